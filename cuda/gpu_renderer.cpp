@@ -1,0 +1,104 @@
+#include "gpu_renderer.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "cuda_check.h"
+#include "device_buffer.h"
+#include "render_kernel.cuh"
+
+namespace mp {
+
+DeviceProbe probe_cuda_device() {
+  int count = 0;
+  const cudaError_t e = cudaGetDeviceCount(&count);
+  if (e != cudaSuccess) {
+    cudaGetLastError();  // clear the sticky error so later calls report their own
+    return {std::nullopt, std::string("no CUDA device: ") + cudaGetErrorString(e)};
+  }
+  if (count == 0) return {std::nullopt, "no CUDA device: the driver reports none"};
+  DeviceInfo d;
+  cudaDeviceProp prop{};
+  CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
+  d.name = prop.name;
+  d.cc_major = prop.major;
+  d.cc_minor = prop.minor;
+  d.sm_count = prop.multiProcessorCount;
+  d.memory_bytes = prop.totalGlobalMem;
+  CUDA_CHECK(cudaDeviceGetAttribute(&d.peak_clock_khz, cudaDevAttrClockRate, 0));
+  if (d.cc_major * 10 + d.cc_minor < 75)
+    return {std::nullopt, d.name + " is sm_" + std::to_string(d.cc_major * 10 + d.cc_minor) +
+                              "; mandelpipe's kernels need sm_75 or newer"};
+  return {d, ""};
+}
+
+struct GpuRenderer::Impl {
+  DeviceInfo device;
+  cudaStream_t stream = nullptr;
+  cudaEvent_t start = nullptr, stop = nullptr;
+  // Layout: sm_first[sms], sm_last[sms], work[2].
+  DeviceBuffer<unsigned long long> stats;
+  unsigned long long* host_stats = nullptr;  // pinned mirror of `stats`
+
+  explicit Impl(const DeviceInfo& d) : device(d), stats(2 * d.sm_count + 2) {
+    CUDA_CHECK(cudaSetDevice(d.index));
+    // A blocking stream: it waits for work on the legacy stream, where interop maps and
+    // unmaps GL resources, so a kernel never writes a buffer GL is still reading.
+    CUDA_CHECK(cudaStreamCreate(&stream));
+    CUDA_CHECK(cudaEventCreate(&start));
+    CUDA_CHECK(cudaEventCreate(&stop));
+    CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&host_stats),
+                              stats.size() * sizeof(unsigned long long)));
+  }
+  ~Impl() {
+    cudaFreeHost(host_stats);
+    cudaEventDestroy(stop);
+    cudaEventDestroy(start);
+    cudaStreamDestroy(stream);
+  }
+};
+
+GpuRenderer::GpuRenderer(const DeviceInfo& device) : impl_(std::make_unique<Impl>(device)) {}
+GpuRenderer::~GpuRenderer() = default;
+
+const DeviceInfo& GpuRenderer::device() const { return impl_->device; }
+
+GpuFrameStats GpuRenderer::render(VariantId variant, const PixelGrid& grid, unsigned max_iter,
+                                  float* out, unsigned* counts) {
+  Impl& m = *impl_;
+  const int sms = m.device.sm_count;
+  unsigned long long* s = m.stats.get();
+  CUDA_CHECK(cudaMemsetAsync(s, 0xff, sms * sizeof(unsigned long long), m.stream));
+  CUDA_CHECK(cudaMemsetAsync(s + sms, 0, (sms + 2) * sizeof(unsigned long long), m.stream));
+
+  RenderLaunch args;
+  args.grid = grid;
+  args.max_iter = max_iter;
+  args.out = out;
+  args.counts = counts;
+  args.sm_first = s;
+  args.sm_last = s + sms;
+  args.work = s + 2 * sms;
+  CUDA_CHECK(cudaEventRecord(m.start, m.stream));
+  launch_render(variant, args, m.stream);
+  CUDA_CHECK(cudaEventRecord(m.stop, m.stream));
+  CUDA_CHECK(cudaMemcpyAsync(m.host_stats, s, m.stats.size() * sizeof(unsigned long long),
+                             cudaMemcpyDeviceToHost, m.stream));
+  CUDA_CHECK(cudaStreamSynchronize(m.stream));
+
+  GpuFrameStats r;
+  float ms = 0;
+  CUDA_CHECK(cudaEventElapsedTime(&ms, m.start, m.stop));
+  r.kernel_ms = ms;
+  for (int i = 0; i < sms; ++i) {
+    const unsigned long long first = m.host_stats[i], last = m.host_stats[sms + i];
+    if (last == 0) continue;  // no block ran on this SM
+    ++r.sms_used;
+    r.sm_cycles = std::max(r.sm_cycles, last - first);
+  }
+  r.pixel_iters = m.host_stats[2 * sms];
+  r.warp_iters = m.host_stats[2 * sms + 1];
+  return r;
+}
+
+}  // namespace mp

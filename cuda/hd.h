@@ -1,0 +1,36 @@
+// Host/device portability for code shared by the CUDA kernels and the CPU reference.
+// The CPU reference is compiled by the host compiler with -ffp-contract=off, so every
+// multiply and add there rounds separately; nvcc is free to contract into FFMA. The
+// per-variant difference that contraction makes is exactly what the tests measure.
+#pragma once
+
+#ifdef __CUDACC__
+#define MP_HD __host__ __device__ __forceinline__
+#else
+#define MP_HD inline
+#endif
+
+#include <cmath>
+
+namespace mp {
+
+// Pixel coordinates must be bit-identical on CPU and GPU, so they use an explicit
+// fused multiply-add on both sides instead of leaving contraction to each compiler.
+MP_HD float fma_exact(float a, float b, float c) {
+#ifdef __CUDA_ARCH__
+  return __fmaf_rn(a, b, c);
+#else
+  return std::fma(a, b, c);
+#endif
+}
+
+// The fast hardware sine (MUFU.SIN on the XU pipe) on the GPU; the libm sine on the CPU.
+MP_HD float fast_sin(float v) {
+#ifdef __CUDA_ARCH__
+  return __sinf(v);
+#else
+  return std::sin(v);
+#endif
+}
+
+}  // namespace mp

@@ -1,0 +1,22 @@
+// Instructions per loop iteration, per execution pipe, as one warp issues them.
+#pragma once
+
+namespace mp {
+
+struct InstrMix {
+  double fma = 0;    // FMA pipe: FFMA, FADD, FMUL, IMAD, ...
+  double alu = 0;    // ALU pipe: ISETP, FSETP, IADD3, LOP3, SEL, ...
+  double xu = 0;     // XU (SFU) pipe: MUFU.*, conversions
+  double fp64 = 0;   // FP64 pipe: DFMA, DADD, DMUL
+  double other = 0;  // issue slots only: branches, moves to/from special registers, ...
+
+  constexpr double total() const { return fma + alu + xu + fp64 + other; }
+  constexpr InstrMix operator+(const InstrMix& o) const {
+    return {fma + o.fma, alu + o.alu, xu + o.xu, fp64 + o.fp64, other + o.other};
+  }
+  constexpr bool operator==(const InstrMix& o) const {
+    return fma == o.fma && alu == o.alu && xu == o.xu && fp64 == o.fp64 && other == o.other;
+  }
+};
+
+}  // namespace mp

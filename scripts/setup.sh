@@ -1,0 +1,34 @@
+# Sourced by run.sh and test.sh: installs what is missing (Debian 12 / Ubuntu 24.04), then
+# configures and builds into build/. Needs the CUDA toolkit (nvcc) from NVIDIA.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+packages=(cmake ninja-build pkg-config g++ libglfw3-dev libglm-dev libimgui-dev libstb-dev python3-glad
+          nlohmann-json3-dev libcli11-dev libgtest-dev libegl1 libgl1-mesa-dri xvfb xauth)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  if [[ $(id -u) == 0 ]]; then sudo=""
+  elif command -v sudo >/dev/null && sudo -n true 2>/dev/null; then sudo="sudo"
+  else
+    echo "mandelpipe: missing packages; run: sudo apt-get install -y ${missing[*]}" >&2
+    exit 1
+  fi
+  echo "mandelpipe: installing ${missing[*]}" >&2
+  $sudo apt-get update -qq >/dev/null
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+nvcc=$(command -v nvcc || true)
+[[ -z $nvcc && -x /usr/local/cuda/bin/nvcc ]] && nvcc=/usr/local/cuda/bin/nvcc
+if [[ -z $nvcc ]]; then
+  echo "mandelpipe: nvcc not found (PATH, /usr/local/cuda/bin): install NVIDIA's CUDA toolkit" >&2
+  exit 1
+fi
+
+if [[ ! -f build/build.ninja ]]; then
+  cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_COMPILER="$nvcc" >/dev/null
+fi
+cmake --build build

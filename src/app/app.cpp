@@ -1,0 +1,203 @@
+#include "app/app.h"
+
+#include <imgui.h>
+
+#include <cmath>
+#include <iostream>
+
+#include "commands/commands.h"
+#include "gl/offscreen_target.h"
+#include "io/embedded.h"
+#include "io/files.h"
+#include "model/variant_table.h"
+
+namespace mp {
+namespace {
+
+std::filesystem::path config_file(const std::filesystem::path& dir, const char* name) {
+  return dir.empty() ? std::filesystem::path() : dir / name;
+}
+
+Settings initial_settings(const std::filesystem::path& dir, const Options& o, std::string* warn) {
+  Settings s = load_settings(config_file(dir, "settings.json"), warn);
+  if (o.window_size_given) {
+    s.window_width = o.width;
+    s.window_height = o.height;
+  }
+  if (o.palette_given) s.palette = o.palette;
+  return s;
+}
+
+}  // namespace
+
+App::App(const Options& o)
+    : opts_(o),
+      config_(config_dir()),
+      settings_(initial_settings(config_, o, &settings_warning_)),
+      device_(choose_device(o.force_cpu)),
+      palettes_(parse_palettes(embedded::palettes_json)),
+      bookmarks_(parse_bookmarks(embedded::bookmarks_json)),
+      glfw_(),
+      window_(settings_.window_width, settings_.window_height, "mandelpipe"),
+      imgui_(window_.get(), window_.content_scale(),
+             config_.empty() ? "" : config_file(config_, "imgui.ini").string()),
+      pipeline_(device_.device, device_.cpu_reason, o.present),
+      view_(o.view),
+      variant_(o.variant),
+      vsync_(o.vsync),
+      live_(device_.device.has_value() || o.frames > 0) {
+  if (!settings_warning_.empty()) std::cerr << "mandelpipe: " << settings_warning_ << "\n";
+  if (device_.device) rates_ = pipe_rates(device_.device->cc_major, device_.device->cc_minor);
+  for (std::size_t i = 0; i < palettes_.size(); ++i)
+    if (palettes_[i].name == settings_.palette) palette_index_ = static_cast<int>(i);
+  if (palettes_[palette_index_].name != settings_.palette && o.palette_given)
+    throw ExitError(2, "--palette: unknown '" + settings_.palette + "'");
+  colorizer_.set_palette(palettes_[palette_index_]);
+  if (settings_.window_x && settings_.window_y && !o.window_size_given)
+    window_.move_to(*settings_.window_x, *settings_.window_y);
+  window_.set_vsync(vsync_);
+}
+
+App::~App() {
+  if (config_.empty()) return;
+  const auto [w, h] = window_.size();
+  const auto [x, y] = window_.position();
+  settings_.window_width = w;
+  settings_.window_height = h;
+  settings_.window_x = x;
+  settings_.window_y = y;
+  settings_.palette = palettes_[palette_index_].name;
+  try {
+    save_settings(config_file(config_, "settings.json"), settings_);
+  } catch (const std::exception& e) {
+    std::cerr << "mandelpipe: settings not saved: " << e.what() << "\n";
+  }
+}
+
+int App::run() {
+  last_frame_start_ = glfwGetTime();
+  for (;;) {
+    if (live_ || dirty_) glfwPollEvents();
+    else glfwWaitEventsTimeout(0.25);  // idle: nothing changes, nothing to redraw
+    const bool last = window_.should_close() || (opts_.frames > 0 && frames_done_ + 1 >= opts_.frames);
+    render_frame();
+    ++frames_done_;
+    if (last) {
+      if (!opts_.screenshot.empty()) take_screenshot(opts_.screenshot);
+      break;
+    }
+    glfwSwapBuffers(window_.get());
+  }
+  return 0;
+}
+
+void App::render_frame() {
+  const double now = glfwGetTime();
+  frame_ms_.push(static_cast<float>((now - last_frame_start_) * 1e3));
+  last_frame_start_ = now;
+
+  imgui_.begin_frame();
+  handle_input();
+  const auto [fw, fh] = window_.framebuffer_size();
+  if (fw > 0 && fh > 0) {
+    pipeline_.resize(fw, fh);
+    if (live_ || dirty_) {
+      last_ = pipeline_.render(variant_, view_);
+      render_ms_.push(static_cast<float>(last_.render_ms()));
+      if (last_.gpu && rates_) {
+        const GpuFrameStats& s = last_.gpu_stats;
+        last_metrics_ = derive_metrics(*rates_, device_.device->sm_count,
+                                       variant_info(variant_).per_iteration(),
+                                       {s.kernel_ms, static_cast<double>(s.sm_cycles),
+                                        static_cast<double>(s.pixel_iters),
+                                        static_cast<double>(s.warp_iters)});
+      }
+      dirty_ = false;
+    }
+    glBindFramebuffer(GL_FRAMEBUFFER, 0);
+    glViewport(0, 0, fw, fh);
+    colorizer_.draw(pipeline_.surface(), settings_.colour);
+  }
+  if (show_panel_) draw_panel();
+  draw_precision_banner();
+  imgui_.end_frame();
+}
+
+void App::handle_input() {
+  ImGuiIO& io = ImGui::GetIO();
+  const auto [fw, fh] = window_.framebuffer_size();
+  const auto [ww, wh] = window_.size();
+  if (fw <= 0 || fh <= 0 || ww <= 0) return;
+  const double px_scale = static_cast<double>(fw) / ww;  // window to framebuffer pixels
+  const View before = view_;
+
+  if (!io.WantCaptureMouse) {
+    if (ImGui::IsMouseDragging(ImGuiMouseButton_Left, 0.0f))
+      view_ = pan_by_pixels(view_, io.MouseDelta.x * px_scale, io.MouseDelta.y * px_scale, fw, fh);
+    if (io.MouseWheel != 0)
+      view_ = zoom_about(view_, std::pow(1.2, io.MouseWheel), io.MousePos.x * px_scale,
+                         io.MousePos.y * px_scale, fw, fh);
+  }
+  if (!io.WantCaptureKeyboard) {
+    const double step = 0.1 * fw;  // arrows move a tenth of the view
+    if (ImGui::IsKeyPressed(GLFW_KEY_LEFT)) view_ = pan_by_pixels(view_, step, 0, fw, fh);
+    if (ImGui::IsKeyPressed(GLFW_KEY_RIGHT)) view_ = pan_by_pixels(view_, -step, 0, fw, fh);
+    if (ImGui::IsKeyPressed(GLFW_KEY_UP)) view_ = pan_by_pixels(view_, 0, step, fw, fh);
+    if (ImGui::IsKeyPressed(GLFW_KEY_DOWN)) view_ = pan_by_pixels(view_, 0, -step, fw, fh);
+    if (ImGui::IsKeyPressed(GLFW_KEY_EQUAL) || ImGui::IsKeyPressed(GLFW_KEY_KP_ADD))
+      view_ = zoom_about(view_, 1.5, fw / 2.0, fh / 2.0, fw, fh);
+    if (ImGui::IsKeyPressed(GLFW_KEY_MINUS) || ImGui::IsKeyPressed(GLFW_KEY_KP_SUBTRACT))
+      view_ = zoom_about(view_, 1 / 1.5, fw / 2.0, fh / 2.0, fw, fh);
+    if (ImGui::IsKeyPressed(GLFW_KEY_HOME)) view_ = opts_.view;
+    if (ImGui::IsKeyPressed(GLFW_KEY_PAGE_UP))
+      view_.max_iter = std::min(view_.max_iter * 2, kMaxIterations);
+    if (ImGui::IsKeyPressed(GLFW_KEY_PAGE_DOWN)) view_.max_iter = std::max(view_.max_iter / 2, 1u);
+    const auto& variants = all_variants();
+    for (std::size_t i = 0; i < variants.size() && i < 9; ++i)
+      if (ImGui::IsKeyPressed(GLFW_KEY_1 + static_cast<int>(i), false) && variant_ != variants[i].id) {
+        variant_ = variants[i].id;
+        render_ms_.clear();
+        dirty_ = true;
+      }
+    if (ImGui::IsKeyPressed(GLFW_KEY_V, false)) {
+      vsync_ = !vsync_;
+      window_.set_vsync(vsync_);
+    }
+    if (ImGui::IsKeyPressed(GLFW_KEY_TAB, false)) show_panel_ = !show_panel_;
+    if (ImGui::IsKeyPressed(GLFW_KEY_ESCAPE, false)) window_.close();
+  }
+  if (!(view_ == before)) {
+    dirty_ = true;
+    if (view_.max_iter != before.max_iter) render_ms_.clear();
+  }
+}
+
+void App::draw_precision_banner() {
+  const auto [fw, fh] = window_.framebuffer_size();
+  const PrecisionStatus p = float_precision(view_, std::max(fw, 1), std::max(fh, 1));
+  if (!p.exhausted) return;
+  const ImGuiViewport* vp = ImGui::GetMainViewport();
+  ImGui::SetNextWindowPos(ImVec2(vp->WorkPos.x + vp->WorkSize.x * 0.5f, vp->WorkPos.y + 10),
+                          ImGuiCond_Always, ImVec2(0.5f, 0));
+  ImGui::SetNextWindowBgAlpha(0.8f);
+  ImGui::Begin("##precision", nullptr,
+               ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_AlwaysAutoResize |
+                   ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoFocusOnAppearing |
+                   ImGuiWindowFlags_NoNav | ImGuiWindowFlags_NoInputs);
+  ImGui::TextColored(ImVec4(1, 0.6f, 0.2f, 1),
+                     "Float precision exhausted: pixel spacing %.3g is under 4 float ulps (%.3g) "
+                     "at these coordinates; neighbouring pixels merge.",
+                     p.pixel_spacing, p.float_ulp);
+  ImGui::End();
+}
+
+void App::take_screenshot(const std::string& path) {
+  const auto [fw, fh] = window_.framebuffer_size();
+  glBindFramebuffer(GL_READ_FRAMEBUFFER, 0);
+  glReadBuffer(GL_BACK);
+  const auto rgba = gl::read_pixels_top_first(fw, fh);
+  write_file_atomic(path, encode_png(fw, fh, rgba.data()));
+  std::cout << "wrote " << path << " (" << fw << "x" << fh << ")\n";
+}
+
+}  // namespace mp

@@ -1,0 +1,140 @@
+// The side panel: what renders, how fast, and how close to the bound the pipes allow.
+#include <imgui.h>
+
+#include <cstdio>
+
+#include "app/app.h"
+#include "model/variant_table.h"
+
+namespace mp {
+namespace {
+
+void mix_row(const char* label, const InstrMix& m) {
+  ImGui::TableNextRow();
+  ImGui::TableNextColumn();
+  ImGui::TextUnformatted(label);
+  for (double v : {m.fma, m.alu, m.xu, m.fp64, m.other, m.total()}) {
+    ImGui::TableNextColumn();
+    ImGui::Text("%g", v);
+  }
+}
+
+}  // namespace
+
+void App::draw_panel() {
+  const float scale = window_.content_scale();
+  ImGui::SetNextWindowPos(ImVec2(10 * scale, 10 * scale), ImGuiCond_FirstUseEver);
+  ImGui::SetNextWindowSize(ImVec2(430 * scale, 0), ImGuiCond_FirstUseEver);
+  ImGui::SetNextWindowBgAlpha(0.85f);
+  ImGui::Begin("mandelpipe  (Tab hides)");
+
+  // Where the frame comes from.
+  if (device_.device) {
+    const DeviceInfo& d = *device_.device;
+    ImGui::Text("%s  sm_%d%d  %d SMs", d.name.c_str(), d.cc_major, d.cc_minor, d.sm_count);
+  } else {
+    ImGui::TextUnformatted("No CUDA device in use");
+  }
+  ImGui::Text("Renderer: %s", pipeline_.renderer_description().c_str());
+  ImGui::Text("Present:  %s", pipeline_.present_description().c_str());
+  if (!pipeline_.fallback_reason().empty())
+    ImGui::TextColored(ImVec4(1, 0.7f, 0.3f, 1), "Fallback: %s", pipeline_.fallback_reason().c_str());
+
+  // Variant.
+  ImGui::Separator();
+  const auto& variants = all_variants();
+  for (std::size_t i = 0; i < variants.size(); ++i) {
+    char label[64];
+    std::snprintf(label, sizeof label, "%zu: %s", i + 1, variants[i].name.data());
+    if (ImGui::RadioButton(label, variant_ == variants[i].id) && variant_ != variants[i].id) {
+      variant_ = variants[i].id;
+      render_ms_.clear();
+      dirty_ = true;
+    }
+    if (i + 1 < variants.size()) ImGui::SameLine();
+  }
+  const VariantInfo& vi = variant_info(variant_);
+  ImGui::TextWrapped("%s", vi.summary.data());
+
+  // View.
+  ImGui::Separator();
+  ImGui::Text("Centre %.15g, %.15g", view_.center_x, view_.center_y);
+  ImGui::Text("Span   %.6g", view_.span);
+  int iters = static_cast<int>(view_.max_iter);
+  if (ImGui::InputInt("max iterations", &iters, 256, 4096)) {
+    view_.max_iter = static_cast<unsigned>(std::clamp(iters, 1, static_cast<int>(kMaxIterations)));
+    render_ms_.clear();
+    dirty_ = true;
+  }
+  if (ImGui::BeginCombo("bookmark", "go to...")) {
+    for (const Bookmark& b : bookmarks_)
+      if (ImGui::Selectable(b.name.c_str())) {
+        view_ = b.view;
+        render_ms_.clear();
+        dirty_ = true;
+      }
+    ImGui::EndCombo();
+  }
+
+  // Measurements.
+  ImGui::Separator();
+  ImGui::Text("Frame %.2f ms (%.0f fps)   %s %.3f ms", frame_ms_.mean(), 1000.0 / std::max(frame_ms_.mean(), 1e-3f),
+              last_.gpu ? "kernel" : "CPU render", render_ms_.mean());
+  ImGui::PlotLines("##render", render_ms_.data(), static_cast<int>(render_ms_.size()), render_ms_.offset(),
+                   last_.gpu ? "kernel ms (events)" : "CPU ms", 0.0f, FLT_MAX, ImVec2(0, 50 * scale));
+  const double iters_done = static_cast<double>(last_.pixel_iters());
+  if (last_.gpu && last_metrics_) {
+    const GpuFrameStats& s = last_.gpu_stats;
+    const Metrics& m = *last_metrics_;
+    ImGui::Text("Measured (last frame):");
+    ImGui::BulletText("SM cycles %.3f M (max over %d SMs, clock64)", s.sm_cycles / 1e6, s.sms_used);
+    ImGui::BulletText("SM clock %.3f GHz (cycles / event time)", m.clock_ghz);
+    ImGui::BulletText("%.2f Giter/s; %.3g pixel-iterations", m.giter_per_s, iters_done);
+    ImGui::BulletText("warp-issued iterations %.3g; SIMT efficiency %.1f%%", static_cast<double>(s.warp_iters),
+                      100 * m.simt_efficiency);
+    ImGui::Text("Model (%s):", rates_->describe().c_str());
+    ImGui::BulletText("bound, pipes overlapping: %.3f ms (%.3f M cycles, %s-bound)", m.bound_max_ms,
+                      m.bound.max_cycles / 1e6, pipe_name(m.bound.limiting));
+    ImGui::BulletText("bound, no overlap: %.3f ms (%.3f M cycles)", m.bound_sum_ms, m.bound.sum_cycles / 1e6);
+    ImGui::TextColored(ImVec4(0.5f, 1, 0.5f, 1), "%.1f%% of bound (bound / measured cycles)",
+                       100 * m.fraction_of_bound);
+  } else {
+    ImGui::Text("%.3g pixel-iterations, %.3f Giter/s on %u threads", iters_done,
+                last_.cpu_stats.ms > 0 ? iters_done / (last_.cpu_stats.ms * 1e6) : 0.0, last_.cpu_stats.threads);
+    ImGui::TextDisabled("SM cycles and the pipe bound need the CUDA path.");
+  }
+
+  // Instruction mix, declared beside the variant and checked against SASS by the tests.
+  if (ImGui::BeginTable("mix", 7, ImGuiTableFlags_Borders | ImGuiTableFlags_SizingFixedFit)) {
+    for (const char* h : {"per iteration", "FMA", "ALU", "XU", "FP64", "other", "total"})
+      ImGui::TableSetupColumn(h);
+    ImGui::TableHeadersRow();
+    mix_row("step", vi.step);
+    mix_row("escape + loop", vi.overhead);
+    mix_row("total", vi.per_iteration());
+    ImGui::EndTable();
+  }
+
+  // Display.
+  ImGui::Separator();
+  if (ImGui::Checkbox("vsync (V)", &vsync_)) window_.set_vsync(vsync_);
+  ImGui::SameLine();
+  ImGui::Checkbox("live: re-render every frame", &live_);
+  if (ImGui::BeginCombo("palette", palettes_[palette_index_].name.c_str())) {
+    for (std::size_t i = 0; i < palettes_.size(); ++i)
+      if (ImGui::Selectable(palettes_[i].name.c_str(), static_cast<int>(i) == palette_index_)) {
+        palette_index_ = static_cast<int>(i);
+        colorizer_.set_palette(palettes_[i]);
+      }
+    ImGui::EndCombo();
+  }
+  ImGui::SliderFloat("density", &settings_.colour.density, 0.05f, 8.0f, "%.2f", ImGuiSliderFlags_Logarithmic);
+  ImGui::SliderFloat("offset", &settings_.colour.offset, 0.0f, 1.0f);
+  ImGui::SliderFloat("stripes", &settings_.colour.stripe, 0.0f, 1.0f);
+  ImGui::TextDisabled("drag: pan  wheel: zoom  arrows/+/-  Home: reset  1-%zu: variant  PgUp/PgDn: "
+                      "iterations  Esc: quit",
+                      variants.size());
+  ImGui::End();
+}
+
+}  // namespace mp

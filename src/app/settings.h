@@ -1,0 +1,23 @@
+// Per-user state kept between runs in $XDG_CONFIG_HOME/mandelpipe/settings.json.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+
+#include "model/palette.h"
+
+namespace mp {
+
+struct Settings {
+  std::optional<int> window_x, window_y;
+  int window_width = 1280, window_height = 720;
+  std::string palette = "ember";
+  ColourParams colour;
+};
+
+// Missing file: defaults. Unreadable or malformed: defaults, and `warning` says why.
+Settings load_settings(const std::filesystem::path& file, std::string* warning);
+void save_settings(const std::filesystem::path& file, const Settings& s);
+
+}  // namespace mp

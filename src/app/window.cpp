@@ -1,0 +1,73 @@
+#include "app/window.h"
+
+#include <cstdlib>
+#include <stdexcept>
+
+#include "commands/commands.h"
+
+namespace mp {
+namespace {
+
+std::string glfw_error() {
+  const char* desc = nullptr;
+  glfwGetError(&desc);
+  return desc ? desc : "unknown GLFW error";
+}
+
+}  // namespace
+
+GlfwSession::GlfwSession() {
+  if (!glfwInit())
+    throw ExitError(2, "no display (" + glfw_error() +
+                           "); for an image without a window run: mandelpipe render --out FILE.png");
+}
+
+GlfwSession::~GlfwSession() { glfwTerminate(); }
+
+Window::Window(int width, int height, const char* title) {
+  glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 4);
+  glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 5);
+  glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
+  glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
+  glfwWindowHint(GLFW_SCALE_TO_MONITOR, GLFW_TRUE);
+  window_ = glfwCreateWindow(width, height, title, nullptr, nullptr);
+  if (!window_)
+    throw ExitError(2, "cannot open a window with OpenGL 4.5 core (" + glfw_error() + ")");
+  glfwMakeContextCurrent(window_);
+  if (!gladLoadGL(glfwGetProcAddress)) {
+    glfwDestroyWindow(window_);
+    throw ExitError(2, "cannot load OpenGL 4.5 core functions");
+  }
+}
+
+Window::~Window() { glfwDestroyWindow(window_); }
+
+std::pair<int, int> Window::framebuffer_size() const {
+  int w = 0, h = 0;
+  glfwGetFramebufferSize(window_, &w, &h);
+  return {w, h};
+}
+
+std::pair<int, int> Window::size() const {
+  int w = 0, h = 0;
+  glfwGetWindowSize(window_, &w, &h);
+  return {w, h};
+}
+
+std::pair<int, int> Window::position() const {
+  int x = 0, y = 0;
+  glfwGetWindowPos(window_, &x, &y);
+  return {x, y};
+}
+
+void Window::move_to(int x, int y) { glfwSetWindowPos(window_, x, y); }
+
+float Window::content_scale() const {
+  float x = 1, y = 1;
+  glfwGetWindowContentScale(window_, &x, &y);
+  return x > 0 ? x : 1.0f;
+}
+
+void Window::set_vsync(bool on) { glfwSwapInterval(on ? 1 : 0); }
+
+}  // namespace mp

@@ -1,0 +1,41 @@
+// GLFW, owned: the library session and one window with a current GL 4.5 core context.
+#pragma once
+
+#include <string>
+#include <utility>
+
+#include "gl/gl.h"
+#include <GLFW/glfw3.h>
+
+namespace mp {
+
+class GlfwSession {
+ public:
+  GlfwSession();  // throws ExitError(2) when there is no display
+  ~GlfwSession();
+  GlfwSession(const GlfwSession&) = delete;
+  GlfwSession& operator=(const GlfwSession&) = delete;
+};
+
+class Window {
+ public:
+  Window(int width, int height, const char* title);
+  ~Window();
+  Window(const Window&) = delete;
+  Window& operator=(const Window&) = delete;
+
+  GLFWwindow* get() const { return window_; }
+  std::pair<int, int> framebuffer_size() const;
+  std::pair<int, int> size() const;
+  std::pair<int, int> position() const;
+  void move_to(int x, int y);
+  float content_scale() const;
+  void set_vsync(bool on);
+  bool should_close() const { return glfwWindowShouldClose(window_); }
+  void close() { glfwSetWindowShouldClose(window_, GLFW_TRUE); }
+
+ private:
+  GLFWwindow* window_ = nullptr;
+};
+
+}  // namespace mp

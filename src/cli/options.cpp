@@ -1,0 +1,167 @@
+#include "cli/options.h"
+
+#include <CLI/CLI.hpp>
+#include <cmath>
+#include <sstream>
+
+#include "model/variant_table.h"
+#include "version.h"
+
+namespace mp {
+namespace {
+
+std::optional<std::pair<double, double>> parse_point(const std::string& s) {
+  std::istringstream in(s);
+  double x, y;
+  char comma;
+  if (!(in >> x >> comma >> y) || comma != ',') return std::nullopt;
+  in >> std::ws;
+  if (!in.eof()) return std::nullopt;
+  return std::make_pair(x, y);
+}
+
+struct Raw {
+  std::string center, span, iters, variant = "fma4", bench_variant = "all", format = "md",
+                                   present = "auto";
+  int width = -1, height = -1;
+  bool no_vsync = false;
+  bool palette_given = false;
+};
+
+// Whole-string number parsing, so "12abc" is an error rather than 12.
+template <class T>
+std::optional<T> parse_number(const std::string& s) {
+  std::istringstream in(s);
+  T v;
+  if (!(in >> v)) return std::nullopt;
+  in >> std::ws;
+  if (!in.eof()) return std::nullopt;
+  return v;
+}
+
+void add_view_options(CLI::App& app, Options& o, Raw& raw, bool image_size) {
+  app.add_option("--center", raw.center, "view centre X,Y in the complex plane (default -0.5,0)");
+  app.add_option("--span", raw.span, "width of the view in the complex plane (default 3)");
+  app.add_option("--iters", raw.iters, "maximum iterations, 1..10^7 (default 1024)");
+  app.add_option("--variant", raw.variant, "step variant: " + variant_names());
+  const char* what = image_size ? "image" : "window";
+  app.add_option("--width", raw.width, std::string(what) + " width in pixels, 1..16384");
+  app.add_option("--height", raw.height, std::string(what) + " height in pixels, 1..16384");
+  app.add_flag("--cpu", o.force_cpu, "use the CPU reference renderer even if a GPU is present");
+  app.add_option("--palette", o.palette, "palette name from assets/palettes.json (default ember)")
+      ->each([&raw](const std::string&) { raw.palette_given = true; });
+}
+
+// Returns an error message, or "" when every value is usable.
+std::string finish(Options& o, const Raw& raw) {
+  if (!raw.center.empty()) {
+    const auto p = parse_point(raw.center);
+    if (!p) return "--center: expected X,Y (two numbers), got '" + raw.center + "'";
+    if (!std::isfinite(p->first) || !std::isfinite(p->second))
+      return "--center: coordinates must be finite numbers, got '" + raw.center + "'";
+    o.view.center_x = p->first;
+    o.view.center_y = p->second;
+  }
+  if (!raw.span.empty()) {
+    const auto span = parse_number<double>(raw.span);
+    if (!span || !std::isfinite(*span) || *span <= 0)
+      return "--span: must be a finite number > 0, got '" + raw.span + "'";
+    o.view.span = *span;
+  }
+  if (!raw.iters.empty()) {
+    const auto iters = parse_number<long long>(raw.iters);
+    if (!iters || *iters < 1 || *iters > static_cast<long long>(kMaxIterations))
+      return "--iters: must be a whole number from 1 to 10000000, got '" + raw.iters + "'";
+    o.view.max_iter = static_cast<unsigned>(*iters);
+  }
+  if (raw.width != -1) o.width = raw.width;
+  if (raw.height != -1) o.height = raw.height;
+  o.window_size_given = raw.width != -1 || raw.height != -1;
+  o.palette_given = raw.palette_given;
+  for (const int* v : {&o.width, &o.height})
+    if (*v < 1 || *v > kMaxImageSize)
+      return std::string(v == &o.width ? "--width" : "--height") +
+             ": must be between 1 and 16384, got " + std::to_string(*v);
+  const auto variant = find_variant(raw.variant);
+  if (!variant) return "--variant: unknown '" + raw.variant + "' (known: " + variant_names() + ")";
+  o.variant = *variant;
+  return "";
+}
+
+}  // namespace
+
+ParseResult parse_command_line(const std::vector<std::string>& args) {
+  Options o;
+  Raw raw;
+  CLI::App app{"mandelpipe: the Mandelbrot set, and how it keeps the GPU's pipes busy", "mandelpipe"};
+  app.set_version_flag("--version", std::string("mandelpipe ") + kVersion);
+  add_view_options(app, o, raw, false);
+  app.add_option("--frames", o.frames, "quit after N frames (0: run until closed)");
+  app.add_option("--screenshot", o.screenshot, "save the window, UI included, as PNG at exit");
+  app.add_flag("--no-vsync", raw.no_vsync, "start with vsync off (toggle with V)");
+  app.add_option("--present", raw.present, "CUDA-to-GL path: auto, tbo, pbo, image");
+
+  CLI::App* render = app.add_subcommand("render", "render one image without a window (PNG + JSON)");
+  render->add_option("--out", o.out, "output PNG; a sidecar FILE.json gets the measurements")
+      ->required();
+  add_view_options(*render, o, raw, true);
+
+  CLI::App* bench = app.add_subcommand(
+      "bench", "time every variant at three fixed 3840x2160 views (needs a GPU)");
+  bench->add_option("--variant", raw.bench_variant, "variant to time, or all (default all)");
+  bench->add_option("--format", raw.format, "md, csv or json (default md)");
+  bench->add_option("--frames", o.bench_frames, "timed frames per view, >= 10 (default 10)");
+  bench->add_flag("--present", o.bench_present,
+                  "also time the CUDA-to-GL present paths at 4K (needs EGL)");
+  app.require_subcommand(0, 1);
+
+  std::vector<std::string> rev(args.rbegin(), args.rend() - 1);  // CLI11 wants them reversed
+  ParseResult r;
+  try {
+    app.parse(rev);
+  } catch (const CLI::Success& e) {  // --help, --version
+    std::ostringstream out, err;
+    r.exit_code = app.exit(e, out, err);
+    r.out = out.str() + err.str();
+    return r;
+  } catch (const CLI::ParseError& e) {
+    r.exit_code = 2;
+    r.err = e.what();
+    return r;
+  }
+  if (render->parsed()) o.command = Command::Render;
+  if (bench->parsed()) o.command = Command::Bench;
+  if (o.command == Command::Render) {
+    o.width = 1920;  // a picture, not a window: defaults to full HD
+    o.height = 1080;
+  }
+  std::string e = finish(o, raw);
+  if (e.empty() && o.command == Command::Window) {
+    o.vsync = !raw.no_vsync;
+    if (o.frames < 0) e = "--frames: must be >= 0";
+    if (const auto m = parse_present_mode(raw.present)) o.present = *m;
+    else if (e.empty()) e = "--present: expected auto, tbo, pbo or image, got '" + raw.present + "'";
+  }
+  if (e.empty() && o.command == Command::Bench) {
+    if (raw.bench_variant != "all") {
+      const auto v = find_variant(raw.bench_variant);
+      if (!v) e = "--variant: unknown '" + raw.bench_variant + "' (known: all, " + variant_names() + ")";
+      else o.bench_variants = {*v};
+    }
+    if (raw.format == "md") o.format = OutputFormat::Markdown;
+    else if (raw.format == "csv") o.format = OutputFormat::Csv;
+    else if (raw.format == "json") o.format = OutputFormat::Json;
+    else if (e.empty()) e = "--format: expected md, csv or json, got '" + raw.format + "'";
+    if (e.empty() && (o.bench_frames < 10 || o.bench_frames > 10000))
+      e = "--frames: bench needs between 10 and 10000 timed frames";
+  }
+  if (!e.empty()) {
+    r.exit_code = 2;
+    r.err = e;
+    return r;
+  }
+  r.options = o;
+  return r;
+}
+
+}  // namespace mp

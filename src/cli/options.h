@@ -1,0 +1,53 @@
+// Everything the command line can ask for, validated.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model/view.h"
+#include "render/present_mode.h"
+#include "variants.h"
+
+namespace mp {
+
+enum class Command { Window, Render, Bench };
+enum class OutputFormat { Markdown, Csv, Json };
+
+struct Options {
+  Command command = Command::Window;
+  View view;
+  VariantId variant = VariantId::Fma4;
+  int width = 1280;
+  int height = 720;
+  bool window_size_given = false;  // --width/--height on the command line
+  bool force_cpu = false;
+  std::string palette = "ember";
+  bool palette_given = false;
+
+  // window
+  int frames = 0;  // 0: run until closed
+  std::string screenshot;
+  bool vsync = true;
+  PresentMode present = PresentMode::Auto;
+
+  // render
+  std::string out;
+
+  // bench
+  std::vector<VariantId> bench_variants;  // empty: all
+  OutputFormat format = OutputFormat::Markdown;
+  int bench_frames = 10;
+  bool bench_present = false;
+};
+
+struct ParseResult {
+  std::optional<Options> options;  // set when the program should run
+  int exit_code = 0;               // otherwise: exit with this code...
+  std::string out;                 // ...after printing this to stdout (help, version)
+  std::string err;                 // ...or this one line to stderr
+};
+
+ParseResult parse_command_line(const std::vector<std::string>& args);  // args[0] = program
+
+}  // namespace mp

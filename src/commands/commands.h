@@ -1,0 +1,26 @@
+// The three things mandelpipe does; each returns the process exit code.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+#include "cli/options.h"
+
+namespace mp {
+
+// A failure the user can act on: printed as one line, exit with `code` (2 bad input or
+// environment, 3 needs a GPU).
+class ExitError : public std::runtime_error {
+ public:
+  ExitError(int code, const std::string& what) : std::runtime_error(what), code_(code) {}
+  int code() const { return code_; }
+
+ private:
+  int code_;
+};
+
+int run_window(const Options& o);
+int run_render(const Options& o);
+int run_bench(const Options& o);
+
+}  // namespace mp

@@ -1,0 +1,46 @@
+#include "commands/common.h"
+
+#include "commands/commands.h"
+#include "io/embedded.h"
+#include "model/variant_table.h"
+
+namespace mp {
+
+DeviceChoice choose_device(bool force_cpu) {
+  if (force_cpu) return {std::nullopt, "CPU renderer requested (--cpu)"};
+  DeviceProbe p = probe_cuda_device();
+  if (!p.device) return {std::nullopt, p.reason + "; using the CPU reference renderer"};
+  return {p.device, ""};
+}
+
+Palette find_palette(const std::string& name) {
+  std::string known;
+  for (Palette& p : parse_palettes(embedded::palettes_json)) {
+    if (p.name == name) return p;
+    known += (known.empty() ? "" : ", ") + p.name;
+  }
+  throw ExitError(2, "--palette: unknown '" + name + "' (known: " + known + ")");
+}
+
+DeviceSummary summarize(const DeviceInfo& d) {
+  return {d.name, d.cc_major, d.cc_minor, d.sm_count, pipe_rates(d.cc_major, d.cc_minor).describe()};
+}
+
+MeasuredRow measured_row(const DeviceInfo& d, VariantId variant, const std::string& view_name,
+                         const View& view, int width, int height, int frames,
+                         const GpuFrameStats& s) {
+  MeasuredRow r;
+  r.view_name = view_name;
+  r.variant = std::string(variant_info(variant).name);
+  r.width = width;
+  r.height = height;
+  r.view = view;
+  r.frames = frames;
+  r.measured = {s.kernel_ms, static_cast<double>(s.sm_cycles), static_cast<double>(s.pixel_iters),
+                static_cast<double>(s.warp_iters)};
+  r.metrics = derive_metrics(pipe_rates(d.cc_major, d.cc_minor), d.sm_count,
+                             variant_info(variant).per_iteration(), r.measured);
+  return r;
+}
+
+}  // namespace mp

@@ -1,0 +1,28 @@
+// Pieces every command needs: which renderer, which palette, the measured row of a frame.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "gpu_renderer.h"
+#include "io/report.h"
+#include "model/palette.h"
+
+namespace mp {
+
+struct DeviceChoice {
+  std::optional<DeviceInfo> device;
+  std::string cpu_reason;  // why the CPU renders, when it does
+};
+DeviceChoice choose_device(bool force_cpu);
+
+// The palette named on the command line; ExitError(2) listing the known ones otherwise.
+Palette find_palette(const std::string& name);
+
+DeviceSummary summarize(const DeviceInfo& d);
+// One frame's (or the median frame's) measurements with the model's bound beside them.
+MeasuredRow measured_row(const DeviceInfo& d, VariantId variant, const std::string& view_name,
+                         const View& view, int width, int height, int frames,
+                         const GpuFrameStats& s);
+
+}  // namespace mp

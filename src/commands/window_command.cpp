@@ -1,0 +1,21 @@
+// mandelpipe (no subcommand): the interactive window.
+#include "app/app.h"
+#include "commands/commands.h"
+#include "io/files.h"
+
+namespace mp {
+
+int run_window(const Options& o) {
+  if (!o.screenshot.empty()) {
+    try {
+      check_writable(o.screenshot);
+    } catch (const std::exception& e) {
+      throw ExitError(2, std::string("--screenshot: ") + e.what());
+    }
+  }
+  if (o.palette_given) find_palette(o.palette);  // fail before a window opens
+  App app(o);
+  return app.run();
+}
+
+}  // namespace mp

@@ -1,0 +1,24 @@
+// Draws a surface's per-pixel data through the palette shader, one data texel per pixel.
+#pragma once
+
+#include "gl/gl_objects.h"
+#include "gl/surface.h"
+#include "model/palette.h"
+
+namespace mp::gl {
+
+class Colorizer {
+ public:
+  Colorizer();
+  void set_palette(const Palette& p);
+  // Covers the current viewport, whose bottom-left framebuffer pixel is (origin_x, origin_y).
+  void draw(const Surface& s, const ColourParams& c, int origin_x = 0, int origin_y = 0);
+
+ private:
+  Program buffer_program_;   // samplerBuffer (texture-buffer surfaces)
+  Program texture_program_;  // sampler2D
+  VertexArray vao_;
+  Texture lut_;
+};
+
+}  // namespace mp::gl

@@ -1,0 +1,55 @@
+// Produces frames into a GL surface: CUDA through interop when it can, CUDA plus a host copy
+// when interop registration fails, the CPU reference when there is no CUDA device. Always
+// able to say which path is in use and why.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "device_buffer.h"
+#include "gl/surface.h"
+#include "gpu_renderer.h"
+#include "model/view.h"
+#include "render/cpu_renderer.h"
+#include "render/present_mode.h"
+
+namespace mp::gl {
+
+struct FrameMeasurement {
+  bool gpu = false;
+  GpuFrameStats gpu_stats;  // valid when gpu
+  CpuFrameStats cpu_stats;  // valid when !gpu
+  double render_ms() const { return gpu ? gpu_stats.kernel_ms : cpu_stats.ms; }
+  unsigned long long pixel_iters() const {
+    return gpu ? gpu_stats.pixel_iters : cpu_stats.pixel_iters;
+  }
+};
+
+class FramePipeline {
+ public:
+  // device: the CUDA device to render with, or nullopt for the CPU, with cpu_reason saying why.
+  // Needs a current GL context.
+  FramePipeline(const std::optional<DeviceInfo>& device, std::string cpu_reason, PresentMode mode);
+
+  void resize(int width, int height);
+  FrameMeasurement render(VariantId variant, const View& view);
+
+  Surface& surface() { return *surface_; }
+  const GpuRenderer* gpu() const { return gpu_.get(); }
+  std::string renderer_description() const;  // "CUDA on NVIDIA H200" / "CPU reference (8 threads)"
+  std::string present_description() const { return surface_ ? surface_->describe() : ""; }
+  // Why the path differs from the best one (no GPU, interop failed, ...); "" if it doesn't.
+  const std::string& fallback_reason() const { return fallback_reason_; }
+
+ private:
+  std::unique_ptr<GpuRenderer> gpu_;
+  CpuRenderer cpu_;
+  PresentMode mode_;
+  std::string cpu_reason_;
+  std::string fallback_reason_;
+  std::unique_ptr<Surface> surface_;
+  DeviceBuffer<float> scratch_;  // GPU output when the surface is host memory
+};
+
+}  // namespace mp::gl

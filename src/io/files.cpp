@@ -1,0 +1,76 @@
+#include "io/files.h"
+
+#include <stb_image_write.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <stdexcept>
+#include <system_error>
+
+namespace mp {
+namespace fs = std::filesystem;
+
+void check_writable(const fs::path& path) {
+  if (path.empty()) throw std::runtime_error("cannot write '': empty file name");
+  const fs::path dir = path.has_parent_path() ? path.parent_path() : fs::path(".");
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec))
+    throw std::runtime_error("cannot write " + path.string() + ": folder " + dir.string() +
+                             " does not exist");
+  if (fs::is_directory(path, ec))
+    throw std::runtime_error("cannot write " + path.string() + ": it is a folder");
+  if (access(dir.c_str(), W_OK) != 0)
+    throw std::runtime_error("cannot write " + path.string() + ": " + std::strerror(errno));
+}
+
+void write_file_atomic(const fs::path& path, const std::string& bytes) {
+  fs::path tmp = path;
+  tmp += ".part-" + std::to_string(getpid());
+  {
+    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
+    if (!f) throw std::runtime_error("cannot write " + path.string() + ": " + std::strerror(errno));
+    f.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    f.close();
+    if (!f) {
+      std::error_code ec;
+      fs::remove(tmp, ec);
+      throw std::runtime_error("cannot write " + path.string() + ": write failed");
+    }
+  }
+  std::error_code ec;
+  fs::rename(tmp, path, ec);
+  if (ec) {
+    fs::remove(tmp, ec);
+    throw std::runtime_error("cannot write " + path.string() + ": " + ec.message());
+  }
+}
+
+std::string encode_png(int width, int height, const std::uint8_t* rgba) {
+  std::string out;
+  auto sink = [](void* ctx, void* data, int size) {
+    static_cast<std::string*>(ctx)->append(static_cast<const char*>(data), size);
+  };
+  if (!stbi_write_png_to_func(sink, &out, width, height, 4, rgba, width * 4))
+    throw std::runtime_error("PNG encoding failed");
+  return out;
+}
+
+fs::path sidecar_path(const fs::path& png) {
+  fs::path p = png;
+  return p.replace_extension(".json");
+}
+
+fs::path config_dir() {
+  fs::path base;
+  if (const char* x = std::getenv("XDG_CONFIG_HOME"); x && *x) base = x;
+  else if (const char* h = std::getenv("HOME"); h && *h) base = fs::path(h) / ".config";
+  else return {};
+  std::error_code ec;
+  fs::create_directories(base / "mandelpipe", ec);
+  return ec ? fs::path() : base / "mandelpipe";
+}
+
+}  // namespace mp

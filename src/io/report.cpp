@@ -1,0 +1,111 @@
+#include "io/report.h"
+
+#include <cstdio>
+#include <sstream>
+
+namespace mp {
+namespace {
+
+std::string fmt(const char* f, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+
+nlohmann::json device_json(const DeviceSummary& d) {
+  return {{"name", d.name},
+          {"compute_capability", std::to_string(d.cc_major) + "." + std::to_string(d.cc_minor)},
+          {"sm_count", d.sm_count},
+          {"pipe_rates", d.rates}};
+}
+
+const char* kCsvHeader =
+    "view,variant,width,height,center_x,center_y,span,iters,frames,kernel_ms,sm_cycles,clock_ghz,"
+    "giter_per_s,pixel_iters,warp_iters,simt_efficiency,bound_max_cycles,bound_max_ms,"
+    "bound_sum_cycles,bound_sum_ms,limiting_pipe,pct_of_bound";
+
+}  // namespace
+
+nlohmann::json to_json(const MeasuredRow& r) {
+  const Metrics& m = r.metrics;
+  return {{"view", r.view_name},
+          {"variant", r.variant},
+          {"width", r.width},
+          {"height", r.height},
+          {"center", {r.view.center_x, r.view.center_y}},
+          {"span", r.view.span},
+          {"iters", r.view.max_iter},
+          {"frames", r.frames},
+          {"measured",
+           {{"kernel_ms", r.measured.kernel_ms},
+            {"sm_cycles", r.measured.sm_cycles},
+            {"pixel_iters", r.measured.pixel_iters},
+            {"warp_iters", r.measured.warp_iters}}},
+          {"derived",
+           {{"clock_ghz", m.clock_ghz},
+            {"giter_per_s", m.giter_per_s},
+            {"simt_efficiency", m.simt_efficiency}}},
+          {"model",
+           {{"bound_max_cycles", m.bound.max_cycles},
+            {"bound_max_ms", m.bound_max_ms},
+            {"bound_sum_cycles", m.bound.sum_cycles},
+            {"bound_sum_ms", m.bound_sum_ms},
+            {"limiting_pipe", pipe_name(m.bound.limiting)},
+            {"pct_of_bound", 100 * m.fraction_of_bound}}}};
+}
+
+std::string format_bench(const BenchReport& rep, OutputFormat format) {
+  std::ostringstream s;
+  if (format == OutputFormat::Json) {
+    nlohmann::json j;
+    j["device"] = device_json(rep.device);
+    j["rows"] = nlohmann::json::array();
+    for (const MeasuredRow& r : rep.rows) j["rows"].push_back(to_json(r));
+    if (!rep.present.empty()) {
+      j["present"] = nlohmann::json::array();
+      for (const PresentRow& p : rep.present)
+        j["present"].push_back({{"path", p.path}, {"ms", p.ms}, {"what", p.what}});
+    }
+    s << j.dump(2) << "\n";
+    return s.str();
+  }
+  if (format == OutputFormat::Csv) {
+    s << kCsvHeader << "\n";
+    for (const MeasuredRow& r : rep.rows) {
+      const Metrics& m = r.metrics;
+      s << r.view_name << "," << r.variant << "," << r.width << "," << r.height << ","
+        << fmt("%.17g", r.view.center_x) << "," << fmt("%.17g", r.view.center_y) << ","
+        << fmt("%.17g", r.view.span) << "," << r.view.max_iter << "," << r.frames << ","
+        << fmt("%.4f", r.measured.kernel_ms) << "," << fmt("%.0f", r.measured.sm_cycles) << ","
+        << fmt("%.4f", m.clock_ghz) << "," << fmt("%.3f", m.giter_per_s) << ","
+        << fmt("%.0f", r.measured.pixel_iters) << "," << fmt("%.0f", r.measured.warp_iters) << ","
+        << fmt("%.4f", m.simt_efficiency) << "," << fmt("%.0f", m.bound.max_cycles) << ","
+        << fmt("%.4f", m.bound_max_ms) << "," << fmt("%.0f", m.bound.sum_cycles) << ","
+        << fmt("%.4f", m.bound_sum_ms) << "," << pipe_name(m.bound.limiting) << ","
+        << fmt("%.2f", 100 * m.fraction_of_bound) << "\n";
+    }
+    return s.str();
+  }
+  s << "Device: " << rep.device.name << " (sm_" << rep.device.cc_major << rep.device.cc_minor
+    << ", " << rep.device.sm_count << " SMs); model: " << rep.device.rates << "\n\n";
+  s << "| view | variant | kernel ms | SM cycles | clock GHz | Giter/s | SIMT eff. | bound max ms "
+       "(pipe) | bound sum ms | % of bound |\n"
+    << "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n";
+  for (const MeasuredRow& r : rep.rows) {
+    const Metrics& m = r.metrics;
+    s << "| " << r.view_name << " | " << r.variant << " | " << fmt("%.3f", r.measured.kernel_ms)
+      << " | " << fmt("%.3f", r.measured.sm_cycles / 1e6) << " M | " << fmt("%.3f", m.clock_ghz)
+      << " | " << fmt("%.1f", m.giter_per_s) << " | " << fmt("%.1f%%", 100 * m.simt_efficiency)
+      << " | " << fmt("%.3f", m.bound_max_ms) << " (" << pipe_name(m.bound.limiting) << ") | "
+      << fmt("%.3f", m.bound_sum_ms) << " | " << fmt("%.1f%%", 100 * m.fraction_of_bound)
+      << " |\n";
+  }
+  if (!rep.present.empty()) {
+    s << "\n| present path (3840x2160) | ms/frame | what is timed |\n|---|---:|---|\n";
+    for (const PresentRow& p : rep.present)
+      s << "| " << p.path << " | " << fmt("%.3f", p.ms) << " | " << p.what << " |\n";
+  }
+  return s.str();
+}
+
+}  // namespace mp

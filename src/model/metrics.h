@@ -1,0 +1,28 @@
+// Everything the app reports about a GPU frame, derived from what was measured plus the model.
+#pragma once
+
+#include "bound_model.h"
+
+namespace mp {
+
+struct FrameNumbers {        // measured
+  double kernel_ms = 0;      // CUDA events
+  double sm_cycles = 0;      // clock64(), max over SMs
+  double pixel_iters = 0;    // sum of per-pixel steps
+  double warp_iters = 0;     // sum over warps of the slowest lane's steps
+};
+
+struct Metrics {
+  double clock_ghz = 0;        // sm_cycles / kernel time
+  double giter_per_s = 0;      // pixel iterations per second, 1e9
+  double simt_efficiency = 0;  // pixel_iters / (32 * warp_iters): lanes doing useful steps
+  Bound bound;                 // in SM cycles
+  double bound_max_ms = 0;     // at the measured clock
+  double bound_sum_ms = 0;
+  double fraction_of_bound = 0;  // bound.max_cycles / sm_cycles
+};
+
+Metrics derive_metrics(const PipeRates& rates, int sm_count, const InstrMix& per_iteration,
+                       const FrameNumbers& m);
+
+}  // namespace mp

@@ -1,0 +1,87 @@
+#include "palette.h"
+
+#include <algorithm>
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+
+#include "kernel_params.h"
+
+namespace mp {
+
+std::vector<Palette> parse_palettes(std::string_view text) {
+  std::vector<Palette> out;
+  try {
+    const nlohmann::json j = nlohmann::json::parse(text);
+    for (const auto& p : j.at("palettes")) {
+      Palette pal;
+      pal.name = p.at("name").get<std::string>();
+      for (const auto& s : p.at("stops")) {
+        PaletteStop st{s.at(0).get<float>(), s.at(1).get<std::array<float, 3>>()};
+        if (!(st.pos >= 0 && st.pos <= 1))
+          throw std::runtime_error("stop position outside [0, 1]");
+        if (!pal.stops.empty() && st.pos < pal.stops.back().pos)
+          throw std::runtime_error("stop positions must not decrease");
+        pal.stops.push_back(st);
+      }
+      if (pal.stops.size() < 2) throw std::runtime_error("a palette needs at least two stops");
+      out.push_back(std::move(pal));
+    }
+  } catch (const nlohmann::json::exception& e) {
+    throw std::runtime_error(std::string("palette file: ") + e.what());
+  } catch (const std::runtime_error& e) {
+    throw std::runtime_error(std::string("palette file: ") + e.what());
+  }
+  if (out.empty()) throw std::runtime_error("palette file: no palettes");
+  return out;
+}
+
+std::vector<std::uint8_t> build_lut(const Palette& p) {
+  std::vector<std::uint8_t> lut(kLutSize * 4);
+  for (int i = 0; i < kLutSize; ++i) {
+    const float t = (i + 0.5f) / kLutSize;
+    auto hi = std::find_if(p.stops.begin(), p.stops.end(), [t](const PaletteStop& s) {
+      return s.pos >= t;
+    });
+    if (hi == p.stops.begin()) hi = std::next(hi);
+    if (hi == p.stops.end()) hi = std::prev(hi);
+    const PaletteStop& a = *std::prev(hi);
+    const PaletteStop& b = *hi;
+    const float f = b.pos > a.pos ? std::clamp((t - a.pos) / (b.pos - a.pos), 0.0f, 1.0f) : 0.0f;
+    for (int c = 0; c < 3; ++c)
+      lut[i * 4 + c] = static_cast<std::uint8_t>(std::lround(a.rgb[c] + f * (b.rgb[c] - a.rgb[c])));
+    lut[i * 4 + 3] = 255;
+  }
+  return lut;
+}
+
+std::array<std::uint8_t, 4> colourize(float smooth, float aux, const std::vector<std::uint8_t>& lut,
+                                      const ColourParams& c) {
+  if (smooth < 0) return {0, 0, 0, 255};
+  const float v = std::log2(smooth + 1.0f) * c.density + c.offset;
+  const float t = v - std::floor(v);
+  // Same sampling as a GL_LINEAR, GL_REPEAT 1D texture of kLutSize texels.
+  const float u = t * kLutSize - 0.5f;
+  const float fl = std::floor(u);
+  const float f = u - fl;
+  const int i0 = (static_cast<int>(fl) % kLutSize + kLutSize) % kLutSize;
+  const int i1 = (i0 + 1) % kLutSize;
+  const float shade = 1.0f + c.stripe * 0.5f * aux;
+  std::array<std::uint8_t, 4> rgba{0, 0, 0, 255};
+  for (int k = 0; k < 3; ++k) {
+    const float lin = (lut[i0 * 4 + k] * (1 - f) + lut[i1 * 4 + k] * f) / 255.0f;
+    rgba[k] = static_cast<std::uint8_t>(std::lround(std::clamp(lin * shade, 0.0f, 1.0f) * 255.0f));
+  }
+  return rgba;
+}
+
+void colourize_image(const float* data, int width, int height, const std::vector<std::uint8_t>& lut,
+                     const ColourParams& c, std::uint8_t* rgba) {
+  const std::size_t n = static_cast<std::size_t>(width) * height;
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto px = colourize(data[i * kFloatsPerPixel], data[i * kFloatsPerPixel + 1], lut, c);
+    std::copy(px.begin(), px.end(), rgba + i * 4);
+  }
+}
+
+}  // namespace mp

@@ -1,0 +1,45 @@
+// Palettes (assets/palettes.json) and the colour mapping. The GLSL shader
+// (shaders/colorize.frag) and colourize() below implement the same formula; a test holds
+// them together.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace mp {
+
+struct PaletteStop {
+  float pos;
+  std::array<float, 3> rgb;  // 0..255
+};
+
+struct Palette {
+  std::string name;
+  std::vector<PaletteStop> stops;
+};
+
+inline constexpr int kLutSize = 256;
+
+// Throws std::runtime_error naming what is wrong with the JSON.
+std::vector<Palette> parse_palettes(std::string_view json);
+// kLutSize RGBA8 texels sampled from the stops (piecewise linear, wrapping).
+std::vector<std::uint8_t> build_lut(const Palette& p);
+
+struct ColourParams {
+  float density = 1.0f;  // palette cycles per doubling of the iteration value
+  float offset = 0.0f;   // palette phase
+  float stripe = 0.6f;   // weight of the variant's aux term (stripes of fma4-sin)
+};
+
+// t = fract(log2(smooth + 1) * density + offset); colour = lut(t) * (1 + stripe * aux / 2);
+// interior points (smooth < 0) are black.
+std::array<std::uint8_t, 4> colourize(float smooth, float aux, const std::vector<std::uint8_t>& lut,
+                                      const ColourParams& c);
+// data: kFloatsPerPixel floats per pixel; rgba: 4 bytes per pixel, same row order.
+void colourize_image(const float* data, int width, int height, const std::vector<std::uint8_t>& lut,
+                     const ColourParams& c, std::uint8_t* rgba);
+
+}  // namespace mp

@@ -1,0 +1,74 @@
+#include "pipe_rates.h"
+
+#include <cstdio>
+#include <stdexcept>
+#include <vector>
+
+namespace mp {
+
+const char* pipe_name(Pipe p) {
+  switch (p) {
+    case Pipe::Fma: return "FMA";
+    case Pipe::Alu: return "ALU";
+    case Pipe::Xu: return "XU";
+    case Pipe::Fp64: return "FP64";
+    case Pipe::Issue: return "issue";
+  }
+  return "?";
+}
+
+namespace {
+
+struct Row {
+  int major, minor;
+  double fma_lanes, alu_lanes, xu_lanes, fp64_lanes;
+};
+
+// Lanes per SM, from the CUDA C++ Programming Guide's arithmetic-throughput table (32-bit
+// FP add/mul/fma; 32-bit integer add/compare; sin/cos/log2/exp2; 64-bit FP). The sm_90 row
+// was checked by probes on an H200 (shared/notes/gpu-facts.md). All rows issue one
+// warp-instruction per clock on each of 4 SM sub-partitions.
+constexpr double kIssuePerSm = 4;
+const std::vector<Row>& rows() {
+  static const std::vector<Row> r = {
+      {7, 0, 64, 64, 16, 32},   // Volta (V100)
+      {7, 5, 64, 64, 16, 2},    // Turing: FFMA occupies a sub-partition for 2 issue cycles
+      {8, 0, 64, 64, 16, 32},   // A100
+      {8, 6, 128, 64, 16, 2},   // GA10x: fmaheavy + fmalite
+      {8, 7, 128, 64, 16, 2},   // Orin
+      {8, 9, 128, 64, 16, 2},   // Ada
+      {9, 0, 128, 64, 16, 64},  // Hopper (H100, H200): FP64 at 1/2 the FP32 rate
+      {10, 0, 128, 64, 16, 64}, // Blackwell datacenter
+      {12, 0, 128, 64, 16, 2},  // Blackwell consumer: FP64 at 1/64
+  };
+  return r;
+}
+
+}  // namespace
+
+PipeRates pipe_rates(int cc_major, int cc_minor) {
+  const Row* best = nullptr;
+  for (const Row& row : rows())
+    if (row.major < cc_major || (row.major == cc_major && row.minor <= cc_minor)) best = &row;
+  if (!best)
+    throw std::out_of_range("no pipe-rate table for compute capability " +
+                            std::to_string(cc_major) + "." + std::to_string(cc_minor) +
+                            " (mandelpipe models 7.0 and newer)");
+  PipeRates r;
+  r.cc_major = best->major;
+  r.cc_minor = best->minor;
+  r.exact = best->major == cc_major && best->minor == cc_minor;
+  r.per_sm = {best->fma_lanes / 32, best->alu_lanes / 32, best->xu_lanes / 32,
+              best->fp64_lanes / 32, kIssuePerSm};
+  return r;
+}
+
+std::string PipeRates::describe() const {
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "sm_%d%d%s: FMA %g, ALU %g, XU %g, FP64 %g lanes/SM; %g issue/clk",
+                cc_major, cc_minor, exact ? "" : " (nearest older row)", per_sm[0] * 32,
+                per_sm[1] * 32, per_sm[2] * 32, per_sm[3] * 32, per_sm[4]);
+  return buf;
+}
+
+}  // namespace mp

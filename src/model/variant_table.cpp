@@ -1,0 +1,33 @@
+#include "variant_table.h"
+
+namespace mp {
+
+const std::vector<VariantInfo>& all_variants() {
+  static const std::vector<VariantInfo> table = {
+#define MP_VARIANT_INFO(V)                                                          \
+  VariantInfo{VariantId::V, variants::V::kName, variants::V::kSummary, variants::V::kStepMix, \
+              variants::kLoopOverhead},
+      MANDELPIPE_VARIANTS(MP_VARIANT_INFO)
+#undef MP_VARIANT_INFO
+  };
+  return table;
+}
+
+const VariantInfo& variant_info(VariantId id) { return all_variants().at(static_cast<int>(id)); }
+
+std::optional<VariantId> find_variant(std::string_view name) {
+  for (const VariantInfo& v : all_variants())
+    if (v.name == name) return v.id;
+  return std::nullopt;
+}
+
+std::string variant_names() {
+  std::string s;
+  for (const VariantInfo& v : all_variants()) {
+    if (!s.empty()) s += ", ";
+    s += v.name;
+  }
+  return s;
+}
+
+}  // namespace mp

@@ -1,0 +1,88 @@
+#include <gtest/gtest.h>
+
+#include "model/bound_model.h"
+#include "model/metrics.h"
+#include "model/variant_table.h"
+
+namespace mp {
+namespace {
+
+// Seed 000: RTX 2080 Ti, 68 SMs x 64 FP32 lanes at 1.35 GHz, 4 FMA-pipe instructions per
+// step, 1024 x 1024 threads x 500 x 8 steps = 4,194,304,000 steps -> 2.856 ms.
+TEST(BoundModel, Seed000RtX2080TiFigure) {
+  const PipeRates turing = pipe_rates(7, 5);
+  const double warp_steps = 4194304000.0 / 32;
+  const Bound b = compute_bound(turing, 68, InstrMix{4, 0, 0, 0, 0}, warp_steps);
+  EXPECT_DOUBLE_EQ(b.cycles_of(Pipe::Fma), 4194304000.0 * 4 / (68 * 64));
+  EXPECT_EQ(b.limiting, Pipe::Fma);
+  EXPECT_NEAR(Bound::ms(b.max_cycles, 1.35e9), 2.856, 0.0005);
+  // Turing issues 4 warp-instructions per clock per SM: issue is not the limit here.
+  EXPECT_DOUBLE_EQ(b.cycles_of(Pipe::Issue), warp_steps * 4 / (68 * 4));
+}
+
+// sm_90: 128 FMA lanes = 4 warp-instructions per clock per SM = the issue rate, so loop
+// overhead on other pipes makes the loop issue-bound.
+TEST(BoundModel, Sm90LoopIsIssueBound) {
+  const PipeRates hopper = pipe_rates(9, 0);
+  const Bound b = compute_bound(hopper, 132, InstrMix{8, 2, 0, 0, 1}, 1320);
+  EXPECT_DOUBLE_EQ(b.cycles_of(Pipe::Fma), 8 * 1320 / (4.0 * 132));    // 20
+  EXPECT_DOUBLE_EQ(b.cycles_of(Pipe::Alu), 2 * 1320 / (2.0 * 132));    // 10
+  EXPECT_DOUBLE_EQ(b.cycles_of(Pipe::Issue), 11 * 1320 / (4.0 * 132)); // 27.5
+  EXPECT_EQ(b.limiting, Pipe::Issue);
+  EXPECT_DOUBLE_EQ(b.max_cycles, 27.5);
+  EXPECT_DOUBLE_EQ(b.sum_cycles, 30.0);  // FMA + ALU, one after the other
+}
+
+// One MUFU per 8 cycles per sub-partition: XU-bound when FMA work is light.
+TEST(BoundModel, XuBoundWhenSineDominates) {
+  const Bound b = compute_bound(pipe_rates(9, 0), 1, InstrMix{1, 0, 1, 0, 0}, 100);
+  EXPECT_DOUBLE_EQ(b.cycles_of(Pipe::Xu), 100 / 0.5);  // 200
+  EXPECT_DOUBLE_EQ(b.cycles_of(Pipe::Fma), 100 / 4.0);
+  EXPECT_EQ(b.limiting, Pipe::Xu);
+  EXPECT_DOUBLE_EQ(b.sum_cycles, 225);
+}
+
+TEST(PipeRates, Fp64RatioDatacentreVersusConsumer) {
+  const PipeRates h100 = pipe_rates(9, 0), ada = pipe_rates(8, 9);
+  EXPECT_DOUBLE_EQ(h100[Pipe::Fp64] / h100[Pipe::Fma], 0.5);
+  EXPECT_DOUBLE_EQ(ada[Pipe::Fp64] / ada[Pipe::Fma], 1.0 / 64);
+  EXPECT_DOUBLE_EQ(pipe_rates(8, 0)[Pipe::Fma] * 32, 64);   // A100: 64 FP32 lanes
+  EXPECT_DOUBLE_EQ(pipe_rates(8, 6)[Pipe::Fma] * 32, 128);  // GA10x: fmaheavy + fmalite
+}
+
+TEST(PipeRates, NewerChipsUseTheNearestOlderRowAndSaySo) {
+  const PipeRates r = pipe_rates(12, 1);
+  EXPECT_FALSE(r.exact);
+  EXPECT_EQ(r.cc_major, 12);
+  EXPECT_EQ(r.cc_minor, 0);
+  EXPECT_NE(r.describe().find("nearest older row"), std::string::npos);
+  EXPECT_TRUE(pipe_rates(9, 0).exact);
+  EXPECT_THROW(pipe_rates(6, 1), std::out_of_range);
+}
+
+TEST(Metrics, DerivedFromMeasurementAndModel) {
+  // 1e6 cycles in 0.5 ms: 2 GHz. 32e6 pixel-iterations over 1.25e6 warp-iterations.
+  const FrameNumbers m{0.5, 1e6, 32e6, 1.25e6};
+  const Metrics r = derive_metrics(pipe_rates(9, 0), 132, InstrMix{8, 2, 0, 0, 1}, m);
+  EXPECT_DOUBLE_EQ(r.clock_ghz, 2.0);
+  EXPECT_DOUBLE_EQ(r.giter_per_s, 64.0);
+  EXPECT_DOUBLE_EQ(r.simt_efficiency, 0.8);
+  EXPECT_DOUBLE_EQ(r.bound.max_cycles, 1.25e6 * 11 / (4 * 132));
+  EXPECT_DOUBLE_EQ(r.fraction_of_bound, r.bound.max_cycles / 1e6);
+  EXPECT_DOUBLE_EQ(r.bound_max_ms, r.bound.max_cycles / 2e9 * 1e3);
+}
+
+TEST(Variants, DeclaredMixesDifferWhereTheSeedsSay) {
+  const InstrMix fma5 = variant_info(VariantId::Fma5).step;
+  const InstrMix fma4 = variant_info(VariantId::Fma4).step;
+  const InstrMix sin = variant_info(VariantId::Fma4Sin).step;
+  EXPECT_EQ(fma5.fma, 5);
+  EXPECT_EQ(fma4.fma, 4);
+  EXPECT_EQ(sin.xu, 1);
+  EXPECT_EQ(find_variant("fma4-sin"), VariantId::Fma4Sin);
+  EXPECT_FALSE(find_variant("fma3").has_value());
+  EXPECT_EQ(variant_names(), "fma5, fma4, fma4-sin");
+}
+
+}  // namespace
+}  // namespace mp

@@ -1,0 +1,117 @@
+#include <gtest/gtest.h>
+
+#include "cli/options.h"
+
+namespace mp {
+namespace {
+
+ParseResult parse(std::vector<std::string> args) {
+  args.insert(args.begin(), "mandelpipe");
+  return parse_command_line(args);
+}
+
+void expect_error(std::vector<std::string> args, const std::string& fragment) {
+  const ParseResult r = parse(args);
+  EXPECT_FALSE(r.options.has_value()) << fragment;
+  EXPECT_EQ(r.exit_code, 2) << fragment;
+  EXPECT_NE(r.err.find(fragment), std::string::npos) << "'" << r.err << "' lacks '" << fragment << "'";
+  EXPECT_EQ(r.err.find('\n'), std::string::npos) << "one line: " << r.err;
+}
+
+TEST(Cli, WindowDefaults) {
+  const ParseResult r = parse({});
+  ASSERT_TRUE(r.options);
+  EXPECT_EQ(r.options->command, Command::Window);
+  EXPECT_EQ(r.options->view, View{});
+  EXPECT_EQ(r.options->variant, VariantId::Fma4);
+  EXPECT_TRUE(r.options->vsync);
+  EXPECT_FALSE(r.options->window_size_given);
+}
+
+TEST(Cli, RenderWithEveryViewOption) {
+  const ParseResult r = parse({"render", "--out", "a.png", "--width", "640", "--height", "480",
+                               "--center", "-0.75,0.1", "--span", "0.05", "--iters", "16384",
+                               "--variant", "fma5", "--cpu"});
+  ASSERT_TRUE(r.options) << r.err;
+  const Options& o = *r.options;
+  EXPECT_EQ(o.command, Command::Render);
+  EXPECT_EQ(o.out, "a.png");
+  EXPECT_EQ(o.width, 640);
+  EXPECT_EQ(o.height, 480);
+  EXPECT_DOUBLE_EQ(o.view.center_x, -0.75);
+  EXPECT_DOUBLE_EQ(o.view.center_y, 0.1);
+  EXPECT_DOUBLE_EQ(o.view.span, 0.05);
+  EXPECT_EQ(o.view.max_iter, 16384u);
+  EXPECT_EQ(o.variant, VariantId::Fma5);
+  EXPECT_TRUE(o.force_cpu);
+}
+
+TEST(Cli, RenderDefaultsToFullHd) {
+  const ParseResult r = parse({"render", "--out", "a.png"});
+  ASSERT_TRUE(r.options);
+  EXPECT_EQ(r.options->width, 1920);
+  EXPECT_EQ(r.options->height, 1080);
+}
+
+TEST(Cli, Bench) {
+  ParseResult r = parse({"bench"});
+  ASSERT_TRUE(r.options);
+  EXPECT_TRUE(r.options->bench_variants.empty());  // all
+  EXPECT_EQ(r.options->format, OutputFormat::Markdown);
+  r = parse({"bench", "--variant", "fma4-sin", "--format", "csv", "--frames", "20"});
+  ASSERT_TRUE(r.options);
+  EXPECT_EQ(r.options->bench_variants, std::vector<VariantId>{VariantId::Fma4Sin});
+  EXPECT_EQ(r.options->format, OutputFormat::Csv);
+  EXPECT_EQ(r.options->bench_frames, 20);
+}
+
+TEST(Cli, WindowOptions) {
+  const ParseResult r = parse({"--frames", "120", "--screenshot", "s.png", "--no-vsync",
+                               "--present", "pbo", "--width", "800"});
+  ASSERT_TRUE(r.options);
+  EXPECT_EQ(r.options->frames, 120);
+  EXPECT_EQ(r.options->screenshot, "s.png");
+  EXPECT_FALSE(r.options->vsync);
+  EXPECT_EQ(r.options->present, PresentMode::PboTexture);
+  EXPECT_TRUE(r.options->window_size_given);
+}
+
+TEST(Cli, BadInputIsOneLineAndExitCode2) {
+  expect_error({"--width", "0"}, "--width");
+  expect_error({"render", "--out", "a.png", "--height", "16385"}, "--height");
+  expect_error({"--width", "abc"}, "--width");
+  expect_error({"--iters", "0"}, "--iters");
+  expect_error({"--iters", "10000001"}, "--iters");
+  expect_error({"--iters", "12x"}, "--iters");
+  expect_error({"--center", "nan,0"}, "--center");
+  expect_error({"--center", "1"}, "--center");
+  expect_error({"--center", "inf,0"}, "--center");
+  expect_error({"--span", "0"}, "--span");
+  expect_error({"--span", "-1"}, "--span");
+  expect_error({"--span", "nan"}, "--span");
+  expect_error({"--variant", "fma3"}, "fma3");
+  expect_error({"--present", "zero-copy"}, "--present");
+  expect_error({"--frames", "-1"}, "--frames");
+  expect_error({"--bogus"}, "--bogus");
+  expect_error({"render"}, "--out");
+  expect_error({"bench", "--format", "xml"}, "--format");
+  expect_error({"bench", "--frames", "3"}, "--frames");
+  expect_error({"bench", "--variant", "nope"}, "nope");
+}
+
+TEST(Cli, HelpAndVersionExitZero) {
+  ParseResult r = parse({"--help"});
+  EXPECT_FALSE(r.options);
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_NE(r.out.find("render"), std::string::npos);
+  EXPECT_NE(r.out.find("bench"), std::string::npos);
+  r = parse({"--version"});
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_NE(r.out.find("mandelpipe "), std::string::npos);
+  r = parse({"render", "--help"});
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_NE(r.out.find("--out"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace mp

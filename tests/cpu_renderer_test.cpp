@@ -1,0 +1,69 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "model/variant_table.h"
+#include "model/view.h"
+#include "pixel.h"
+#include "render/cpu_renderer.h"
+
+namespace mp {
+namespace {
+
+TEST(Iterate, KnownOrbits) {
+  // c = 1: z = 1, 2, 5, 26 -> |z|^2 = 676 > 256 after 4 steps.
+  EXPECT_EQ(iterate<variants::Fma4>(1.0f, 0.0f, 100).iters, 4u);
+  EXPECT_EQ(iterate<variants::Fma5>(1.0f, 0.0f, 100).iters, 4u);
+  // c = 0.5: 0.5, 0.75, 1.0625, 1.629, 3.153, 10.44, 109.5 -> 7 steps.
+  EXPECT_EQ(iterate<variants::Fma4>(0.5f, 0.0f, 100).iters, 7u);
+  // c = 0 and c = -2 never escape.
+  const PixelResult zero = iterate<variants::Fma4>(0.0f, 0.0f, 1000);
+  EXPECT_EQ(zero.iters, 1000u);
+  EXPECT_LT(zero.smooth, 0.0f);
+  EXPECT_EQ(iterate<variants::Fma5>(-2.0f, 0.0f, 1000).iters, 1000u);
+  // c = i: 0 -> i -> -1+i -> -i -> -1+i: a cycle, never escapes.
+  EXPECT_EQ(iterate<variants::Fma4>(0.0f, 1.0f, 500).iters, 500u);
+}
+
+TEST(Iterate, SmoothValueIsContinuousAroundTheCount) {
+  const PixelResult r = iterate<variants::Fma4>(0.26f, 0.0f, 1000);  // just past the cusp
+  ASSERT_GT(r.iters, 0u);
+  ASSERT_LT(r.iters, 1000u);
+  EXPECT_GT(r.smooth, static_cast<float>(r.iters) - 2.0f);
+  EXPECT_LE(r.smooth, static_cast<float>(r.iters) + 1.0f);
+}
+
+TEST(Iterate, SineVariantCarriesAStripeTermOthersDoNot) {
+  const PixelResult s = iterate<variants::Fma4Sin>(0.3f, 0.5f, 1000);
+  const PixelResult f = iterate<variants::Fma4>(0.3f, 0.5f, 1000);
+  EXPECT_EQ(s.iters, f.iters);  // the sine never feeds back into z
+  EXPECT_NE(s.aux, 0.0f);
+  EXPECT_GE(s.aux, -1.0f);
+  EXPECT_LE(s.aux, 1.0f);
+  EXPECT_EQ(f.aux, 0.0f);
+}
+
+TEST(CpuRenderer, ThreadCountDoesNotChangeTheImage) {
+  const View v{-0.75, 0.1, 0.3, 500};
+  const PixelGrid g = pixel_grid(v, 67, 41);
+  std::vector<float> a(67 * 41 * 2), b(a.size());
+  std::vector<unsigned> ca(67 * 41), cb(ca.size());
+  const CpuFrameStats sa = CpuRenderer(1).render(VariantId::Fma4Sin, g, 500, a.data(), ca.data());
+  const CpuFrameStats sb = CpuRenderer(5).render(VariantId::Fma4Sin, g, 500, b.data(), cb.data());
+  EXPECT_EQ(a, b);
+  EXPECT_EQ(ca, cb);
+  EXPECT_EQ(sa.pixel_iters, sb.pixel_iters);
+  unsigned long long sum = 0;
+  for (unsigned n : ca) sum += n;
+  EXPECT_EQ(sa.pixel_iters, sum);
+  // Every pixel matches a direct evaluation at its centre.
+  for (int py = 0; py < 41; py += 7)
+    for (int px = 0; px < 67; px += 5) {
+      const float cx = std::fma(static_cast<float>(px), g.dx, g.x0);
+      const float cy = std::fma(static_cast<float>(py), g.dy, g.y0);
+      EXPECT_EQ(ca[py * 67 + px], iterate<variants::Fma4Sin>(cx, cy, 500).iters);
+    }
+}
+
+}  // namespace
+}  // namespace mp

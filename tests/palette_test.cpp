@@ -1,0 +1,57 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "io/embedded.h"
+#include "model/palette.h"
+
+namespace mp {
+namespace {
+
+TEST(Palette, ShippedPalettesParse) {
+  const auto p = parse_palettes(embedded::palettes_json);
+  ASSERT_GE(p.size(), 2u);
+  EXPECT_EQ(p[0].name, "ember");
+}
+
+TEST(Palette, LutInterpolatesStops) {
+  const Palette grey{"g", {{0.0f, {0, 0, 0}}, {1.0f, {255, 255, 255}}}};
+  const auto lut = build_lut(grey);
+  ASSERT_EQ(lut.size(), kLutSize * 4u);
+  EXPECT_EQ(lut[0], 0);                          // texel 0 at t = 0.5/256
+  EXPECT_EQ(lut[(kLutSize - 1) * 4], 255);       // last texel at t = 255.5/256
+  EXPECT_EQ(lut[128 * 4], 128);  // t = 128.5/256: 255 t = 127.998
+  EXPECT_EQ(lut[3], 255);
+}
+
+TEST(Palette, ColourMapping) {
+  const Palette grey{"g", {{0.0f, {0, 0, 0}}, {1.0f, {255, 255, 255}}}};
+  const auto lut = build_lut(grey);
+  const ColourParams plain{1.0f, 0.0f, 0.0f};
+  // Interior points are black.
+  EXPECT_EQ(colourize(-1.0f, 0.5f, lut, plain), (std::array<std::uint8_t, 4>{0, 0, 0, 255}));
+  // smooth = 2^t*... : log2(smooth + 1) = 2.5 -> t = 0.5 -> middle grey.
+  const float s = std::pow(2.0f, 2.5f) - 1.0f;
+  const auto mid = colourize(s, 0.0f, lut, plain);
+  EXPECT_NEAR(mid[0], 128, 1);
+  // The offset shifts the phase by a whole cycle: same colour.
+  EXPECT_EQ(colourize(s, 0.0f, lut, {1.0f, 1.0f, 0.0f}), mid);
+  // aux brightens or darkens with the stripe weight.
+  const auto bright = colourize(s, 1.0f, lut, {1.0f, 0.0f, 1.0f});
+  const auto dark = colourize(s, -1.0f, lut, {1.0f, 0.0f, 1.0f});
+  EXPECT_NEAR(bright[0], 192, 1);
+  EXPECT_NEAR(dark[0], 64, 1);
+}
+
+TEST(Palette, BadFilesAreRejectedWithAReason) {
+  EXPECT_THROW(parse_palettes("{"), std::runtime_error);
+  EXPECT_THROW(parse_palettes(R"({"palettes": []})"), std::runtime_error);
+  EXPECT_THROW(parse_palettes(R"({"palettes": [{"name": "x", "stops": [[0, [1,2,3]]]}]})"),
+               std::runtime_error);
+  EXPECT_THROW(parse_palettes(
+                   R"({"palettes": [{"name": "x", "stops": [[0.5, [1,2,3]], [0.2, [1,2,3]]]}]})"),
+               std::runtime_error);
+}
+
+}  // namespace
+}  // namespace mp

@@ -1,0 +1,90 @@
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "model/sass.h"
+
+namespace mp {
+namespace {
+
+// Trimmed from cuobjdump -sass of an sm_90 build: the fma4-sin render loop.
+const char* kSnippet = R"sass(
+	code for sm_90
+		Function : _ZN2mp13render_kernelINS_8variants7Fma4SinEEEvNS_12RenderLaunchE
+	.headerflags	@"EF_CUDA_SM90 EF_CUDA_VIRTUAL_SM(EF_CUDA_SM90)"
+        /*01a0*/                   IMAD.MOV.U32 R10, RZ, RZ, RZ ;        /* 0x000fe200078e00ff */
+        /*01b0*/                   FADD R13, R12, R12 ;                  /* 0x000fe20000000000 */
+        /*01c0*/                   FFMA R11, R4, R4.reuse, -R5 ;
+        /*01d0*/                   FMUL.RZ R14, R12.reuse, 0.15915493667125701904 ;
+        /*01e0*/                   FFMA R4, R13, R4, R2 ;
+        /*01f0*/                   FFMA R12, R12, R12, -R11 ;
+        /*0200*/                   IMAD.MOV.U32 R11, RZ, RZ, R10 ;
+        /*0210*/                   MUFU.SIN R13, R14 ;
+        /*0220*/                   FMUL R15, R4, R4 ;
+        /*0230*/                   VIADD R10, R10, 0x1 ;
+        /*0240*/                   FFMA R15, R12, R12, R15 ;
+        /*0250*/                   ISETP.LT.U32.AND P1, PT, R10, R17, PT ;
+        /*0260*/                   FSETP.GTU.AND P0, PT, R15, 256, PT ;
+        /*0270*/                   FADD R0, R13, R0 ;
+        /*0280*/              @!P0 BRA P1, 0x1b0 ;
+        /*0290*/                   EXIT ;
+)sass";
+
+TEST(Sass, ParsesInstructionsPredicatesAndBranchTargets) {
+  const auto fns = sass::parse_cuobjdump(kSnippet);
+  ASSERT_EQ(fns.size(), 1u);
+  EXPECT_EQ(fns[0].arch, "sm_90");
+  ASSERT_EQ(fns[0].code.size(), 16u);
+  const sass::Instruction& br = fns[0].code[14];
+  EXPECT_EQ(br.opcode, "BRA");
+  EXPECT_EQ(br.predicate, "@!P0");
+  ASSERT_TRUE(br.branch_target);
+  EXPECT_EQ(*br.branch_target, 0x1b0u);
+  EXPECT_EQ(fns[0].code[3].base(), "FMUL");
+  EXPECT_EQ(fns[0].code[3].opcode, "FMUL.RZ");
+}
+
+TEST(Sass, FindsTheStepLoopAndCountsPipes) {
+  const auto fns = sass::parse_cuobjdump(kSnippet);
+  const auto loop = sass::find_step_loop(fns[0]);
+  ASSERT_TRUE(loop);
+  EXPECT_EQ(fns[0].code[loop->first].address, 0x1b0u);
+  EXPECT_EQ(fns[0].code[loop->last].address, 0x280u);
+  const InstrMix m = sass::mix_of(fns[0], *loop);
+  EXPECT_EQ(m.fma, 10);  // 4 step + FMUL.RZ + FADD acc + FMUL/FFMA escape + VIADD + IMAD.MOV
+  EXPECT_EQ(m.alu, 2);   // ISETP, FSETP
+  EXPECT_EQ(m.xu, 1);    // MUFU.SIN
+  EXPECT_EQ(m.other, 1); // BRA
+}
+
+TEST(Sass, LabelStyleBranchTargets) {
+  const char* text = R"(
+	code for sm_80
+		Function : k
+        /*0000*/                   MOV R0, RZ ;
+.L_x_1:
+        /*0010*/                   FFMA R0, R0, R0, R1 ;
+        /*0020*/              @P0 BRA `(.L_x_1) ;
+)";
+  const auto fns = sass::parse_cuobjdump(text);
+  ASSERT_EQ(fns.size(), 1u);
+  ASSERT_TRUE(fns[0].code[2].branch_target);
+  EXPECT_EQ(*fns[0].code[2].branch_target, 0x10u);
+  const auto loop = sass::find_step_loop(fns[0]);
+  ASSERT_TRUE(loop);
+  EXPECT_EQ(loop->first, 1u);
+}
+
+TEST(Sass, Classification) {
+  EXPECT_EQ(sass::classify("FFMA"), sass::PipeClass::Fma);
+  EXPECT_EQ(sass::classify("IMAD"), sass::PipeClass::Fma);
+  EXPECT_EQ(sass::classify("FSETP"), sass::PipeClass::Alu);
+  EXPECT_EQ(sass::classify("MUFU"), sass::PipeClass::Xu);
+  EXPECT_EQ(sass::classify("DFMA"), sass::PipeClass::Fp64);
+  EXPECT_EQ(sass::classify("BRA"), sass::PipeClass::Other);
+  EXPECT_EQ(sass::classify("S2R"), sass::PipeClass::Other);
+}
+
+}  // namespace
+}  // namespace mp
