@@ -21,8 +21,8 @@ class CudaError : public std::runtime_error {
 
 }  // namespace mp
 
-#define CUDA_CHECK(call)                                                  \
-  do {                                                                    \
-    const cudaError_t mp_err_ = (call);                                   \
+#define CUDA_CHECK(call)                                                                  \
+  do {                                                                                    \
+    const cudaError_t mp_err_ = (call);                                                   \
     if (mp_err_ != cudaSuccess) mp::throw_cuda_error(mp_err_, #call, __FILE__, __LINE__); \
   } while (0)

@@ -61,7 +61,9 @@ struct GpuRenderer::Impl {
 GpuRenderer::GpuRenderer(const DeviceInfo& device) : impl_(std::make_unique<Impl>(device)) {}
 GpuRenderer::~GpuRenderer() = default;
 
-const DeviceInfo& GpuRenderer::device() const { return impl_->device; }
+const DeviceInfo& GpuRenderer::device() const {
+  return impl_->device;
+}
 
 GpuFrameStats GpuRenderer::render(VariantId variant, const PixelGrid& grid, unsigned max_iter,
                                   float* out, unsigned* counts) {

@@ -11,9 +11,9 @@ namespace mp {
 inline constexpr float kEscapeRadius2 = 256.0f;
 
 struct PixelResult {
-  float smooth;     // continuous iteration value; negative for points that never escaped
-  float aux;        // variant-specific colouring term in [-1, 1] (0 where unused)
-  unsigned iters;   // steps taken (== max_iter for points that never escaped)
+  float smooth;    // continuous iteration value; negative for points that never escaped
+  float aux;       // variant-specific colouring term in [-1, 1] (0 where unused)
+  unsigned iters;  // steps taken (== max_iter for points that never escaped)
 };
 
 // The step comes before the escape test so that the test's y*y (on the new z) cannot be

@@ -73,10 +73,8 @@ void launch_render(VariantId variant, const RenderLaunch& args, cudaStream_t str
   const dim3 grid((args.grid.width + kBlockW - 1) / kBlockW,
                   (args.grid.height + kBlockH - 1) / kBlockH);
   switch (variant) {
-#define MP_LAUNCH_CASE(V)                                              \
-  case VariantId::V:                                                   \
-    render_kernel<variants::V><<<grid, block, 0, stream>>>(args);      \
-    break;
+#define MP_LAUNCH_CASE(V) \
+  case VariantId::V: render_kernel<variants::V><<<grid, block, 0, stream>>>(args); break;
     MANDELPIPE_VARIANTS(MP_LAUNCH_CASE)
 #undef MP_LAUNCH_CASE
   }

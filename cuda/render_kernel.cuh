@@ -11,8 +11,8 @@ namespace mp {
 struct RenderLaunch {
   PixelGrid grid;
   unsigned max_iter = 0;
-  float* out = nullptr;                  // kFloatsPerPixel floats per pixel
-  unsigned* counts = nullptr;            // optional: per-pixel step count
+  float* out = nullptr;                    // kFloatsPerPixel floats per pixel
+  unsigned* counts = nullptr;              // optional: per-pixel step count
   unsigned long long* sm_first = nullptr;  // per SM: earliest block start (clock64)
   unsigned long long* sm_last = nullptr;   // per SM: latest block end (clock64)
   unsigned long long* work = nullptr;      // [0] pixel iterations, [1] warp-issued iterations

@@ -12,10 +12,13 @@
 namespace mp::variants {
 
 // Escape test and loop bookkeeping shared by every variant, once per iteration, as nvcc 13
-// builds it for sm_90: FMUL y*y + FFMA x*x+yy (escape), VIADD n+1 and an IMAD.MOV copy of n
-// the compiler keeps for the exit (FMA pipe: ncu counts both there); FSETP escape and ISETP
-// trip count (ALU); the predicated backward BRA (an issue slot, no modelled pipe).
-inline constexpr InstrMix kLoopOverhead{4, 2, 0, 0, 1};
+// builds it: FMUL y*y + FFMA x*x+yy (escape) and an IMAD.MOV copy of n the compiler keeps for
+// the exit (FMA pipe); FSETP escape and ISETP trip count (ALU); the predicated backward BRA
+// (an issue slot, no modelled pipe). The counter's n+1 is VIADD on sm_90, which ncu counts on
+// the FMA pipe, and IADD3 (ALU) on sm_75..sm_89. `sm` is 10 x compute capability.
+constexpr InstrMix loop_overhead(int sm) {
+  return sm >= 90 ? InstrMix{4, 2, 0, 0, 1} : InstrMix{3, 3, 0, 0, 1};
+}
 
 // z = (x*x - y*y + cx, 2xy + cy) as written: nvcc emits FMUL, FFMA, FADD for the real part
 // and FADD, FFMA for the imaginary part - five FMA-pipe instructions.
@@ -34,7 +37,8 @@ struct Fma5 {
 // FFMA(y,y,-cx) then FFMA(x,x,-t): four FMA-pipe instructions per step.
 struct Fma4 {
   static constexpr const char* kName = "fma4";
-  static constexpr const char* kSummary = "grouped x*x - (y*y - cx): 4 FMA-pipe instructions per step";
+  static constexpr const char* kSummary =
+      "grouped x*x - (y*y - cx): 4 FMA-pipe instructions per step";
   static constexpr InstrMix kStepMix{4, 0, 0, 0, 0};
   MP_HD static void step(float& x, float& y, float cx, float cy, float& /*acc*/) {
     const float nx = x * x - (y * y - cx);

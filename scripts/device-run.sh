@@ -9,7 +9,7 @@ B=.carry
 log=$OUT/log.txt
 step() { echo "== $*" | tee -a "$log"; "$@" >>"$log" 2>&1; local rc=$?; echo "   rc=$rc" | tee -a "$log"; return $rc; }
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv | tee -a "$log"
-for t in core_tests gpu_tests gl_tests program_tests; do [ -x $B/$t ] && step $B/$t; done
+for t in gpu_tests gl_tests program_tests; do [ -x $B/$t ] && step $B/$t; done
 cuobjdump -sass $B/mandelpipe >"$OUT/sass.txt" 2>&1
 step $B/mandelpipe render --out "$OUT/render.png" --width 1920 --height 1080 --variant fma4-sin \
   --center -0.743643887037151,0.131825904205330 --span 0.005 --iters 4096
@@ -28,4 +28,16 @@ for r in d["rows"]:
 for p in d.get("present", []):
     print(f'{p["ms"]:7.3f} ms  {p["path"]}  [{p["what"]}]')
 PY
-grep -E "differ|FMA [0-9]|rc=|FAILED|Skipped|OK \]" "$log" | head -60
+# Hardware counters per warp-iteration, to check the declared mixes (view C: no divergence).
+M=sm__inst_executed.sum,sm__inst_executed_pipe_fma.sum,sm__inst_executed_pipe_alu.sum,sm__inst_executed_pipe_xu.sum
+for v in fma5 fma4 fma4-sin; do
+  echo "== ncu $v" >>"$OUT/ncu.txt"
+  $B/mandelpipe render --out /tmp/c.png --width 1024 --height 1024 --center -0.75,0 --span 0.05 \
+    --iters 16384 --variant $v >/dev/null 2>&1
+  python3 -c "import json;print('warp_iters', json.load(open('/tmp/c.json'))['frame']['measured']['warp_iters'])" >>"$OUT/ncu.txt"
+  ncu --clock-control none --metrics $M -k regex:render_kernel $B/mandelpipe render --out /tmp/n.png \
+    --width 1024 --height 1024 --center -0.75,0 --span 0.05 --iters 16384 --variant $v 2>&1 |
+    grep -E "sm__" >>"$OUT/ncu.txt"
+done
+cat "$OUT/ncu.txt"
+grep -E "differ|loop of|rc=|FAILED|Skipped|OK \]" "$log" | head -60

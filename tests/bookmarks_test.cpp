@@ -1,7 +1,8 @@
+#include "model/bookmarks.h"
+
 #include <gtest/gtest.h>
 
 #include "io/embedded.h"
-#include "model/bookmarks.h"
 
 namespace mp {
 namespace {
@@ -16,10 +17,12 @@ TEST(Bookmarks, ShippedBookmarksParse) {
 
 TEST(Bookmarks, BadEntriesAreRejected) {
   EXPECT_THROW(parse_bookmarks("[]"), std::runtime_error);
-  EXPECT_THROW(parse_bookmarks(R"({"bookmarks": [{"name": "x", "center": [0, 0], "span": 0, "iters": 5}]})"),
-               std::runtime_error);
-  EXPECT_THROW(parse_bookmarks(R"({"bookmarks": [{"name": "x", "center": [0, 0], "span": 1, "iters": 0}]})"),
-               std::runtime_error);
+  EXPECT_THROW(
+      parse_bookmarks(R"({"bookmarks": [{"name": "x", "center": [0, 0], "span": 0, "iters": 5}]})"),
+      std::runtime_error);
+  EXPECT_THROW(
+      parse_bookmarks(R"({"bookmarks": [{"name": "x", "center": [0, 0], "span": 1, "iters": 0}]})"),
+      std::runtime_error);
 }
 
 }  // namespace

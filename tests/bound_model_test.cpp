@@ -1,6 +1,7 @@
+#include "model/bound_model.h"
+
 #include <gtest/gtest.h>
 
-#include "model/bound_model.h"
 #include "model/metrics.h"
 #include "model/variant_table.h"
 
@@ -25,9 +26,9 @@ TEST(BoundModel, Seed000RtX2080TiFigure) {
 TEST(BoundModel, Sm90LoopIsIssueBound) {
   const PipeRates hopper = pipe_rates(9, 0);
   const Bound b = compute_bound(hopper, 132, InstrMix{8, 2, 0, 0, 1}, 1320);
-  EXPECT_DOUBLE_EQ(b.cycles_of(Pipe::Fma), 8 * 1320 / (4.0 * 132));    // 20
-  EXPECT_DOUBLE_EQ(b.cycles_of(Pipe::Alu), 2 * 1320 / (2.0 * 132));    // 10
-  EXPECT_DOUBLE_EQ(b.cycles_of(Pipe::Issue), 11 * 1320 / (4.0 * 132)); // 27.5
+  EXPECT_DOUBLE_EQ(b.cycles_of(Pipe::Fma), 8 * 1320 / (4.0 * 132));     // 20
+  EXPECT_DOUBLE_EQ(b.cycles_of(Pipe::Alu), 2 * 1320 / (2.0 * 132));     // 10
+  EXPECT_DOUBLE_EQ(b.cycles_of(Pipe::Issue), 11 * 1320 / (4.0 * 132));  // 27.5
   EXPECT_EQ(b.limiting, Pipe::Issue);
   EXPECT_DOUBLE_EQ(b.max_cycles, 27.5);
   EXPECT_DOUBLE_EQ(b.sum_cycles, 30.0);  // FMA + ALU, one after the other

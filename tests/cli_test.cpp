@@ -14,7 +14,8 @@ void expect_error(std::vector<std::string> args, const std::string& fragment) {
   const ParseResult r = parse(args);
   EXPECT_FALSE(r.options.has_value()) << fragment;
   EXPECT_EQ(r.exit_code, 2) << fragment;
-  EXPECT_NE(r.err.find(fragment), std::string::npos) << "'" << r.err << "' lacks '" << fragment << "'";
+  EXPECT_NE(r.err.find(fragment), std::string::npos)
+      << "'" << r.err << "' lacks '" << fragment << "'";
   EXPECT_EQ(r.err.find('\n'), std::string::npos) << "one line: " << r.err;
 }
 
@@ -29,9 +30,9 @@ TEST(Cli, WindowDefaults) {
 }
 
 TEST(Cli, RenderWithEveryViewOption) {
-  const ParseResult r = parse({"render", "--out", "a.png", "--width", "640", "--height", "480",
-                               "--center", "-0.75,0.1", "--span", "0.05", "--iters", "16384",
-                               "--variant", "fma5", "--cpu"});
+  const ParseResult r =
+      parse({"render", "--out", "a.png", "--width", "640", "--height", "480", "--center",
+             "-0.75,0.1", "--span", "0.05", "--iters", "16384", "--variant", "fma5", "--cpu"});
   ASSERT_TRUE(r.options) << r.err;
   const Options& o = *r.options;
   EXPECT_EQ(o.command, Command::Render);

@@ -1,3 +1,5 @@
+#include "render/cpu_renderer.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -5,7 +7,6 @@
 #include "model/variant_table.h"
 #include "model/view.h"
 #include "pixel.h"
-#include "render/cpu_renderer.h"
 
 namespace mp {
 namespace {

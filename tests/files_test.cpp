@@ -1,11 +1,11 @@
+#include "io/files.h"
+
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <unistd.h>
-
-#include "io/files.h"
 
 namespace mp {
 namespace {
@@ -55,8 +55,10 @@ TEST(Files, ConfigDirFollowsXdg) {
   setenv("XDG_CONFIG_HOME", d.c_str(), 1);
   EXPECT_EQ(config_dir(), d / "mandelpipe");
   EXPECT_TRUE(fs::is_directory(d / "mandelpipe"));
-  if (old) setenv("XDG_CONFIG_HOME", saved.c_str(), 1);
-  else unsetenv("XDG_CONFIG_HOME");
+  if (old)
+    setenv("XDG_CONFIG_HOME", saved.c_str(), 1);
+  else
+    unsetenv("XDG_CONFIG_HOME");
   fs::remove_all(d);
 }
 

@@ -47,7 +47,8 @@ TEST(GlPalette, ShaderMatchesCpuColourMapping) {
     std::vector<std::uint8_t> want(got.size());
     colourize_image(copy.data(), w, h, build_lut(pal), params, want.data());
     int worst = 0;
-    for (std::size_t i = 0; i < got.size(); ++i) worst = std::max(worst, std::abs(got[i] - want[i]));
+    for (std::size_t i = 0; i < got.size(); ++i)
+      worst = std::max(worst, std::abs(got[i] - want[i]));
     // GL filters the LUT with reduced-precision weights and its log2 is not libm's.
     EXPECT_LE(worst, 4) << pal.name << " on " << egl->description();
   }

@@ -111,7 +111,8 @@ TEST_F(GpuTest, WorkCountersAgreeWithPerPixelCounts) {
         for (int wr = 0; wr < kBlockH; wr += 2) {
           unsigned m = 0;
           for (int y = by + wr; y < std::min(by + wr + 2, h); ++y)
-            for (int x = bx; x < std::min(bx + kBlockW, w); ++x) m = std::max(m, g.counts[y * w + x]);
+            for (int x = bx; x < std::min(bx + kBlockW, w); ++x)
+              m = std::max(m, g.counts[y * w + x]);
           warps += m;
         }
     EXPECT_EQ(g.stats.pixel_iters, sum) << v.name;
@@ -131,8 +132,8 @@ TEST_F(GpuTest, Fma5AndFma4DifferInFewPixelsAtReferenceViews) {
     std::size_t differ = 0;
     for (std::size_t i = 0; i < a.counts.size(); ++i) differ += a.counts[i] != b.counts[i];
     const double share = static_cast<double>(differ) / a.counts.size();
-    std::printf("  fma5 vs fma4, view %s at 3840x2160: %zu pixels differ (%.4f%%)\n", c.name, differ,
-                100 * share);
+    std::printf("  fma5 vs fma4, view %s at 3840x2160: %zu pixels differ (%.4f%%)\n", c.name,
+                differ, 100 * share);
     RecordProperty(std::string("view_") + c.name + "_differing_pixels", static_cast<int>(differ));
     EXPECT_LE(share, c.tolerance) << "view " << c.name;
     EXPECT_GT(differ, 0u) << "fma5 and fma4 round differently; identical images mean one "

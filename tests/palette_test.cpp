@@ -1,9 +1,10 @@
+#include "model/palette.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
 
 #include "io/embedded.h"
-#include "model/palette.h"
 
 namespace mp {
 namespace {
@@ -18,9 +19,9 @@ TEST(Palette, LutInterpolatesStops) {
   const Palette grey{"g", {{0.0f, {0, 0, 0}}, {1.0f, {255, 255, 255}}}};
   const auto lut = build_lut(grey);
   ASSERT_EQ(lut.size(), kLutSize * 4u);
-  EXPECT_EQ(lut[0], 0);                          // texel 0 at t = 0.5/256
-  EXPECT_EQ(lut[(kLutSize - 1) * 4], 255);       // last texel at t = 255.5/256
-  EXPECT_EQ(lut[128 * 4], 128);  // t = 128.5/256: 255 t = 127.998
+  EXPECT_EQ(lut[0], 0);                     // texel 0 at t = 0.5/256
+  EXPECT_EQ(lut[(kLutSize - 1) * 4], 255);  // last texel at t = 255.5/256
+  EXPECT_EQ(lut[128 * 4], 128);             // t = 128.5/256: 255 t = 127.998
   EXPECT_EQ(lut[3], 255);
 }
 
@@ -48,9 +49,9 @@ TEST(Palette, BadFilesAreRejectedWithAReason) {
   EXPECT_THROW(parse_palettes(R"({"palettes": []})"), std::runtime_error);
   EXPECT_THROW(parse_palettes(R"({"palettes": [{"name": "x", "stops": [[0, [1,2,3]]]}]})"),
                std::runtime_error);
-  EXPECT_THROW(parse_palettes(
-                   R"({"palettes": [{"name": "x", "stops": [[0.5, [1,2,3]], [0.2, [1,2,3]]]}]})"),
-               std::runtime_error);
+  EXPECT_THROW(
+      parse_palettes(R"({"palettes": [{"name": "x", "stops": [[0.5, [1,2,3]], [0.2, [1,2,3]]]}]})"),
+      std::runtime_error);
 }
 
 }  // namespace

@@ -48,8 +48,8 @@ class ProgramTest : public ::testing::Test {
   Result run(const std::string& args, const std::string& env = "") {
     const fs::path out = dir_ / "stdout", err = dir_ / "stderr";
     const std::string cmd = "cd '" + dir_.string() + "' && env " + env + " XDG_CONFIG_HOME='" +
-                            (dir_ / "config").string() + "' '" + binary() + "' " + args +
-                            " >'" + out.string() + "' 2>'" + err.string() + "' </dev/null";
+                            (dir_ / "config").string() + "' '" + binary() + "' " + args + " >'" +
+                            out.string() + "' 2>'" + err.string() + "' </dev/null";
     const int status = std::system(cmd.c_str());
     Result r;
     r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
@@ -103,7 +103,8 @@ TEST_F(ProgramTest, NoDisplayIsAClearError) {
 }
 
 TEST_F(ProgramTest, RenderWritesPngAndSidecar) {
-  const Result r = run("render --out shot.png --width 96 --height 64 --iters 200 --cpu --variant fma4-sin");
+  const Result r =
+      run("render --out shot.png --width 96 --height 64 --iters 200 --cpu --variant fma4-sin");
   ASSERT_EQ(r.code, 0) << r.err;
   int w = 0, h = 0, n = 0;
   unsigned char* px = stbi_load((dir_ / "shot.png").c_str(), &w, &h, &n, 4);
@@ -111,7 +112,8 @@ TEST_F(ProgramTest, RenderWritesPngAndSidecar) {
   EXPECT_EQ(w, 96);
   EXPECT_EQ(h, 64);
   std::set<unsigned> colours;
-  for (int i = 0; i < w * h; ++i) colours.insert(px[4 * i] << 16 | px[4 * i + 1] << 8 | px[4 * i + 2]);
+  for (int i = 0; i < w * h; ++i)
+    colours.insert(px[4 * i] << 16 | px[4 * i + 1] << 8 | px[4 * i + 2]);
   stbi_image_free(px);
   EXPECT_GT(colours.size(), 50u) << "image looks blank";
   const auto j = nlohmann::json::parse(slurp(dir_ / "shot.json"));
@@ -129,14 +131,16 @@ TEST_F(ProgramTest, WindowRendersThirtyCpuFramesAndSavesAScreenshot) {
     if (std::getenv("MP_REQUIRE_DISPLAY")) FAIL() << "MP_REQUIRE_DISPLAY is set but DISPLAY is not";
     GTEST_SKIP() << "no DISPLAY (scripts/test.sh runs this under Xvfb)";
   }
-  const Result r = run("--cpu --frames 30 --width 480 --height 320 --iters 256 --screenshot win.png");
+  const Result r =
+      run("--cpu --frames 30 --width 480 --height 320 --iters 256 --screenshot win.png");
   ASSERT_EQ(r.code, 0) << r.err;
   int w = 0, h = 0, n = 0;
   unsigned char* px = stbi_load((dir_ / "win.png").c_str(), &w, &h, &n, 4);
   ASSERT_NE(px, nullptr) << r.out << r.err;
   EXPECT_GT(w, 0);
   std::set<unsigned> colours;
-  for (int i = 0; i < w * h; ++i) colours.insert(px[4 * i] << 16 | px[4 * i + 1] << 8 | px[4 * i + 2]);
+  for (int i = 0; i < w * h; ++i)
+    colours.insert(px[4 * i] << 16 | px[4 * i + 1] << 8 | px[4 * i + 2]);
   stbi_image_free(px);
   EXPECT_GT(colours.size(), 100u) << "screenshot looks blank";
   // Per-user state lives under $XDG_CONFIG_HOME/mandelpipe, never in the working folder.

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "model/sass.h"
+#include "model/variant_table.h"
 
 namespace mp {
 namespace {
@@ -52,10 +53,10 @@ TEST(Sass, FindsTheStepLoopAndCountsPipes) {
   EXPECT_EQ(fns[0].code[loop->first].address, 0x1b0u);
   EXPECT_EQ(fns[0].code[loop->last].address, 0x280u);
   const InstrMix m = sass::mix_of(fns[0], *loop);
-  EXPECT_EQ(m.fma, 10);  // 4 step + FMUL.RZ + FADD acc + FMUL/FFMA escape + VIADD + IMAD.MOV
-  EXPECT_EQ(m.alu, 2);   // ISETP, FSETP
-  EXPECT_EQ(m.xu, 1);    // MUFU.SIN
-  EXPECT_EQ(m.other, 1); // BRA
+  EXPECT_EQ(m.fma, 10);   // 4 step + FMUL.RZ + FADD acc + FMUL/FFMA escape + VIADD + IMAD.MOV
+  EXPECT_EQ(m.alu, 2);    // ISETP, FSETP
+  EXPECT_EQ(m.xu, 1);     // MUFU.SIN
+  EXPECT_EQ(m.other, 1);  // BRA
 }
 
 TEST(Sass, LabelStyleBranchTargets) {
@@ -84,6 +85,61 @@ TEST(Sass, Classification) {
   EXPECT_EQ(sass::classify("DFMA"), sass::PipeClass::Fp64);
   EXPECT_EQ(sass::classify("BRA"), sass::PipeClass::Other);
   EXPECT_EQ(sass::classify("S2R"), sass::PipeClass::Other);
+}
+
+}  // namespace
+}  // namespace mp
+
+namespace mp {
+namespace {
+
+std::vector<sass::Function> fixture(const std::string& arch) {
+  std::ifstream in(std::string(MP_FIXTURES) + "/sass/" + arch + ".sass");
+  std::stringstream s;
+  s << in.rdbuf();
+  return sass::parse_cuobjdump(s.str());
+}
+
+// Captured with cuobjdump -sass from the nvcc 13.0 build on the GPU machine. When a kernel
+// change alters the loop, recapture (scripts/device-run.sh writes sass.txt) and update the
+// declared mixes in cuda/variants.h together.
+TEST(SassFixtures, LoopsMatchTheDeclaredMixesOnEveryArchitecture) {
+  for (int sm : {75, 80, 86, 89, 90}) {
+    const auto fns = fixture("sm_" + std::to_string(sm));
+    ASSERT_FALSE(fns.empty()) << sm;
+    for (const VariantInfo& v : all_variants()) {
+      const sass::Function* f = sass::find_render_kernel(fns, v.type_name);
+      ASSERT_NE(f, nullptr) << v.name << " sm_" << sm;
+      const auto loop = sass::find_step_loop(*f);
+      ASSERT_TRUE(loop) << v.name << " sm_" << sm;
+      EXPECT_EQ(sass::mix_of(*f, *loop), v.per_iteration(sm)) << v.name << " sm_" << sm;
+    }
+  }
+}
+
+// The seeds' lessons hold on every architecture we ship: grouping saves exactly one
+// FMA-pipe instruction per step, and __sinf adds one MUFU and keeps the z chain as it was.
+TEST(SassFixtures, EveryArchitectureShowsFiveVersusFourAndOneMufu) {
+  for (const char* arch : {"sm_75", "sm_80", "sm_86", "sm_89", "sm_90"}) {
+    const auto fns = fixture(arch);
+    auto mix = [&](VariantId id) {
+      const sass::Function* f = sass::find_render_kernel(fns, variant_info(id).type_name);
+      EXPECT_NE(f, nullptr) << arch;
+      const auto loop = f ? sass::find_step_loop(*f) : std::nullopt;
+      EXPECT_TRUE(loop) << arch;
+      return loop ? sass::mix_of(*f, *loop) : InstrMix{};
+    };
+    const InstrMix fma5 = mix(VariantId::Fma5), fma4 = mix(VariantId::Fma4),
+                   sin = mix(VariantId::Fma4Sin);
+    EXPECT_EQ(fma5.fma - fma4.fma, 1) << arch;
+    EXPECT_EQ(fma5.total() - fma4.total(), 1) << arch;
+    EXPECT_EQ(sin.xu - fma4.xu, 1) << arch;
+    EXPECT_EQ(fma4.xu, 0) << arch;
+    std::printf(
+        "  %s loop: fma5 %g+%g+%g, fma4 %g+%g+%g, fma4-sin %g+%g+%g+%g XU (FMA+ALU+other)\n", arch,
+        fma5.fma, fma5.alu, fma5.other, fma4.fma, fma4.alu, fma4.other, sin.fma, sin.alu, sin.other,
+        sin.xu);
+  }
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
-#include <gtest/gtest.h>
-
 #include "model/view.h"
+
+#include <gtest/gtest.h>
 
 namespace mp {
 namespace {
@@ -34,7 +34,7 @@ TEST(View, ZoomKeepsThePointUnderTheCursor) {
 TEST(View, DragMovesTheImageWithTheCursor) {
   const View v{0.0, 0.0, 2.0, 100};
   const View p = pan_by_pixels(v, 10, 5, 200, 100);  // right and down by (10, 5) pixels
-  EXPECT_DOUBLE_EQ(p.center_x, -0.1);  // content moves right: centre moves left
+  EXPECT_DOUBLE_EQ(p.center_x, -0.1);                // content moves right: centre moves left
   EXPECT_DOUBLE_EQ(p.center_y, 0.05);
   EXPECT_EQ(p.span, v.span);
 }

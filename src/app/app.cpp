@@ -77,9 +77,12 @@ App::~App() {
 int App::run() {
   last_frame_start_ = glfwGetTime();
   for (;;) {
-    if (live_ || dirty_) glfwPollEvents();
-    else glfwWaitEventsTimeout(0.25);  // idle: nothing changes, nothing to redraw
-    const bool last = window_.should_close() || (opts_.frames > 0 && frames_done_ + 1 >= opts_.frames);
+    if (live_ || dirty_)
+      glfwPollEvents();
+    else
+      glfwWaitEventsTimeout(0.25);  // idle: nothing changes, nothing to redraw
+    const bool last =
+        window_.should_close() || (opts_.frames > 0 && frames_done_ + 1 >= opts_.frames);
     render_frame();
     ++frames_done_;
     if (last) {
@@ -106,11 +109,10 @@ void App::render_frame() {
       render_ms_.push(static_cast<float>(last_.render_ms()));
       if (last_.gpu && rates_) {
         const GpuFrameStats& s = last_.gpu_stats;
-        last_metrics_ = derive_metrics(*rates_, device_.device->sm_count,
-                                       variant_info(variant_).per_iteration(),
-                                       {s.kernel_ms, static_cast<double>(s.sm_cycles),
-                                        static_cast<double>(s.pixel_iters),
-                                        static_cast<double>(s.warp_iters)});
+        last_metrics_ = derive_metrics(
+            *rates_, device_.device->sm_count, variant_info(variant_).per_iteration(sm()),
+            {s.kernel_ms, static_cast<double>(s.sm_cycles), static_cast<double>(s.pixel_iters),
+             static_cast<double>(s.warp_iters)});
       }
       dirty_ = false;
     }
@@ -154,7 +156,8 @@ void App::handle_input() {
     if (ImGui::IsKeyPressed(GLFW_KEY_PAGE_DOWN)) view_.max_iter = std::max(view_.max_iter / 2, 1u);
     const auto& variants = all_variants();
     for (std::size_t i = 0; i < variants.size() && i < 9; ++i)
-      if (ImGui::IsKeyPressed(GLFW_KEY_1 + static_cast<int>(i), false) && variant_ != variants[i].id) {
+      if (ImGui::IsKeyPressed(GLFW_KEY_1 + static_cast<int>(i), false) &&
+          variant_ != variants[i].id) {
         variant_ = variants[i].id;
         render_ms_.clear();
         dirty_ = true;

@@ -32,6 +32,10 @@ class App {
   void draw_panel();
   void draw_precision_banner();
   void take_screenshot(const std::string& path);
+  // 10 x compute capability of the GPU in use (sm_90 mixes where there is none).
+  int sm() const {
+    return device_.device ? device_.device->cc_major * 10 + device_.device->cc_minor : 90;
+  }
 
   Options opts_;
   std::filesystem::path config_;

@@ -38,7 +38,8 @@ void App::draw_panel() {
   ImGui::Text("Renderer: %s", pipeline_.renderer_description().c_str());
   ImGui::Text("Present:  %s", pipeline_.present_description().c_str());
   if (!pipeline_.fallback_reason().empty())
-    ImGui::TextColored(ImVec4(1, 0.7f, 0.3f, 1), "Fallback: %s", pipeline_.fallback_reason().c_str());
+    ImGui::TextColored(ImVec4(1, 0.7f, 0.3f, 1), "Fallback: %s",
+                       pipeline_.fallback_reason().c_str());
 
   // Variant.
   ImGui::Separator();
@@ -78,10 +79,12 @@ void App::draw_panel() {
 
   // Measurements.
   ImGui::Separator();
-  ImGui::Text("Frame %.2f ms (%.0f fps)   %s %.3f ms", frame_ms_.mean(), 1000.0 / std::max(frame_ms_.mean(), 1e-3f),
-              last_.gpu ? "kernel" : "CPU render", render_ms_.mean());
-  ImGui::PlotLines("##render", render_ms_.data(), static_cast<int>(render_ms_.size()), render_ms_.offset(),
-                   last_.gpu ? "kernel ms (events)" : "CPU ms", 0.0f, FLT_MAX, ImVec2(0, 50 * scale));
+  ImGui::Text("Frame %.2f ms (%.0f fps)   %s %.3f ms", frame_ms_.mean(),
+              1000.0 / std::max(frame_ms_.mean(), 1e-3f), last_.gpu ? "kernel" : "CPU render",
+              render_ms_.mean());
+  ImGui::PlotLines("##render", render_ms_.data(), static_cast<int>(render_ms_.size()),
+                   render_ms_.offset(), last_.gpu ? "kernel ms (events)" : "CPU ms", 0.0f, FLT_MAX,
+                   ImVec2(0, 50 * scale));
   const double iters_done = static_cast<double>(last_.pixel_iters());
   if (last_.gpu && last_metrics_) {
     const GpuFrameStats& s = last_.gpu_stats;
@@ -90,28 +93,31 @@ void App::draw_panel() {
     ImGui::BulletText("SM cycles %.3f M (max over %d SMs, clock64)", s.sm_cycles / 1e6, s.sms_used);
     ImGui::BulletText("SM clock %.3f GHz (cycles / event time)", m.clock_ghz);
     ImGui::BulletText("%.2f Giter/s; %.3g pixel-iterations", m.giter_per_s, iters_done);
-    ImGui::BulletText("warp-issued iterations %.3g; SIMT efficiency %.1f%%", static_cast<double>(s.warp_iters),
-                      100 * m.simt_efficiency);
+    ImGui::BulletText("warp-issued iterations %.3g; SIMT efficiency %.1f%%",
+                      static_cast<double>(s.warp_iters), 100 * m.simt_efficiency);
     ImGui::Text("Model (%s):", rates_->describe().c_str());
     ImGui::BulletText("bound, pipes overlapping: %.3f ms (%.3f M cycles, %s-bound)", m.bound_max_ms,
                       m.bound.max_cycles / 1e6, pipe_name(m.bound.limiting));
-    ImGui::BulletText("bound, no overlap: %.3f ms (%.3f M cycles)", m.bound_sum_ms, m.bound.sum_cycles / 1e6);
+    ImGui::BulletText("bound, no overlap: %.3f ms (%.3f M cycles)", m.bound_sum_ms,
+                      m.bound.sum_cycles / 1e6);
     ImGui::TextColored(ImVec4(0.5f, 1, 0.5f, 1), "%.1f%% of bound (bound / measured cycles)",
                        100 * m.fraction_of_bound);
   } else {
     ImGui::Text("%.3g pixel-iterations, %.3f Giter/s on %u threads", iters_done,
-                last_.cpu_stats.ms > 0 ? iters_done / (last_.cpu_stats.ms * 1e6) : 0.0, last_.cpu_stats.threads);
+                last_.cpu_stats.ms > 0 ? iters_done / (last_.cpu_stats.ms * 1e6) : 0.0,
+                last_.cpu_stats.threads);
     ImGui::TextDisabled("SM cycles and the pipe bound need the CUDA path.");
   }
 
   // Instruction mix, declared beside the variant and checked against SASS by the tests.
+  ImGui::Text("Instruction mix per iteration (sm_%d build, declared; tests check the SASS):", sm());
   if (ImGui::BeginTable("mix", 7, ImGuiTableFlags_Borders | ImGuiTableFlags_SizingFixedFit)) {
     for (const char* h : {"per iteration", "FMA", "ALU", "XU", "FP64", "other", "total"})
       ImGui::TableSetupColumn(h);
     ImGui::TableHeadersRow();
     mix_row("step", vi.step);
-    mix_row("escape + loop", vi.overhead);
-    mix_row("total", vi.per_iteration());
+    mix_row("escape + loop", vi.overhead(sm()));
+    mix_row("total", vi.per_iteration(sm()));
     ImGui::EndTable();
   }
 
@@ -128,12 +134,14 @@ void App::draw_panel() {
       }
     ImGui::EndCombo();
   }
-  ImGui::SliderFloat("density", &settings_.colour.density, 0.05f, 8.0f, "%.2f", ImGuiSliderFlags_Logarithmic);
+  ImGui::SliderFloat("density", &settings_.colour.density, 0.05f, 8.0f, "%.2f",
+                     ImGuiSliderFlags_Logarithmic);
   ImGui::SliderFloat("offset", &settings_.colour.offset, 0.0f, 1.0f);
   ImGui::SliderFloat("stripes", &settings_.colour.stripe, 0.0f, 1.0f);
-  ImGui::TextDisabled("drag: pan  wheel: zoom  arrows/+/-  Home: reset  1-%zu: variant  PgUp/PgDn: "
-                      "iterations  Esc: quit",
-                      variants.size());
+  ImGui::TextDisabled(
+      "drag: pan  wheel: zoom  arrows/+/-  Home: reset  1-%zu: variant  PgUp/PgDn: "
+      "iterations  Esc: quit",
+      variants.size());
   ImGui::End();
 }
 

@@ -31,12 +31,9 @@ Settings load_settings(const std::filesystem::path& file, std::string* warning) 
 }
 
 void save_settings(const std::filesystem::path& file, const Settings& s) {
-  nlohmann::json j = {{"window_width", s.window_width},
-                      {"window_height", s.window_height},
-                      {"palette", s.palette},
-                      {"density", s.colour.density},
-                      {"offset", s.colour.offset},
-                      {"stripe", s.colour.stripe}};
+  nlohmann::json j = {{"window_width", s.window_width}, {"window_height", s.window_height},
+                      {"palette", s.palette},           {"density", s.colour.density},
+                      {"offset", s.colour.offset},      {"stripe", s.colour.stripe}};
   if (s.window_x && s.window_y) {
     j["window_x"] = *s.window_x;
     j["window_y"] = *s.window_y;

@@ -18,11 +18,14 @@ std::string glfw_error() {
 
 GlfwSession::GlfwSession() {
   if (!glfwInit())
-    throw ExitError(2, "no display (" + glfw_error() +
-                           "); for an image without a window run: mandelpipe render --out FILE.png");
+    throw ExitError(2,
+                    "no display (" + glfw_error() +
+                        "); for an image without a window run: mandelpipe render --out FILE.png");
 }
 
-GlfwSession::~GlfwSession() { glfwTerminate(); }
+GlfwSession::~GlfwSession() {
+  glfwTerminate();
+}
 
 Window::Window(int width, int height, const char* title) {
   glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 4);
@@ -40,7 +43,9 @@ Window::Window(int width, int height, const char* title) {
   }
 }
 
-Window::~Window() { glfwDestroyWindow(window_); }
+Window::~Window() {
+  glfwDestroyWindow(window_);
+}
 
 std::pair<int, int> Window::framebuffer_size() const {
   int w = 0, h = 0;
@@ -60,7 +65,9 @@ std::pair<int, int> Window::position() const {
   return {x, y};
 }
 
-void Window::move_to(int x, int y) { glfwSetWindowPos(window_, x, y); }
+void Window::move_to(int x, int y) {
+  glfwSetWindowPos(window_, x, y);
+}
 
 float Window::content_scale() const {
   float x = 1, y = 1;
@@ -68,6 +75,8 @@ float Window::content_scale() const {
   return x > 0 ? x : 1.0f;
 }
 
-void Window::set_vsync(bool on) { glfwSwapInterval(on ? 1 : 0); }
+void Window::set_vsync(bool on) {
+  glfwSwapInterval(on ? 1 : 0);
+}
 
 }  // namespace mp

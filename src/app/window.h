@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "gl/gl.h"
+// After GLAD: GLFW must not pull in the system GL header first.
 #include <GLFW/glfw3.h>
 
 namespace mp {

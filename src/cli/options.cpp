@@ -93,7 +93,8 @@ std::string finish(Options& o, const Raw& raw) {
 ParseResult parse_command_line(const std::vector<std::string>& args) {
   Options o;
   Raw raw;
-  CLI::App app{"mandelpipe: the Mandelbrot set, and how it keeps the GPU's pipes busy", "mandelpipe"};
+  CLI::App app{"mandelpipe: the Mandelbrot set, and how it keeps the GPU's pipes busy",
+               "mandelpipe"};
   app.set_version_flag("--version", std::string("mandelpipe ") + kVersion);
   add_view_options(app, o, raw, false);
   app.add_option("--frames", o.frames, "quit after N frames (0: run until closed)");
@@ -139,19 +140,27 @@ ParseResult parse_command_line(const std::vector<std::string>& args) {
   if (e.empty() && o.command == Command::Window) {
     o.vsync = !raw.no_vsync;
     if (o.frames < 0) e = "--frames: must be >= 0";
-    if (const auto m = parse_present_mode(raw.present)) o.present = *m;
-    else if (e.empty()) e = "--present: expected auto, tbo, pbo or image, got '" + raw.present + "'";
+    if (const auto m = parse_present_mode(raw.present))
+      o.present = *m;
+    else if (e.empty())
+      e = "--present: expected auto, tbo, pbo or image, got '" + raw.present + "'";
   }
   if (e.empty() && o.command == Command::Bench) {
     if (raw.bench_variant != "all") {
       const auto v = find_variant(raw.bench_variant);
-      if (!v) e = "--variant: unknown '" + raw.bench_variant + "' (known: all, " + variant_names() + ")";
-      else o.bench_variants = {*v};
+      if (!v)
+        e = "--variant: unknown '" + raw.bench_variant + "' (known: all, " + variant_names() + ")";
+      else
+        o.bench_variants = {*v};
     }
-    if (raw.format == "md") o.format = OutputFormat::Markdown;
-    else if (raw.format == "csv") o.format = OutputFormat::Csv;
-    else if (raw.format == "json") o.format = OutputFormat::Json;
-    else if (e.empty()) e = "--format: expected md, csv or json, got '" + raw.format + "'";
+    if (raw.format == "md")
+      o.format = OutputFormat::Markdown;
+    else if (raw.format == "csv")
+      o.format = OutputFormat::Csv;
+    else if (raw.format == "json")
+      o.format = OutputFormat::Json;
+    else if (e.empty())
+      e = "--format: expected md, csv or json, got '" + raw.format + "'";
     if (e.empty() && (o.bench_frames < 10 || o.bench_frames > 10000))
       e = "--frames: bench needs between 10 and 10000 timed frames";
   }

@@ -30,8 +30,9 @@ const NamedView kViews[] = {
 
 // The frame with the median kernel time (lower median), so its numbers belong together.
 GpuFrameStats median_frame(std::vector<GpuFrameStats> frames) {
-  std::sort(frames.begin(), frames.end(),
-            [](const GpuFrameStats& a, const GpuFrameStats& b) { return a.kernel_ms < b.kernel_ms; });
+  std::sort(frames.begin(), frames.end(), [](const GpuFrameStats& a, const GpuFrameStats& b) {
+    return a.kernel_ms < b.kernel_ms;
+  });
   return frames[(frames.size() - 1) / 2];
 }
 
@@ -47,7 +48,8 @@ double time_median_ms(int frames, F&& body) {
   for (int i = 0; i < frames; ++i) {
     const auto t0 = std::chrono::steady_clock::now();
     body();
-    ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+    ms.push_back(
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
   }
   return median(ms);
 }
@@ -63,34 +65,46 @@ std::vector<PresentRow> bench_present(const DeviceInfo& dev, int frames) {
     GpuRenderer gpu(dev);
     DeviceBuffer<float> out(static_cast<std::size_t>(kWidth) * kHeight * kFloatsPerPixel);
     const PixelGrid grid = pixel_grid(view, kWidth, kHeight);
-    rows.push_back({"kernel alone (plain device buffer)",
-                    time_median_ms(frames, [&] { gpu.render(variant, grid, view.max_iter, out.get()); }),
-                    "launch + stats read-back, no GL"});
+    rows.push_back(
+        {"kernel alone (plain device buffer)",
+         time_median_ms(frames, [&] { gpu.render(variant, grid, view.max_iter, out.get()); }),
+         "launch + stats read-back, no GL"});
   }
   gl::OffscreenTarget target(kWidth, kHeight);
   gl::Colorizer colorizer;
   colorizer.set_palette(find_palette("ember"));
-  for (PresentMode mode : {PresentMode::TextureBuffer, PresentMode::PboTexture, PresentMode::ImageCopy}) {
+  for (PresentMode mode :
+       {PresentMode::TextureBuffer, PresentMode::PboTexture, PresentMode::ImageCopy}) {
     gl::FramePipeline pipe(dev, "", mode);
     pipe.resize(kWidth, kHeight);
     if (!pipe.fallback_reason().empty()) {
       rows.push_back({present_mode_name(mode), 0, "unavailable: " + pipe.fallback_reason()});
       continue;
     }
-    const std::string name = std::string(present_mode_name(mode)) + ": " + pipe.present_description();
-    rows.push_back({name, time_median_ms(frames, [&] { pipe.render(variant, view); glFinish(); }),
+    const std::string name =
+        std::string(present_mode_name(mode)) + ": " + pipe.present_description();
+    rows.push_back({name,
+                    time_median_ms(frames,
+                                   [&] {
+                                     pipe.render(variant, view);
+                                     glFinish();
+                                   }),
                     "map + kernel + unmap (+ copy), GL finished"});
     target.bind();
-    rows.push_back({name, time_median_ms(frames, [&] {
-                      pipe.render(variant, view);
-                      colorizer.draw(pipe.surface(), ColourParams{});
-                      glFinish();
-                    }),
+    rows.push_back({name,
+                    time_median_ms(frames,
+                                   [&] {
+                                     pipe.render(variant, view);
+                                     colorizer.draw(pipe.surface(), ColourParams{});
+                                     glFinish();
+                                   }),
                     "whole frame: the above + palette draw"});
-    rows.push_back({name, time_median_ms(frames, [&] {
-                      colorizer.draw(pipe.surface(), ColourParams{});
-                      glFinish();
-                    }),
+    rows.push_back({name,
+                    time_median_ms(frames,
+                                   [&] {
+                                     colorizer.draw(pipe.surface(), ColourParams{});
+                                     glFinish();
+                                   }),
                     "palette draw alone"});
   }
   rows.push_back({"GL context", 0, egl.description()});
@@ -102,7 +116,8 @@ std::vector<PresentRow> bench_present(const DeviceInfo& dev, int frames) {
 int run_bench(const Options& o) {
   const DeviceChoice dc = choose_device(false);
   if (!dc.device)
-    throw ExitError(3, "bench needs a CUDA GPU: " + dc.cpu_reason.substr(0, dc.cpu_reason.find(';')));
+    throw ExitError(3,
+                    "bench needs a CUDA GPU: " + dc.cpu_reason.substr(0, dc.cpu_reason.find(';')));
   const DeviceInfo& dev = *dc.device;
   BenchReport rep;
   rep.device = summarize(dev);
@@ -130,7 +145,8 @@ int run_bench(const Options& o) {
     } catch (const CudaError&) {
       throw;
     } catch (const std::runtime_error& e) {
-      throw ExitError(2, std::string("bench --present needs an off-screen GL context: ") + e.what());
+      throw ExitError(2,
+                      std::string("bench --present needs an off-screen GL context: ") + e.what());
     }
   }
   std::cout << format_bench(rep, o.format);

@@ -23,7 +23,8 @@ Palette find_palette(const std::string& name) {
 }
 
 DeviceSummary summarize(const DeviceInfo& d) {
-  return {d.name, d.cc_major, d.cc_minor, d.sm_count, pipe_rates(d.cc_major, d.cc_minor).describe()};
+  return {d.name, d.cc_major, d.cc_minor, d.sm_count,
+          pipe_rates(d.cc_major, d.cc_minor).describe()};
 }
 
 MeasuredRow measured_row(const DeviceInfo& d, VariantId variant, const std::string& view_name,
@@ -38,8 +39,9 @@ MeasuredRow measured_row(const DeviceInfo& d, VariantId variant, const std::stri
   r.frames = frames;
   r.measured = {s.kernel_ms, static_cast<double>(s.sm_cycles), static_cast<double>(s.pixel_iters),
                 static_cast<double>(s.warp_iters)};
-  r.metrics = derive_metrics(pipe_rates(d.cc_major, d.cc_minor), d.sm_count,
-                             variant_info(variant).per_iteration(), r.measured);
+  r.metrics =
+      derive_metrics(pipe_rates(d.cc_major, d.cc_minor), d.sm_count,
+                     variant_info(variant).per_iteration(d.cc_major * 10 + d.cc_minor), r.measured);
   return r;
 }
 

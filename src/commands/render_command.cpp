@@ -62,7 +62,8 @@ Rendered render_without_gl(const Options& o, const DeviceChoice& dc, const Palet
     r.renderer = "CPU reference (" + std::to_string(cpu.threads()) + " threads)";
   }
   r.rgba.resize(static_cast<std::size_t>(o.width) * o.height * 4);
-  colourize_image(data.data(), o.width, o.height, build_lut(palette), ColourParams{}, r.rgba.data());
+  colourize_image(data.data(), o.width, o.height, build_lut(palette), ColourParams{},
+                  r.rgba.data());
   r.present = "CPU colour mapping";
   r.fallback = dc.cpu_reason.empty() ? why : dc.cpu_reason + "; " + why;
   return r;
@@ -94,10 +95,13 @@ int run_render(const Options& o) {
   nlohmann::json j;
   j["mandelpipe"] = kVersion;
   j["image"] = png.filename().string();
-  j["parameters"] = {{"width", o.width},           {"height", o.height},
+  j["parameters"] = {{"width", o.width},
+                     {"height", o.height},
                      {"center", {o.view.center_x, o.view.center_y}},
-                     {"span", o.view.span},        {"iters", o.view.max_iter},
-                     {"variant", variant_info(o.variant).name}, {"palette", palette.name}};
+                     {"span", o.view.span},
+                     {"iters", o.view.max_iter},
+                     {"variant", variant_info(o.variant).name},
+                     {"palette", palette.name}};
   j["renderer"] = r.renderer;
   j["present"] = r.present;
   if (!r.fallback.empty()) j["fallback"] = r.fallback;
@@ -105,15 +109,16 @@ int run_render(const Options& o) {
   j["float_precision_exhausted"] = prec.exhausted;
   if (r.m.gpu) {
     j["device"] = {{"name", dc.device->name},
-                   {"compute_capability",
-                    std::to_string(dc.device->cc_major) + "." + std::to_string(dc.device->cc_minor)},
+                   {"compute_capability", std::to_string(dc.device->cc_major) + "." +
+                                              std::to_string(dc.device->cc_minor)},
                    {"sm_count", dc.device->sm_count}};
-    j["frame"] = to_json(measured_row(*dc.device, o.variant, "render", o.view, o.width, o.height,
-                                      1, r.m.gpu_stats));
+    j["frame"] = to_json(
+        measured_row(*dc.device, o.variant, "render", o.view, o.width, o.height, 1, r.m.gpu_stats));
   } else {
-    j["frame"] = {{"measured", {{"cpu_ms", r.m.cpu_stats.ms},
-                                {"pixel_iters", r.m.cpu_stats.pixel_iters},
-                                {"threads", r.m.cpu_stats.threads}}},
+    j["frame"] = {{"measured",
+                   {{"cpu_ms", r.m.cpu_stats.ms},
+                    {"pixel_iters", r.m.cpu_stats.pixel_iters},
+                    {"threads", r.m.cpu_stats.threads}}},
                   {"model", "n/a: the bound model describes GPU pipes"}};
   }
   write_file_atomic(png, encode_png(o.width, o.height, r.rgba.data()));

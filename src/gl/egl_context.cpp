@@ -36,7 +36,8 @@ std::vector<Candidate> candidate_displays() {
     if (n > 0 && eglQueryDevicesEXT(n, devices.data(), &n)) {
       std::vector<Candidate> others;
       for (EGLDeviceEXT d : devices) {
-        const char* ext = eglQueryDeviceStringEXT ? eglQueryDeviceStringEXT(d, EGL_EXTENSIONS) : nullptr;
+        const char* ext =
+            eglQueryDeviceStringEXT ? eglQueryDeviceStringEXT(d, EGL_EXTENSIONS) : nullptr;
         EGLDisplay dpy = eglGetPlatformDisplayEXT(EGL_PLATFORM_DEVICE_EXT, d, nullptr);
         if (dpy == EGL_NO_DISPLAY) continue;
         if (has_extension(ext, "EGL_NV_device_cuda"))
@@ -48,7 +49,8 @@ std::vector<Candidate> candidate_displays() {
     }
   }
   if (eglGetPlatformDisplayEXT && has_extension(client, "EGL_MESA_platform_surfaceless")) {
-    EGLDisplay dpy = eglGetPlatformDisplayEXT(EGL_PLATFORM_SURFACELESS_MESA, EGL_DEFAULT_DISPLAY, nullptr);
+    EGLDisplay dpy =
+        eglGetPlatformDisplayEXT(EGL_PLATFORM_SURFACELESS_MESA, EGL_DEFAULT_DISPLAY, nullptr);
     if (dpy != EGL_NO_DISPLAY) out.push_back({dpy, "EGL surfaceless platform"});
   }
   if (EGLDisplay dpy = eglGetDisplay(EGL_DEFAULT_DISPLAY); dpy != EGL_NO_DISPLAY)
@@ -69,9 +71,19 @@ EglContext::EglContext() {
       continue;
     }
     gladLoaderLoadEGL(c.display);  // display extensions are known only now
-    const EGLint config_attribs[] = {EGL_SURFACE_TYPE, EGL_PBUFFER_BIT, EGL_RENDERABLE_TYPE,
-                                     EGL_OPENGL_BIT, EGL_RED_SIZE, 8, EGL_GREEN_SIZE, 8,
-                                     EGL_BLUE_SIZE, 8, EGL_ALPHA_SIZE, 8, EGL_NONE};
+    const EGLint config_attribs[] = {EGL_SURFACE_TYPE,
+                                     EGL_PBUFFER_BIT,
+                                     EGL_RENDERABLE_TYPE,
+                                     EGL_OPENGL_BIT,
+                                     EGL_RED_SIZE,
+                                     8,
+                                     EGL_GREEN_SIZE,
+                                     8,
+                                     EGL_BLUE_SIZE,
+                                     8,
+                                     EGL_ALPHA_SIZE,
+                                     8,
+                                     EGL_NONE};
     EGLConfig config;
     EGLint count = 0;
     if (!eglBindAPI(EGL_OPENGL_API) ||
@@ -80,12 +92,17 @@ EglContext::EglContext() {
       eglTerminate(c.display);
       continue;
     }
-    const EGLint context_attribs[] = {EGL_CONTEXT_MAJOR_VERSION, 4, EGL_CONTEXT_MINOR_VERSION, 5,
+    const EGLint context_attribs[] = {EGL_CONTEXT_MAJOR_VERSION,
+                                      4,
+                                      EGL_CONTEXT_MINOR_VERSION,
+                                      5,
                                       EGL_CONTEXT_OPENGL_PROFILE_MASK,
-                                      EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT, EGL_NONE};
+                                      EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT,
+                                      EGL_NONE};
     EGLContext ctx = eglCreateContext(c.display, config, EGL_NO_CONTEXT, context_attribs);
     const EGLint pbuffer_attribs[] = {EGL_WIDTH, 16, EGL_HEIGHT, 16, EGL_NONE};
-    EGLSurface surf = ctx ? eglCreatePbufferSurface(c.display, config, pbuffer_attribs) : EGL_NO_SURFACE;
+    EGLSurface surf =
+        ctx ? eglCreatePbufferSurface(c.display, config, pbuffer_attribs) : EGL_NO_SURFACE;
     if (!ctx || !surf || !eglMakeCurrent(c.display, surf, surf, ctx) ||
         !gladLoadGL(reinterpret_cast<GLADloadfunc>(eglGetProcAddress))) {
       tried += c.what + ": no GL 4.5 core context; ";

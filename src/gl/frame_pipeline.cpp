@@ -49,8 +49,8 @@ FrameMeasurement FramePipeline::render(VariantId variant, const View& view) {
       m.gpu_stats = gpu_->render(variant, grid, view.max_iter, out);
     } else {
       m.gpu_stats = gpu_->render(variant, grid, view.max_iter, scratch_.get());
-      CUDA_CHECK(cudaMemcpy(out, scratch_.get(), scratch_.size() * sizeof(float),
-                            cudaMemcpyDeviceToHost));
+      CUDA_CHECK(
+          cudaMemcpy(out, scratch_.get(), scratch_.size() * sizeof(float), cudaMemcpyDeviceToHost));
     }
   } else {
     m.cpu_stats = cpu_.render(variant, grid, view.max_iter, out);

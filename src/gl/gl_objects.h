@@ -30,23 +30,43 @@ class Name {
 };
 
 struct BufferTraits {
-  static GLuint create() { GLuint n; glGenBuffers(1, &n); return n; }
+  static GLuint create() {
+    GLuint n;
+    glGenBuffers(1, &n);
+    return n;
+  }
   static void destroy(GLuint n) { glDeleteBuffers(1, &n); }
 };
 struct TextureTraits {
-  static GLuint create() { GLuint n; glGenTextures(1, &n); return n; }
+  static GLuint create() {
+    GLuint n;
+    glGenTextures(1, &n);
+    return n;
+  }
   static void destroy(GLuint n) { glDeleteTextures(1, &n); }
 };
 struct VertexArrayTraits {
-  static GLuint create() { GLuint n; glGenVertexArrays(1, &n); return n; }
+  static GLuint create() {
+    GLuint n;
+    glGenVertexArrays(1, &n);
+    return n;
+  }
   static void destroy(GLuint n) { glDeleteVertexArrays(1, &n); }
 };
 struct FramebufferTraits {
-  static GLuint create() { GLuint n; glGenFramebuffers(1, &n); return n; }
+  static GLuint create() {
+    GLuint n;
+    glGenFramebuffers(1, &n);
+    return n;
+  }
   static void destroy(GLuint n) { glDeleteFramebuffers(1, &n); }
 };
 struct RenderbufferTraits {
-  static GLuint create() { GLuint n; glGenRenderbuffers(1, &n); return n; }
+  static GLuint create() {
+    GLuint n;
+    glGenRenderbuffers(1, &n);
+    return n;
+  }
   static void destroy(GLuint n) { glDeleteRenderbuffers(1, &n); }
 };
 struct ProgramTraits {

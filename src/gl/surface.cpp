@@ -97,7 +97,9 @@ class BufferSurface : public Surface {
     }
   }
 
-  GLenum data_target() const override { return texture_buffer_ ? GL_TEXTURE_BUFFER : GL_TEXTURE_2D; }
+  GLenum data_target() const override {
+    return texture_buffer_ ? GL_TEXTURE_BUFFER : GL_TEXTURE_2D;
+  }
   std::vector<float> read_back() const override {
     if (!texture_buffer_) return read_texture(texture_.id(), width_, height_);
     std::vector<float> v(static_cast<std::size_t>(width_) * height_ * kFloatsPerPixel);
@@ -120,7 +122,8 @@ class BufferSurface : public Surface {
 // texture's CUDA array (device to device) while mapped.
 class ImageSurface : public Surface {
  public:
-  ImageSurface(int w, int h) : Surface(w, h), scratch_(static_cast<size_t>(w) * h * kFloatsPerPixel) {
+  ImageSurface(int w, int h)
+      : Surface(w, h), scratch_(static_cast<size_t>(w) * h * kFloatsPerPixel) {
     glBindTexture(GL_TEXTURE_2D, texture_.id());
     glTexStorage2D(GL_TEXTURE_2D, 1, GL_RG32F, w, h);
     glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
@@ -149,7 +152,9 @@ class ImageSurface : public Surface {
   }
   GLenum data_target() const override { return GL_TEXTURE_2D; }
   GLuint data_texture() const override { return texture_.id(); }
-  std::vector<float> read_back() const override { return read_texture(texture_.id(), width_, height_); }
+  std::vector<float> read_back() const override {
+    return read_texture(texture_.id(), width_, height_);
+  }
 
  private:
   Texture texture_;
@@ -178,8 +183,7 @@ std::unique_ptr<Surface> make_interop_surface(PresentMode mode, int width, int h
     case PresentMode::PboTexture:
       return std::make_unique<BufferSurface>(width, height, false, true);
     case PresentMode::ImageCopy:
-    case PresentMode::Auto:
-      break;
+    case PresentMode::Auto: break;
   }
   return std::make_unique<ImageSurface>(width, height);
 }

@@ -65,9 +65,12 @@ fs::path sidecar_path(const fs::path& png) {
 
 fs::path config_dir() {
   fs::path base;
-  if (const char* x = std::getenv("XDG_CONFIG_HOME"); x && *x) base = x;
-  else if (const char* h = std::getenv("HOME"); h && *h) base = fs::path(h) / ".config";
-  else return {};
+  if (const char* x = std::getenv("XDG_CONFIG_HOME"); x && *x)
+    base = x;
+  else if (const char* h = std::getenv("HOME"); h && *h)
+    base = fs::path(h) / ".config";
+  else
+    return {};
   std::error_code ec;
   fs::create_directories(base / "mandelpipe", ec);
   return ec ? fs::path() : base / "mandelpipe";

@@ -97,8 +97,7 @@ std::string format_bench(const BenchReport& rep, OutputFormat format) {
       << " | " << fmt("%.3f", r.measured.sm_cycles / 1e6) << " M | " << fmt("%.3f", m.clock_ghz)
       << " | " << fmt("%.1f", m.giter_per_s) << " | " << fmt("%.1f%%", 100 * m.simt_efficiency)
       << " | " << fmt("%.3f", m.bound_max_ms) << " (" << pipe_name(m.bound.limiting) << ") | "
-      << fmt("%.3f", m.bound_sum_ms) << " | " << fmt("%.1f%%", 100 * m.fraction_of_bound)
-      << " |\n";
+      << fmt("%.3f", m.bound_sum_ms) << " | " << fmt("%.1f%%", 100 * m.fraction_of_bound) << " |\n";
   }
   if (!rep.present.empty()) {
     s << "\n| present path (3840x2160) | ms/frame | what is timed |\n|---|---:|---|\n";

@@ -15,8 +15,8 @@ struct MeasuredRow {
   std::string variant;
   int width = 0, height = 0;
   View view;
-  int frames = 0;          // timed frames the median is taken over
-  FrameNumbers measured;   // the median frame (by kernel time)
+  int frames = 0;         // timed frames the median is taken over
+  FrameNumbers measured;  // the median frame (by kernel time)
   Metrics metrics;
 };
 

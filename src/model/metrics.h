@@ -5,11 +5,11 @@
 
 namespace mp {
 
-struct FrameNumbers {        // measured
-  double kernel_ms = 0;      // CUDA events
-  double sm_cycles = 0;      // clock64(), max over SMs
-  double pixel_iters = 0;    // sum of per-pixel steps
-  double warp_iters = 0;     // sum over warps of the slowest lane's steps
+struct FrameNumbers {      // measured
+  double kernel_ms = 0;    // CUDA events
+  double sm_cycles = 0;    // clock64(), max over SMs
+  double pixel_iters = 0;  // sum of per-pixel steps
+  double warp_iters = 0;   // sum over warps of the slowest lane's steps
 };
 
 struct Metrics {

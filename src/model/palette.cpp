@@ -18,8 +18,7 @@ std::vector<Palette> parse_palettes(std::string_view text) {
       pal.name = p.at("name").get<std::string>();
       for (const auto& s : p.at("stops")) {
         PaletteStop st{s.at(0).get<float>(), s.at(1).get<std::array<float, 3>>()};
-        if (!(st.pos >= 0 && st.pos <= 1))
-          throw std::runtime_error("stop position outside [0, 1]");
+        if (!(st.pos >= 0 && st.pos <= 1)) throw std::runtime_error("stop position outside [0, 1]");
         if (!pal.stops.empty() && st.pos < pal.stops.back().pos)
           throw std::runtime_error("stop positions must not decrease");
         pal.stops.push_back(st);
@@ -40,9 +39,8 @@ std::vector<std::uint8_t> build_lut(const Palette& p) {
   std::vector<std::uint8_t> lut(kLutSize * 4);
   for (int i = 0; i < kLutSize; ++i) {
     const float t = (i + 0.5f) / kLutSize;
-    auto hi = std::find_if(p.stops.begin(), p.stops.end(), [t](const PaletteStop& s) {
-      return s.pos >= t;
-    });
+    auto hi = std::find_if(p.stops.begin(), p.stops.end(),
+                           [t](const PaletteStop& s) { return s.pos >= t; });
     if (hi == p.stops.begin()) hi = std::next(hi);
     if (hi == p.stops.end()) hi = std::prev(hi);
     const PaletteStop& a = *std::prev(hi);

@@ -31,15 +31,15 @@ struct Row {
 constexpr double kIssuePerSm = 4;
 const std::vector<Row>& rows() {
   static const std::vector<Row> r = {
-      {7, 0, 64, 64, 16, 32},   // Volta (V100)
-      {7, 5, 64, 64, 16, 2},    // Turing: FFMA occupies a sub-partition for 2 issue cycles
-      {8, 0, 64, 64, 16, 32},   // A100
-      {8, 6, 128, 64, 16, 2},   // GA10x: fmaheavy + fmalite
-      {8, 7, 128, 64, 16, 2},   // Orin
-      {8, 9, 128, 64, 16, 2},   // Ada
-      {9, 0, 128, 64, 16, 64},  // Hopper (H100, H200): FP64 at 1/2 the FP32 rate
-      {10, 0, 128, 64, 16, 64}, // Blackwell datacenter
-      {12, 0, 128, 64, 16, 2},  // Blackwell consumer: FP64 at 1/64
+      {7, 0, 64, 64, 16, 32},    // Volta (V100)
+      {7, 5, 64, 64, 16, 2},     // Turing: FFMA occupies a sub-partition for 2 issue cycles
+      {8, 0, 64, 64, 16, 32},    // A100
+      {8, 6, 128, 64, 16, 2},    // GA10x: fmaheavy + fmalite
+      {8, 7, 128, 64, 16, 2},    // Orin
+      {8, 9, 128, 64, 16, 2},    // Ada
+      {9, 0, 128, 64, 16, 64},   // Hopper (H100, H200): FP64 at 1/2 the FP32 rate
+      {10, 0, 128, 64, 16, 64},  // Blackwell datacenter
+      {12, 0, 128, 64, 16, 2},   // Blackwell consumer: FP64 at 1/64
   };
   return r;
 }

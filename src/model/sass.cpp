@@ -37,7 +37,8 @@ std::vector<Function> parse_cuobjdump(std::string_view text) {
   auto resolve = [&] {
     if (out.empty()) return;
     for (auto& [i, l] : pending)
-      if (auto it = labels.find(l); it != labels.end()) out.back().code[i].branch_target = it->second;
+      if (auto it = labels.find(l); it != labels.end())
+        out.back().code[i].branch_target = it->second;
     pending.clear();
     labels.clear();
   };
@@ -101,31 +102,79 @@ PipeClass classify(std::string_view base) {
   // Volta to Hopper. Uniform-datapath (U*) instructions, memory, control and special
   // registers occupy an issue slot but none of the four modelled pipes.
   static const std::map<std::string_view, PipeClass> table = {
-      {"FFMA", PipeClass::Fma},   {"FADD", PipeClass::Fma},   {"FMUL", PipeClass::Fma},
-      {"FFMA32I", PipeClass::Fma}, {"FADD32I", PipeClass::Fma}, {"FMUL32I", PipeClass::Fma},
-      {"IMAD", PipeClass::Fma},   {"IMAD32I", PipeClass::Fma}, {"IMUL", PipeClass::Fma},
-      {"IMUL32I", PipeClass::Fma}, {"HFMA2", PipeClass::Fma},  {"HADD2", PipeClass::Fma},
-      {"HMUL2", PipeClass::Fma},  {"FSWZADD", PipeClass::Fma}, {"IDP", PipeClass::Fma},
+      {"FFMA", PipeClass::Fma},
+      {"FADD", PipeClass::Fma},
+      {"FMUL", PipeClass::Fma},
+      {"FFMA32I", PipeClass::Fma},
+      {"FADD32I", PipeClass::Fma},
+      {"FMUL32I", PipeClass::Fma},
+      {"IMAD", PipeClass::Fma},
+      {"IMAD32I", PipeClass::Fma},
+      {"IMUL", PipeClass::Fma},
+      {"IMUL32I", PipeClass::Fma},
+      {"HFMA2", PipeClass::Fma},
+      {"HADD2", PipeClass::Fma},
+      {"HMUL2", PipeClass::Fma},
+      {"FSWZADD", PipeClass::Fma},
+      {"IDP", PipeClass::Fma},
       // sm_90's integer add: ncu counts it on the FMA pipe (sm__inst_executed_pipe_fma).
       {"VIADD", PipeClass::Fma},
-      {"IADD3", PipeClass::Alu},  {"IADD", PipeClass::Alu},   {"ISETP", PipeClass::Alu},
-      {"FSETP", PipeClass::Alu},  {"LOP3", PipeClass::Alu},   {"LOP", PipeClass::Alu},
-      {"SHF", PipeClass::Alu},    {"SHL", PipeClass::Alu},    {"SHR", PipeClass::Alu},
-      {"SEL", PipeClass::Alu},    {"FSEL", PipeClass::Alu},   {"IABS", PipeClass::Alu},
-      {"PLOP3", PipeClass::Alu},  {"FMNMX", PipeClass::Alu},  {"IMNMX", PipeClass::Alu},
-      {"VIMNMX", PipeClass::Alu}, {"LEA", PipeClass::Alu},    {"P2R", PipeClass::Alu},
-      {"R2P", PipeClass::Alu},    {"FSET", PipeClass::Alu},   {"ISET", PipeClass::Alu},
-      {"PRMT", PipeClass::Alu},   {"MOV", PipeClass::Alu},    {"BMSK", PipeClass::Alu},
-      {"SGXT", PipeClass::Alu},   {"FCHK", PipeClass::Alu},   {"HSETP2", PipeClass::Alu},
-      {"HMNMX2", PipeClass::Alu}, {"MUFU", PipeClass::Xu},    {"F2I", PipeClass::Xu},
-      {"I2F", PipeClass::Xu},     {"F2F", PipeClass::Xu},     {"FRND", PipeClass::Xu},
-      {"I2FP", PipeClass::Alu},   {"F2IP", PipeClass::Alu},   {"POPC", PipeClass::Xu},
-      {"FLO", PipeClass::Xu},     {"BREV", PipeClass::Xu},    {"DFMA", PipeClass::Fp64},
-      {"DADD", PipeClass::Fp64},  {"DMUL", PipeClass::Fp64},  {"DSETP", PipeClass::Fp64},
+      {"IADD3", PipeClass::Alu},
+      {"IADD", PipeClass::Alu},
+      {"ISETP", PipeClass::Alu},
+      {"FSETP", PipeClass::Alu},
+      {"LOP3", PipeClass::Alu},
+      {"LOP", PipeClass::Alu},
+      {"SHF", PipeClass::Alu},
+      {"SHL", PipeClass::Alu},
+      {"SHR", PipeClass::Alu},
+      {"SEL", PipeClass::Alu},
+      {"FSEL", PipeClass::Alu},
+      {"IABS", PipeClass::Alu},
+      {"PLOP3", PipeClass::Alu},
+      {"FMNMX", PipeClass::Alu},
+      {"IMNMX", PipeClass::Alu},
+      {"VIMNMX", PipeClass::Alu},
+      {"LEA", PipeClass::Alu},
+      {"P2R", PipeClass::Alu},
+      {"R2P", PipeClass::Alu},
+      {"FSET", PipeClass::Alu},
+      {"ISET", PipeClass::Alu},
+      {"PRMT", PipeClass::Alu},
+      {"MOV", PipeClass::Alu},
+      {"BMSK", PipeClass::Alu},
+      {"SGXT", PipeClass::Alu},
+      {"FCHK", PipeClass::Alu},
+      {"HSETP2", PipeClass::Alu},
+      {"HMNMX2", PipeClass::Alu},
+      {"MUFU", PipeClass::Xu},
+      {"F2I", PipeClass::Xu},
+      {"I2F", PipeClass::Xu},
+      {"F2F", PipeClass::Xu},
+      {"FRND", PipeClass::Xu},
+      {"I2FP", PipeClass::Alu},
+      {"F2IP", PipeClass::Alu},
+      {"POPC", PipeClass::Xu},
+      {"FLO", PipeClass::Xu},
+      {"BREV", PipeClass::Xu},
+      {"DFMA", PipeClass::Fp64},
+      {"DADD", PipeClass::Fp64},
+      {"DMUL", PipeClass::Fp64},
+      {"DSETP", PipeClass::Fp64},
       {"DMNMX", PipeClass::Fp64},
   };
   const auto it = table.find(base);
   return it == table.end() ? PipeClass::Other : it->second;
+}
+
+const Function* find_render_kernel(const std::vector<Function>& functions,
+                                   std::string_view variant_type) {
+  const std::string tag =
+      "variants" + std::to_string(variant_type.size()) + std::string(variant_type) + "E";
+  for (const Function& f : functions)
+    if (f.name.find("render_kernel") != std::string::npos && f.name.find(tag) != std::string::npos)
+      return &f;
+  return nullptr;
 }
 
 std::optional<Loop> find_step_loop(const Function& f) {

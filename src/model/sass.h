@@ -33,6 +33,10 @@ const char* pipe_class_name(PipeClass c);
 // Which pipe executes an opcode (by its base name) on compute capability 7.0 and newer.
 PipeClass classify(std::string_view base_opcode);
 
+// The render kernel instantiated for a variant struct (mangled as "...8variants4Fma5E...").
+const Function* find_render_kernel(const std::vector<Function>& functions,
+                                   std::string_view variant_type);
+
 // Indices [first, last] of a loop: last is a branch back to first.
 struct Loop {
   std::size_t first = 0, last = 0;

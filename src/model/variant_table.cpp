@@ -4,16 +4,17 @@ namespace mp {
 
 const std::vector<VariantInfo>& all_variants() {
   static const std::vector<VariantInfo> table = {
-#define MP_VARIANT_INFO(V)                                                          \
-  VariantInfo{VariantId::V, variants::V::kName, variants::V::kSummary, variants::V::kStepMix, \
-              variants::kLoopOverhead},
+#define MP_VARIANT_INFO(V) \
+  VariantInfo{VariantId::V, #V, variants::V::kName, variants::V::kSummary, variants::V::kStepMix},
       MANDELPIPE_VARIANTS(MP_VARIANT_INFO)
 #undef MP_VARIANT_INFO
   };
   return table;
 }
 
-const VariantInfo& variant_info(VariantId id) { return all_variants().at(static_cast<int>(id)); }
+const VariantInfo& variant_info(VariantId id) {
+  return all_variants().at(static_cast<int>(id));
+}
 
 std::optional<VariantId> find_variant(std::string_view name) {
   for (const VariantInfo& v : all_variants())

@@ -13,11 +13,13 @@ namespace mp {
 
 struct VariantInfo {
   VariantId id;
+  std::string_view type_name;  // the struct in cuda/variants.h, as in mangled kernel names
   std::string_view name;
   std::string_view summary;
-  InstrMix step;      // the step alone
-  InstrMix overhead;  // escape test and loop bookkeeping
-  InstrMix per_iteration() const { return step + overhead; }
+  InstrMix step;  // the step alone
+  // Escape test and loop bookkeeping, and the whole iteration, on sm_XY (sm = 10 x cc).
+  InstrMix overhead(int sm) const { return variants::loop_overhead(sm); }
+  InstrMix per_iteration(int sm) const { return step + overhead(sm); }
 };
 
 const std::vector<VariantInfo>& all_variants();

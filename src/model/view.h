@@ -30,9 +30,9 @@ View pan_by_pixels(View v, double dx_px, double dy_px, int width, int height);
 View zoom_about(View v, double factor, double px, double py, int width, int height);
 
 struct PrecisionStatus {
-  bool exhausted = false;     // neighbouring pixels are no longer distinct in float
-  double pixel_spacing = 0;   // d = span / width
-  double float_ulp = 0;       // spacing of floats at the largest coordinate in view
+  bool exhausted = false;    // neighbouring pixels are no longer distinct in float
+  double pixel_spacing = 0;  // d = span / width
+  double float_ulp = 0;      // spacing of floats at the largest coordinate in view
 };
 // Float runs out when the pixel spacing nears the float ulp at the view's coordinates:
 // below 4 ulps pixels visibly collapse into blocks.

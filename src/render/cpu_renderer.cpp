@@ -55,8 +55,8 @@ CpuFrameStats CpuRenderer::render(VariantId variant, const PixelGrid& grid, unsi
   CpuFrameStats s;
   s.threads = threads_;
   switch (variant) {
-#define MP_CPU_CASE(V)                                                                  \
-  case VariantId::V:                                                                    \
+#define MP_CPU_CASE(V)                                                              \
+  case VariantId::V:                                                                \
     s.pixel_iters = render_all<variants::V>(threads_, grid, max_iter, out, counts); \
     break;
     MANDELPIPE_VARIANTS(MP_CPU_CASE)
