@@ -36,11 +36,11 @@ struct GpuRenderer::Impl {
   DeviceInfo device;
   cudaStream_t stream = nullptr;
   cudaEvent_t start = nullptr, stop = nullptr;
-  // Layout: sm_first[sms], sm_last[sms], work[2].
+  // Layout, sms entries each: sm_first, sm_last, sm_pixel_iters, sm_warp_iters.
   DeviceBuffer<unsigned long long> stats;
   unsigned long long* host_stats = nullptr;  // pinned mirror of `stats`
 
-  explicit Impl(const DeviceInfo& d) : device(d), stats(2 * d.sm_count + 2) {
+  explicit Impl(const DeviceInfo& d) : device(d), stats(4 * d.sm_count) {
     CUDA_CHECK(cudaSetDevice(d.index));
     // A blocking stream: it waits for work on the legacy stream, where interop maps and
     // unmaps GL resources, so a kernel never writes a buffer GL is still reading.
@@ -66,12 +66,12 @@ const DeviceInfo& GpuRenderer::device() const {
 }
 
 GpuFrameStats GpuRenderer::render(VariantId variant, const PixelGrid& grid, unsigned max_iter,
-                                  float* out, unsigned* counts) {
+                                  float* out, unsigned* counts, float* warp_efficiency) {
   Impl& m = *impl_;
   const int sms = m.device.sm_count;
   unsigned long long* s = m.stats.get();
   CUDA_CHECK(cudaMemsetAsync(s, 0xff, sms * sizeof(unsigned long long), m.stream));
-  CUDA_CHECK(cudaMemsetAsync(s + sms, 0, (sms + 2) * sizeof(unsigned long long), m.stream));
+  CUDA_CHECK(cudaMemsetAsync(s + sms, 0, 3 * sms * sizeof(unsigned long long), m.stream));
 
   RenderLaunch args;
   args.grid = grid;
@@ -80,7 +80,9 @@ GpuFrameStats GpuRenderer::render(VariantId variant, const PixelGrid& grid, unsi
   args.counts = counts;
   args.sm_first = s;
   args.sm_last = s + sms;
-  args.work = s + 2 * sms;
+  args.sm_pixel_iters = s + 2 * sms;
+  args.sm_warp_iters = s + 3 * sms;
+  args.warp_efficiency = warp_efficiency;
   CUDA_CHECK(cudaEventRecord(m.start, m.stream));
   launch_render(variant, args, m.stream);
   CUDA_CHECK(cudaEventRecord(m.stop, m.stream));
@@ -97,9 +99,9 @@ GpuFrameStats GpuRenderer::render(VariantId variant, const PixelGrid& grid, unsi
     if (last == 0) continue;  // no block ran on this SM
     ++r.sms_used;
     r.sm_cycles = std::max(r.sm_cycles, last - first);
+    r.pixel_iters += m.host_stats[2 * sms + i];
+    r.warp_iters += m.host_stats[3 * sms + i];
   }
-  r.pixel_iters = m.host_stats[2 * sms];
-  r.warp_iters = m.host_stats[2 * sms + 1];
   return r;
 }
 

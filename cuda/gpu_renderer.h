@@ -49,9 +49,11 @@ class GpuRenderer {
   const DeviceInfo& device() const;
 
   // Renders into device memory `out` (grid.width * grid.height * kFloatsPerPixel floats) and,
-  // if given, per-pixel step counts into `counts`; blocks until the frame's stats are back.
+  // if given, per-pixel step counts into `counts` and per-warp SIMT efficiency into
+  // `warp_efficiency` (warp_count(grid) floats, layout in render_kernel.cuh); blocks until
+  // the frame's stats are back.
   GpuFrameStats render(VariantId variant, const PixelGrid& grid, unsigned max_iter, float* out,
-                       unsigned* counts = nullptr);
+                       unsigned* counts = nullptr, float* warp_efficiency = nullptr);
 
  private:
   struct Impl;

@@ -14,6 +14,9 @@ struct InstrMix {
   constexpr InstrMix operator+(const InstrMix& o) const {
     return {fma + o.fma, alu + o.alu, xu + o.xu, fp64 + o.fp64, other + o.other};
   }
+  constexpr InstrMix operator*(double k) const {
+    return {fma * k, alu * k, xu * k, fp64 * k, other * k};
+  }
   constexpr bool operator==(const InstrMix& o) const {
     return fma == o.fma && alu == o.alu && xu == o.xu && fp64 == o.fp64 && other == o.other;
   }

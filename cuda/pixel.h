@@ -2,6 +2,7 @@
 #pragma once
 
 #include "hd.h"
+#include "kernel_params.h"
 #include "variants.h"
 
 namespace mp {
@@ -16,30 +17,78 @@ struct PixelResult {
   unsigned iters;  // steps taken (== max_iter for points that never escaped)
 };
 
+// c for pixel p along one axis. Float variants round the grid to float first, then use an
+// explicit FMA so that CPU and GPU get the same bits.
+template <class R>
+MP_HD R pixel_coord(int p, double delta, double origin);
+template <>
+MP_HD float pixel_coord<float>(int p, double delta, double origin) {
+  return fma_exact(static_cast<float>(p), static_cast<float>(delta), static_cast<float>(origin));
+}
+template <>
+MP_HD double pixel_coord<double>(int p, double delta, double origin) {
+#ifdef __CUDA_ARCH__
+  return __fma_rn(static_cast<double>(p), delta, origin);
+#else
+  return std::fma(static_cast<double>(p), delta, origin);
+#endif
+}
+
 // The step comes before the escape test so that the test's y*y (on the new z) cannot be
 // shared with the step's y*y (on the old z): the step's instruction count stays visible.
 // One bottom-tested condition keeps the loop to a single backward branch (max_iter >= 1).
 template <class V>
-MP_HD PixelResult iterate(float cx, float cy, unsigned max_iter) {
-  float x = 0.0f, y = 0.0f, acc = 0.0f;
+MP_HD PixelResult iterate(typename V::Real cx, typename V::Real cy, unsigned max_iter) {
+  using R = typename V::Real;
+  constexpr R kR2 = kEscapeRadius2;
+  R x = 0, y = 0;
+  float acc = 0.0f;
   unsigned n = 0;
-  bool inside;
+  bool inside = true;
+  if constexpr (V::kStepsPerCheck > 1) {
+    // Blocks of K steps with one escape test. The test is written so that inf and NaN (an
+    // orbit that left long ago overflows) count as escaped; such a block is undone and
+    // replayed one step at a time below, which gives exactly the one-step count.
+    constexpr int K = V::kStepsPerCheck;
+    while (n + K <= max_iter) {
+      const R sx = x, sy = y;
+      const float sacc = acc;
+#ifdef __CUDA_ARCH__
+#pragma unroll
+#endif
+      for (int i = 0; i < K; ++i) V::step(x, y, cx, cy, acc);
+      if (!(x * x + y * y <= kR2)) {
+        x = sx;
+        y = sy;
+        acc = sacc;
+        break;
+      }
+      n += K;
+    }
+  }
+  if (n < max_iter) {
 #ifdef __CUDA_ARCH__
 #pragma unroll 1
 #endif
-  do {
-    V::step(x, y, cx, cy, acc);
-    ++n;
-    inside = x * x + y * y <= kEscapeRadius2;
-  } while (inside && n < max_iter);
-  const bool escaped = !inside;
-  PixelResult r{-1.0f, 0.0f, n};
-  if (escaped) {
-    const float log_zn = 0.5f * logf(x * x + y * y);
-    r.smooth = static_cast<float>(n) + 1.0f - log2f(log_zn * 1.44269504f);
+    do {
+      V::step(x, y, cx, cy, acc);
+      ++n;
+      inside = x * x + y * y <= kR2;
+    } while (inside && n < max_iter);
   }
-  if (n > 0) r.aux = acc / static_cast<float>(n);
+  PixelResult r{-1.0f, 0.0f, n};
+  // Smooth value n + 1 - log2(log2|z|): continuous across the bands where n changes.
+  if (!inside)
+    r.smooth = static_cast<float>(n) + 1.0f -
+               fast_log2(0.5f * fast_log2(static_cast<float>(x * x + y * y)));
+  r.aux = fast_div(acc, static_cast<float>(n));
   return r;
+}
+
+template <class V>
+MP_HD PixelResult pixel_at(const PixelGrid& g, int px, int py, unsigned max_iter) {
+  using R = typename V::Real;
+  return iterate<V>(pixel_coord<R>(px, g.dx, g.x0), pixel_coord<R>(py, g.dy, g.y0), max_iter);
 }
 
 }  // namespace mp

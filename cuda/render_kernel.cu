@@ -21,8 +21,6 @@ __device__ __forceinline__ unsigned warp_sum(unsigned v) {
   return v;
 }
 
-constexpr int kWarpsPerBlock = kBlockW * kBlockH / 32;
-
 template <class V>
 __global__ void __launch_bounds__(kBlockW* kBlockH) render_kernel(RenderLaunch a) {
   const long long t_start = clock64();
@@ -32,37 +30,28 @@ __global__ void __launch_bounds__(kBlockW* kBlockH) render_kernel(RenderLaunch a
 
   unsigned n = 0;
   if (inside) {
-    const float cx = fma_exact(static_cast<float>(px), a.grid.dx, a.grid.x0);
-    const float cy = fma_exact(static_cast<float>(py), a.grid.dy, a.grid.y0);
-    const PixelResult r = iterate<V>(cx, cy, a.max_iter);
+    const PixelResult r = pixel_at<V>(a.grid, px, py, a.max_iter);
     n = r.iters;
     const size_t i = static_cast<size_t>(py) * a.grid.width + px;
     reinterpret_cast<float2*>(a.out)[i] = make_float2(r.smooth, r.aux);
     if (a.counts) a.counts[i] = n;
   }
 
-  // What the pipes executed: a warp runs its loop until its slowest lane is done.
-  __shared__ unsigned long long s_work[2][kWarpsPerBlock];
-  const int tid = threadIdx.y * kBlockW + threadIdx.x;
+  // What the pipes executed: a warp runs its loop until its slowest lane is done. Each warp
+  // reports on its own, to per-SM counters: no barrier holds finished warps back, and the
+  // atomics spread over the SMs instead of meeting at one address.
   const unsigned wmax = warp_max(n);
   const unsigned wsum = warp_sum(n);
+  const int tid = threadIdx.y * kBlockW + threadIdx.x;
   if ((tid & 31) == 0) {
-    s_work[0][tid >> 5] = wsum;
-    s_work[1][tid >> 5] = wmax;
-  }
-  __syncthreads();
-  if (tid == 0) {
-    unsigned long long sum = 0, issued = 0;
-    for (int w = 0; w < kWarpsPerBlock; ++w) {
-      sum += s_work[0][w];
-      issued += s_work[1][w];
-    }
-    atomicAdd(&a.work[0], sum);
-    atomicAdd(&a.work[1], issued);
-    const long long t_end = clock64();
+    if (a.warp_efficiency)
+      a.warp_efficiency[(blockIdx.y * gridDim.x + blockIdx.x) * kWarpsPerBlock + (tid >> 5)] =
+          wmax ? wsum / (32.0f * wmax) : 1.0f;
     const unsigned sm = sm_id();
+    atomicAdd(&a.sm_pixel_iters[sm], static_cast<unsigned long long>(wsum));
+    atomicAdd(&a.sm_warp_iters[sm], static_cast<unsigned long long>(wmax));
     atomicMin(&a.sm_first[sm], static_cast<unsigned long long>(t_start));
-    atomicMax(&a.sm_last[sm], static_cast<unsigned long long>(t_end));
+    atomicMax(&a.sm_last[sm], static_cast<unsigned long long>(clock64()));
   }
 }
 

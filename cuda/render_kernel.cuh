@@ -13,13 +13,19 @@ struct RenderLaunch {
   unsigned max_iter = 0;
   float* out = nullptr;                    // kFloatsPerPixel floats per pixel
   unsigned* counts = nullptr;              // optional: per-pixel step count
-  unsigned long long* sm_first = nullptr;  // per SM: earliest block start (clock64)
-  unsigned long long* sm_last = nullptr;   // per SM: latest block end (clock64)
-  unsigned long long* work = nullptr;      // [0] pixel iterations, [1] warp-issued iterations
+  // Per SM (indexed by %smid): earliest warp start and latest warp end (clock64), and the
+  // pixel-iterations and warp-issued iterations of the warps that ran there.
+  unsigned long long* sm_first = nullptr;
+  unsigned long long* sm_last = nullptr;
+  unsigned long long* sm_pixel_iters = nullptr;
+  unsigned long long* sm_warp_iters = nullptr;
+  // Optional: per warp, pixel-iterations / (32 x the warp's max): the share of lanes that
+  // did useful steps. Warp w of block (bx, by) is at ((by * gridDim.x + bx) * 8 + w); it
+  // covers rows 2w and 2w+1 of the block's 16x16 pixels.
+  float* warp_efficiency = nullptr;
 };
 
-inline constexpr int kBlockW = 16;
-inline constexpr int kBlockH = 16;
+
 
 void launch_render(VariantId variant, const RenderLaunch& args, cudaStream_t stream);
 

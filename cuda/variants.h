@@ -1,7 +1,8 @@
 // The step variants: how one Mandelbrot iteration z <- z^2 + c is written, and what the
 // compiler makes of it. Each variant is a struct holding its device function and, beside
-// it, the instruction mix we expect in the SASS of the render loop (checked by
-// tests/sass_mix_test.cpp against cuobjdump of the built kernel).
+// it, the instruction mix we expect per step in the SASS of the render loop (checked against
+// cuobjdump by tests/sass_mix_test.cpp on the GPU machine and against the captured SASS in
+// tests/fixtures/sass everywhere). `sm` is 10 x compute capability.
 //
 // To add a variant: write a struct like the ones below and add it to MANDELPIPE_VARIANTS.
 #pragma once
@@ -11,21 +12,33 @@
 
 namespace mp::variants {
 
-// Escape test and loop bookkeeping shared by every variant, once per iteration, as nvcc 13
-// builds it: FMUL y*y + FFMA x*x+yy (escape) and an IMAD.MOV copy of n the compiler keeps for
-// the exit (FMA pipe); FSETP escape and ISETP trip count (ALU); the predicated backward BRA
-// (an issue slot, no modelled pipe). The counter's n+1 is VIADD on sm_90, which ncu counts on
-// the FMA pipe, and IADD3 (ALU) on sm_75..sm_89. `sm` is 10 x compute capability.
-constexpr InstrMix loop_overhead(int sm) {
-  return sm >= 90 ? InstrMix{4, 2, 0, 0, 1} : InstrMix{3, 3, 0, 0, 1};
-}
+// What nvcc 13 makes of a variant's whole loop body (K steps and one escape test), per
+// architecture: sm_75, sm_80, sm_86, sm_89, sm_90; newer chips run sm_90's PTX and are read
+// as sm_90. Beside the step it holds the escape test (FMUL y*y + FFMA x*x+yy, FSETP), the
+// counter (VIADD on the FMA pipe or IADD3 on the ALU pipe: ptxas balances the pipes
+// differently per kernel), register copies (IMAD.MOV on the FMA pipe, MOV on the ALU pipe)
+// and the backward BRA (an issue slot, no modelled pipe). tests/fixtures/sass holds the SASS.
+struct LoopMixes {
+  InstrMix sm75, sm80, sm86, sm89, sm90;
+  constexpr InstrMix at(int sm) const {
+    return sm >= 90 ? sm90 : sm >= 89 ? sm89 : sm >= 86 ? sm86 : sm >= 80 ? sm80 : sm75;
+  }
+};
+
+// Defaults every variant starts from: float arithmetic, the escape test after every step.
+struct FloatVariant {
+  using Real = float;
+  static constexpr int kStepsPerCheck = 1;
+};
 
 // z = (x*x - y*y + cx, 2xy + cy) as written: nvcc emits FMUL, FFMA, FADD for the real part
 // and FADD, FFMA for the imaginary part - five FMA-pipe instructions.
-struct Fma5 {
+struct Fma5 : FloatVariant {
   static constexpr const char* kName = "fma5";
   static constexpr const char* kSummary = "naive x*x - y*y + cx: 5 FMA-pipe instructions per step";
-  static constexpr InstrMix kStepMix{5, 0, 0, 0, 0};
+  static constexpr InstrMix step_mix(int) { return {5, 0, 0, 0, 0}; }
+  static constexpr LoopMixes kLoop{
+      {8, 3, 0, 0, 1}, {8, 3, 0, 0, 1}, {8, 3, 0, 0, 1}, {8, 3, 0, 0, 1}, {9, 2, 0, 0, 1}};
   MP_HD static void step(float& x, float& y, float cx, float cy, float& /*acc*/) {
     const float nx = x * x - y * y + cx;
     y = 2.0f * x * y + cy;
@@ -35,11 +48,13 @@ struct Fma5 {
 
 // Grouping the constant with y*y lets both products become FFMAs: x*x - (y*y - cx) is
 // FFMA(y,y,-cx) then FFMA(x,x,-t): four FMA-pipe instructions per step.
-struct Fma4 {
+struct Fma4 : FloatVariant {
   static constexpr const char* kName = "fma4";
   static constexpr const char* kSummary =
       "grouped x*x - (y*y - cx): 4 FMA-pipe instructions per step";
-  static constexpr InstrMix kStepMix{4, 0, 0, 0, 0};
+  static constexpr InstrMix step_mix(int) { return {4, 0, 0, 0, 0}; }
+  static constexpr LoopMixes kLoop{
+      {7, 3, 0, 0, 1}, {7, 3, 0, 0, 1}, {7, 3, 0, 0, 1}, {7, 3, 0, 0, 1}, {8, 2, 0, 0, 1}};
   MP_HD static void step(float& x, float& y, float cx, float cy, float& /*acc*/) {
     const float nx = x * x - (y * y - cx);
     y = 2.0f * x * y + cy;
@@ -50,15 +65,100 @@ struct Fma4 {
 // fma4 plus one __sinf per step on a value off the z chain (its sum becomes a stripe
 // colouring term, so the compiler must keep it). __sinf is FMUL.RZ + MUFU.SIN: the XU pipe
 // works beside the FMA pipe instead of after it.
-struct Fma4Sin {
+struct Fma4Sin : FloatVariant {
   static constexpr const char* kName = "fma4-sin";
   static constexpr const char* kSummary =
       "fma4 + one __sinf per step on an independent value (XU pipe beside FMA)";
   // FMA pipe: fma4's 4 + FMUL.RZ (the 1/2pi scaling of __sinf) + FADD into acc; XU: MUFU.SIN.
-  static constexpr InstrMix kStepMix{6, 0, 1, 0, 0};
+  static constexpr InstrMix step_mix(int) { return {6, 0, 1, 0, 0}; }
+  static constexpr LoopMixes kLoop{
+      {9, 3, 1, 0, 1}, {8, 4, 1, 0, 1}, {9, 3, 1, 0, 1}, {9, 3, 1, 0, 1}, {10, 2, 1, 0, 1}};
   MP_HD static void step(float& x, float& y, float cx, float cy, float& acc) {
     acc += fast_sin(x);
     Fma4::step(x, y, cx, cy, acc);
+  }
+};
+
+// Sines per step that keep the XU as busy as the FMA pipe (or issue) on each architecture,
+// from the bound model with fma4's loop: one MUFU per 8 clocks per SM sub-partition against
+// (8 + 2 per sine) FMA-pipe and (11 + 3 per sine) issued instructions. sm_86+ issue an FFMA
+// every clock: balance at 2.2 sines, so 2. sm_75/sm_80 need 2 clocks per FFMA: balance at 3.5,
+// so 4 (seed 000's "4:1"). Measured on sm_90 by `mandelpipe bench --sin-sweep`.
+constexpr int sines_per_step(int sm) { return sm < 86 ? 4 : 2; }
+
+// fma4 with sines_per_step() __sinf per step, on the four values a step has at hand (old and
+// new x and y), so neither the FMA pipe nor the XU idles.
+template <int M>
+struct SinBalance : FloatVariant {
+  static constexpr InstrMix step_mix(int) { return {4 + 2.0 * M, 0, double(M), 0, 0}; }
+  MP_HD static void step(float& x, float& y, float cx, float cy, float& acc) {
+    acc += fast_sin(x);
+    if (M > 1) acc += fast_sin(y);
+    Fma4::step(x, y, cx, cy, acc);
+    if (M > 2) acc += fast_sin(x);
+    if (M > 3) acc += fast_sin(y);
+  }
+};
+struct SinRatio : FloatVariant {
+  static constexpr const char* kName = "sin-ratio";
+  static constexpr const char* kSummary =
+      "fma4 + the __sinf count per step that balances XU against FMA/issue on this GPU";
+  static constexpr InstrMix step_mix(int sm) {
+    return sines_per_step(sm) == 4 ? SinBalance<4>::step_mix(sm) : SinBalance<2>::step_mix(sm);
+  }
+  static constexpr LoopMixes kLoop{
+      {16, 3, 4, 0, 1}, {16, 3, 4, 0, 1}, {11, 3, 2, 0, 1}, {11, 3, 2, 0, 1}, {11, 3, 2, 0, 1}};
+  MP_HD static void step(float& x, float& y, float cx, float cy, float& acc) {
+#ifdef __CUDA_ARCH__
+    SinBalance<sines_per_step(__CUDA_ARCH__ / 10)>::step(x, y, cx, cy, acc);
+#else
+    SinBalance<sines_per_step(90)>::step(x, y, cx, cy, acc);  // the CPU mirrors sm_90
+#endif
+  }
+};
+
+// fma4's step with the escape test only every K steps: the test and its branch are paid once
+// per K steps. A block that escaped is undone and replayed one step at a time (pixel.h), so
+// the counts are exactly fma4's.
+template <int K>
+struct EscapeEvery : FloatVariant {
+  static constexpr int kStepsPerCheck = K;
+  static constexpr InstrMix step_mix(int sm) { return Fma4::step_mix(sm); }
+  MP_HD static void step(float& x, float& y, float cx, float cy, float& acc) {
+    Fma4::step(x, y, cx, cy, acc);
+  }
+};
+// Their loops also save z and n for the back-off (register copies) and test the trip count
+// at the top (a second branch).
+struct Fma4Esc4 : EscapeEvery<4> {
+  static constexpr const char* kName = "fma4-esc4";
+  static constexpr const char* kSummary = "fma4, escape test every 4 steps with exact back-off";
+  static constexpr LoopMixes kLoop{
+      {21, 4, 0, 0, 2}, {21, 4, 0, 0, 2}, {21, 4, 0, 0, 2}, {21, 4, 0, 0, 2}, {22, 3, 0, 0, 2}};
+};
+struct Fma4Esc8 : EscapeEvery<8> {
+  static constexpr const char* kName = "fma4-esc8";
+  static constexpr const char* kSummary = "fma4, escape test every 8 steps with exact back-off";
+  static constexpr LoopMixes kLoop{
+      {36, 5, 0, 0, 2}, {36, 5, 0, 0, 2}, {36, 5, 0, 0, 2}, {36, 5, 0, 0, 2}, {37, 4, 0, 0, 2}};
+};
+
+// fma4 in double precision: DADD + 3 DFMA per step on the FP64 pipe (half the FP32 rate on
+// H100/H200, 1/64 on consumer chips), and c in double, so deep zooms stay sharp longer.
+struct Fp64 {
+  static constexpr const char* kName = "fp64";
+  static constexpr const char* kSummary =
+      "fma4 in double: DADD + 3 DFMA per step on the FP64 pipe";
+  using Real = double;
+  static constexpr int kStepsPerCheck = 1;
+  static constexpr InstrMix step_mix(int) { return {0, 0, 0, 4, 0}; }
+  // Escape DMUL + DFMA + DSETP on the FP64 pipe; z's copies take two IMAD.MOV/MOV each.
+  static constexpr LoopMixes kLoop{
+      {2, 2, 0, 7, 1}, {2, 2, 0, 7, 1}, {2, 2, 0, 7, 1}, {2, 2, 0, 7, 1}, {3, 1, 0, 7, 1}};
+  MP_HD static void step(double& x, double& y, double cx, double cy, float& /*acc*/) {
+    const double nx = x * x - (y * y - cx);
+    y = 2.0 * x * y + cy;
+    x = nx;
   }
 };
 
@@ -68,7 +168,11 @@ struct Fma4Sin {
 #define MANDELPIPE_VARIANTS(X) \
   X(Fma5)                      \
   X(Fma4)                      \
-  X(Fma4Sin)
+  X(Fma4Sin)                   \
+  X(SinRatio)                  \
+  X(Fma4Esc4)                  \
+  X(Fma4Esc8)                  \
+  X(Fp64)
 
 namespace mp {
 

@@ -12,7 +12,18 @@ uniform ivec2 u_origin;  // framebuffer pixel where the data's bottom-left lands
 uniform float u_density;
 uniform float u_offset;
 uniform float u_stripe;
+// Divergence view: per-warp SIMT efficiency (warps of 16x2 pixels, 8 per 16x16 block).
+uniform samplerBuffer u_warp_efficiency;
+uniform int u_show_divergence;
+uniform int u_blocks_across;
 out vec4 o_colour;
+
+// Lanes that idled while their warp's slowest lane iterated: red, stronger the more idled.
+vec3 divergence_tint(vec3 c, ivec2 pixel) {
+  int warp = ((pixel.y / 16) * u_blocks_across + pixel.x / 16) * 8 + (pixel.y % 16) / 2;
+  float efficiency = texelFetch(u_warp_efficiency, warp).r;
+  return mix(c, vec3(1.0, 0.05, 0.05), 0.85 * (1.0 - efficiency));
+}
 
 void main() {
   ivec2 p = ivec2(gl_FragCoord.xy) - u_origin;
@@ -22,12 +33,12 @@ void main() {
 #else
   vec2 d = texelFetch(u_data, ivec2(p.x, row), 0).rg;
 #endif
-  if (d.x < 0.0) {
-    o_colour = vec4(0.0, 0.0, 0.0, 1.0);
-    return;
+  vec3 c = vec3(0.0);
+  if (d.x >= 0.0) {
+    float t = fract(log2(d.x + 1.0) * u_density + u_offset);
+    float shade = 1.0 + u_stripe * 0.5 * d.y;
+    c = clamp(texture(u_lut, t).rgb * shade, 0.0, 1.0);
   }
-  float t = fract(log2(d.x + 1.0) * u_density + u_offset);
-  vec3 c = texture(u_lut, t).rgb;
-  float shade = 1.0 + u_stripe * 0.5 * d.y;
-  o_colour = vec4(clamp(c * shade, 0.0, 1.0), 1.0);
+  if (u_show_divergence != 0) c = divergence_tint(c, ivec2(p.x, row));
+  o_colour = vec4(c, 1.0);
 }

@@ -74,15 +74,21 @@ TEST(Metrics, DerivedFromMeasurementAndModel) {
 }
 
 TEST(Variants, DeclaredMixesDifferWhereTheSeedsSay) {
-  const InstrMix fma5 = variant_info(VariantId::Fma5).step;
-  const InstrMix fma4 = variant_info(VariantId::Fma4).step;
-  const InstrMix sin = variant_info(VariantId::Fma4Sin).step;
+  const InstrMix fma5 = variant_info(VariantId::Fma5).step(90);
+  const InstrMix fma4 = variant_info(VariantId::Fma4).step(90);
+  const InstrMix sin = variant_info(VariantId::Fma4Sin).step(90);
   EXPECT_EQ(fma5.fma, 5);
   EXPECT_EQ(fma4.fma, 4);
   EXPECT_EQ(sin.xu, 1);
   EXPECT_EQ(find_variant("fma4-sin"), VariantId::Fma4Sin);
   EXPECT_FALSE(find_variant("fma3").has_value());
-  EXPECT_EQ(variant_names(), "fma5, fma4, fma4-sin");
+  EXPECT_EQ(variant_names().rfind("fma5, fma4, fma4-sin", 0), 0u);
+  // The sine ratio is tuned per architecture: 4 sines where an FFMA takes two issue clocks.
+  EXPECT_EQ(variant_info(VariantId::SinRatio).step(75).xu, 4);
+  EXPECT_EQ(variant_info(VariantId::SinRatio).step(90).xu, 2);
+  EXPECT_EQ(variant_info(VariantId::Fp64).step(90).fp64, 4);
+  EXPECT_TRUE(variant_info(VariantId::Fp64).fp64);
+  EXPECT_EQ(variant_info(VariantId::Fma4Esc8).steps_per_check, 8);
 }
 
 }  // namespace

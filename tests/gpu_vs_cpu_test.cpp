@@ -37,6 +37,7 @@ const Case kCases[] = {
 struct GpuImage {
   std::vector<float> data;
   std::vector<unsigned> counts;
+  std::vector<float> warp_efficiency;
   GpuFrameStats stats;
 };
 
@@ -44,11 +45,16 @@ GpuImage render_gpu(GpuRenderer& gpu, VariantId v, const View& view, int w, int 
   const std::size_t n = static_cast<std::size_t>(w) * h;
   DeviceBuffer<float> out(n * kFloatsPerPixel);
   DeviceBuffer<unsigned> counts(n);
+  DeviceBuffer<float> warps(warp_count(w, h));
   // Poison: every pixel must be written.
   CUDA_CHECK(cudaMemset(out.get(), 0xff, n * kFloatsPerPixel * sizeof(float)));
   CUDA_CHECK(cudaMemset(counts.get(), 0xff, n * sizeof(unsigned)));
   GpuImage img;
-  img.stats = gpu.render(v, pixel_grid(view, w, h), view.max_iter, out.get(), counts.get());
+  img.stats =
+      gpu.render(v, pixel_grid(view, w, h), view.max_iter, out.get(), counts.get(), warps.get());
+  img.warp_efficiency.resize(warps.size());
+  CUDA_CHECK(cudaMemcpy(img.warp_efficiency.data(), warps.get(), warps.size() * 4,
+                        cudaMemcpyDeviceToHost));
   img.data.resize(n * kFloatsPerPixel);
   img.counts.resize(n);
   CUDA_CHECK(cudaMemcpy(img.data.data(), out.get(), img.data.size() * 4, cudaMemcpyDeviceToHost));
@@ -117,6 +123,11 @@ TEST_F(GpuTest, WorkCountersAgreeWithPerPixelCounts) {
         }
     EXPECT_EQ(g.stats.pixel_iters, sum) << v.name;
     EXPECT_EQ(g.stats.warp_iters, warps) << v.name;
+    // The divergence view's per-warp efficiency: the same numbers from the counts on the host.
+    std::vector<float> eff(warp_count(w, h));
+    warp_efficiency_from_counts(g.counts.data(), w, h, eff.data());
+    for (std::size_t i = 0; i < eff.size(); ++i)
+      ASSERT_NEAR(g.warp_efficiency[i], eff[i], 1e-6) << v.name << " warp " << i;
     EXPECT_GT(g.stats.sm_cycles, 0u);
     EXPECT_GT(g.stats.kernel_ms, 0.0);
     EXPECT_GT(g.stats.sms_used, 0);
@@ -138,6 +149,25 @@ TEST_F(GpuTest, Fma5AndFma4DifferInFewPixelsAtReferenceViews) {
     EXPECT_LE(share, c.tolerance) << "view " << c.name;
     EXPECT_GT(differ, 0u) << "fma5 and fma4 round differently; identical images mean one "
                              "formulation was not built as written";
+  }
+}
+
+}  // namespace
+}  // namespace mp
+
+namespace mp {
+namespace {
+
+// Escape tests every 4 or 8 steps, with the back-off, must not change a single count.
+TEST_F(GpuTest, EscapeEveryKStepsGivesExactlyFma4Counts) {
+  const int w = 211, h = 127;
+  for (const Case& c : kCases) {
+    const GpuImage ref = render_gpu(*gpu_, VariantId::Fma4, c.view, w, h);
+    for (VariantId v : {VariantId::Fma4Esc4, VariantId::Fma4Esc8}) {
+      const GpuImage g = render_gpu(*gpu_, v, c.view, w, h);
+      EXPECT_EQ(g.counts, ref.counts) << variant_info(v).name << " view " << c.name;
+      EXPECT_EQ(g.stats.pixel_iters, ref.stats.pixel_iters);
+    }
   }
 }
 

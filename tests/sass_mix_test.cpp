@@ -67,7 +67,7 @@ TEST(SassMix, DeclaredMixMatchesTheBuiltKernel) {
           std::printf(
               "      %-6s %s %s %s\n", sass::pipe_class_name(sass::classify(f->code[i].base())),
               f->code[i].predicate.c_str(), f->code[i].opcode.c_str(), f->code[i].operands.c_str());
-      EXPECT_EQ(got, v.per_iteration(sm)) << v.name << " on " << arch;
+      EXPECT_EQ(got, v.loop.at(sm)) << v.name << " on " << arch;
     }
   }
 }

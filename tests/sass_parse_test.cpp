@@ -112,7 +112,7 @@ TEST(SassFixtures, LoopsMatchTheDeclaredMixesOnEveryArchitecture) {
       ASSERT_NE(f, nullptr) << v.name << " sm_" << sm;
       const auto loop = sass::find_step_loop(*f);
       ASSERT_TRUE(loop) << v.name << " sm_" << sm;
-      EXPECT_EQ(sass::mix_of(*f, *loop), v.per_iteration(sm)) << v.name << " sm_" << sm;
+      EXPECT_EQ(sass::mix_of(*f, *loop), v.loop.at(sm)) << v.name << " sm_" << sm;
     }
   }
 }

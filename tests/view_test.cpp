@@ -8,13 +8,13 @@ namespace {
 TEST(View, PixelGridCentresOnTheView) {
   const View v{-0.5, 0.25, 4.0, 100};
   const PixelGrid g = pixel_grid(v, 400, 200);
-  EXPECT_FLOAT_EQ(g.dx, 0.01f);
-  EXPECT_FLOAT_EQ(g.dy, -0.01f);
-  EXPECT_FLOAT_EQ(g.x0, -0.5f - 2.0f + 0.005f);  // centre of the left column
-  EXPECT_FLOAT_EQ(g.y0, 0.25f + 1.0f - 0.005f);  // centre of the top row
+  EXPECT_DOUBLE_EQ(g.dx, 0.01);
+  EXPECT_DOUBLE_EQ(g.dy, -0.01);
+  EXPECT_DOUBLE_EQ(g.x0, -0.5 - 2.0 + 0.005);  // centre of the left column
+  EXPECT_DOUBLE_EQ(g.y0, 0.25 + 1.0 - 0.005);  // centre of the top row
   // The middle between the two central columns is the centre.
-  EXPECT_NEAR(g.x0 + 199.5f * g.dx, -0.5f, 1e-6);
-  EXPECT_NEAR(g.y0 + 99.5f * g.dy, 0.25f, 1e-6);
+  EXPECT_NEAR(g.x0 + 199.5 * g.dx, -0.5, 1e-12);
+  EXPECT_NEAR(g.y0 + 99.5 * g.dy, 0.25, 1e-12);
 }
 
 TEST(View, ZoomKeepsThePointUnderTheCursor) {

@@ -115,7 +115,7 @@ void App::draw_panel() {
     for (const char* h : {"per iteration", "FMA", "ALU", "XU", "FP64", "other", "total"})
       ImGui::TableSetupColumn(h);
     ImGui::TableHeadersRow();
-    mix_row("step", vi.step);
+    mix_row("step", vi.step(sm()));
     mix_row("escape + loop", vi.overhead(sm()));
     mix_row("total", vi.per_iteration(sm()));
     ImGui::EndTable();

@@ -6,6 +6,7 @@
 
 #include "commands/commands.h"
 #include "commands/common.h"
+#include "cuda_check.h"
 #include "device_buffer.h"
 #include "gl/colorizer.h"
 #include "gl/egl_context.h"
@@ -126,9 +127,20 @@ int run_bench(const Options& o) {
     for (const VariantInfo& v : all_variants()) variants.push_back(v.id);
 
   GpuRenderer gpu(dev);
-  DeviceBuffer<float> out(static_cast<std::size_t>(kWidth) * kHeight * kFloatsPerPixel);
+  const std::size_t pixels = static_cast<std::size_t>(kWidth) * kHeight;
+  DeviceBuffer<float> out(pixels * kFloatsPerPixel);
+  DeviceBuffer<unsigned> counts(pixels);
+  // Step counts of one untimed frame, to compare each variant's image with fma4's.
+  auto counts_of = [&](VariantId v, const NamedView& nv) {
+    gpu.render(v, pixel_grid(nv.view, kWidth, kHeight), nv.view.max_iter, out.get(), counts.get());
+    std::vector<unsigned> host(pixels);
+    CUDA_CHECK(cudaMemcpy(host.data(), counts.get(), pixels * sizeof(unsigned),
+                          cudaMemcpyDeviceToHost));
+    return host;
+  };
   for (const NamedView& nv : kViews) {
     const PixelGrid grid = pixel_grid(nv.view, kWidth, kHeight);
+    const std::vector<unsigned> reference = counts_of(VariantId::Fma4, nv);
     for (VariantId v : variants) {
       for (int i = 0; i < kWarmup; ++i) gpu.render(v, grid, nv.view.max_iter, out.get());
       std::vector<GpuFrameStats> frames;
@@ -136,6 +148,10 @@ int run_bench(const Options& o) {
         frames.push_back(gpu.render(v, grid, nv.view.max_iter, out.get()));
       rep.rows.push_back(measured_row(dev, v, nv.name, nv.view, kWidth, kHeight, o.bench_frames,
                                       median_frame(frames)));
+      const std::vector<unsigned> mine = v == VariantId::Fma4 ? reference : counts_of(v, nv);
+      long long differ = 0;
+      for (std::size_t i = 0; i < pixels; ++i) differ += mine[i] != reference[i];
+      rep.rows.back().differing_from_fma4 = differ;
       std::cerr << "bench: view " << nv.name << " " << variant_info(v).name << " done\n";
     }
   }

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "io/embedded.h"
+#include "kernel_params.h"
 
 namespace mp::gl {
 namespace {
@@ -36,7 +37,8 @@ void Colorizer::set_palette(const Palette& p) {
   glBindTexture(GL_TEXTURE_1D, 0);
 }
 
-void Colorizer::draw(const Surface& s, const ColourParams& c, int origin_x, int origin_y) {
+void Colorizer::draw(const Surface& s, const ColourParams& c, const WarpBuffer* divergence,
+                     int origin_x, int origin_y) {
   const bool buffer = s.data_target() == GL_TEXTURE_BUFFER;
   const GLuint prog = buffer ? buffer_program_.id() : texture_program_.id();
   glUseProgram(prog);
@@ -51,6 +53,11 @@ void Colorizer::draw(const Surface& s, const ColourParams& c, int origin_x, int 
   glUniform1f(glGetUniformLocation(prog, "u_density"), c.density);
   glUniform1f(glGetUniformLocation(prog, "u_offset"), c.offset);
   glUniform1f(glGetUniformLocation(prog, "u_stripe"), c.stripe);
+  glUniform1i(glGetUniformLocation(prog, "u_show_divergence"), divergence ? 1 : 0);
+  glActiveTexture(GL_TEXTURE2);
+  glBindTexture(GL_TEXTURE_BUFFER, divergence ? divergence->texture() : 0);
+  glUniform1i(glGetUniformLocation(prog, "u_warp_efficiency"), 2);
+  glUniform1i(glGetUniformLocation(prog, "u_blocks_across"), blocks_across(s.width()));
   glBindVertexArray(vao_.id());
   glDisable(GL_BLEND);
   glDisable(GL_DEPTH_TEST);
@@ -58,6 +65,8 @@ void Colorizer::draw(const Surface& s, const ColourParams& c, int origin_x, int 
   glDrawArrays(GL_TRIANGLES, 0, 3);
   glBindVertexArray(0);
   glBindTexture(GL_TEXTURE_1D, 0);
+  glActiveTexture(GL_TEXTURE2);
+  glBindTexture(GL_TEXTURE_BUFFER, 0);
   glActiveTexture(GL_TEXTURE0);
   glBindTexture(s.data_target(), 0);
   glUseProgram(0);

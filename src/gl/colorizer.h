@@ -12,7 +12,9 @@ class Colorizer {
   Colorizer();
   void set_palette(const Palette& p);
   // Covers the current viewport, whose bottom-left framebuffer pixel is (origin_x, origin_y).
-  void draw(const Surface& s, const ColourParams& c, int origin_x = 0, int origin_y = 0);
+  // With `divergence`, tints each warp's pixels by how many of its lanes idled.
+  void draw(const Surface& s, const ColourParams& c, const WarpBuffer* divergence = nullptr,
+            int origin_x = 0, int origin_y = 0);
 
  private:
   Program buffer_program_;   // samplerBuffer (texture-buffer surfaces)

@@ -21,7 +21,9 @@ std::string FramePipeline::renderer_description() const {
 void FramePipeline::resize(int width, int height) {
   if (surface_ && surface_->width() == width && surface_->height() == height) return;
   surface_.reset();
+  warps_.reset();
   scratch_ = DeviceBuffer<float>();
+  warp_scratch_ = DeviceBuffer<float>();
   fallback_reason_.clear();
   if (!gpu_) {
     fallback_reason_ = cpu_reason_;
@@ -39,23 +41,44 @@ void FramePipeline::resize(int width, int height) {
   }
 }
 
-FrameMeasurement FramePipeline::render(VariantId variant, const View& view) {
-  const PixelGrid grid = pixel_grid(view, surface_->width(), surface_->height());
+float* FramePipeline::warp_output() {
+  const int w = surface_->width(), h = surface_->height();
+  if (!warps_) {
+    // Interop for the warp buffer exactly when the frame itself goes through interop.
+    const bool interop = gpu_ && surface_->device_memory();
+    warps_ = std::make_unique<WarpBuffer>(warp_count(w, h), interop);
+    if (gpu_ && !interop) warp_scratch_ = DeviceBuffer<float>(warp_count(w, h));
+  }
+  return warps_->begin_frame();
+}
+
+FrameMeasurement FramePipeline::render(VariantId variant, const View& view, bool divergence) {
+  const int w = surface_->width(), h = surface_->height();
+  const PixelGrid grid = pixel_grid(view, w, h);
   FrameMeasurement m;
   float* out = surface_->begin_frame();
+  float* warp_out = divergence ? warp_output() : nullptr;
   if (gpu_) {
     m.gpu = true;
-    if (surface_->device_memory()) {
-      m.gpu_stats = gpu_->render(variant, grid, view.max_iter, out);
-    } else {
-      m.gpu_stats = gpu_->render(variant, grid, view.max_iter, scratch_.get());
-      CUDA_CHECK(
-          cudaMemcpy(out, scratch_.get(), scratch_.size() * sizeof(float), cudaMemcpyDeviceToHost));
+    const bool device_frame = surface_->device_memory();
+    m.gpu_stats = gpu_->render(variant, grid, view.max_iter, device_frame ? out : scratch_.get(),
+                               nullptr, !warp_out ? nullptr
+                                        : device_frame ? warp_out
+                                                       : warp_scratch_.get());
+    if (!device_frame) {
+      CUDA_CHECK(cudaMemcpy(out, scratch_.get(), scratch_.size() * sizeof(float),
+                            cudaMemcpyDeviceToHost));
+      if (warp_out)
+        CUDA_CHECK(cudaMemcpy(warp_out, warp_scratch_.get(), warp_scratch_.size() * sizeof(float),
+                              cudaMemcpyDeviceToHost));
     }
   } else {
-    m.cpu_stats = cpu_.render(variant, grid, view.max_iter, out);
+    if (warp_out) cpu_counts_.resize(static_cast<std::size_t>(w) * h);
+    m.cpu_stats = cpu_.render(variant, grid, view.max_iter, out, warp_out ? cpu_counts_.data() : nullptr);
+    if (warp_out) warp_efficiency_from_counts(cpu_counts_.data(), w, h, warp_out);
   }
   surface_->end_frame();
+  if (warp_out) warps_->end_frame();
   return m;
 }
 

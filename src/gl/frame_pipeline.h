@@ -6,6 +6,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "device_buffer.h"
 #include "gl/surface.h"
@@ -33,23 +34,30 @@ class FramePipeline {
   FramePipeline(const std::optional<DeviceInfo>& device, std::string cpu_reason, PresentMode mode);
 
   void resize(int width, int height);
-  FrameMeasurement render(VariantId variant, const View& view);
+  // With `divergence`, also fills warp_buffer() with each warp's SIMT efficiency.
+  FrameMeasurement render(VariantId variant, const View& view, bool divergence = false);
 
   Surface& surface() { return *surface_; }
-  const GpuRenderer* gpu() const { return gpu_.get(); }
+  const WarpBuffer* warp_buffer() const { return warps_.get(); }
+  GpuRenderer* gpu() { return gpu_.get(); }
   std::string renderer_description() const;  // "CUDA on NVIDIA H200" / "CPU reference (8 threads)"
   std::string present_description() const { return surface_ ? surface_->describe() : ""; }
   // Why the path differs from the best one (no GPU, interop failed, ...); "" if it doesn't.
   const std::string& fallback_reason() const { return fallback_reason_; }
 
  private:
+  float* warp_output();  // where this frame's per-warp efficiency goes (device or host)
+
   std::unique_ptr<GpuRenderer> gpu_;
   CpuRenderer cpu_;
   PresentMode mode_;
   std::string cpu_reason_;
   std::string fallback_reason_;
   std::unique_ptr<Surface> surface_;
-  DeviceBuffer<float> scratch_;  // GPU output when the surface is host memory
+  std::unique_ptr<WarpBuffer> warps_;
+  DeviceBuffer<float> scratch_;       // GPU output when the surface is host memory
+  DeviceBuffer<float> warp_scratch_;  // GPU per-warp output when the warp buffer is host memory
+  std::vector<unsigned> cpu_counts_;  // CPU path: counts for the per-warp efficiency
 };
 
 }  // namespace mp::gl

@@ -164,6 +164,54 @@ class ImageSurface : public Surface {
 
 }  // namespace
 
+struct WarpBuffer::Impl {
+  Buffer buffer;
+  Texture texture;
+  cudaGraphicsResource* resource = nullptr;
+  std::vector<float> host;
+};
+
+WarpBuffer::WarpBuffer(long long warps, bool interop)
+    : warps_(warps), interop_(interop), impl_(std::make_unique<Impl>()) {
+  glBindBuffer(GL_TEXTURE_BUFFER, impl_->buffer.id());
+  glBufferData(GL_TEXTURE_BUFFER, warps * sizeof(float), nullptr, GL_STREAM_DRAW);
+  glBindTexture(GL_TEXTURE_BUFFER, impl_->texture.id());
+  glTexBuffer(GL_TEXTURE_BUFFER, GL_R32F, impl_->buffer.id());
+  glBindTexture(GL_TEXTURE_BUFFER, 0);
+  glBindBuffer(GL_TEXTURE_BUFFER, 0);
+  check_error("creating the warp buffer");
+  if (interop)
+    CUDA_CHECK(cudaGraphicsGLRegisterBuffer(&impl_->resource, impl_->buffer.id(),
+                                            cudaGraphicsRegisterFlagsWriteDiscard));
+  else
+    impl_->host.resize(warps);
+}
+
+WarpBuffer::~WarpBuffer() {
+  if (impl_->resource) cudaGraphicsUnregisterResource(impl_->resource);
+}
+
+float* WarpBuffer::begin_frame() {
+  if (!interop_) return impl_->host.data();
+  CUDA_CHECK(cudaGraphicsMapResources(1, &impl_->resource, 0));
+  void* ptr = nullptr;
+  size_t size = 0;
+  CUDA_CHECK(cudaGraphicsResourceGetMappedPointer(&ptr, &size, impl_->resource));
+  return static_cast<float*>(ptr);
+}
+
+void WarpBuffer::end_frame() {
+  if (interop_) {
+    CUDA_CHECK(cudaGraphicsUnmapResources(1, &impl_->resource, 0));
+    return;
+  }
+  glBindBuffer(GL_TEXTURE_BUFFER, impl_->buffer.id());
+  glBufferSubData(GL_TEXTURE_BUFFER, 0, warps_ * sizeof(float), impl_->host.data());
+  glBindBuffer(GL_TEXTURE_BUFFER, 0);
+}
+
+GLuint WarpBuffer::texture() const { return impl_->texture.id(); }
+
 long long max_texture_buffer_texels() {
   GLint n = 0;
   glGetIntegerv(GL_MAX_TEXTURE_BUFFER_SIZE, &n);

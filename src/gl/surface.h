@@ -41,6 +41,27 @@ std::unique_ptr<Surface> make_interop_surface(PresentMode mode, int width, int h
 // The host-copy surface: the host uploads each frame (texture buffer if it fits, else texture).
 std::unique_ptr<Surface> make_host_surface(int width, int height);
 
+// Per-warp SIMT efficiency of a frame (the divergence view), as a GL texture buffer of R32F
+// that CUDA writes through interop, or the host fills.
+class WarpBuffer {
+ public:
+  WarpBuffer(long long warps, bool interop);
+  ~WarpBuffer();
+  WarpBuffer(const WarpBuffer&) = delete;
+  WarpBuffer& operator=(const WarpBuffer&) = delete;
+
+  float* begin_frame();  // device memory if interop, else host memory
+  void end_frame();
+  GLuint texture() const;
+  long long size() const { return warps_; }
+
+ private:
+  long long warps_;
+  bool interop_;
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
 // Texel limit of a texture buffer on this context.
 long long max_texture_buffer_texels();
 

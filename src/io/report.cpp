@@ -22,7 +22,7 @@ nlohmann::json device_json(const DeviceSummary& d) {
 const char* kCsvHeader =
     "view,variant,width,height,center_x,center_y,span,iters,frames,kernel_ms,sm_cycles,clock_ghz,"
     "giter_per_s,pixel_iters,warp_iters,simt_efficiency,bound_max_cycles,bound_max_ms,"
-    "bound_sum_cycles,bound_sum_ms,limiting_pipe,pct_of_bound";
+    "bound_sum_cycles,bound_sum_ms,limiting_pipe,pct_of_bound,pixels_differing_from_fma4";
 
 }  // namespace
 
@@ -45,6 +45,7 @@ nlohmann::json to_json(const MeasuredRow& r) {
            {{"clock_ghz", m.clock_ghz},
             {"giter_per_s", m.giter_per_s},
             {"simt_efficiency", m.simt_efficiency}}},
+          {"pixels_differing_from_fma4", r.differing_from_fma4},
           {"model",
            {{"bound_max_cycles", m.bound.max_cycles},
             {"bound_max_ms", m.bound_max_ms},
@@ -82,22 +83,24 @@ std::string format_bench(const BenchReport& rep, OutputFormat format) {
         << fmt("%.4f", m.simt_efficiency) << "," << fmt("%.0f", m.bound.max_cycles) << ","
         << fmt("%.4f", m.bound_max_ms) << "," << fmt("%.0f", m.bound.sum_cycles) << ","
         << fmt("%.4f", m.bound_sum_ms) << "," << pipe_name(m.bound.limiting) << ","
-        << fmt("%.2f", 100 * m.fraction_of_bound) << "\n";
+        << fmt("%.2f", 100 * m.fraction_of_bound) << "," << r.differing_from_fma4 << "\n";
     }
     return s.str();
   }
   s << "Device: " << rep.device.name << " (sm_" << rep.device.cc_major << rep.device.cc_minor
     << ", " << rep.device.sm_count << " SMs); model: " << rep.device.rates << "\n\n";
   s << "| view | variant | kernel ms | SM cycles | clock GHz | Giter/s | SIMT eff. | bound max ms "
-       "(pipe) | bound sum ms | % of bound |\n"
-    << "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n";
+       "(pipe) | bound sum ms | % of bound | px ≠ fma4 |\n"
+    << "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
   for (const MeasuredRow& r : rep.rows) {
     const Metrics& m = r.metrics;
     s << "| " << r.view_name << " | " << r.variant << " | " << fmt("%.3f", r.measured.kernel_ms)
       << " | " << fmt("%.3f", r.measured.sm_cycles / 1e6) << " M | " << fmt("%.3f", m.clock_ghz)
       << " | " << fmt("%.1f", m.giter_per_s) << " | " << fmt("%.1f%%", 100 * m.simt_efficiency)
       << " | " << fmt("%.3f", m.bound_max_ms) << " (" << pipe_name(m.bound.limiting) << ") | "
-      << fmt("%.3f", m.bound_sum_ms) << " | " << fmt("%.1f%%", 100 * m.fraction_of_bound) << " |\n";
+      << fmt("%.3f", m.bound_sum_ms) << " | " << fmt("%.1f%%", 100 * m.fraction_of_bound) << " | "
+      << (r.differing_from_fma4 < 0 ? std::string("-") : std::to_string(r.differing_from_fma4))
+      << " |\n";
   }
   if (!rep.present.empty()) {
     s << "\n| present path (3840x2160) | ms/frame | what is timed |\n|---|---:|---|\n";

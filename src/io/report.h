@@ -18,6 +18,7 @@ struct MeasuredRow {
   int frames = 0;         // timed frames the median is taken over
   FrameNumbers measured;  // the median frame (by kernel time)
   Metrics metrics;
+  long long differing_from_fma4 = -1;  // pixels whose step count differs from fma4's; -1: not compared
 };
 
 struct PresentRow {

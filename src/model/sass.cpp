@@ -178,21 +178,32 @@ const Function* find_render_kernel(const std::vector<Function>& functions,
 }
 
 std::optional<Loop> find_step_loop(const Function& f) {
-  std::optional<Loop> best;
+  std::vector<Loop> loops;
   for (std::size_t i = 0; i < f.code.size(); ++i) {
     const Instruction& br = f.code[i];
     if (!br.branch_target || *br.branch_target > br.address) continue;
     const auto first = std::find_if(f.code.begin(), f.code.end(), [&](const Instruction& x) {
       return x.address == *br.branch_target;
     });
-    if (first == f.code.end()) continue;
-    Loop l{static_cast<std::size_t>(first - f.code.begin()), i};
-    const bool has_float = std::any_of(f.code.begin() + l.first, f.code.begin() + l.last + 1,
-                                       [](const Instruction& x) {
-                                         const std::string b = x.base();
-                                         return b == "FFMA" || b == "FADD" || b == "FMUL";
-                                       });
-    if (has_float && (!best || l.last - l.first < best->last - best->first)) best = l;
+    if (first != f.code.end()) loops.push_back({static_cast<std::size_t>(first - f.code.begin()), i});
+  }
+  auto float_ops = [&](const Loop& l) {
+    return std::count_if(f.code.begin() + l.first, f.code.begin() + l.last + 1,
+                         [](const Instruction& x) {
+                           const std::string b = x.base();
+                           return b == "FFMA" || b == "FADD" || b == "FMUL" || b == "DFMA" ||
+                                  b == "DADD" || b == "DMUL";
+                         });
+  };
+  // Innermost loops only; of those, the one doing the most arithmetic is the step loop (a
+  // replay or remainder loop beside it does one step per trip).
+  std::optional<Loop> best;
+  for (const Loop& l : loops) {
+    const bool outer = std::any_of(loops.begin(), loops.end(), [&](const Loop& o) {
+      return &o != &l && o.first >= l.first && o.last <= l.last;
+    });
+    if (outer || float_ops(l) == 0) continue;
+    if (!best || float_ops(l) > float_ops(*best)) best = l;
   }
   return best;
 }

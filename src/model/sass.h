@@ -41,7 +41,8 @@ const Function* find_render_kernel(const std::vector<Function>& functions,
 struct Loop {
   std::size_t first = 0, last = 0;
 };
-// The innermost backward-branch loop that holds floating-point FMA-pipe work: the step loop.
+// The step loop: of the innermost backward-branch loops, the one with the most floating-point
+// arithmetic.
 std::optional<Loop> find_step_loop(const Function& f);
 InstrMix mix_of(const Function& f, const Loop& loop);
 

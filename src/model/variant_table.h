@@ -16,10 +16,14 @@ struct VariantInfo {
   std::string_view type_name;  // the struct in cuda/variants.h, as in mangled kernel names
   std::string_view name;
   std::string_view summary;
-  InstrMix step;  // the step alone
-  // Escape test and loop bookkeeping, and the whole iteration, on sm_XY (sm = 10 x cc).
-  InstrMix overhead(int sm) const { return variants::loop_overhead(sm); }
-  InstrMix per_iteration(int sm) const { return step + overhead(sm); }
+  int steps_per_check;  // > 1: the escape test runs once per that many steps
+  bool fp64;           // double-precision arithmetic and coordinates
+  // On sm_XY (sm = 10 x cc): the step alone; the whole loop body (steps_per_check steps and
+  // one escape test); per step, the loop body's share, and what it adds to the step.
+  InstrMix (*step)(int sm);
+  variants::LoopMixes loop;
+  InstrMix per_iteration(int sm) const { return loop.at(sm) * (1.0 / steps_per_check); }
+  InstrMix overhead(int sm) const { return per_iteration(sm) + step(sm) * -1.0; }
 };
 
 const std::vector<VariantInfo>& all_variants();

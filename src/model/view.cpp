@@ -10,10 +10,10 @@ PixelGrid pixel_grid(const View& v, int width, int height) {
   PixelGrid g;
   g.width = width;
   g.height = height;
-  g.x0 = static_cast<float>(v.center_x + (0.5 - width / 2.0) * d);
-  g.y0 = static_cast<float>(v.center_y + (height / 2.0 - 0.5) * d);
-  g.dx = static_cast<float>(d);
-  g.dy = static_cast<float>(-d);
+  g.x0 = v.center_x + (0.5 - width / 2.0) * d;
+  g.y0 = v.center_y + (height / 2.0 - 0.5) * d;
+  g.dx = d;
+  g.dy = -d;
   return g;
 }
 

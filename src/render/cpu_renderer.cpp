@@ -15,10 +15,8 @@ std::uint64_t render_rows(const PixelGrid& g, unsigned max_iter, float* out, uns
                           std::atomic<int>& next_row) {
   std::uint64_t iters = 0;
   for (int py; (py = next_row.fetch_add(1)) < g.height;) {
-    const float cy = fma_exact(static_cast<float>(py), g.dy, g.y0);
     for (int px = 0; px < g.width; ++px) {
-      const float cx = fma_exact(static_cast<float>(px), g.dx, g.x0);
-      const PixelResult r = iterate<V>(cx, cy, max_iter);
+      const PixelResult r = pixel_at<V>(g, px, py, max_iter);
       const std::size_t i = static_cast<std::size_t>(py) * g.width + px;
       out[i * kFloatsPerPixel] = r.smooth;
       out[i * kFloatsPerPixel + 1] = r.aux;
@@ -45,6 +43,21 @@ std::uint64_t render_all(unsigned threads, const PixelGrid& g, unsigned max_iter
 }
 
 }  // namespace
+
+void warp_efficiency_from_counts(const unsigned* counts, int width, int height, float* out) {
+  const long long warps = warp_count(width, height);
+  std::vector<unsigned> max(warps, 0);
+  std::vector<std::uint64_t> sum(warps, 0);
+  for (int py = 0; py < height; ++py)
+    for (int px = 0; px < width; ++px) {
+      const long long w = warp_of(px, py, width);
+      const unsigned n = counts[static_cast<std::size_t>(py) * width + px];
+      max[w] = std::max(max[w], n);
+      sum[w] += n;
+    }
+  for (long long w = 0; w < warps; ++w)
+    out[w] = max[w] ? static_cast<float>(sum[w] / (32.0 * max[w])) : 1.0f;
+}
 
 CpuRenderer::CpuRenderer(unsigned threads)
     : threads_(threads ? threads : std::max(1u, std::thread::hardware_concurrency())) {}

@@ -16,6 +16,11 @@ struct CpuFrameStats {
   unsigned threads = 0;
 };
 
+// Per-warp SIMT efficiency from per-pixel counts, with the GPU's warp layout
+// (kernel_params.h): lanes outside the image count as idle, as on the GPU. `out` holds
+// warp_count(width, height) floats.
+void warp_efficiency_from_counts(const unsigned* counts, int width, int height, float* out);
+
 class CpuRenderer {
  public:
   explicit CpuRenderer(unsigned threads = 0);  // 0: one per hardware thread

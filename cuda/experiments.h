@@ -1,0 +1,38 @@
+// The experiments lab: small GPU experiments, each a question from the seeds answered by a
+// model's prediction beside a measurement taken at run time. Host API, plain C++.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "gpu_renderer.h"
+#include "instr_mix.h"
+#include "io/experiment_report.h"  // ExperimentReport, format_experiment
+
+namespace mp {
+
+struct ExperimentInfo {
+  std::string_view name, title, question;
+};
+
+// The seven experiments, in the order of the UI: fma-grouping, sin-overlap, warps-per-smsp,
+// single-warp-ilp, launch-overhead, dependent-latency, dispatch.
+const std::vector<ExperimentInfo>& experiment_catalogue();
+const std::vector<std::string_view>& experiment_names();
+
+// Runs one experiment on `device` (blocking; each takes well under 2 s on an H200). Throws
+// std::invalid_argument for an unknown name (the message lists the known ones) and
+// mp::CudaError when the GPU fails.
+ExperimentReport run_experiment(std::string_view name, const DeviceInfo& device);
+
+// The instruction mix each throughput kernel declares for one iteration of its inner loop on
+// sm_XY (sm = 10 x cc), and the kernel it belongs to (a fragment of its mangled name): what
+// the predictions use and what tests/experiment_gpu_test.cpp checks against cuobjdump.
+struct DeclaredLoop {
+  std::string kernel;
+  InstrMix mix;
+};
+std::vector<DeclaredLoop> declared_loops(int sm);
+
+}  // namespace mp

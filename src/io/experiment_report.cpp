@@ -1,0 +1,92 @@
+#include "io/experiment_report.h"
+
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+
+namespace mp {
+namespace {
+
+std::string fmt(const char* f, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+
+// Table cells: millions as "12.345 M", large counts whole, small values to 3 significant digits.
+std::string cell(double v) {
+  const double a = std::fabs(v);
+  if (a >= 1e6) return fmt("%.3f M", v / 1e6);
+  if (a >= 1e4) return fmt("%.0f", v);
+  if (a >= 100) return fmt("%.1f", v);
+  return fmt("%.3g", v);
+}
+
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string q = "\"";
+  for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return q + "\"";
+}
+
+// Markdown table cells may not hold a bare '|'.
+std::string md_text(const std::string& s) {
+  std::string out;
+  for (char c : s) out += c == '|' ? std::string("\\|") : std::string(1, c);
+  return out;
+}
+
+nlohmann::json optional_json(const std::optional<double>& v) {
+  return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
+}
+
+}  // namespace
+
+nlohmann::json to_json(const ExperimentReport& r) {
+  nlohmann::json rows = nlohmann::json::array();
+  for (const ExperimentRow& row : r.rows)
+    rows.push_back({{"label", row.label},
+                    {"predicted", optional_json(row.predicted)},
+                    {"measured", row.measured},
+                    {"unit", row.unit},
+                    {"ratio", optional_json(row.ratio())},
+                    {"note", row.note}});
+  return {{"experiment", r.name}, {"title", r.title},   {"device", r.device},
+          {"question", r.question}, {"model", r.model}, {"rows", rows},
+          {"conclusion", r.conclusion}};
+}
+
+std::string format_experiment(const ExperimentReport& r, OutputFormat format) {
+  std::ostringstream s;
+  if (format == OutputFormat::Json) {
+    s << to_json(r).dump(2) << "\n";
+    return s.str();
+  }
+  if (format == OutputFormat::Csv) {
+    s << kExperimentCsvHeader << "\n";
+    for (const ExperimentRow& row : r.rows) {
+      const auto ratio = row.ratio();
+      s << csv_field(r.name) << "," << csv_field(row.label) << ","
+        << (row.predicted ? fmt("%.9g", *row.predicted) : "") << ","
+        << fmt("%.9g", row.measured) << "," << csv_field(row.unit) << ","
+        << (ratio ? fmt("%.6g", *ratio) : "") << "," << csv_field(row.note) << "\n";
+    }
+    return s.str();
+  }
+  s << "## " << r.name << ": " << r.title << "\n\n"
+    << "Device: " << r.device << "\n\n"
+    << "Question: " << r.question << "\n\n"
+    << "| what | predicted | measured | unit | measured / predicted | note |\n"
+    << "|---|---:|---:|---|---:|---|\n";
+  for (const ExperimentRow& row : r.rows) {
+    const auto ratio = row.ratio();
+    s << "| " << md_text(row.label) << " | " << (row.predicted ? cell(*row.predicted) : "-")
+      << " | " << cell(row.measured) << " | " << md_text(row.unit) << " | "
+      << (ratio ? fmt("%.3f", *ratio) : "-") << " | " << md_text(row.note) << " |\n";
+  }
+  s << "\n**Conclusion.** " << r.conclusion << "\n\n"
+    << "Model: " << r.model << "\n";
+  return s.str();
+}
+
+}  // namespace mp

@@ -1,0 +1,45 @@
+// An experiment's result (prediction beside measurement, row by row) and its Markdown, CSV and
+// JSON forms. Filled by run_experiment (cuda/experiments.h); plain data, no CUDA.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cli/options.h"
+
+namespace mp {
+
+struct ExperimentRow {
+  std::string label;
+  std::optional<double> predicted;  // empty: measured only (a baseline, a compiler's choice)
+  double measured = 0;
+  std::string unit;
+  std::string note;
+  // measured / predicted: for cycles and times 1.0 is "at the model", above it slower.
+  std::optional<double> ratio() const {
+    if (!predicted || *predicted == 0) return std::nullopt;
+    return measured / *predicted;
+  }
+};
+
+struct ExperimentReport {
+  std::string name;  // as in experiment_names()
+  std::string title;
+  std::string device;    // "NVIDIA H200 (sm_90, 132 SMs)"
+  std::string question;  // what the experiment answers, and which seed asked it
+  std::string model;     // what the predictions rest on: pipe rates, latencies, formulas
+  std::vector<ExperimentRow> rows;
+  std::string conclusion;  // written from the measured numbers at run time
+};
+
+// JSON: rows carry "predicted" and "ratio" as null where there is no prediction.
+nlohmann::json to_json(const ExperimentReport& report);
+// CSV: header then one line per row; fields holding commas or quotes are quoted (RFC 4180);
+// empty predicted/ratio where there is no prediction.
+inline constexpr const char* kExperimentCsvHeader =
+    "experiment,label,predicted,measured,unit,ratio,note";
+std::string format_experiment(const ExperimentReport& report, OutputFormat format);
+
+}  // namespace mp
