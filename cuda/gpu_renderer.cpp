@@ -67,6 +67,19 @@ const DeviceInfo& GpuRenderer::device() const {
 
 GpuFrameStats GpuRenderer::render(VariantId variant, const PixelGrid& grid, unsigned max_iter,
                                   float* out, unsigned* counts, float* warp_efficiency) {
+  return measure(grid, max_iter, out, counts, warp_efficiency,
+                 [variant](const RenderLaunch& a, cudaStream_t s) { launch_render(variant, a, s); });
+}
+
+GpuFrameStats GpuRenderer::render_sin_balance(int sines, const PixelGrid& grid, unsigned max_iter,
+                                              float* out) {
+  return measure(grid, max_iter, out, nullptr, nullptr,
+                 [sines](const RenderLaunch& a, cudaStream_t s) { launch_sin_balance(sines, a, s); });
+}
+
+template <class Launch>
+GpuFrameStats GpuRenderer::measure(const PixelGrid& grid, unsigned max_iter, float* out,
+                                   unsigned* counts, float* warp_efficiency, Launch&& launch) {
   Impl& m = *impl_;
   const int sms = m.device.sm_count;
   unsigned long long* s = m.stats.get();
@@ -84,7 +97,7 @@ GpuFrameStats GpuRenderer::render(VariantId variant, const PixelGrid& grid, unsi
   args.sm_warp_iters = s + 3 * sms;
   args.warp_efficiency = warp_efficiency;
   CUDA_CHECK(cudaEventRecord(m.start, m.stream));
-  launch_render(variant, args, m.stream);
+  launch(args, m.stream);
   CUDA_CHECK(cudaEventRecord(m.stop, m.stream));
   CUDA_CHECK(cudaMemcpyAsync(m.host_stats, s, m.stats.size() * sizeof(unsigned long long),
                              cudaMemcpyDeviceToHost, m.stream));

@@ -54,10 +54,16 @@ class GpuRenderer {
   // the frame's stats are back.
   GpuFrameStats render(VariantId variant, const PixelGrid& grid, unsigned max_iter, float* out,
                        unsigned* counts = nullptr, float* warp_efficiency = nullptr);
+  // The same, for fma4 with `sines` __sinf per step (1..4): the sine-balance sweep.
+  GpuFrameStats render_sin_balance(int sines, const PixelGrid& grid, unsigned max_iter,
+                                   float* out);
 
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
+  template <class Launch>
+  GpuFrameStats measure(const PixelGrid& grid, unsigned max_iter, float* out, unsigned* counts,
+                        float* warp_efficiency, Launch&& launch);
 };
 
 }  // namespace mp

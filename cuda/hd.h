@@ -6,8 +6,10 @@
 
 #ifdef __CUDACC__
 #define MP_HD __host__ __device__ __forceinline__
+#define MP_HD_CONSTEXPR __host__ __device__ constexpr
 #else
 #define MP_HD inline
+#define MP_HD_CONSTEXPR constexpr
 #endif
 
 #include <cmath>

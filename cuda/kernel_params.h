@@ -1,6 +1,8 @@
 // Plain-data description of one render launch; host code fills it without CUDA headers.
 #pragma once
 
+#include "hd.h"
+
 namespace mp {
 
 // Pixel (px, py) samples c = (x0 + px*dx, y0 + py*dy); py = 0 is the top row. Kept in
@@ -15,17 +17,17 @@ struct PixelGrid {
 inline constexpr int kFloatsPerPixel = 2;
 
 // Thread blocks cover 16x16 pixels; warp w of a block covers its rows 2w and 2w+1. Per-warp
-// data is laid out block by block (row-major over blocks), 8 warps each.
+// data (the divergence view) is laid out block by block (row-major over blocks), 8 warps each.
 inline constexpr int kBlockW = 16;
 inline constexpr int kBlockH = 16;
 inline constexpr int kWarpsPerBlock = kBlockW * kBlockH / 32;
-inline constexpr int blocks_across(int width) { return (width + kBlockW - 1) / kBlockW; }
-inline constexpr long long warp_count(int width, int height) {
+MP_HD_CONSTEXPR int blocks_across(int width) { return (width + kBlockW - 1) / kBlockW; }
+MP_HD_CONSTEXPR long long warp_count(int width, int height) {
   return static_cast<long long>(blocks_across(width)) * ((height + kBlockH - 1) / kBlockH) *
          kWarpsPerBlock;
 }
 // The warp that computes pixel (px, py).
-inline constexpr long long warp_of(int px, int py, int width) {
+MP_HD_CONSTEXPR long long warp_of(int px, int py, int width) {
   return (static_cast<long long>(py / kBlockH) * blocks_across(width) + px / kBlockW) *
              kWarpsPerBlock + (py % kBlockH) / 2;
 }

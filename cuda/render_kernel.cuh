@@ -19,14 +19,18 @@ struct RenderLaunch {
   unsigned long long* sm_last = nullptr;
   unsigned long long* sm_pixel_iters = nullptr;
   unsigned long long* sm_warp_iters = nullptr;
-  // Optional: per warp, pixel-iterations / (32 x the warp's max): the share of lanes that
-  // did useful steps. Warp w of block (bx, by) is at ((by * gridDim.x + bx) * 8 + w); it
-  // covers rows 2w and 2w+1 of the block's 16x16 pixels.
+  // Optional: per warp (layout in kernel_params.h), pixel-iterations / (32 x the warp's max):
+  // the share of lanes that did useful steps.
   float* warp_efficiency = nullptr;
 };
 
 
 
 void launch_render(VariantId variant, const RenderLaunch& args, cudaStream_t stream);
+
+// The sine-balance sweep behind the sin-ratio variant: fma4 plus `sines` (1..4) __sinf per
+// step (variants::SinBalance), so the balance point can be measured on the GPU at hand.
+inline constexpr int kMaxSweepSines = 4;
+void launch_sin_balance(int sines, const RenderLaunch& args, cudaStream_t stream);
 
 }  // namespace mp

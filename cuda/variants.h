@@ -84,7 +84,7 @@ struct Fma4Sin : FloatVariant {
 // (8 + 2 per sine) FMA-pipe and (11 + 3 per sine) issued instructions. sm_86+ issue an FFMA
 // every clock: balance at 2.2 sines, so 2. sm_75/sm_80 need 2 clocks per FFMA: balance at 3.5,
 // so 4 (seed 000's "4:1"). Measured on sm_90 by `mandelpipe bench --sin-sweep`.
-constexpr int sines_per_step(int sm) { return sm < 86 ? 4 : 2; }
+MP_HD_CONSTEXPR int sines_per_step(int sm) { return sm < 86 ? 4 : 2; }
 
 // fma4 with sines_per_step() __sinf per step, on the four values a step has at hand (old and
 // new x and y), so neither the FMA pipe nor the XU idles.

@@ -1,14 +1,20 @@
 #!/bin/bash
-# Gathers what the GPU machine runs into .carry/ (ignored by git): the program, the test
-# executables and the one shared library Debian has that the GPU machine's image lacks.
+# Gathers what the GPU machine runs into .carry/bin.tar.xz (ignored by git): the program, the
+# GPU test executables and the one shared library Debian has that the GPU machine's image
+# lacks. Compressed, because the GL kit plus this must stay under the 64 MiB a call carries.
+# scripts/device-run.sh unpacks it there.
 set -euo pipefail
 cd "$(git rev-parse --show-toplevel)"
 build=${1:-build}
-rm -rf .carry && mkdir -p .carry/lib
+stage=$(mktemp -d)
+mkdir -p "$stage/lib"
 # core_tests need no GPU: CI runs them.
-cp "$build/mandelpipe" "$build"/tests/{gpu,gl,program}_tests .carry/
-cp -L /lib/x86_64-linux-gnu/libstb.so.0 .carry/lib/
-# Symbols are not needed there, and the carried tree is limited to 64 MiB with the GL kit.
-strip --strip-unneeded .carry/mandelpipe .carry/*_tests
+cp "$build/mandelpipe" "$build"/tests/*_tests "$stage/"
+rm -f "$stage/core_tests"
+cp -L /lib/x86_64-linux-gnu/libstb.so.0 "$stage/lib/"
+strip --strip-unneeded "$stage/mandelpipe" "$stage"/*_tests
+rm -rf .carry && mkdir -p .carry
+tar cJf .carry/bin.tar.xz -C "$stage" .
+rm -rf "$stage"
 grep -qx '/.carry/' .git/info/exclude 2>/dev/null || echo '/.carry/' >> .git/info/exclude
 du -sh .carry

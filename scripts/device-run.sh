@@ -2,32 +2,22 @@
 # Runs on the GPU machine (device tool) over a carried build in .carry/ (see scripts/carry.sh):
 # the GPU tests, the SASS, the bench, a headless render and a real window. Logs go to $OUT.
 set -u
+tar xJf .carry/bin.tar.xz -C .carry
 source .device/setup.sh >/dev/null
 export LD_LIBRARY_PATH=$PWD/.carry/lib:${LD_LIBRARY_PATH:-}
 export MANDELPIPE_BIN=$PWD/.carry/mandelpipe XDG_CONFIG_HOME=/tmp/xdg
 B=.carry
 log=$OUT/log.txt
-step() { echo "== $*" | tee -a "$log"; "$@" >>"$log" 2>&1; local rc=$?; echo "   rc=$rc" | tee -a "$log"; return $rc; }
+step() { echo "== $*" | tee -a "$log"; timeout 240 "$@" >>"$log" 2>&1; local rc=$?; echo "   rc=$rc" | tee -a "$log"; return $rc; }
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv | tee -a "$log"
-for t in gpu_tests gl_tests program_tests; do [ -x $B/$t ] && step $B/$t; done
+for t in $B/*_tests; do step $t; done
 cuobjdump -sass $B/mandelpipe >"$OUT/sass.txt" 2>&1
 step $B/mandelpipe render --out "$OUT/render.png" --width 1920 --height 1080 --variant fma4-sin \
   --center -0.743643887037151,0.131825904205330 --span 0.005 --iters 4096
 step $B/mandelpipe --frames 120 --screenshot "$OUT/window.png" --width 1600 --height 900 --no-vsync
-echo "== bench" | tee -a "$log";
-  $B/mandelpipe bench --variant all --present --format json >"$OUT/bench.json" 2>>"$log"
-python3 - "$OUT/bench.json" <<'PY' 2>&1 | tee "$OUT/bench.md"
-import json, sys
-d = json.load(open(sys.argv[1]))
-print(d["device"])
-for r in d["rows"]:
-    m, dv, mo = r["measured"], r["derived"], r["model"]
-    print(f'{r["view"]} {r["variant"]:9} {m["kernel_ms"]:8.3f} ms {m["sm_cycles"]/1e6:8.3f} Mcyc {dv["clock_ghz"]:.3f} GHz '
-          f'{dv["giter_per_s"]:7.1f} Git/s simt {dv["simt_efficiency"]*100:5.1f}% bound {mo["bound_max_ms"]:7.3f}/{mo["bound_sum_ms"]:7.3f} ms '
-          f'{mo["limiting_pipe"]:5} {mo["pct_of_bound"]:5.1f}%')
-for p in d.get("present", []):
-    print(f'{p["ms"]:7.3f} ms  {p["path"]}  [{p["what"]}]')
-PY
+echo "== bench" | tee -a "$log"
+$B/mandelpipe bench --variant all --present --sin-sweep --format md >"$OUT/bench.md" 2>>"$log"
+cat "$OUT/bench.md"
 # Hardware counters per warp-iteration, to check the declared mixes (view C: no divergence).
 M=sm__inst_executed.sum,sm__inst_executed_pipe_fma.sum,sm__inst_executed_pipe_alu.sum,sm__inst_executed_pipe_xu.sum
 for v in fma5 fma4 fma4-sin; do
@@ -41,3 +31,10 @@ for v in fma5 fma4 fma4-sin; do
 done
 cat "$OUT/ncu.txt"
 grep -E "differ|loop of|rc=|FAILED|Skipped|OK \]" "$log" | head -60
+# Where view B's time goes beyond the model (fma4, 3840x2160).
+ncu --clock-control none --section SchedulerStats --section WarpStateStats --section Occupancy \
+  --metrics sm__inst_executed.sum,sm__cycles_elapsed.max,sm__cycles_elapsed.min -k regex:render_kernel \
+  $B/mandelpipe render --out /tmp/b.png --width 3840 --height 2160 --center -0.743643887037151,0.131825904205330 \
+  --span 0.005 --iters 4096 --variant fma4 >"$OUT/ncu_b.txt" 2>&1
+python3 -c "import json;print('view B fma4', json.load(open('/tmp/b.json'))['frame']['measured'])" >>"$OUT/ncu_b.txt" 2>&1
+grep -E "Issue Slots|Active Warps|Achieved Occ|Stall|inst_executed|cycles_elapsed|Eligible|No Eligible|warp_iters" "$OUT/ncu_b.txt" | head -30

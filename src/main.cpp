@@ -17,6 +17,7 @@ int main(int argc, char** argv) {
       case mp::Command::Window: return mp::run_window(o);
       case mp::Command::Render: return mp::run_render(o);
       case mp::Command::Bench: return mp::run_bench(o);
+      case mp::Command::Experiment: return mp::run_experiment_command(o);
     }
   } catch (const mp::ExitError& e) {
     std::cerr << "mandelpipe: " << e.what() << "\n";

@@ -93,3 +93,39 @@ TEST(Variants, DeclaredMixesDifferWhereTheSeedsSay) {
 
 }  // namespace
 }  // namespace mp
+
+#include "model/pipe_load.h"
+
+namespace mp {
+namespace {
+
+// sm_90, fma4-sin's loop: 10 FMA-pipe (2 heavy-only), 2 ALU, 1 XU, 1 branch per step.
+TEST(PipeLoad, BarsOnSm90) {
+  const PipeRates r = pipe_rates(9, 0);
+  const double steps = 132 * 1000.0, cycles = 4000;  // 1000 steps per SM in 4000 cycles
+  const auto loads = pipe_loads(r, 132, InstrMix{10, 2, 1, 0, 1}, 2, steps, cycles, 2.0);
+  ASSERT_EQ(loads.size(), 7u);
+  EXPECT_EQ(loads[0].name, "FMA");
+  EXPECT_DOUBLE_EQ(loads[0].busy_cycles, 1000 * 10 / 4.0);  // 2500
+  EXPECT_DOUBLE_EQ(loads[0].utilization, 2500 / 4000.0);
+  EXPECT_EQ(loads[1].name, "fmaheavy");
+  EXPECT_DOUBLE_EQ(loads[1].busy_cycles, 1000 * 5 / 2.0);  // balanced halves
+  EXPECT_DOUBLE_EQ(loads[2].busy_cycles, 1000 * 5 / 2.0);
+  EXPECT_DOUBLE_EQ(loads[4].busy_cycles, 1000 * 1 / 0.5);  // XU: 2000
+  EXPECT_DOUBLE_EQ(loads[6].busy_cycles, 1000 * 14 / 4.0);  // issue: 3500
+  EXPECT_TRUE(loads[6].limiting);
+  EXPECT_FALSE(loads[0].limiting);
+  EXPECT_DOUBLE_EQ(loads[6].alone_ms, 3500 / 2e6);
+}
+
+// Heavy-only work beyond half the FMA-pipe work makes fmaheavy the busier half.
+TEST(PipeLoad, HeavyOnlyWorkLoadsTheHeavyHalf) {
+  const auto loads = pipe_loads(pipe_rates(8, 6), 1, InstrMix{4, 0, 0, 0, 0}, 3, 100, 1000, 1.5);
+  EXPECT_DOUBLE_EQ(loads[1].busy_cycles, 100 * 3 / 2.0);
+  EXPECT_DOUBLE_EQ(loads[2].busy_cycles, 100 * 1 / 2.0);
+  // Turing has no split: no heavy/lite bars.
+  EXPECT_EQ(pipe_loads(pipe_rates(7, 5), 1, InstrMix{4, 0, 0, 0, 0}, 3, 100, 1000, 1.5).size(), 5u);
+}
+
+}  // namespace
+}  // namespace mp

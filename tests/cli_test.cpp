@@ -66,6 +66,29 @@ TEST(Cli, Bench) {
   EXPECT_EQ(r.options->bench_frames, 20);
 }
 
+TEST(Cli, Experiment) {
+  ParseResult r = parse({"experiment", "sin-overlap", "--format", "json"});
+  ASSERT_TRUE(r.options) << r.err;
+  EXPECT_EQ(r.options->command, Command::Experiment);
+  EXPECT_EQ(r.options->experiment, "sin-overlap");
+  EXPECT_EQ(r.options->format, OutputFormat::Json);
+  expect_error({"experiment"}, "name");
+  expect_error({"experiment", "dispatch", "--format", "xml"}, "--format");
+}
+
+TEST(Cli, BenchSweepAndWindowViews) {
+  ParseResult r = parse({"bench", "--sin-sweep", "--present"});
+  ASSERT_TRUE(r.options);
+  EXPECT_TRUE(r.options->bench_sin_sweep);
+  EXPECT_TRUE(r.options->bench_present);
+  r = parse({"--overlay", "--sass", "--divergence", "--capture-dir", "/tmp"});
+  ASSERT_TRUE(r.options);
+  EXPECT_TRUE(r.options->overlay);
+  EXPECT_TRUE(r.options->sass_view);
+  EXPECT_TRUE(r.options->divergence);
+  EXPECT_EQ(r.options->capture_dir, "/tmp");
+}
+
 TEST(Cli, WindowOptions) {
   const ParseResult r = parse({"--frames", "120", "--screenshot", "s.png", "--no-vsync",
                                "--present", "pbo", "--width", "800"});

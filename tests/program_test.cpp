@@ -98,6 +98,16 @@ TEST_F(ProgramTest, BenchWithoutGpuSaysSoAndExits3) {
   expect_one_line_error(run("bench", "CUDA_VISIBLE_DEVICES="), 3, "needs a CUDA GPU");
 }
 
+TEST_F(ProgramTest, ExperimentsCheckTheNameThenNeedAGpu) {
+  expect_one_line_error(run("experiment warp-speed"), 2, "fma-grouping");
+  expect_one_line_error(run("experiment sin-overlap", "CUDA_VISIBLE_DEVICES="), 3,
+                        "needs a CUDA GPU");
+}
+
+TEST_F(ProgramTest, BadCaptureFolderFailsBeforeAWindowOpens) {
+  expect_one_line_error(run("--capture-dir /nonexistent-folder --cpu"), 2, "--capture-dir");
+}
+
 TEST_F(ProgramTest, NoDisplayIsAClearError) {
   expect_one_line_error(run("--cpu --frames 1", "-u DISPLAY -u WAYLAND_DISPLAY"), 2, "no display");
 }

@@ -108,7 +108,7 @@ TEST(SassFixtures, LoopsMatchTheDeclaredMixesOnEveryArchitecture) {
     const auto fns = fixture("sm_" + std::to_string(sm));
     ASSERT_FALSE(fns.empty()) << sm;
     for (const VariantInfo& v : all_variants()) {
-      const sass::Function* f = sass::find_render_kernel(fns, v.type_name);
+      const sass::Function* f = sass::find_render_kernel(fns, sass::mangled_variant(v.type_name));
       ASSERT_NE(f, nullptr) << v.name << " sm_" << sm;
       const auto loop = sass::find_step_loop(*f);
       ASSERT_TRUE(loop) << v.name << " sm_" << sm;
@@ -123,7 +123,7 @@ TEST(SassFixtures, EveryArchitectureShowsFiveVersusFourAndOneMufu) {
   for (const char* arch : {"sm_75", "sm_80", "sm_86", "sm_89", "sm_90"}) {
     const auto fns = fixture(arch);
     auto mix = [&](VariantId id) {
-      const sass::Function* f = sass::find_render_kernel(fns, variant_info(id).type_name);
+      const sass::Function* f = sass::find_render_kernel(fns, sass::mangled_variant(variant_info(id).type_name));
       EXPECT_NE(f, nullptr) << arch;
       const auto loop = f ? sass::find_step_loop(*f) : std::nullopt;
       EXPECT_TRUE(loop) << arch;

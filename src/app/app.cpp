@@ -2,10 +2,15 @@
 
 #include <imgui.h>
 
+#include <chrono>
 #include <cmath>
+#include <ctime>
 #include <iostream>
+#include <nlohmann/json.hpp>
 
 #include "commands/commands.h"
+#include "commands/measure.h"
+#include "experiments.h"
 #include "gl/offscreen_target.h"
 #include "io/embedded.h"
 #include "io/files.h"
@@ -45,7 +50,13 @@ App::App(const Options& o)
       view_(o.view),
       variant_(o.variant),
       vsync_(o.vsync),
-      live_(device_.device.has_value() || o.frames > 0) {
+      live_(device_.device.has_value() || o.frames > 0),
+      show_overlay_(o.overlay),
+      show_sass_(o.sass_view),
+      show_divergence_(o.divergence) {
+  // The SASS of the kernels this process runs, for the overlay and the SASS view: read off
+  // the UI thread, since cuobjdump takes a moment.
+  sass_loading_ = std::async(std::launch::async, load_kernel_sass, self_executable(), sm());
   if (!settings_warning_.empty()) std::cerr << "mandelpipe: " << settings_warning_ << "\n";
   if (device_.device) rates_ = pipe_rates(device_.device->cc_major, device_.device->cc_minor);
   for (std::size_t i = 0; i < palettes_.size(); ++i)
@@ -77,27 +88,85 @@ App::~App() {
 int App::run() {
   last_frame_start_ = glfwGetTime();
   for (;;) {
-    if (live_ || dirty_)
-      glfwPollEvents();
-    else
-      glfwWaitEventsTimeout(0.25);  // idle: nothing changes, nothing to redraw
+    if (live_ || dirty_) glfwPollEvents();
+    else glfwWaitEventsTimeout(0.25);  // idle: nothing changes, nothing to redraw
     const bool last =
         window_.should_close() || (opts_.frames > 0 && frames_done_ + 1 >= opts_.frames);
     render_frame();
     ++frames_done_;
+    if (capture_requested_) {
+      capture_requested_ = false;
+      capture_with_sidecar();
+    }
     if (last) {
       if (!opts_.screenshot.empty()) take_screenshot(opts_.screenshot);
       break;
     }
     glfwSwapBuffers(window_.get());
   }
+  if (opts_.frames > 0)  // for scripted runs: what the frames cost
+    std::cout << "frames " << frames_done_ << ", mean frame " << frame_ms_.mean(History::kCapacity)
+              << " ms, mean " << (last_.gpu ? "kernel " : "CPU render ")
+              << render_ms_.mean(History::kCapacity) << " ms"
+              << (show_overlay_ ? ", pipe overlay " + std::to_string(overlay_ms_.mean(History::kCapacity)) +
+                                      " ms CPU per frame"
+                                : std::string())
+              << "\n";
   return 0;
+}
+
+void App::measure(const gl::FrameMeasurement& m) {
+  last_ = m;
+  render_ms_.push(static_cast<float>(m.render_ms()));
+  last_metrics_.reset();
+  if (!m.gpu || !rates_) return;
+  const GpuFrameStats& s = m.gpu_stats;
+  const InstrMix per_step = per_step_mix(variant_, sm(), sass());
+  last_metrics_ = derive_metrics(*rates_, device_.device->sm_count, per_step,
+                                 {s.kernel_ms, static_cast<double>(s.sm_cycles),
+                                  static_cast<double>(s.pixel_iters),
+                                  static_cast<double>(s.warp_iters)});
+  if (!show_overlay_) return;
+  const auto t0 = std::chrono::steady_clock::now();
+  const VariantInfo& v = variant_info(variant_);
+  const double heavy = sass() && sass()->loops.count(variant_)
+                           ? sass()->loops.at(variant_).heavy_only / v.steps_per_check
+                           : -1;
+  overlay_.update(pipe_loads(*rates_, device_.device->sm_count, per_step, heavy,
+                             static_cast<double>(s.warp_iters), static_cast<double>(s.sm_cycles),
+                             last_metrics_->clock_ghz));
+  overlay_cost_ms_ +=
+      std::chrono::duration<float, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+std::string App::mix_source() const {
+  if (sass()) return "SASS (" + sass_->source + ")";
+  if (sass_) return "declared (" + sass_->source + ")";
+  return "declared (reading SASS...)";
 }
 
 void App::render_frame() {
   const double now = glfwGetTime();
   frame_ms_.push(static_cast<float>((now - last_frame_start_) * 1e3));
   last_frame_start_ = now;
+  overlay_cost_ms_ = 0;
+  if (!sass_ && sass_loading_.valid() &&
+      sass_loading_.wait_for(std::chrono::seconds(0)) == std::future_status::ready)
+    sass_ = sass_loading_.get();
+  if (compare_requested_) {  // shown as "comparing..." last frame; runs now
+    compare_requested_ = false;
+    run_compare();
+  }
+  if (experiment_requested_) {  // likewise "running..."
+    experiment_requested_ = false;
+    try {
+      experiment_ = run_experiment(experiment_names()[experiment_index_], pipeline_.gpu()->device());
+      experiment_error_.clear();
+    } catch (const std::exception& e) {
+      experiment_error_ = e.what();
+    }
+    dirty_ = true;
+  }
 
   imgui_.begin_frame();
   handle_input();
@@ -105,22 +174,30 @@ void App::render_frame() {
   if (fw > 0 && fh > 0) {
     pipeline_.resize(fw, fh);
     if (live_ || dirty_) {
-      last_ = pipeline_.render(variant_, view_);
-      render_ms_.push(static_cast<float>(last_.render_ms()));
-      if (last_.gpu && rates_) {
-        const GpuFrameStats& s = last_.gpu_stats;
-        last_metrics_ = derive_metrics(
-            *rates_, device_.device->sm_count, variant_info(variant_).per_iteration(sm()),
-            {s.kernel_ms, static_cast<double>(s.sm_cycles), static_cast<double>(s.pixel_iters),
-             static_cast<double>(s.warp_iters)});
-      }
+      measure(pipeline_.render(variant_, view_, show_divergence_));
       dirty_ = false;
     }
     glBindFramebuffer(GL_FRAMEBUFFER, 0);
     glViewport(0, 0, fw, fh);
-    colorizer_.draw(pipeline_.surface(), settings_.colour);
+    colorizer_.draw(pipeline_.surface(), settings_.colour,
+                    show_divergence_ ? pipeline_.warp_buffer() : nullptr);
   }
+  const float scale = window_.content_scale();
   if (show_panel_) draw_panel();
+  if (show_overlay_) {
+    const auto t0 = std::chrono::steady_clock::now();
+    overlay_.draw(last_.gpu ? "Pipe utilisation (P)" : "Pipe utilisation (P): needs the CUDA path",
+                  mix_source(), overlay_ms_.mean(), frame_ms_.mean(), scale);
+    overlay_cost_ms_ +=
+        std::chrono::duration<float, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    overlay_ms_.push(overlay_cost_ms_);
+  }
+  if (show_sass_) {
+    const LoopListing* l = sass() && sass()->loops.count(variant_) ? &sass()->loops.at(variant_) : nullptr;
+    draw_sass_view(variant_info(variant_), l, sass_ ? sass_->source : "reading SASS...", scale);
+  }
+  if (compare_) draw_compare_window();
+  if (show_experiments_) draw_experiments_window();
   draw_precision_banner();
   imgui_.end_frame();
 }
@@ -167,6 +244,18 @@ void App::handle_input() {
       window_.set_vsync(vsync_);
     }
     if (ImGui::IsKeyPressed(GLFW_KEY_TAB, false)) show_panel_ = !show_panel_;
+    if (ImGui::IsKeyPressed(GLFW_KEY_P, false)) {
+      show_overlay_ = !show_overlay_;
+      overlay_.clear();
+    }
+    if (ImGui::IsKeyPressed(GLFW_KEY_S, false)) show_sass_ = !show_sass_;
+    if (ImGui::IsKeyPressed(GLFW_KEY_D, false)) {
+      show_divergence_ = !show_divergence_;
+      dirty_ = true;
+    }
+    if (ImGui::IsKeyPressed(GLFW_KEY_C, false) && pipeline_.gpu()) compare_requested_ = true;
+    if (ImGui::IsKeyPressed(GLFW_KEY_F12, false)) capture_requested_ = true;
+    if (ImGui::IsKeyPressed(GLFW_KEY_E, false)) show_experiments_ = !show_experiments_;
     if (ImGui::IsKeyPressed(GLFW_KEY_ESCAPE, false)) window_.close();
   }
   if (!(view_ == before)) {
@@ -192,6 +281,61 @@ void App::draw_precision_banner() {
                      "at these coordinates; neighbouring pixels merge.",
                      p.pixel_spacing, p.float_ulp);
   ImGui::End();
+}
+
+void App::run_compare() {
+  const auto [fw, fh] = window_.framebuffer_size();
+  std::vector<VariantId> all;
+  for (const VariantInfo& v : all_variants()) all.push_back(v.id);
+  BenchReport rep;
+  rep.device = summarize(pipeline_.gpu()->device(), sass());
+  rep.rows = measure_variants(*pipeline_.gpu(), "current", view_, fw, fh, all, 5, 1, sass());
+  compare_ = std::move(rep);
+  dirty_ = true;
+}
+
+std::filesystem::path App::capture_path(const std::string& stem, const char* ext) const {
+  char stamp[32];
+  const std::time_t t = std::time(nullptr);
+  std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", std::localtime(&t));
+  const std::filesystem::path dir = opts_.capture_dir.empty() ? "." : opts_.capture_dir;
+  std::filesystem::path p = dir / (stem + "-" + stamp + ext);
+  for (int i = 2; std::filesystem::exists(p); ++i)
+    p = dir / (stem + "-" + stamp + "-" + std::to_string(i) + ext);
+  return p;
+}
+
+// F12: the window as the user sees it, plus what produced it, for articles and slides.
+void App::capture_with_sidecar() {
+  const std::filesystem::path png = capture_path("mandelpipe", ".png");
+  try {
+    take_screenshot(png.string());
+    nlohmann::json j;
+    j["image"] = png.filename().string();
+    j["view"] = {{"center", {view_.center_x, view_.center_y}},
+                 {"span", view_.span},
+                 {"iters", view_.max_iter}};
+    j["variant"] = variant_info(variant_).name;
+    j["renderer"] = pipeline_.renderer_description();
+    j["present"] = pipeline_.present_description();
+    if (device_.device) {
+      j["device"] = {{"name", device_.device->name},
+                     {"compute_capability", std::to_string(device_.device->cc_major) + "." +
+                                                std::to_string(device_.device->cc_minor)}};
+      j["frame"] = to_json(measured_row(*device_.device, variant_, "current", view_,
+                                        pipeline_.surface().width(), pipeline_.surface().height(),
+                                        1, last_.gpu_stats, sass()));
+      j["clock_ghz"] = last_metrics_ ? last_metrics_->clock_ghz : 0.0;
+    } else {
+      j["frame"] = {{"cpu_ms", last_.cpu_stats.ms}, {"pixel_iters", last_.cpu_stats.pixel_iters}};
+    }
+    j["instruction_mix"] = mix_source();
+    if (compare_) j["compare"] = nlohmann::json::parse(format_bench(*compare_, OutputFormat::Json));
+    write_file_atomic(sidecar_path(png), j.dump(2) + "\n");
+    status_ = "saved " + png.string() + " and its .json";
+  } catch (const std::exception& e) {
+    status_ = std::string("capture failed: ") + e.what();
+  }
 }
 
 void App::take_screenshot(const std::string& path) {

@@ -2,18 +2,22 @@
 #pragma once
 
 #include <filesystem>
+#include <future>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "app/history.h"
 #include "app/imgui_layer.h"
+#include "app/overlay.h"
 #include "app/settings.h"
 #include "app/window.h"
 #include "cli/options.h"
 #include "commands/common.h"
+#include "io/experiment_report.h"
 #include "gl/colorizer.h"
 #include "gl/frame_pipeline.h"
+#include "io/sass_loader.h"
 #include "model/bookmarks.h"
 #include "model/metrics.h"
 #include "model/pipe_rates.h"
@@ -29,9 +33,17 @@ class App {
  private:
   void handle_input();
   void render_frame();
+  void measure(const gl::FrameMeasurement& m);
   void draw_panel();
+  void draw_compare_window();
   void draw_precision_banner();
   void take_screenshot(const std::string& path);
+  void capture_with_sidecar();  // F12
+  void run_compare();
+  void draw_experiments_window();
+  std::filesystem::path capture_path(const std::string& stem, const char* ext) const;
+  const LoadedSass* sass() const { return sass_ && sass_->ok() ? &*sass_ : nullptr; }
+  std::string mix_source() const;
   // 10 x compute capability of the GPU in use (sm_90 mixes where there is none).
   int sm() const {
     return device_.device ? device_.device->cc_major * 10 + device_.device->cc_minor : 90;
@@ -45,6 +57,8 @@ class App {
   std::optional<PipeRates> rates_;
   std::vector<Palette> palettes_;
   std::vector<Bookmark> bookmarks_;
+  std::future<LoadedSass> sass_loading_;
+  std::optional<LoadedSass> sass_;
 
   GlfwSession glfw_;
   Window window_;
@@ -59,10 +73,25 @@ class App {
   bool live_;  // re-render every frame (live measurement) or only when something changed
   bool dirty_ = true;
   bool show_panel_ = true;
+  bool show_overlay_;
+  bool show_sass_;
+  bool show_divergence_;
+  bool compare_requested_ = false;
+  bool show_experiments_ = false;
+  int experiment_index_ = 0;
+  bool experiment_requested_ = false;
+  std::optional<ExperimentReport> experiment_;
+  std::string experiment_error_;
+  bool capture_requested_ = false;
 
   gl::FrameMeasurement last_;
   std::optional<Metrics> last_metrics_;
+  PipeOverlay overlay_;
   History frame_ms_, render_ms_;
+  History overlay_ms_;          // CPU time the pipe overlay took per frame (model + drawing)
+  float overlay_cost_ms_ = 0;  // this frame's share so far
+  std::optional<BenchReport> compare_;
+  std::string status_;  // last capture / save message
   double last_frame_start_ = 0;
   long long frames_done_ = 0;
 };

@@ -2,8 +2,11 @@
 #include <imgui.h>
 
 #include <cstdio>
+#include <tuple>
 
 #include "app/app.h"
+#include "experiments.h"
+#include "io/files.h"
 #include "model/variant_table.h"
 
 namespace mp {
@@ -52,7 +55,7 @@ void App::draw_panel() {
       render_ms_.clear();
       dirty_ = true;
     }
-    if (i + 1 < variants.size()) ImGui::SameLine();
+    if (i + 1 < variants.size() && (i + 1) % 4 != 0) ImGui::SameLine();
   }
   const VariantInfo& vi = variant_info(variant_);
   ImGui::TextWrapped("%s", vi.summary.data());
@@ -93,7 +96,7 @@ void App::draw_panel() {
     ImGui::BulletText("SM cycles %.3f M (max over %d SMs, clock64)", s.sm_cycles / 1e6, s.sms_used);
     ImGui::BulletText("SM clock %.3f GHz (cycles / event time)", m.clock_ghz);
     ImGui::BulletText("%.2f Giter/s; %.3g pixel-iterations", m.giter_per_s, iters_done);
-    ImGui::BulletText("warp-issued iterations %.3g; SIMT efficiency %.1f%%",
+    ImGui::BulletText("warp-issued iterations %.3g; SIMT efficiency %.1f%% (D: per warp)",
                       static_cast<double>(s.warp_iters), 100 * m.simt_efficiency);
     ImGui::Text("Model (%s):", rates_->describe().c_str());
     ImGui::BulletText("bound, pipes overlapping: %.3f ms (%.3f M cycles, %s-bound)", m.bound_max_ms,
@@ -109,17 +112,37 @@ void App::draw_panel() {
     ImGui::TextDisabled("SM cycles and the pipe bound need the CUDA path.");
   }
 
-  // Instruction mix, declared beside the variant and checked against SASS by the tests.
-  ImGui::Text("Instruction mix per iteration (sm_%d build, declared; tests check the SASS):", sm());
+  // Instruction mix: declared beside the variant, and read from this executable's SASS.
+  ImGui::Text("Instructions per step on sm_%d (bound uses: %s)", sm(),
+              sass() ? "SASS" : "declared");
   if (ImGui::BeginTable("mix", 7, ImGuiTableFlags_Borders | ImGuiTableFlags_SizingFixedFit)) {
     for (const char* h : {"per iteration", "FMA", "ALU", "XU", "FP64", "other", "total"})
       ImGui::TableSetupColumn(h);
     ImGui::TableHeadersRow();
-    mix_row("step", vi.step(sm()));
+    mix_row("step (declared)", vi.step(sm()));
     mix_row("escape + loop", vi.overhead(sm()));
-    mix_row("total", vi.per_iteration(sm()));
+    mix_row("total (declared)", vi.per_iteration(sm()));
+    if (sass() && sass()->loops.count(variant_))
+      mix_row("total (SASS)", sass()->loops.at(variant_).mix * (1.0 / vi.steps_per_check));
     ImGui::EndTable();
   }
+
+  // Views and tools.
+  ImGui::Separator();
+  if (ImGui::Checkbox("pipes (P)", &show_overlay_)) overlay_.clear();
+  ImGui::SameLine();
+  ImGui::Checkbox("SASS (S)", &show_sass_);
+  ImGui::SameLine();
+  if (ImGui::Checkbox("divergence (D)", &show_divergence_)) dirty_ = true;
+  if (pipeline_.gpu()) {
+    if (ImGui::Button(compare_requested_ ? "comparing..." : "Compare all variants (C)"))
+      compare_requested_ = true;
+    ImGui::SameLine();
+  }
+  if (ImGui::Button("Capture (F12)")) capture_requested_ = true;
+  ImGui::SameLine();
+  ImGui::Checkbox("experiments (E)", &show_experiments_);
+  if (!status_.empty()) ImGui::TextDisabled("%s", status_.c_str());
 
   // Display.
   ImGui::Separator();
@@ -142,6 +165,143 @@ void App::draw_panel() {
       "drag: pan  wheel: zoom  arrows/+/-  Home: reset  1-%zu: variant  PgUp/PgDn: "
       "iterations  Esc: quit",
       variants.size());
+  ImGui::End();
+}
+
+}  // namespace mp
+
+namespace mp {
+
+void App::draw_compare_window() {
+  const float scale = window_.content_scale();
+  ImGui::SetNextWindowSize(ImVec2(900 * scale, 0), ImGuiCond_FirstUseEver);
+  bool open = true;
+  ImGui::Begin("Compare all variants (C)", &open);
+  const BenchReport& rep = *compare_;
+  if (!rep.rows.empty()) {
+    const MeasuredRow& r0 = rep.rows.front();
+    ImGui::Text("%dx%d at centre %.12g, %.12g, span %.6g, %u iterations; median of %d frames",
+                r0.width, r0.height, r0.view.center_x, r0.view.center_y, r0.view.span,
+                r0.view.max_iter, r0.frames);
+  }
+  ImGui::TextDisabled("mix: %s", rep.device.mix_source.c_str());
+  const char* heads[] = {"variant", "kernel ms", "SM Mcycles", "Giter/s", "bound max ms",
+                         "bound sum ms", "% of bound", "limiting", "px != fma4"};
+  if (ImGui::BeginTable("cmp", 9, ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg)) {
+    for (const char* h : heads) ImGui::TableSetupColumn(h);
+    ImGui::TableHeadersRow();
+    for (const MeasuredRow& r : rep.rows) {
+      const Metrics& m = r.metrics;
+      ImGui::TableNextRow();
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(r.variant.c_str());
+      ImGui::TableNextColumn();
+      ImGui::Text("%.3f", r.measured.kernel_ms);
+      ImGui::TableNextColumn();
+      ImGui::Text("%.3f", r.measured.sm_cycles / 1e6);
+      ImGui::TableNextColumn();
+      ImGui::Text("%.1f", m.giter_per_s);
+      ImGui::TableNextColumn();
+      ImGui::Text("%.3f", m.bound_max_ms);
+      ImGui::TableNextColumn();
+      ImGui::Text("%.3f", m.bound_sum_ms);
+      ImGui::TableNextColumn();
+      ImGui::Text("%.1f%%", 100 * m.fraction_of_bound);
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(pipe_name(m.bound.limiting));
+      ImGui::TableNextColumn();
+      ImGui::Text("%lld", r.differing_from_fma4);
+    }
+    ImGui::EndTable();
+  }
+  if (ImGui::Button("Copy as Markdown")) {
+    ImGui::SetClipboardText(format_bench(rep, OutputFormat::Markdown).c_str());
+    status_ = "table copied as Markdown";
+  }
+  ImGui::SameLine();
+  for (auto [label, format, ext] : {std::tuple{"Save CSV", OutputFormat::Csv, ".csv"},
+                                    std::tuple{"Save JSON", OutputFormat::Json, ".json"}}) {
+    if (ImGui::Button(label)) {
+      const auto path = capture_path("mandelpipe-compare", ext);
+      try {
+        write_file_atomic(path, format_bench(rep, format));
+        status_ = "saved " + path.string();
+      } catch (const std::exception& e) {
+        status_ = std::string("save failed: ") + e.what();
+      }
+    }
+    ImGui::SameLine();
+  }
+  ImGui::NewLine();
+  if (!status_.empty()) ImGui::TextDisabled("%s", status_.c_str());
+  ImGui::End();
+  if (!open) compare_.reset();
+}
+
+}  // namespace mp
+
+namespace mp {
+
+// The seeds' experiments, one at a time: the question, the model, the table, a plot.
+void App::draw_experiments_window() {
+  const float scale = window_.content_scale();
+  ImGui::SetNextWindowSize(ImVec2(760 * scale, 0), ImGuiCond_FirstUseEver);
+  ImGui::Begin("Experiments (E)", &show_experiments_);
+  const auto& catalogue = experiment_catalogue();
+  if (ImGui::BeginCombo("experiment", std::string(catalogue[experiment_index_].name).c_str())) {
+    for (std::size_t i = 0; i < catalogue.size(); ++i)
+      if (ImGui::Selectable(std::string(catalogue[i].name).c_str(),
+                            static_cast<int>(i) == experiment_index_))
+        experiment_index_ = static_cast<int>(i);
+    ImGui::EndCombo();
+  }
+  ImGui::TextWrapped("%s", std::string(catalogue[experiment_index_].question).c_str());
+  if (!pipeline_.gpu()) {
+    ImGui::TextDisabled("Experiments run on the GPU: the CUDA path is not in use.");
+    ImGui::End();
+    return;
+  }
+  if (ImGui::Button(experiment_requested_ ? "running..." : "Run")) experiment_requested_ = true;
+  if (!experiment_error_.empty()) ImGui::TextColored(ImVec4(1, 0.4f, 0.3f, 1), "%s", experiment_error_.c_str());
+  if (experiment_) {
+    const ExperimentReport& r = *experiment_;
+    ImGui::Separator();
+    ImGui::Text("%s on %s", r.title.c_str(), r.device.c_str());
+    ImGui::TextDisabled("model: %s", r.model.c_str());
+    if (ImGui::BeginTable("exp", 5, ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg)) {
+      for (const char* h : {"what", "predicted", "measured", "unit", "measured/predicted"})
+        ImGui::TableSetupColumn(h);
+      ImGui::TableHeadersRow();
+      for (const ExperimentRow& row : r.rows) {
+        ImGui::TableNextRow();
+        ImGui::TableNextColumn();
+        ImGui::TextUnformatted(row.label.c_str());
+        ImGui::TableNextColumn();
+        if (row.predicted) ImGui::Text("%.4g", *row.predicted);
+        else ImGui::TextDisabled("-");
+        ImGui::TableNextColumn();
+        ImGui::Text("%.4g", row.measured);
+        ImGui::TableNextColumn();
+        ImGui::TextUnformatted(row.unit.c_str());
+        ImGui::TableNextColumn();
+        if (const auto ratio = row.ratio()) ImGui::Text("%.3f", *ratio);
+        else ImGui::TextDisabled("-");
+      }
+      ImGui::EndTable();
+    }
+    // Measured over predicted, row by row: 1.0 is the model exactly.
+    std::vector<float> ratios;
+    for (const ExperimentRow& row : r.rows)
+      if (const auto ratio = row.ratio()) ratios.push_back(static_cast<float>(*ratio));
+    if (!ratios.empty())
+      ImGui::PlotHistogram("measured / predicted", ratios.data(), static_cast<int>(ratios.size()),
+                           0, nullptr, 0.0f, 2.0f, ImVec2(0, 80 * scale));
+    ImGui::TextWrapped("%s", r.conclusion.c_str());
+    if (ImGui::Button("Copy as Markdown")) {
+      ImGui::SetClipboardText(format_experiment(r, OutputFormat::Markdown).c_str());
+      status_ = "experiment copied as Markdown";
+    }
+  }
   ImGui::End();
 }
 

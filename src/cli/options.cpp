@@ -88,6 +88,14 @@ std::string finish(Options& o, const Raw& raw) {
   return "";
 }
 
+std::string parse_format(const std::string& s, Options& o) {
+  if (s == "md") o.format = OutputFormat::Markdown;
+  else if (s == "csv") o.format = OutputFormat::Csv;
+  else if (s == "json") o.format = OutputFormat::Json;
+  else return "--format: expected md, csv or json, got '" + s + "'";
+  return "";
+}
+
 }  // namespace
 
 ParseResult parse_command_line(const std::vector<std::string>& args) {
@@ -101,6 +109,11 @@ ParseResult parse_command_line(const std::vector<std::string>& args) {
   app.add_option("--screenshot", o.screenshot, "save the window, UI included, as PNG at exit");
   app.add_flag("--no-vsync", raw.no_vsync, "start with vsync off (toggle with V)");
   app.add_option("--present", raw.present, "CUDA-to-GL path: auto, tbo, pbo, image");
+  app.add_flag("--overlay", o.overlay, "start with the pipe-utilisation overlay shown (toggle with P)");
+  app.add_flag("--sass", o.sass_view, "start with the SASS view of the step loop shown (toggle with S)");
+  app.add_flag("--divergence", o.divergence, "start with the divergence heat map shown (toggle with D)");
+  app.add_option("--capture-dir", o.capture_dir,
+                 "folder for F12 captures and saved tables (default: the working folder)");
 
   CLI::App* render = app.add_subcommand("render", "render one image without a window (PNG + JSON)");
   render->add_option("--out", o.out, "output PNG; a sidecar FILE.json gets the measurements")
@@ -112,8 +125,17 @@ ParseResult parse_command_line(const std::vector<std::string>& args) {
   bench->add_option("--variant", raw.bench_variant, "variant to time, or all (default all)");
   bench->add_option("--format", raw.format, "md, csv or json (default md)");
   bench->add_option("--frames", o.bench_frames, "timed frames per view, >= 10 (default 10)");
+  bench->add_flag("--sin-sweep", o.bench_sin_sweep,
+                  "also sweep fma4 + 0..4 __sinf per step to find where XU and issue balance");
   bench->add_flag("--present", o.bench_present,
                   "also time the CUDA-to-GL present paths at 4K (needs EGL)");
+  CLI::App* experiment = app.add_subcommand(
+      "experiment", "run one of the seed experiments: prediction, measurement, ratio (needs a GPU)");
+  experiment->add_option("name", o.experiment,
+                         "fma-grouping, sin-overlap, warps-per-smsp, single-warp-ilp, "
+                         "launch-overhead, dependent-latency or dispatch")
+      ->required();
+  experiment->add_option("--format", raw.format, "md, csv or json (default md)");
   app.require_subcommand(0, 1);
 
   std::vector<std::string> rev(args.rbegin(), args.rend() - 1);  // CLI11 wants them reversed
@@ -132,6 +154,7 @@ ParseResult parse_command_line(const std::vector<std::string>& args) {
   }
   if (render->parsed()) o.command = Command::Render;
   if (bench->parsed()) o.command = Command::Bench;
+  if (experiment->parsed()) o.command = Command::Experiment;
   if (o.command == Command::Render) {
     o.width = 1920;  // a picture, not a window: defaults to full HD
     o.height = 1080;
@@ -164,6 +187,7 @@ ParseResult parse_command_line(const std::vector<std::string>& args) {
     if (e.empty() && (o.bench_frames < 10 || o.bench_frames > 10000))
       e = "--frames: bench needs between 10 and 10000 timed frames";
   }
+  if (e.empty() && o.command == Command::Experiment) e = parse_format(raw.format, o);
   if (!e.empty()) {
     r.exit_code = 2;
     r.err = e;

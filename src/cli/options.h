@@ -11,7 +11,7 @@
 
 namespace mp {
 
-enum class Command { Window, Render, Bench };
+enum class Command { Window, Render, Bench, Experiment };
 enum class OutputFormat { Markdown, Csv, Json };
 
 struct Options {
@@ -30,6 +30,10 @@ struct Options {
   std::string screenshot;
   bool vsync = true;
   PresentMode present = PresentMode::Auto;
+  bool overlay = false;     // start with the pipe overlay shown
+  bool sass_view = false;   // ... the SASS view
+  bool divergence = false;  // ... the divergence heat map
+  std::string capture_dir;  // where F12 captures and saved tables go ("" = working folder)
 
   // render
   std::string out;
@@ -39,6 +43,10 @@ struct Options {
   OutputFormat format = OutputFormat::Markdown;
   int bench_frames = 10;
   bool bench_present = false;
+  bool bench_sin_sweep = false;
+
+  // experiment (the name is checked against the catalogue by the command)
+  std::string experiment;
 };
 
 struct ParseResult {

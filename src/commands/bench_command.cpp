@@ -6,8 +6,10 @@
 
 #include "commands/commands.h"
 #include "commands/common.h"
+#include "commands/measure.h"
 #include "cuda_check.h"
 #include "device_buffer.h"
+#include "render_kernel.cuh"
 #include "gl/colorizer.h"
 #include "gl/egl_context.h"
 #include "gl/frame_pipeline.h"
@@ -28,14 +30,6 @@ const NamedView kViews[] = {
     {"B", {-0.743643887037151, 0.131825904205330, 0.005, 4096}},
     {"C", {-0.75, 0.0, 0.05, 16384}},
 };
-
-// The frame with the median kernel time (lower median), so its numbers belong together.
-GpuFrameStats median_frame(std::vector<GpuFrameStats> frames) {
-  std::sort(frames.begin(), frames.end(), [](const GpuFrameStats& a, const GpuFrameStats& b) {
-    return a.kernel_ms < b.kernel_ms;
-  });
-  return frames[(frames.size() - 1) / 2];
-}
 
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -112,6 +106,52 @@ std::vector<PresentRow> bench_present(const DeviceInfo& dev, int frames) {
   return rows;
 }
 
+// fma4 with 0..4 __sinf per step at view C (no divergence), at 1920x1080.
+std::vector<SineSweepRow> sine_sweep(GpuRenderer& gpu, const LoadedSass& sass, int frames) {
+  const DeviceInfo& dev = gpu.device();
+  const int sm = dev.cc_major * 10 + dev.cc_minor;
+  const PipeRates rates = pipe_rates(dev.cc_major, dev.cc_minor);
+  const View view = kViews[2].view;
+  const PixelGrid grid = pixel_grid(view, 1920, 1080);
+  DeviceBuffer<float> out(static_cast<std::size_t>(1920) * 1080 * kFloatsPerPixel);
+  using StepMix = InstrMix (*)(int);
+  const StepMix declared_steps[] = {&variants::SinBalance<1>::step_mix,
+                                    &variants::SinBalance<2>::step_mix,
+                                    &variants::SinBalance<3>::step_mix,
+                                    &variants::SinBalance<4>::step_mix};
+  std::vector<SineSweepRow> rows;
+  for (int m = 0; m <= kMaxSweepSines; ++m) {
+    auto frame = [&] {
+      return m == 0 ? gpu.render(VariantId::Fma4, grid, view.max_iter, out.get())
+                    : gpu.render_sin_balance(m, grid, view.max_iter, out.get());
+    };
+    for (int i = 0; i < kWarmup; ++i) frame();
+    std::vector<GpuFrameStats> timed;
+    for (int i = 0; i < frames; ++i) timed.push_back(frame());
+    const GpuFrameStats s = median_frame(timed);
+    SineSweepRow r;
+    r.sines = m;
+    if (m == 0) {
+      r.per_step = per_step_mix(VariantId::Fma4, sm, &sass);
+      r.mix_from_sass = sass.loops.count(VariantId::Fma4) > 0;
+    } else if (sass.sin_balance.count(m)) {
+      r.per_step = sass.sin_balance.at(m).mix;
+      r.mix_from_sass = true;
+    } else {  // estimate: the sines added to fma4's declared loop
+      r.per_step = declared_steps[m - 1](sm) + variant_info(VariantId::Fma4).overhead(sm);
+    }
+    r.warp_steps = static_cast<double>(s.warp_iters);
+    r.measured_cycles = static_cast<double>(s.sm_cycles);
+    r.bound = compute_bound(rates, dev.sm_count, r.per_step, r.warp_steps);
+    r.xu_busy = r.bound.cycles_of(Pipe::Xu) / r.measured_cycles;
+    r.issue_busy = r.bound.cycles_of(Pipe::Issue) / r.measured_cycles;
+    r.xu_predicted = r.bound.cycles_of(Pipe::Xu) / r.bound.max_cycles;
+    r.issue_predicted = r.bound.cycles_of(Pipe::Issue) / r.bound.max_cycles;
+    rows.push_back(r);
+  }
+  return rows;
+}
+
 }  // namespace
 
 int run_bench(const Options& o) {
@@ -121,40 +161,20 @@ int run_bench(const Options& o) {
                     "bench needs a CUDA GPU: " + dc.cpu_reason.substr(0, dc.cpu_reason.find(';')));
   const DeviceInfo& dev = *dc.device;
   BenchReport rep;
-  rep.device = summarize(dev);
+  const LoadedSass sass = load_kernel_sass(self_executable(), dev.cc_major * 10 + dev.cc_minor);
+  rep.device = summarize(dev, &sass);
   std::vector<VariantId> variants = o.bench_variants;
   if (variants.empty())
     for (const VariantInfo& v : all_variants()) variants.push_back(v.id);
 
   GpuRenderer gpu(dev);
-  const std::size_t pixels = static_cast<std::size_t>(kWidth) * kHeight;
-  DeviceBuffer<float> out(pixels * kFloatsPerPixel);
-  DeviceBuffer<unsigned> counts(pixels);
-  // Step counts of one untimed frame, to compare each variant's image with fma4's.
-  auto counts_of = [&](VariantId v, const NamedView& nv) {
-    gpu.render(v, pixel_grid(nv.view, kWidth, kHeight), nv.view.max_iter, out.get(), counts.get());
-    std::vector<unsigned> host(pixels);
-    CUDA_CHECK(cudaMemcpy(host.data(), counts.get(), pixels * sizeof(unsigned),
-                          cudaMemcpyDeviceToHost));
-    return host;
-  };
   for (const NamedView& nv : kViews) {
-    const PixelGrid grid = pixel_grid(nv.view, kWidth, kHeight);
-    const std::vector<unsigned> reference = counts_of(VariantId::Fma4, nv);
-    for (VariantId v : variants) {
-      for (int i = 0; i < kWarmup; ++i) gpu.render(v, grid, nv.view.max_iter, out.get());
-      std::vector<GpuFrameStats> frames;
-      for (int i = 0; i < o.bench_frames; ++i)
-        frames.push_back(gpu.render(v, grid, nv.view.max_iter, out.get()));
-      rep.rows.push_back(measured_row(dev, v, nv.name, nv.view, kWidth, kHeight, o.bench_frames,
-                                      median_frame(frames)));
-      const std::vector<unsigned> mine = v == VariantId::Fma4 ? reference : counts_of(v, nv);
-      long long differ = 0;
-      for (std::size_t i = 0; i < pixels; ++i) differ += mine[i] != reference[i];
-      rep.rows.back().differing_from_fma4 = differ;
-      std::cerr << "bench: view " << nv.name << " " << variant_info(v).name << " done\n";
-    }
+    for (MeasuredRow& r : measure_variants(gpu, nv.name, nv.view, kWidth, kHeight, variants,
+                                           o.bench_frames, kWarmup, &sass))
+      rep.rows.push_back(std::move(r));
+    std::cerr << "bench: view " << nv.name << " done\n";
   }
+  if (o.bench_sin_sweep) rep.sweep = sine_sweep(gpu, sass, o.bench_frames);
   if (o.bench_present) {
     try {
       rep.present = bench_present(dev, o.bench_frames);

@@ -22,5 +22,6 @@ class ExitError : public std::runtime_error {
 int run_window(const Options& o);
 int run_render(const Options& o);
 int run_bench(const Options& o);
+int run_experiment_command(const Options& o);
 
 }  // namespace mp

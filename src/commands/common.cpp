@@ -22,14 +22,23 @@ Palette find_palette(const std::string& name) {
   throw ExitError(2, "--palette: unknown '" + name + "' (known: " + known + ")");
 }
 
-DeviceSummary summarize(const DeviceInfo& d) {
-  return {d.name, d.cc_major, d.cc_minor, d.sm_count,
-          pipe_rates(d.cc_major, d.cc_minor).describe()};
+DeviceSummary summarize(const DeviceInfo& d, const LoadedSass* sass) {
+  return {d.name, d.cc_major, d.cc_minor, d.sm_count, pipe_rates(d.cc_major, d.cc_minor).describe(),
+          sass && sass->ok() ? "SASS of the loaded kernels (" + sass->source + ")"
+                             : "declared in cuda/variants.h" +
+                                   (sass ? " (" + sass->source + ")" : std::string())};
+}
+
+InstrMix per_step_mix(VariantId variant, int sm, const LoadedSass* sass) {
+  const VariantInfo& v = variant_info(variant);
+  if (sass && sass->loops.count(variant))
+    return sass->loops.at(variant).mix * (1.0 / v.steps_per_check);
+  return v.per_iteration(sm);
 }
 
 MeasuredRow measured_row(const DeviceInfo& d, VariantId variant, const std::string& view_name,
                          const View& view, int width, int height, int frames,
-                         const GpuFrameStats& s) {
+                         const GpuFrameStats& s, const LoadedSass* sass) {
   MeasuredRow r;
   r.view_name = view_name;
   r.variant = std::string(variant_info(variant).name);
@@ -41,7 +50,7 @@ MeasuredRow measured_row(const DeviceInfo& d, VariantId variant, const std::stri
                 static_cast<double>(s.warp_iters)};
   r.metrics =
       derive_metrics(pipe_rates(d.cc_major, d.cc_minor), d.sm_count,
-                     variant_info(variant).per_iteration(d.cc_major * 10 + d.cc_minor), r.measured);
+                     per_step_mix(variant, d.cc_major * 10 + d.cc_minor, sass), r.measured);
   return r;
 }
 

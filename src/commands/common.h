@@ -6,6 +6,8 @@
 
 #include "gpu_renderer.h"
 #include "io/report.h"
+#include "io/sass_loader.h"
+#include "io/sass_loader.h"
 #include "model/palette.h"
 
 namespace mp {
@@ -19,10 +21,12 @@ DeviceChoice choose_device(bool force_cpu);
 // The palette named on the command line; ExitError(2) listing the known ones otherwise.
 Palette find_palette(const std::string& name);
 
-DeviceSummary summarize(const DeviceInfo& d);
+DeviceSummary summarize(const DeviceInfo& d, const LoadedSass* sass);
+// Instructions per step: the loaded kernel's SASS loop when there is one, else the declared.
+InstrMix per_step_mix(VariantId variant, int sm, const LoadedSass* sass);
 // One frame's (or the median frame's) measurements with the model's bound beside them.
 MeasuredRow measured_row(const DeviceInfo& d, VariantId variant, const std::string& view_name,
                          const View& view, int width, int height, int frames,
-                         const GpuFrameStats& s);
+                         const GpuFrameStats& s, const LoadedSass* sass);
 
 }  // namespace mp

@@ -14,6 +14,13 @@ int run_window(const Options& o) {
     }
   }
   if (o.palette_given) find_palette(o.palette);  // fail before a window opens
+  if (!o.capture_dir.empty()) {
+    try {
+      check_writable(std::filesystem::path(o.capture_dir) / "capture.png");
+    } catch (const std::exception& e) {
+      throw ExitError(2, std::string("--capture-dir: ") + e.what());
+    }
+  }
   App app(o);
   return app.run();
 }

@@ -51,8 +51,8 @@ nlohmann::json to_json(const ExperimentReport& r) {
                     {"unit", row.unit},
                     {"ratio", optional_json(row.ratio())},
                     {"note", row.note}});
-  return {{"experiment", r.name}, {"title", r.title},   {"device", r.device},
-          {"question", r.question}, {"model", r.model}, {"rows", rows},
+  return {{"experiment", r.name},      {"title", r.title}, {"device", r.device},
+          {"question", r.question},    {"model", r.model}, {"rows", rows},
           {"conclusion", r.conclusion}};
 }
 
@@ -67,9 +67,9 @@ std::string format_experiment(const ExperimentReport& r, OutputFormat format) {
     for (const ExperimentRow& row : r.rows) {
       const auto ratio = row.ratio();
       s << csv_field(r.name) << "," << csv_field(row.label) << ","
-        << (row.predicted ? fmt("%.9g", *row.predicted) : "") << ","
-        << fmt("%.9g", row.measured) << "," << csv_field(row.unit) << ","
-        << (ratio ? fmt("%.6g", *ratio) : "") << "," << csv_field(row.note) << "\n";
+        << (row.predicted ? fmt("%.9g", *row.predicted) : "") << "," << fmt("%.9g", row.measured)
+        << "," << csv_field(row.unit) << "," << (ratio ? fmt("%.6g", *ratio) : "") << ","
+        << csv_field(row.note) << "\n";
     }
     return s.str();
   }

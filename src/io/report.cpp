@@ -16,7 +16,8 @@ nlohmann::json device_json(const DeviceSummary& d) {
   return {{"name", d.name},
           {"compute_capability", std::to_string(d.cc_major) + "." + std::to_string(d.cc_minor)},
           {"sm_count", d.sm_count},
-          {"pipe_rates", d.rates}};
+          {"pipe_rates", d.rates},
+          {"instruction_mix", d.mix_source}};
 }
 
 const char* kCsvHeader =
@@ -55,6 +56,40 @@ nlohmann::json to_json(const MeasuredRow& r) {
             {"pct_of_bound", 100 * m.fraction_of_bound}}}};
 }
 
+int balance_point(const std::vector<SineSweepRow>& sweep, bool measured) {
+  int best = -1;
+  double best_score = -1;
+  for (const SineSweepRow& r : sweep) {
+    const double score = measured ? std::min(r.xu_busy, r.issue_busy)
+                                  : std::min(r.xu_predicted, r.issue_predicted);
+    if (score > best_score) {
+      best_score = score;
+      best = r.sines;
+    }
+  }
+  return best;
+}
+
+namespace {
+
+nlohmann::json sweep_json(const SineSweepRow& r) {
+  return {{"sines_per_step", r.sines},
+          {"mix_per_step",
+           {{"fma", r.per_step.fma}, {"alu", r.per_step.alu}, {"xu", r.per_step.xu},
+            {"other", r.per_step.other}, {"from_sass", r.mix_from_sass}}},
+          {"warp_steps", r.warp_steps},
+          {"measured_sm_cycles", r.measured_cycles},
+          {"bound_max_cycles", r.bound.max_cycles},
+          {"limiting_pipe", pipe_name(r.bound.limiting)},
+          {"pct_of_bound", r.measured_cycles > 0 ? 100 * r.bound.max_cycles / r.measured_cycles : 0},
+          {"xu_busy_measured", r.xu_busy},
+          {"issue_busy_measured", r.issue_busy},
+          {"xu_busy_predicted", r.xu_predicted},
+          {"issue_busy_predicted", r.issue_predicted}};
+}
+
+}  // namespace
+
 std::string format_bench(const BenchReport& rep, OutputFormat format) {
   std::ostringstream s;
   if (format == OutputFormat::Json) {
@@ -66,6 +101,12 @@ std::string format_bench(const BenchReport& rep, OutputFormat format) {
       j["present"] = nlohmann::json::array();
       for (const PresentRow& p : rep.present)
         j["present"].push_back({{"path", p.path}, {"ms", p.ms}, {"what", p.what}});
+    }
+    if (!rep.sweep.empty()) {
+      j["sine_sweep"] = nlohmann::json::array();
+      for (const SineSweepRow& r : rep.sweep) j["sine_sweep"].push_back(sweep_json(r));
+      j["sine_balance"] = {{"measured", balance_point(rep.sweep, true)},
+                           {"predicted", balance_point(rep.sweep, false)}};
     }
     s << j.dump(2) << "\n";
     return s.str();
@@ -85,10 +126,22 @@ std::string format_bench(const BenchReport& rep, OutputFormat format) {
         << fmt("%.4f", m.bound_sum_ms) << "," << pipe_name(m.bound.limiting) << ","
         << fmt("%.2f", 100 * m.fraction_of_bound) << "," << r.differing_from_fma4 << "\n";
     }
+    if (!rep.sweep.empty()) {  // a second table, after a blank line
+      s << "\nsines_per_step,fma,alu,xu,other,mix_from_sass,warp_steps,sm_cycles,bound_max_cycles,"
+           "limiting_pipe,xu_busy,issue_busy,xu_busy_model,issue_busy_model\n";
+      for (const SineSweepRow& r : rep.sweep)
+        s << r.sines << "," << r.per_step.fma << "," << r.per_step.alu << "," << r.per_step.xu << ","
+          << r.per_step.other << "," << (r.mix_from_sass ? 1 : 0) << "," << fmt("%.0f", r.warp_steps)
+          << "," << fmt("%.0f", r.measured_cycles) << "," << fmt("%.0f", r.bound.max_cycles) << ","
+          << pipe_name(r.bound.limiting) << "," << fmt("%.4f", r.xu_busy) << ","
+          << fmt("%.4f", r.issue_busy) << "," << fmt("%.4f", r.xu_predicted) << ","
+          << fmt("%.4f", r.issue_predicted) << "\n";
+    }
     return s.str();
   }
   s << "Device: " << rep.device.name << " (sm_" << rep.device.cc_major << rep.device.cc_minor
-    << ", " << rep.device.sm_count << " SMs); model: " << rep.device.rates << "\n\n";
+    << ", " << rep.device.sm_count << " SMs); model: " << rep.device.rates
+    << "; instruction mix: " << rep.device.mix_source << "\n\n";
   s << "| view | variant | kernel ms | SM cycles | clock GHz | Giter/s | SIMT eff. | bound max ms "
        "(pipe) | bound sum ms | % of bound | px ≠ fma4 |\n"
     << "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
@@ -106,6 +159,24 @@ std::string format_bench(const BenchReport& rep, OutputFormat format) {
     s << "\n| present path (3840x2160) | ms/frame | what is timed |\n|---|---:|---|\n";
     for (const PresentRow& p : rep.present)
       s << "| " << p.path << " | " << fmt("%.3f", p.ms) << " | " << p.what << " |\n";
+  }
+  if (!rep.sweep.empty()) {
+    s << "\n| sines/step | mix per step FMA/ALU/XU/other | SM Mcycles | bound Mcycles (pipe) | % of "
+         "bound | XU busy | issue busy | XU busy (model) | issue busy (model) |\n"
+      << "|---:|---|---:|---:|---:|---:|---:|---:|---:|\n";
+    for (const SineSweepRow& r : rep.sweep)
+      s << "| " << r.sines << " | " << fmt("%g", r.per_step.fma) << "/" << fmt("%g", r.per_step.alu)
+        << "/" << fmt("%g", r.per_step.xu) << "/" << fmt("%g", r.per_step.other)
+        << (r.mix_from_sass ? " (SASS)" : " (declared)") << " | "
+        << fmt("%.3f", r.measured_cycles / 1e6) << " | " << fmt("%.3f", r.bound.max_cycles / 1e6)
+        << " (" << pipe_name(r.bound.limiting) << ") | "
+        << fmt("%.1f%%", 100 * r.bound.max_cycles / r.measured_cycles) << " | "
+        << fmt("%.1f%%", 100 * r.xu_busy) << " | " << fmt("%.1f%%", 100 * r.issue_busy) << " | "
+        << fmt("%.1f%%", 100 * r.xu_predicted) << " | " << fmt("%.1f%%", 100 * r.issue_predicted)
+        << " |\n";
+    s << "\nBalance point (the less busy of XU and issue at its busiest): measured "
+      << balance_point(rep.sweep, true) << " sines per step, predicted "
+      << balance_point(rep.sweep, false) << ".\n";
   }
   return s.str();
 }

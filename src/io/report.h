@@ -30,14 +30,31 @@ struct PresentRow {
 struct DeviceSummary {
   std::string name;
   int cc_major = 0, cc_minor = 0, sm_count = 0;
-  std::string rates;  // PipeRates::describe()
+  std::string rates;       // PipeRates::describe()
+  std::string mix_source;  // where the instruction mixes behind the bound came from
+};
+
+// fma4 with 0..4 __sinf per step: where neither the XU nor the FMA pipe/issue idles.
+struct SineSweepRow {
+  int sines = 0;
+  InstrMix per_step;       // from the SASS when it could be read, else declared
+  bool mix_from_sass = false;
+  double warp_steps = 0;   // warp-issued steps of the frame
+  double measured_cycles = 0;
+  Bound bound;
+  // Busy shares: pipe cycles over measured SM cycles (measured) or over the max-bound (predicted).
+  double xu_busy = 0, issue_busy = 0, xu_predicted = 0, issue_predicted = 0;
 };
 
 struct BenchReport {
   DeviceSummary device;
   std::vector<MeasuredRow> rows;
   std::vector<PresentRow> present;
+  std::vector<SineSweepRow> sweep;
 };
+
+// The sweep row where the less busy of XU and issue is busiest: measured, and predicted.
+int balance_point(const std::vector<SineSweepRow>& sweep, bool measured);
 
 nlohmann::json to_json(const MeasuredRow& r);
 std::string format_bench(const BenchReport& report, OutputFormat format);

@@ -52,9 +52,8 @@ LatencyTable latency_table(int cc_major, int cc_minor) {
   for (const LatencyRow& row : kLatencyRows)
     if (row.major < cc_major || (row.major == cc_major && row.minor <= cc_minor)) best = &row;
   if (!best)
-    throw std::out_of_range("no latency table for compute capability " +
-                            std::to_string(cc_major) + "." + std::to_string(cc_minor) +
-                            " (mandelpipe models 7.0 and newer)");
+    throw std::out_of_range("no latency table for compute capability " + std::to_string(cc_major) +
+                            "." + std::to_string(cc_minor) + " (mandelpipe models 7.0 and newer)");
   LatencyTable t;
   t.cc_major = best->major;
   t.cc_minor = best->minor;
@@ -83,7 +82,8 @@ const char* SmspPrediction::limit() const {
 SmspPrediction predict_smsp(const PipeRates& rates, const WarpLoop& loop, int warps_per_smsp) {
   if (warps_per_smsp <= 0) throw std::invalid_argument("predict_smsp: warps must be positive");
   // One SM with the same warps on each of its sub-partitions takes as long as one of them.
-  const Bound b = compute_bound(rates, 1, loop.mix, static_cast<double>(kSmspPerSm) * warps_per_smsp);
+  const Bound b =
+      compute_bound(rates, 1, loop.mix, static_cast<double>(kSmspPerSm) * warps_per_smsp);
   SmspPrediction p;
   p.issue_cycles = b.cycles_of(Pipe::Issue);
   for (Pipe pipe : {Pipe::Fma, Pipe::Alu, Pipe::Xu, Pipe::Fp64})
@@ -127,6 +127,11 @@ double mean_distinct_per_warp(const std::vector<int>& targets) {
     sum += static_cast<double>(std::unique(lanes.begin(), lanes.end()) - lanes.begin());
   }
   return sum / warps;
+}
+
+SerialisedCost fit_serialised(double time_one_target, double time_two_targets) {
+  const double per_target = time_two_targets - time_one_target;
+  return {time_one_target - per_target, per_target};
 }
 
 }  // namespace mp

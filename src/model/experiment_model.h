@@ -66,9 +66,14 @@ double work_for_fraction(double bound_cycles_per_unit, double overhead_cycles, d
 // Dispatch: the threads of a warp that chose different targets run one target after another.
 // `targets` holds each thread's choice, threads 32k..32k+31 forming warp k.
 double mean_distinct_per_warp(const std::vector<int>& targets);
-// The serialisation model: a warp's time is its time with one target times its distinct targets.
-inline double serialized_time(double one_target_time, double distinct_targets) {
-  return one_target_time * distinct_targets;
-}
+
+// The serialisation model: the part of a call that every target shares (an if/else chain's
+// compares, say) runs once per warp, each distinct target's own part once per target, so
+// time(p targets) = shared + p x per_target. Runs with one and two targets per warp fix both.
+struct SerialisedCost {
+  double shared = 0, per_target = 0;
+  double time(double distinct_targets) const { return shared + distinct_targets * per_target; }
+};
+SerialisedCost fit_serialised(double time_one_target, double time_two_targets);
 
 }  // namespace mp

@@ -167,12 +167,19 @@ PipeClass classify(std::string_view base) {
   return it == table.end() ? PipeClass::Other : it->second;
 }
 
+bool fma_heavy_only(std::string_view base) {
+  return base == "IMAD" || base == "IMAD32I" || base == "IMUL" || base == "IMUL32I" ||
+         base == "IDP" || base == "VIADD";
+}
+
+std::string mangled_variant(std::string_view variant_type) {
+  return "variants" + std::to_string(variant_type.size()) + std::string(variant_type) + "E";
+}
+
 const Function* find_render_kernel(const std::vector<Function>& functions,
-                                   std::string_view variant_type) {
-  const std::string tag =
-      "variants" + std::to_string(variant_type.size()) + std::string(variant_type) + "E";
+                                   std::string_view mangled) {
   for (const Function& f : functions)
-    if (f.name.find("render_kernel") != std::string::npos && f.name.find(tag) != std::string::npos)
+    if (f.name.find("render_kernel") != std::string::npos && f.name.find(mangled) != std::string::npos)
       return &f;
   return nullptr;
 }

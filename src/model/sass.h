@@ -33,9 +33,15 @@ const char* pipe_class_name(PipeClass c);
 // Which pipe executes an opcode (by its base name) on compute capability 7.0 and newer.
 PipeClass classify(std::string_view base_opcode);
 
-// The render kernel instantiated for a variant struct (mangled as "...8variants4Fma5E...").
+// FMA-pipe opcodes only the fmaheavy half of the pipe executes (integer multiply-adds and the
+// moves and adds built on them), on chips that split the pipe (sm_86 and newer).
+bool fma_heavy_only(std::string_view base_opcode);
+
+// How a variant struct appears in mangled names: "Fma5" -> "variants4Fma5E".
+std::string mangled_variant(std::string_view variant_type);
+// The render kernel whose mangled name holds `mangled` (e.g. mangled_variant("Fma5")).
 const Function* find_render_kernel(const std::vector<Function>& functions,
-                                   std::string_view variant_type);
+                                   std::string_view mangled);
 
 // Indices [first, last] of a loop: last is a branch back to first.
 struct Loop {

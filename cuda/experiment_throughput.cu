@@ -1,0 +1,276 @@
+// Throughput kernels (no divergence, full occupancy, independent chains) running the render
+// loop's own step functions, and the two experiments built on them: fma-grouping (5 vs 4
+// FMA-pipe instructions per step) and sin-overlap (__sinf beside the step: do the pipes
+// overlap?).
+#include "experiment_common.cuh"
+#include "hd.h"
+#include "model/bound_model.h"
+#include "model/pipe_rates.h"
+#include "variants.h"
+
+namespace mp::lab {
+namespace {
+
+constexpr int kThreads = 256;
+// Independent chains per thread: enough that one warp alone could keep issuing (4 chains x
+// 2 independent instructions per level against a 4-cycle latency), so stalls never limit.
+constexpr int kChains = 4;
+// Steps per chain per loop iteration: the loop's three own instructions stay near 1%.
+constexpr int kUnroll = 16;
+// Work per kernel, in SM cycles at the bound: ~4 ms at 2 GHz, long enough that launch and
+// tail effects vanish, short enough for six launches per kernel in well under a second.
+constexpr double kTargetCycles = 8e6;
+
+struct StepArgs {
+  unsigned iterations = 0;
+  float z0 = 0, dz = 0;  // chain k of thread t starts from z = z0 + dz * (t * kChains + k)
+  // c, the same for every chain, read from the constant bank: held in registers instead, it
+  // made fma4's FFMAs read three registers each and the loop ran 13% slower on an H200.
+  float cx = 0, cy = 0;
+  float* out = nullptr;
+  SmSpan span;
+};
+
+// A body: one chain's state, its step and, beside it, the step's mix on the pipes and what
+// nvcc 13 adds per loop iteration on sm_75, 80, 86, 89, 90 (checked against cuobjdump by
+// tests/experiment_gpu_test.cpp): the counter's add (IADD3, ALU; on sm_90 UIADD3 on the
+// uniform datapath, an issue slot only), the compare (ISETP, ALU) and the backward branch (on
+// sm_80..89 some loops exit through a CALL.REL.NOINC beside it). c is inside the main
+// cardioid, so the orbits stay finite.
+struct Fma5Body {
+  static constexpr const char* kMangled = "8Fma5Body";
+  static constexpr InstrMix step_mix(int sm) { return variants::Fma5::step_mix(sm); }
+  static constexpr variants::LoopMixes kOverhead{
+      {0, 2, 0, 0, 1}, {0, 2, 0, 0, 2}, {0, 2, 0, 0, 2}, {0, 2, 0, 0, 2}, {0, 1, 0, 0, 2}};
+  struct State {
+    float x, y, cx, cy;
+  };
+  __device__ static State init(float z, float cx, float cy) { return {z, 0.5f * z, cx, cy}; }
+  __device__ static void step(State& s) {
+    float unused = 0;
+    variants::Fma5::step(s.x, s.y, s.cx, s.cy, unused);
+  }
+  __device__ static float result(const State& s) { return s.x + s.y; }
+};
+
+struct Fma4Body {
+  static constexpr const char* kMangled = "8Fma4Body";
+  static constexpr InstrMix step_mix(int sm) { return variants::Fma4::step_mix(sm); }
+  static constexpr variants::LoopMixes kOverhead = Fma5Body::kOverhead;
+  using State = Fma5Body::State;
+  __device__ static State init(float z, float cx, float cy) { return Fma5Body::init(z, cx, cy); }
+  __device__ static void step(State& s) {
+    float unused = 0;
+    variants::Fma4::step(s.x, s.y, s.cx, s.cy, unused);
+  }
+  __device__ static float result(const State& s) { return s.x + s.y; }
+};
+
+// x = __sinf(x), seed 000's sine chain: FMUL.RZ (the 1/2pi scaling, FMA pipe) + MUFU.SIN (XU).
+struct SinBody {
+  static constexpr const char* kMangled = "7SinBody";
+  static constexpr InstrMix step_mix(int) { return {1, 0, 1, 0, 0}; }
+  static constexpr variants::LoopMixes kOverhead{
+      {0, 2, 0, 0, 1}, {0, 2, 0, 0, 1}, {0, 2, 0, 0, 1}, {0, 2, 0, 0, 1}, {0, 1, 0, 0, 2}};
+  struct State {
+    float s;
+  };
+  __device__ static State init(float z, float, float) { return {1.0f + z}; }
+  __device__ static void step(State& st) { st.s = fast_sin(st.s); }
+  __device__ static float result(const State& st) { return st.s; }
+};
+
+// Both, interleaved as seed 000 wrote them: a sine chain and a z chain per step.
+struct SinFma4Body {
+  static constexpr const char* kMangled = "11SinFma4Body";
+  static constexpr InstrMix step_mix(int sm) {
+    return SinBody::step_mix(sm) + Fma4Body::step_mix(sm);
+  }
+  static constexpr variants::LoopMixes kOverhead = Fma5Body::kOverhead;
+  struct State {
+    SinBody::State sin;
+    Fma4Body::State z;
+  };
+  __device__ static State init(float z, float cx, float cy) {
+    return {SinBody::init(z, cx, cy), Fma4Body::init(z, cx, cy)};
+  }
+  __device__ static void step(State& st) {
+    SinBody::step(st.sin);
+    Fma4Body::step(st.z);
+  }
+  __device__ static float result(const State& st) {
+    return SinBody::result(st.sin) + Fma4Body::result(st.z);
+  }
+};
+
+template <class Body>
+__global__ void __launch_bounds__(kThreads) step_kernel(StepArgs a) {
+  const long long t_start = clock64();
+  const unsigned t = blockIdx.x * blockDim.x + threadIdx.x;
+  typename Body::State s[kChains];
+#pragma unroll
+  for (int k = 0; k < kChains; ++k) s[k] = Body::init(a.z0 + a.dz * (t * kChains + k), a.cx, a.cy);
+#pragma unroll 1
+  for (unsigned i = 0; i < a.iterations; ++i) {
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+#pragma unroll
+      for (int k = 0; k < kChains; ++k) Body::step(s[k]);
+    }
+  }
+  float r = 0;
+#pragma unroll
+  for (int k = 0; k < kChains; ++k) r += Body::result(s[k]);
+  a.out[t] = r;  // kept: nothing above is dead code
+  record_span(a.span, t_start);
+}
+
+template <class Body>
+InstrMix iteration_mix(int sm) {
+  return Body::step_mix(sm) * (kUnroll * kChains) + Body::kOverhead.at(sm);
+}
+
+struct Run {
+  Sample sample;
+  InstrMix mix;  // per loop iteration, one warp
+  Bound bound;   // the whole launch
+};
+
+// Blocks filling every SM to the occupancy the kernel allows: one wave, no tail.
+template <class Body>
+int full_grid(const DeviceInfo& d) {
+  int per_sm = 0;
+  CUDA_CHECK(
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, step_kernel<Body>, kThreads, 0));
+  return per_sm * d.sm_count;
+}
+
+// Loop iterations that give `Body` about kTargetCycles of work at the bound.
+template <class Body>
+unsigned iterations_for(const DeviceInfo& d) {
+  const double warps = full_grid<Body>(d) * (kThreads / 32.0);
+  const Bound one = compute_bound(pipe_rates(d.cc_major, d.cc_minor), d.sm_count,
+                                  iteration_mix<Body>(sm_version(d)), warps);
+  return static_cast<unsigned>(std::max(1.0, kTargetCycles / one.max_cycles));
+}
+
+template <class Body>
+Run run_body(Bench& bench, const DeviceInfo& d, unsigned iterations) {
+  const int blocks = full_grid<Body>(d);
+  const std::size_t threads = static_cast<std::size_t>(blocks) * kThreads;
+  DeviceBuffer<float> out(threads);
+  StepArgs a;
+  a.iterations = iterations;
+  a.z0 = -0.1f;
+  a.dz = 0.2f / static_cast<float>(threads * kChains);
+  a.cx = -0.1f;
+  a.cy = 0.1f;
+  a.out = out.get();
+  Run r;
+  r.sample = bench.median([&](cudaStream_t s, SmSpan span) {
+    a.span = span;
+    step_kernel<Body><<<blocks, kThreads, 0, s>>>(a);
+  });
+  r.mix = iteration_mix<Body>(sm_version(d));
+  r.bound = compute_bound(pipe_rates(d.cc_major, d.cc_minor), d.sm_count, r.mix,
+                          threads / 32.0 * iterations);
+  return r;
+}
+
+double pct_of_bound(const Run& r) {
+  return 100 * fraction_of_bound(r.bound, r.sample.sm_cycles);
+}
+
+ExperimentRow cycles_row(const std::string& label, const Run& r) {
+  return {label, r.bound.max_cycles, r.sample.sm_cycles, "SM cycles",
+          fmt("%.1f%% of the bound", pct_of_bound(r)) + " (" + pipe_name(r.bound.limiting) +
+              "-bound; per iteration " + mix_text(r.mix) + "); " +
+              fmt("%.3f GHz", r.sample.clock_ghz()) + fmt(", %.3f ms", r.sample.ms)};
+}
+
+std::string model_text(const DeviceInfo& d) {
+  return "bound = max over pipes of warp-iterations x instructions per iteration on the pipe / "
+         "(SMs x the pipe's warp-instructions per clock per SM), issue counting every "
+         "instruction (src/model/bound_model.h); " +
+         pipe_rates(d.cc_major, d.cc_minor).describe() + "; " + std::to_string(kThreads) +
+         "-thread blocks at full occupancy, " + std::to_string(kChains) +
+         " independent chains per thread, " + std::to_string(kUnroll) +
+         " steps per chain per loop iteration; median of 5 launches after a warm-up";
+}
+
+}  // namespace
+
+ExperimentReport run_fma_grouping(const DeviceInfo& d) {
+  Bench bench(d);
+  // The same steps for both: the time ratio is the instruction ratio when the bound holds.
+  const unsigned iterations = iterations_for<Fma4Body>(d);
+  const Run r5 = run_body<Fma5Body>(bench, d, iterations);
+  const Run r4 = run_body<Fma4Body>(bench, d, iterations);
+
+  ExperimentReport rep;
+  rep.model = model_text(d);
+  rep.rows.push_back(cycles_row("fma5 (x*x - y*y + cx)", r5));
+  rep.rows.push_back(cycles_row("fma4 (x*x - (y*y - cx))", r4));
+  const double predicted = r5.bound.max_cycles / r4.bound.max_cycles;
+  const double measured = r5.sample.sm_cycles / r4.sample.sm_cycles;
+  rep.rows.push_back({"fma5 / fma4 time", predicted, measured, "x",
+                      "5/4 = 1.25 per step; with the loop's own instructions " +
+                          fmt("%g", r5.mix.total()) + fmt(" / %g issue slots", r4.mix.total()) +
+                          " per iteration"});
+  rep.conclusion = fmt("Grouping y*y - cx saved %.1f%% of the time: ", 100 * (1 - 1 / measured)) +
+                   fmt("fma5 took %.3fx as long as fma4, ", measured) +
+                   fmt("the issue-slot model predicted %.3fx. ", predicted) +
+                   fmt("fma5 ran at %.1f%% ", pct_of_bound(r5)) +
+                   fmt("and fma4 at %.1f%% of the max-over-pipes bound ", pct_of_bound(r4)) + "(" +
+                   pipe_name(r4.bound.limiting) + "-bound on this GPU).";
+  return rep;
+}
+
+ExperimentReport run_sin_overlap(const DeviceInfo& d) {
+  Bench bench(d);
+  const unsigned iterations = iterations_for<SinFma4Body>(d);
+  const Run sin = run_body<SinBody>(bench, d, iterations);
+  const Run step = run_body<Fma4Body>(bench, d, iterations);
+  const Run both = run_body<SinFma4Body>(bench, d, iterations);
+
+  ExperimentReport rep;
+  rep.model = model_text(d);
+  rep.rows.push_back(cycles_row("__sinf alone (x = __sinf(x))", sin));
+  rep.rows.push_back(cycles_row("fma4 step alone", step));
+  rep.rows.push_back(cycles_row("both interleaved", both));
+  const double sum_predicted = sin.bound.max_cycles + step.bound.max_cycles;
+  const double sum_measured = sin.sample.sm_cycles + step.sample.sm_cycles;
+  rep.rows.push_back({"sum of the two alone (no overlap)", sum_predicted, sum_measured, "SM cycles",
+                      "what interleaving would cost if the pipes took turns"});
+  const double share_predicted = both.bound.max_cycles / sum_predicted;
+  const double share_measured = both.sample.sm_cycles / sum_measured;
+  rep.rows.push_back({"interleaved / sum alone", share_predicted, share_measured, "x",
+                      "1.0 would mean no overlap at all"});
+  const bool overlap = share_measured < 0.5 * (1 + share_predicted);
+  const double alone = pct_of_bound(sin), together = pct_of_bound(both);
+  rep.conclusion =
+      fmt("Interleaved, __sinf and the fma4 step took %.3f M cycles: ",
+          both.sample.sm_cycles / 1e6) +
+      fmt("%.0f%% ", 100 * share_measured) +
+      fmt("of the %.3f M cycles the two took one after the other ", sum_measured / 1e6) +
+      fmt("(%.3f M ", sin.sample.sm_cycles / 1e6) +
+      fmt("+ %.3f M) and ", step.sample.sm_cycles / 1e6) +
+      fmt("%.1f%% of the max-of-pipes prediction ", together) + "(" +
+      pipe_name(both.bound.limiting) + "-bound). " +
+      (overlap ? "The XU and FMA pipes work at the same time"
+               : "The pipes did not overlap as the model expects") +
+      (alone - together > 2
+           ? fmt(", but not for free: the XU kept %.1f%% of its rate alone ", alone) +
+                 fmt("and %.1f%% with the step's FMA-pipe instructions beside each MUFU.", together)
+           : ".");
+  return rep;
+}
+
+std::vector<DeclaredLoop> throughput_loops(int sm) {
+  return {{Fma5Body::kMangled, iteration_mix<Fma5Body>(sm)},
+          {Fma4Body::kMangled, iteration_mix<Fma4Body>(sm)},
+          {SinBody::kMangled, iteration_mix<SinBody>(sm)},
+          {SinFma4Body::kMangled, iteration_mix<SinFma4Body>(sm)}};
+}
+
+}  // namespace mp::lab

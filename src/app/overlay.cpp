@@ -1,0 +1,115 @@
+#include "app/overlay.h"
+
+#include <imgui.h>
+
+#include <cfloat>
+#include <cstdio>
+
+namespace mp {
+namespace {
+
+ImVec4 pipe_colour(const std::string& pipe) {
+  if (pipe == "FMA") return {1.0f, 0.62f, 0.2f, 1};
+  if (pipe == "fmaheavy") return {1.0f, 0.78f, 0.45f, 1};
+  if (pipe == "fmalite") return {1.0f, 0.85f, 0.6f, 1};
+  if (pipe == "ALU") return {0.4f, 0.7f, 1.0f, 1};
+  if (pipe == "XU") return {0.8f, 0.5f, 1.0f, 1};
+  if (pipe == "FP64") return {0.45f, 0.9f, 0.45f, 1};
+  if (pipe == "issue") return {0.85f, 0.85f, 0.85f, 1};
+  return {0.6f, 0.6f, 0.6f, 1};
+}
+
+const char* class_pipe(sass::PipeClass c) {
+  switch (c) {
+    case sass::PipeClass::Fma: return "FMA";
+    case sass::PipeClass::Alu: return "ALU";
+    case sass::PipeClass::Xu: return "XU";
+    case sass::PipeClass::Fp64: return "FP64";
+    case sass::PipeClass::Other: return "other";
+  }
+  return "other";
+}
+
+void corner(int corner_index, float scale) {
+  const ImGuiViewport* vp = ImGui::GetMainViewport();
+  const float pad = 10 * scale;
+  const ImVec2 pos(corner_index & 1 ? vp->WorkPos.x + vp->WorkSize.x - pad : vp->WorkPos.x + pad,
+                   corner_index & 2 ? vp->WorkPos.y + vp->WorkSize.y - pad : vp->WorkPos.y + pad);
+  ImGui::SetNextWindowPos(pos, ImGuiCond_Always,
+                          ImVec2(corner_index & 1 ? 1.0f : 0.0f, corner_index & 2 ? 1.0f : 0.0f));
+  ImGui::SetNextWindowBgAlpha(0.8f);
+}
+
+constexpr ImGuiWindowFlags kOverlayFlags =
+    ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_AlwaysAutoResize |
+    ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoFocusOnAppearing | ImGuiWindowFlags_NoNav;
+
+}  // namespace
+
+void PipeOverlay::update(const std::vector<PipeLoad>& loads) {
+  last_ = loads;
+  for (const PipeLoad& p : loads) history_[p.name].push(static_cast<float>(100 * p.utilization));
+}
+
+void PipeOverlay::clear() {
+  last_.clear();
+  history_.clear();
+}
+
+void PipeOverlay::draw(const std::string& title, const std::string& mix_source, float cost_ms,
+                       float frame_ms, float scale) const {
+  corner(1, scale);  // top right
+  ImGui::Begin("##pipes", nullptr, kOverlayFlags);
+  ImGui::TextUnformatted(title.c_str());
+  ImGui::TextDisabled("busy = model cycles / measured SM cycles; mix: %s", mix_source.c_str());
+  if (last_.empty()) ImGui::TextUnformatted("no GPU measurement yet");
+  ImGui::TextDisabled("overlay cost %.3f ms CPU per frame (%.2f%% of the %.2f ms frame)", cost_ms,
+                      frame_ms > 0 ? 100 * cost_ms / frame_ms : 0.0f, frame_ms);
+  for (const PipeLoad& p : last_) {
+    const ImVec4 c = pipe_colour(p.name);
+    ImGui::PushStyleColor(ImGuiCol_PlotHistogram, c);
+    if (p.limiting) ImGui::PushStyleColor(ImGuiCol_FrameBg, ImVec4(0.45f, 0.12f, 0.12f, 1));
+    char label[64];
+    std::snprintf(label, sizeof label, "%5.1f%%", 100 * p.utilization);
+    ImGui::TextColored(c, "%-8s", p.name.c_str());
+    ImGui::SameLine(70 * scale);
+    ImGui::ProgressBar(static_cast<float>(std::min(p.utilization, 1.0)), ImVec2(150 * scale, 0),
+                       label);
+    ImGui::SameLine();
+    ImGui::Text("%s %.3f ms alone", p.limiting ? "<- limits" : "          ", p.alone_ms);
+    ImGui::SameLine();
+    const auto it = history_.find(p.name);
+    if (it != history_.end())
+      ImGui::PlotLines(("##h" + p.name).c_str(), it->second.data(),
+                       static_cast<int>(it->second.size()), it->second.offset(), nullptr, 0.0f,
+                       100.0f, ImVec2(90 * scale, ImGui::GetTextLineHeight()));
+    if (p.limiting) ImGui::PopStyleColor();
+    ImGui::PopStyleColor();
+  }
+  ImGui::End();
+}
+
+void draw_sass_view(const VariantInfo& v, const LoopListing* listing, const std::string& source,
+                    float scale) {
+  corner(3, scale);  // bottom right
+  ImGui::Begin("##sass", nullptr, kOverlayFlags);
+  ImGui::Text("Step loop of %s  (%s)", v.name.data(), source.c_str());
+  if (!listing) {
+    ImGui::TextUnformatted("No SASS to show.");
+    ImGui::End();
+    return;
+  }
+  for (const sass::Instruction& i : listing->code) {
+    const char* pipe = class_pipe(sass::classify(i.base()));
+    ImGui::TextColored(pipe_colour(pipe), "%04x  %-5s %-6s %s %s", i.address, pipe,
+                       i.predicate.c_str(), i.opcode.c_str(), i.operands.c_str());
+  }
+  const InstrMix& m = listing->mix;
+  ImGui::Separator();
+  ImGui::Text("per loop trip (%d step%s): FMA %g (fmaheavy-only %g)  ALU %g  XU %g  FP64 %g  other %g",
+              v.steps_per_check, v.steps_per_check > 1 ? "s" : "", m.fma, listing->heavy_only, m.alu,
+              m.xu, m.fp64, m.other);
+  ImGui::End();
+}
+
+}  // namespace mp

@@ -1,0 +1,35 @@
+// The corner overlays: pipe utilisation (P) and the SASS of the step loop (S). ImGui only,
+// no window system, so the same code runs in the window and in `bench --overlay`.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "app/history.h"
+#include "io/sass_loader.h"
+#include "model/pipe_load.h"
+#include "model/variant_table.h"
+
+namespace mp {
+
+class PipeOverlay {
+ public:
+  void update(const std::vector<PipeLoad>& loads);
+  void clear();
+  // mix_source says where the instruction mix came from (SASS at run time, or declared).
+  // cost_ms: what the overlay itself costs per frame, frame_ms: the frame time, shown together.
+  void draw(const std::string& title, const std::string& mix_source, float cost_ms,
+            float frame_ms, float scale) const;
+
+ private:
+  std::vector<PipeLoad> last_;
+  std::map<std::string, History> history_;
+};
+
+// The step loop of `v` one instruction per line, coloured by pipe, with per-pipe counts.
+// listing: from the loaded SASS, or null (then `why` says why there is none).
+void draw_sass_view(const VariantInfo& v, const LoopListing* listing, const std::string& source,
+                    float scale);
+
+}  // namespace mp

@@ -1,0 +1,35 @@
+// The SASS of the kernels this process actually runs, read at run time with cuobjdump.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "model/sass.h"
+#include "variants.h"
+
+namespace mp {
+
+struct LoopListing {
+  std::vector<sass::Instruction> code;  // the step loop, in order
+  InstrMix mix;                         // its instructions by pipe (the whole loop body)
+  double heavy_only = 0;                // of mix.fma, those only fmaheavy executes (IMAD & co.)
+};
+
+struct LoadedSass {
+  std::string arch;    // "sm_90"
+  std::string source;  // what was read, or why nothing was ("cuobjdump not found ...")
+  std::map<VariantId, LoopListing> loops;
+  std::map<int, LoopListing> sin_balance;  // the sweep kernels, by sines per step
+  bool ok() const { return !loops.empty(); }
+};
+
+// cuobjdump from $CUDA_PATH/bin, $PATH or /usr/local/cuda/bin; "" if none.
+std::string find_cuobjdump();
+// Runs cuobjdump on `binary` for sm_XY and finds every variant's step loop. Never throws:
+// failures are described in `source`. Takes a few hundred ms: call it off the UI thread.
+LoadedSass load_kernel_sass(const std::string& binary, int sm);
+// The running executable's path (/proc/self/exe resolved).
+std::string self_executable();
+
+}  // namespace mp

@@ -1,0 +1,147 @@
+// Every experiment run on the GPU: finite, positive measurements in every row, a conclusion,
+// and the time it takes; the throughput kernels near their bound; and the instruction mixes
+// the predictions use against the built SASS. Skips with the reason without a GPU (the SASS
+// check without cuobjdump).
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <memory>
+
+#include "experiments.h"
+#include "io/sass_loader.h"
+#include "model/sass.h"
+
+namespace mp {
+namespace {
+
+class ExperimentGpuTest : public ::testing::TestWithParam<std::string_view> {
+ protected:
+  void SetUp() override {
+    const DeviceProbe p = probe_cuda_device();
+    if (!p.device) GTEST_SKIP() << p.reason;
+    device_ = *p.device;
+  }
+  DeviceInfo device_;
+};
+
+TEST_P(ExperimentGpuTest, RunsAndFillsEveryRow) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const ExperimentReport r = run_experiment(GetParam(), device_);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::printf("%s\n(took %.2f s)\n\n", format_experiment(r, OutputFormat::Markdown).c_str(),
+              seconds);
+  RecordProperty("seconds", std::to_string(seconds));
+  EXPECT_EQ(r.name, GetParam());
+  EXPECT_FALSE(r.title.empty());
+  EXPECT_FALSE(r.question.empty());
+  EXPECT_FALSE(r.model.empty());
+  EXPECT_NE(r.device.find(device_.name), std::string::npos);
+  EXPECT_FALSE(r.conclusion.empty());
+  ASSERT_FALSE(r.rows.empty());
+  for (const ExperimentRow& row : r.rows) {
+    EXPECT_FALSE(row.label.empty());
+    EXPECT_FALSE(row.unit.empty()) << row.label;
+    EXPECT_TRUE(std::isfinite(row.measured)) << row.label;
+    // A stack of 0 bytes is a real answer; every other quantity is a time, a count or a rate.
+    if (row.unit == "bytes")
+      EXPECT_GE(row.measured, 0) << row.label;
+    else
+      EXPECT_GT(row.measured, 0) << row.label;
+    if (row.predicted) {
+      EXPECT_TRUE(std::isfinite(*row.predicted)) << row.label;
+      EXPECT_GT(*row.predicted, 0) << row.label;
+    }
+  }
+  // The first experiment of the process also pays for loading the module.
+  EXPECT_LT(seconds, 4.0) << "experiments should take about 2 s or less";
+}
+
+INSTANTIATE_TEST_SUITE_P(All, ExperimentGpuTest, ::testing::ValuesIn(experiment_names()),
+                         [](const ::testing::TestParamInfo<std::string_view>& i) {
+                           std::string s(i.param);
+                           for (char& c : s)
+                             if (c == '-') c = '_';
+                           return s;
+                         });
+
+// The target: the no-divergence throughput kernels at >= 97% of the max-over-pipes
+// bound. It holds for fma5, fma4 and __sinf alone. Interleaved, every MUFU sits among five
+// FMA-pipe instructions, and on an H200 the XU pipe then keeps only ~95% of its rate: a probe
+// sweep of FMA-pipe instructions per MUFU gave 99.8% with one, 97.1% with four, 95.0% with five,
+// 92.1% with seven, at any occupancy and however many waves. That kernel is held to 93%.
+TEST(ExperimentBound, ThroughputKernelsReachTheirBound) {
+  const DeviceProbe p = probe_cuda_device();
+  if (!p.device) GTEST_SKIP() << p.reason;
+  std::vector<ExperimentRow> rows;
+  for (const char* name : {"fma-grouping", "sin-overlap"})
+    for (const ExperimentRow& row : run_experiment(name, *p.device).rows)
+      if (row.unit == "SM cycles" && row.label.find("sum") == std::string::npos)
+        rows.push_back(row);
+  ASSERT_EQ(rows.size(), 5u);  // fma5, fma4; __sinf, fma4 again, both
+  for (const ExperimentRow& row : rows) {
+    const double share = *row.predicted / row.measured;
+    const bool interleaved = row.label.find("interleaved") != std::string::npos;
+    std::printf("  %-32s %5.1f%% of the bound\n", row.label.c_str(), 100 * share);
+    EXPECT_GE(share, interleaved ? 0.93 : 0.97) << row.label;
+    EXPECT_LE(share, 1.005) << row.label << ": faster than the bound means the model is wrong";
+  }
+}
+
+std::string run(const std::string& cmd) {
+  std::string out;
+  std::unique_ptr<FILE, int (*)(FILE*)> p(popen(cmd.c_str(), "r"), pclose);
+  if (!p) return out;
+  char buf[4096];
+  for (std::size_t n; (n = fread(buf, 1, sizeof buf, p.get())) > 0;) out.append(buf, n);
+  return out;
+}
+
+const sass::Function* find_function(const std::vector<sass::Function>& fs,
+                                    const std::string& fragment) {
+  for (const sass::Function& f : fs)
+    if (f.name.find(fragment) != std::string::npos) return &f;
+  return nullptr;
+}
+
+TEST(ExperimentSass, DeclaredLoopMixesMatchTheBuiltKernels) {
+  const std::string cuobjdump = find_cuobjdump();
+  if (cuobjdump.empty())
+    GTEST_SKIP() << "cuobjdump not found (CUDA_PATH, PATH, /usr/local/cuda/bin)";
+  for (int sm : {75, 80, 86, 89, 90}) {
+    const std::string arch = "sm_" + std::to_string(sm);
+    const std::string text =
+        run(cuobjdump + " -sass -arch " + arch + " '" + self_executable() + "' 2>&1");
+    const std::vector<sass::Function> functions = sass::parse_cuobjdump(text);
+    ASSERT_FALSE(functions.empty()) << "no SASS for " << arch << ":\n" << text.substr(0, 400);
+    for (const DeclaredLoop& d : declared_loops(sm)) {
+      const sass::Function* f = find_function(functions, d.kernel);
+      ASSERT_NE(f, nullptr) << "no kernel matching " << d.kernel << " in " << arch;
+      const auto loop = sass::find_step_loop(*f);
+      ASSERT_TRUE(loop.has_value()) << "no loop in " << f->name;
+      const InstrMix got = sass::mix_of(*f, *loop);
+      std::printf("  %s %-28s FMA %g ALU %g XU %g other %g\n", arch.c_str(), d.kernel.c_str(),
+                  got.fma, got.alu, got.xu, got.other);
+      if (!(got == d.mix))
+        for (std::size_t i = loop->first; i <= loop->last; ++i)
+          std::printf(
+              "      %-6s %s %s %s\n", sass::pipe_class_name(sass::classify(f->code[i].base())),
+              f->code[i].predicate.c_str(), f->code[i].opcode.c_str(), f->code[i].operands.c_str());
+      EXPECT_EQ(got, d.mix) << d.kernel << " on " << arch;
+    }
+    // The latency chains survived ptxas: 256 of each, none folded away.
+    const sass::Function* lat = find_function(functions, "latency_kernel");
+    ASSERT_NE(lat, nullptr) << arch;
+    std::map<std::string, int> count;
+    for (const sass::Instruction& i : lat->code) ++count[i.base()];
+    EXPECT_GE(count["FFMA"], 256) << arch;
+    EXPECT_GE(count["FADD"], 256) << arch;
+    EXPECT_GE(count["MUFU"], 256) << arch;
+    EXPECT_GE(count["IADD3"], 256) << arch;
+  }
+}
+
+}  // namespace
+}  // namespace mp
