@@ -194,7 +194,8 @@ ExperimentReport run_dispatch(const DeviceInfo& d) {
       fmt("%.0f%%. ", worst) +
       fmt("Of the if/else's one-target time %.0f%% is shared by all targets ",
           100 * costs[0].shared / a.ms[0]) +
-      fmt("(the compares), of the pointers' %.0f%%: ", 100 * costs[1].shared / b.ms[0]) +
+      fmt("(the compares and the loop), of the pointers' %.0f%%: ",
+          100 * costs[1].shared / b.ms[0]) +
       fmt("each extra target costs %.2fx as much through a pointer ",
           costs[1].per_target / costs[0].per_target) +
       "(the call, its return and the pointer's load from the stack). Function pointers used " +

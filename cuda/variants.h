@@ -38,7 +38,7 @@ struct Fma5 : FloatVariant {
   static constexpr const char* kSummary = "naive x*x - y*y + cx: 5 FMA-pipe instructions per step";
   static constexpr InstrMix step_mix(int) { return {5, 0, 0, 0, 0}; }
   static constexpr LoopMixes kLoop{
-      {8, 3, 0, 0, 1}, {8, 3, 0, 0, 1}, {8, 3, 0, 0, 1}, {8, 3, 0, 0, 1}, {9, 2, 0, 0, 1}};
+      {8, 3, 0, 0, 1}, {7, 4, 0, 0, 1}, {8, 3, 0, 0, 1}, {8, 3, 0, 0, 1}, {9, 2, 0, 0, 1}};
   MP_HD static void step(float& x, float& y, float cx, float cy, float& /*acc*/) {
     const float nx = x * x - y * y + cx;
     y = 2.0f * x * y + cy;
@@ -54,7 +54,7 @@ struct Fma4 : FloatVariant {
       "grouped x*x - (y*y - cx): 4 FMA-pipe instructions per step";
   static constexpr InstrMix step_mix(int) { return {4, 0, 0, 0, 0}; }
   static constexpr LoopMixes kLoop{
-      {7, 3, 0, 0, 1}, {7, 3, 0, 0, 1}, {7, 3, 0, 0, 1}, {7, 3, 0, 0, 1}, {8, 2, 0, 0, 1}};
+      {7, 3, 0, 0, 1}, {7, 3, 0, 0, 1}, {7, 3, 0, 0, 1}, {7, 3, 0, 0, 1}, {7, 3, 0, 0, 1}};
   MP_HD static void step(float& x, float& y, float cx, float cy, float& /*acc*/) {
     const float nx = x * x - (y * y - cx);
     y = 2.0f * x * y + cy;
@@ -72,18 +72,20 @@ struct Fma4Sin : FloatVariant {
   // FMA pipe: fma4's 4 + FMUL.RZ (the 1/2pi scaling of __sinf) + FADD into acc; XU: MUFU.SIN.
   static constexpr InstrMix step_mix(int) { return {6, 0, 1, 0, 0}; }
   static constexpr LoopMixes kLoop{
-      {9, 3, 1, 0, 1}, {8, 4, 1, 0, 1}, {9, 3, 1, 0, 1}, {9, 3, 1, 0, 1}, {10, 2, 1, 0, 1}};
+      {9, 3, 1, 0, 1}, {9, 3, 1, 0, 1}, {9, 3, 1, 0, 1}, {9, 3, 1, 0, 1}, {10, 2, 1, 0, 1}};
   MP_HD static void step(float& x, float& y, float cx, float cy, float& acc) {
     acc += fast_sin(x);
     Fma4::step(x, y, cx, cy, acc);
   }
 };
 
-// Sines per step that keep the XU as busy as the FMA pipe (or issue) on each architecture,
-// from the bound model with fma4's loop: one MUFU per 8 clocks per SM sub-partition against
-// (8 + 2 per sine) FMA-pipe and (11 + 3 per sine) issued instructions. sm_86+ issue an FFMA
-// every clock: balance at 2.2 sines, so 2. sm_75/sm_80 need 2 clocks per FFMA: balance at 3.5,
-// so 4 (seed 000's "4:1"). Measured on sm_90 by `mandelpipe bench --sin-sweep`.
+// Sines per step that keep the XU as busy as the FMA pipe (or issue). The model, with fma4's
+// loop: one MUFU per 8 clocks per SM sub-partition against (8 + 2 per sine) FMA-pipe and
+// (11 + 3 per sine) issued instructions; sm_86+ issue an FFMA every clock: balance at 2.2
+// sines; sm_75/sm_80 need 2 clocks per FFMA: balance at 3.5, so 4 (seed 000's "4:1").
+// Measured on sm_90 (H200, `mandelpipe bench --sin-sweep`, 2026-11-21): at 2 sines XU 83% and
+// issue 89% busy, at 3 sines XU 91% and issue 80%: 2 keeps the less busy one busiest, as the
+// model predicts. sm_75/sm_80 and sm_86/sm_89 keep the model's choice (not measured here).
 MP_HD_CONSTEXPR int sines_per_step(int sm) { return sm < 86 ? 4 : 2; }
 
 // fma4 with sines_per_step() __sinf per step, on the four values a step has at hand (old and
@@ -104,10 +106,11 @@ struct SinRatio : FloatVariant {
   static constexpr const char* kSummary =
       "fma4 + the __sinf count per step that balances XU against FMA/issue on this GPU";
   static constexpr InstrMix step_mix(int sm) {
-    return sines_per_step(sm) == 4 ? SinBalance<4>::step_mix(sm) : SinBalance<2>::step_mix(sm);
+    const int m = sines_per_step(sm);
+    return {4 + 2.0 * m, 0, double(m), 0, 0};
   }
   static constexpr LoopMixes kLoop{
-      {16, 3, 4, 0, 1}, {16, 3, 4, 0, 1}, {11, 3, 2, 0, 1}, {11, 3, 2, 0, 1}, {11, 3, 2, 0, 1}};
+      {16, 3, 4, 0, 1}, {15, 4, 4, 0, 1}, {10, 4, 2, 0, 1}, {10, 4, 2, 0, 1}, {12, 2, 2, 0, 1}};
   MP_HD static void step(float& x, float& y, float cx, float cy, float& acc) {
 #ifdef __CUDA_ARCH__
     SinBalance<sines_per_step(__CUDA_ARCH__ / 10)>::step(x, y, cx, cy, acc);
@@ -134,13 +137,13 @@ struct Fma4Esc4 : EscapeEvery<4> {
   static constexpr const char* kName = "fma4-esc4";
   static constexpr const char* kSummary = "fma4, escape test every 4 steps with exact back-off";
   static constexpr LoopMixes kLoop{
-      {21, 4, 0, 0, 2}, {21, 4, 0, 0, 2}, {21, 4, 0, 0, 2}, {21, 4, 0, 0, 2}, {22, 3, 0, 0, 2}};
+      {21, 4, 0, 0, 2}, {21, 4, 0, 0, 2}, {21, 4, 0, 0, 2}, {21, 4, 0, 0, 2}, {21, 4, 0, 0, 2}};
 };
 struct Fma4Esc8 : EscapeEvery<8> {
   static constexpr const char* kName = "fma4-esc8";
   static constexpr const char* kSummary = "fma4, escape test every 8 steps with exact back-off";
   static constexpr LoopMixes kLoop{
-      {36, 5, 0, 0, 2}, {36, 5, 0, 0, 2}, {36, 5, 0, 0, 2}, {36, 5, 0, 0, 2}, {37, 4, 0, 0, 2}};
+      {36, 5, 0, 0, 2}, {36, 5, 0, 0, 2}, {36, 5, 0, 0, 2}, {36, 5, 0, 0, 2}, {36, 5, 0, 0, 2}};
 };
 
 // fma4 in double precision: DADD + 3 DFMA per step on the FP64 pipe (half the FP32 rate on

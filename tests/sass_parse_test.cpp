@@ -122,6 +122,18 @@ TEST(SassFixtures, LoopsMatchTheDeclaredMixesOnEveryArchitecture) {
 TEST(SassFixtures, EveryArchitectureShowsFiveVersusFourAndOneMufu) {
   for (const char* arch : {"sm_75", "sm_80", "sm_86", "sm_89", "sm_90"}) {
     const auto fns = fixture(arch);
+    auto float_ops = [&](VariantId id) {
+      const sass::Function* f =
+          sass::find_render_kernel(fns, sass::mangled_variant(variant_info(id).type_name));
+      const auto loop = f ? sass::find_step_loop(*f) : std::nullopt;
+      int n = 0;
+      if (loop)
+        for (std::size_t i = loop->first; i <= loop->last; ++i) {
+          const std::string b = f->code[i].base();
+          n += b == "FFMA" || b == "FADD" || b == "FMUL";
+        }
+      return n;
+    };
     auto mix = [&](VariantId id) {
       const sass::Function* f = sass::find_render_kernel(fns, sass::mangled_variant(variant_info(id).type_name));
       EXPECT_NE(f, nullptr) << arch;
@@ -131,7 +143,9 @@ TEST(SassFixtures, EveryArchitectureShowsFiveVersusFourAndOneMufu) {
     };
     const InstrMix fma5 = mix(VariantId::Fma5), fma4 = mix(VariantId::Fma4),
                    sin = mix(VariantId::Fma4Sin);
-    EXPECT_EQ(fma5.fma - fma4.fma, 1) << arch;
+    // ptxas moves register copies between IMAD.MOV (FMA pipe) and MOV (ALU) as it balances the
+    // pipes, so count the float arithmetic itself, and the loops' lengths.
+    EXPECT_EQ(float_ops(VariantId::Fma5) - float_ops(VariantId::Fma4), 1) << arch;
     EXPECT_EQ(fma5.total() - fma4.total(), 1) << arch;
     EXPECT_EQ(sin.xu - fma4.xu, 1) << arch;
     EXPECT_EQ(fma4.xu, 0) << arch;
