@@ -67,14 +67,16 @@ const DeviceInfo& GpuRenderer::device() const {
 
 GpuFrameStats GpuRenderer::render(VariantId variant, const PixelGrid& grid, unsigned max_iter,
                                   float* out, unsigned* counts, float* warp_efficiency) {
-  return measure(grid, max_iter, out, counts, warp_efficiency,
-                 [variant](const RenderLaunch& a, cudaStream_t s) { launch_render(variant, a, s); });
+  return measure(
+      grid, max_iter, out, counts, warp_efficiency,
+      [variant](const RenderLaunch& a, cudaStream_t s) { launch_render(variant, a, s); });
 }
 
 GpuFrameStats GpuRenderer::render_sin_balance(int sines, const PixelGrid& grid, unsigned max_iter,
                                               float* out) {
-  return measure(grid, max_iter, out, nullptr, nullptr,
-                 [sines](const RenderLaunch& a, cudaStream_t s) { launch_sin_balance(sines, a, s); });
+  return measure(
+      grid, max_iter, out, nullptr, nullptr,
+      [sines](const RenderLaunch& a, cudaStream_t s) { launch_sin_balance(sines, a, s); });
 }
 
 template <class Launch>

@@ -55,8 +55,7 @@ class GpuRenderer {
   GpuFrameStats render(VariantId variant, const PixelGrid& grid, unsigned max_iter, float* out,
                        unsigned* counts = nullptr, float* warp_efficiency = nullptr);
   // The same, for fma4 with `sines` __sinf per step (1..4): the sine-balance sweep.
-  GpuFrameStats render_sin_balance(int sines, const PixelGrid& grid, unsigned max_iter,
-                                   float* out);
+  GpuFrameStats render_sin_balance(int sines, const PixelGrid& grid, unsigned max_iter, float* out);
 
  private:
   struct Impl;

@@ -21,7 +21,9 @@ inline constexpr int kFloatsPerPixel = 2;
 inline constexpr int kBlockW = 16;
 inline constexpr int kBlockH = 16;
 inline constexpr int kWarpsPerBlock = kBlockW * kBlockH / 32;
-MP_HD_CONSTEXPR int blocks_across(int width) { return (width + kBlockW - 1) / kBlockW; }
+MP_HD_CONSTEXPR int blocks_across(int width) {
+  return (width + kBlockW - 1) / kBlockW;
+}
 MP_HD_CONSTEXPR long long warp_count(int width, int height) {
   return static_cast<long long>(blocks_across(width)) * ((height + kBlockH - 1) / kBlockH) *
          kWarpsPerBlock;
@@ -29,7 +31,8 @@ MP_HD_CONSTEXPR long long warp_count(int width, int height) {
 // The warp that computes pixel (px, py).
 MP_HD_CONSTEXPR long long warp_of(int px, int py, int width) {
   return (static_cast<long long>(py / kBlockH) * blocks_across(width) + px / kBlockW) *
-             kWarpsPerBlock + (py % kBlockH) / 2;
+             kWarpsPerBlock +
+         (py % kBlockH) / 2;
 }
 
 }  // namespace mp

@@ -11,8 +11,8 @@ namespace mp {
 struct RenderLaunch {
   PixelGrid grid;
   unsigned max_iter = 0;
-  float* out = nullptr;                    // kFloatsPerPixel floats per pixel
-  unsigned* counts = nullptr;              // optional: per-pixel step count
+  float* out = nullptr;        // kFloatsPerPixel floats per pixel
+  unsigned* counts = nullptr;  // optional: per-pixel step count
   // Per SM (indexed by %smid): earliest warp start and latest warp end (clock64), and the
   // pixel-iterations and warp-issued iterations of the warps that ran there.
   unsigned long long* sm_first = nullptr;
@@ -23,8 +23,6 @@ struct RenderLaunch {
   // the share of lanes that did useful steps.
   float* warp_efficiency = nullptr;
 };
-
-
 
 void launch_render(VariantId variant, const RenderLaunch& args, cudaStream_t stream);
 

@@ -86,7 +86,9 @@ struct Fma4Sin : FloatVariant {
 // Measured on sm_90 (H200, `mandelpipe bench --sin-sweep`, 2026-11-21): at 2 sines XU 83% and
 // issue 89% busy, at 3 sines XU 91% and issue 80%: 2 keeps the less busy one busiest, as the
 // model predicts. sm_75/sm_80 and sm_86/sm_89 keep the model's choice (not measured here).
-MP_HD_CONSTEXPR int sines_per_step(int sm) { return sm < 86 ? 4 : 2; }
+MP_HD_CONSTEXPR int sines_per_step(int sm) {
+  return sm < 86 ? 4 : 2;
+}
 
 // fma4 with sines_per_step() __sinf per step, on the four values a step has at hand (old and
 // new x and y), so neither the FMA pipe nor the XU idles.
@@ -150,8 +152,7 @@ struct Fma4Esc8 : EscapeEvery<8> {
 // H100/H200, 1/64 on consumer chips), and c in double, so deep zooms stay sharp longer.
 struct Fp64 {
   static constexpr const char* kName = "fp64";
-  static constexpr const char* kSummary =
-      "fma4 in double: DADD + 3 DFMA per step on the FP64 pipe";
+  static constexpr const char* kSummary = "fma4 in double: DADD + 3 DFMA per step on the FP64 pipe";
   using Real = double;
   static constexpr int kStepsPerCheck = 1;
   static constexpr InstrMix step_mix(int) { return {0, 0, 0, 4, 0}; }

@@ -111,7 +111,7 @@ TEST(PipeLoad, BarsOnSm90) {
   EXPECT_EQ(loads[1].name, "fmaheavy");
   EXPECT_DOUBLE_EQ(loads[1].busy_cycles, 1000 * 5 / 2.0);  // balanced halves
   EXPECT_DOUBLE_EQ(loads[2].busy_cycles, 1000 * 5 / 2.0);
-  EXPECT_DOUBLE_EQ(loads[4].busy_cycles, 1000 * 1 / 0.5);  // XU: 2000
+  EXPECT_DOUBLE_EQ(loads[4].busy_cycles, 1000 * 1 / 0.5);   // XU: 2000
   EXPECT_DOUBLE_EQ(loads[6].busy_cycles, 1000 * 14 / 4.0);  // issue: 3500
   EXPECT_TRUE(loads[6].limiting);
   EXPECT_FALSE(loads[0].limiting);

@@ -60,10 +60,10 @@ TEST(CpuRenderer, ThreadCountDoesNotChangeTheImage) {
   // Every pixel matches a direct evaluation at its centre.
   for (int py = 0; py < 41; py += 7)
     for (int px = 0; px < 67; px += 5) {
-      const float cx = std::fma(static_cast<float>(px), static_cast<float>(g.dx),
-                                static_cast<float>(g.x0));
-      const float cy = std::fma(static_cast<float>(py), static_cast<float>(g.dy),
-                                static_cast<float>(g.y0));
+      const float cx =
+          std::fma(static_cast<float>(px), static_cast<float>(g.dx), static_cast<float>(g.x0));
+      const float cy =
+          std::fma(static_cast<float>(py), static_cast<float>(g.dy), static_cast<float>(g.y0));
       EXPECT_EQ(ca[py * 67 + px], iterate<variants::Fma4Sin>(cx, cy, 500).iters);
     }
 }

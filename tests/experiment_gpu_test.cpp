@@ -67,12 +67,12 @@ INSTANTIATE_TEST_SUITE_P(All, ExperimentGpuTest, ::testing::ValuesIn(experiment_
                            return s;
                          });
 
-// The target: the no-divergence throughput kernels at >= 97% of the max-over-pipes
-// bound. It holds for fma5, fma4 and __sinf alone. Interleaved, every MUFU sits among five
-// FMA-pipe instructions, and on an H200 the XU pipe then keeps only ~95% of its rate: a probe
-// sweep of FMA-pipe instructions per MUFU gave 99.8% with one, 97.1% with four, 95.0% with five,
-// 92.1% with seven, at any occupancy and however many waves. That kernel is held to 93%.
-TEST(ExperimentBound, ThroughputKernelsReachTheirBound) {
+// A bound is a bound: a kernel measured faster than it means the model (rates or mix) is wrong.
+// How close the kernels come is a benchmark (`mandelpipe experiment fma-grouping`,
+// `... sin-overlap`), not a test: on an H200 fma5, fma4 and __sinf alone reach 99.8-100%, the
+// interleaved kernel ~95% (the XU keeps less of its rate with five FMA-pipe instructions beside
+// each MUFU: 99.8% with one, 97.1% with four, 95.0% with five, 92.1% with seven, in a sweep).
+TEST(ExperimentBound, ThroughputKernelsNeverBeatTheirBound) {
   const DeviceProbe p = probe_cuda_device();
   if (!p.device) GTEST_SKIP() << p.reason;
   std::vector<ExperimentRow> rows;
@@ -83,9 +83,7 @@ TEST(ExperimentBound, ThroughputKernelsReachTheirBound) {
   ASSERT_EQ(rows.size(), 5u);  // fma5, fma4; __sinf, fma4 again, both
   for (const ExperimentRow& row : rows) {
     const double share = *row.predicted / row.measured;
-    const bool interleaved = row.label.find("interleaved") != std::string::npos;
     std::printf("  %-32s %5.1f%% of the bound\n", row.label.c_str(), 100 * share);
-    EXPECT_GE(share, interleaved ? 0.93 : 0.97) << row.label;
     EXPECT_LE(share, 1.005) << row.label << ": faster than the bound means the model is wrong";
   }
 }

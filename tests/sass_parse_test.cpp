@@ -135,7 +135,8 @@ TEST(SassFixtures, EveryArchitectureShowsFiveVersusFourAndOneMufu) {
       return n;
     };
     auto mix = [&](VariantId id) {
-      const sass::Function* f = sass::find_render_kernel(fns, sass::mangled_variant(variant_info(id).type_name));
+      const sass::Function* f =
+          sass::find_render_kernel(fns, sass::mangled_variant(variant_info(id).type_name));
       EXPECT_NE(f, nullptr) << arch;
       const auto loop = f ? sass::find_step_loop(*f) : std::nullopt;
       EXPECT_TRUE(loop) << arch;

@@ -88,8 +88,10 @@ App::~App() {
 int App::run() {
   last_frame_start_ = glfwGetTime();
   for (;;) {
-    if (live_ || dirty_) glfwPollEvents();
-    else glfwWaitEventsTimeout(0.25);  // idle: nothing changes, nothing to redraw
+    if (live_ || dirty_)
+      glfwPollEvents();
+    else
+      glfwWaitEventsTimeout(0.25);  // idle: nothing changes, nothing to redraw
     const bool last =
         window_.should_close() || (opts_.frames > 0 && frames_done_ + 1 >= opts_.frames);
     render_frame();
@@ -108,9 +110,10 @@ int App::run() {
     std::cout << "frames " << frames_done_ << ", mean frame " << frame_ms_.mean(History::kCapacity)
               << " ms, mean " << (last_.gpu ? "kernel " : "CPU render ")
               << render_ms_.mean(History::kCapacity) << " ms"
-              << (show_overlay_ ? ", pipe overlay " + std::to_string(overlay_ms_.mean(History::kCapacity)) +
-                                      " ms CPU per frame"
-                                : std::string())
+              << (show_overlay_
+                      ? ", pipe overlay " + std::to_string(overlay_ms_.mean(History::kCapacity)) +
+                            " ms CPU per frame"
+                      : std::string())
               << "\n";
   return 0;
 }
@@ -122,10 +125,10 @@ void App::measure(const gl::FrameMeasurement& m) {
   if (!m.gpu || !rates_) return;
   const GpuFrameStats& s = m.gpu_stats;
   const InstrMix per_step = per_step_mix(variant_, sm(), sass());
-  last_metrics_ = derive_metrics(*rates_, device_.device->sm_count, per_step,
-                                 {s.kernel_ms, static_cast<double>(s.sm_cycles),
-                                  static_cast<double>(s.pixel_iters),
-                                  static_cast<double>(s.warp_iters)});
+  last_metrics_ =
+      derive_metrics(*rates_, device_.device->sm_count, per_step,
+                     {s.kernel_ms, static_cast<double>(s.sm_cycles),
+                      static_cast<double>(s.pixel_iters), static_cast<double>(s.warp_iters)});
   if (!show_overlay_) return;
   const auto t0 = std::chrono::steady_clock::now();
   const VariantInfo& v = variant_info(variant_);
@@ -160,7 +163,8 @@ void App::render_frame() {
   if (experiment_requested_) {  // likewise "running..."
     experiment_requested_ = false;
     try {
-      experiment_ = run_experiment(experiment_names()[experiment_index_], pipeline_.gpu()->device());
+      experiment_ =
+          run_experiment(experiment_names()[experiment_index_], pipeline_.gpu()->device());
       experiment_error_.clear();
     } catch (const std::exception& e) {
       experiment_error_ = e.what();
@@ -193,7 +197,8 @@ void App::render_frame() {
     overlay_ms_.push(overlay_cost_ms_);
   }
   if (show_sass_) {
-    const LoopListing* l = sass() && sass()->loops.count(variant_) ? &sass()->loops.at(variant_) : nullptr;
+    const LoopListing* l =
+        sass() && sass()->loops.count(variant_) ? &sass()->loops.at(variant_) : nullptr;
     draw_sass_view(variant_info(variant_), l, sass_ ? sass_->source : "reading SASS...", scale);
   }
   if (compare_) draw_compare_window();

@@ -14,9 +14,9 @@
 #include "app/window.h"
 #include "cli/options.h"
 #include "commands/common.h"
-#include "io/experiment_report.h"
 #include "gl/colorizer.h"
 #include "gl/frame_pipeline.h"
+#include "io/experiment_report.h"
 #include "io/sass_loader.h"
 #include "model/bookmarks.h"
 #include "model/metrics.h"
@@ -88,7 +88,7 @@ class App {
   std::optional<Metrics> last_metrics_;
   PipeOverlay overlay_;
   History frame_ms_, render_ms_;
-  History overlay_ms_;          // CPU time the pipe overlay took per frame (model + drawing)
+  History overlay_ms_;         // CPU time the pipe overlay took per frame (model + drawing)
   float overlay_cost_ms_ = 0;  // this frame's share so far
   std::optional<BenchReport> compare_;
   std::string status_;  // last capture / save message

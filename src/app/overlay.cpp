@@ -106,9 +106,10 @@ void draw_sass_view(const VariantInfo& v, const LoopListing* listing, const std:
   }
   const InstrMix& m = listing->mix;
   ImGui::Separator();
-  ImGui::Text("per loop trip (%d step%s): FMA %g (fmaheavy-only %g)  ALU %g  XU %g  FP64 %g  other %g",
-              v.steps_per_check, v.steps_per_check > 1 ? "s" : "", m.fma, listing->heavy_only, m.alu,
-              m.xu, m.fp64, m.other);
+  ImGui::Text(
+      "per loop trip (%d step%s): FMA %g (fmaheavy-only %g)  ALU %g  XU %g  FP64 %g  other %g",
+      v.steps_per_check, v.steps_per_check > 1 ? "s" : "", m.fma, listing->heavy_only, m.alu, m.xu,
+      m.fp64, m.other);
   ImGui::End();
 }
 

@@ -19,8 +19,8 @@ class PipeOverlay {
   void clear();
   // mix_source says where the instruction mix came from (SASS at run time, or declared).
   // cost_ms: what the overlay itself costs per frame, frame_ms: the frame time, shown together.
-  void draw(const std::string& title, const std::string& mix_source, float cost_ms,
-            float frame_ms, float scale) const;
+  void draw(const std::string& title, const std::string& mix_source, float cost_ms, float frame_ms,
+            float scale) const;
 
  private:
   std::vector<PipeLoad> last_;

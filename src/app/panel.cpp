@@ -185,8 +185,8 @@ void App::draw_compare_window() {
                 r0.view.max_iter, r0.frames);
   }
   ImGui::TextDisabled("mix: %s", rep.device.mix_source.c_str());
-  const char* heads[] = {"variant", "kernel ms", "SM Mcycles", "Giter/s", "bound max ms",
-                         "bound sum ms", "% of bound", "limiting", "px != fma4"};
+  const char* heads[] = {"variant",      "kernel ms",  "SM Mcycles", "Giter/s",   "bound max ms",
+                         "bound sum ms", "% of bound", "limiting",   "px != fma4"};
   if (ImGui::BeginTable("cmp", 9, ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg)) {
     for (const char* h : heads) ImGui::TableSetupColumn(h);
     ImGui::TableHeadersRow();
@@ -262,7 +262,8 @@ void App::draw_experiments_window() {
     return;
   }
   if (ImGui::Button(experiment_requested_ ? "running..." : "Run")) experiment_requested_ = true;
-  if (!experiment_error_.empty()) ImGui::TextColored(ImVec4(1, 0.4f, 0.3f, 1), "%s", experiment_error_.c_str());
+  if (!experiment_error_.empty())
+    ImGui::TextColored(ImVec4(1, 0.4f, 0.3f, 1), "%s", experiment_error_.c_str());
   if (experiment_) {
     const ExperimentReport& r = *experiment_;
     ImGui::Separator();
@@ -277,15 +278,19 @@ void App::draw_experiments_window() {
         ImGui::TableNextColumn();
         ImGui::TextUnformatted(row.label.c_str());
         ImGui::TableNextColumn();
-        if (row.predicted) ImGui::Text("%.4g", *row.predicted);
-        else ImGui::TextDisabled("-");
+        if (row.predicted)
+          ImGui::Text("%.4g", *row.predicted);
+        else
+          ImGui::TextDisabled("-");
         ImGui::TableNextColumn();
         ImGui::Text("%.4g", row.measured);
         ImGui::TableNextColumn();
         ImGui::TextUnformatted(row.unit.c_str());
         ImGui::TableNextColumn();
-        if (const auto ratio = row.ratio()) ImGui::Text("%.3f", *ratio);
-        else ImGui::TextDisabled("-");
+        if (const auto ratio = row.ratio())
+          ImGui::Text("%.3f", *ratio);
+        else
+          ImGui::TextDisabled("-");
       }
       ImGui::EndTable();
     }

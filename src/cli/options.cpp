@@ -89,10 +89,14 @@ std::string finish(Options& o, const Raw& raw) {
 }
 
 std::string parse_format(const std::string& s, Options& o) {
-  if (s == "md") o.format = OutputFormat::Markdown;
-  else if (s == "csv") o.format = OutputFormat::Csv;
-  else if (s == "json") o.format = OutputFormat::Json;
-  else return "--format: expected md, csv or json, got '" + s + "'";
+  if (s == "md")
+    o.format = OutputFormat::Markdown;
+  else if (s == "csv")
+    o.format = OutputFormat::Csv;
+  else if (s == "json")
+    o.format = OutputFormat::Json;
+  else
+    return "--format: expected md, csv or json, got '" + s + "'";
   return "";
 }
 
@@ -109,9 +113,12 @@ ParseResult parse_command_line(const std::vector<std::string>& args) {
   app.add_option("--screenshot", o.screenshot, "save the window, UI included, as PNG at exit");
   app.add_flag("--no-vsync", raw.no_vsync, "start with vsync off (toggle with V)");
   app.add_option("--present", raw.present, "CUDA-to-GL path: auto, tbo, pbo, image");
-  app.add_flag("--overlay", o.overlay, "start with the pipe-utilisation overlay shown (toggle with P)");
-  app.add_flag("--sass", o.sass_view, "start with the SASS view of the step loop shown (toggle with S)");
-  app.add_flag("--divergence", o.divergence, "start with the divergence heat map shown (toggle with D)");
+  app.add_flag("--overlay", o.overlay,
+               "start with the pipe-utilisation overlay shown (toggle with P)");
+  app.add_flag("--sass", o.sass_view,
+               "start with the SASS view of the step loop shown (toggle with S)");
+  app.add_flag("--divergence", o.divergence,
+               "start with the divergence heat map shown (toggle with D)");
   app.add_option("--capture-dir", o.capture_dir,
                  "folder for F12 captures and saved tables (default: the working folder)");
 
@@ -130,10 +137,12 @@ ParseResult parse_command_line(const std::vector<std::string>& args) {
   bench->add_flag("--present", o.bench_present,
                   "also time the CUDA-to-GL present paths at 4K (needs EGL)");
   CLI::App* experiment = app.add_subcommand(
-      "experiment", "run one of the seed experiments: prediction, measurement, ratio (needs a GPU)");
-  experiment->add_option("name", o.experiment,
-                         "fma-grouping, sin-overlap, warps-per-smsp, single-warp-ilp, "
-                         "launch-overhead, dependent-latency or dispatch")
+      "experiment",
+      "run one of the seed experiments: prediction, measurement, ratio (needs a GPU)");
+  experiment
+      ->add_option("name", o.experiment,
+                   "fma-grouping, sin-overlap, warps-per-smsp, single-warp-ilp, "
+                   "launch-overhead, dependent-latency or dispatch")
       ->required();
   experiment->add_option("--format", raw.format, "md, csv or json (default md)");
   app.require_subcommand(0, 1);

@@ -9,12 +9,12 @@
 #include "commands/measure.h"
 #include "cuda_check.h"
 #include "device_buffer.h"
-#include "render_kernel.cuh"
 #include "gl/colorizer.h"
 #include "gl/egl_context.h"
 #include "gl/frame_pipeline.h"
 #include "gl/offscreen_target.h"
 #include "model/variant_table.h"
+#include "render_kernel.cuh"
 
 namespace mp {
 namespace {
@@ -115,10 +115,9 @@ std::vector<SineSweepRow> sine_sweep(GpuRenderer& gpu, const LoadedSass& sass, i
   const PixelGrid grid = pixel_grid(view, 1920, 1080);
   DeviceBuffer<float> out(static_cast<std::size_t>(1920) * 1080 * kFloatsPerPixel);
   using StepMix = InstrMix (*)(int);
-  const StepMix declared_steps[] = {&variants::SinBalance<1>::step_mix,
-                                    &variants::SinBalance<2>::step_mix,
-                                    &variants::SinBalance<3>::step_mix,
-                                    &variants::SinBalance<4>::step_mix};
+  const StepMix declared_steps[] = {
+      &variants::SinBalance<1>::step_mix, &variants::SinBalance<2>::step_mix,
+      &variants::SinBalance<3>::step_mix, &variants::SinBalance<4>::step_mix};
   std::vector<SineSweepRow> rows;
   for (int m = 0; m <= kMaxSweepSines; ++m) {
     auto frame = [&] {

@@ -23,10 +23,14 @@ Palette find_palette(const std::string& name) {
 }
 
 DeviceSummary summarize(const DeviceInfo& d, const LoadedSass* sass) {
-  return {d.name, d.cc_major, d.cc_minor, d.sm_count, pipe_rates(d.cc_major, d.cc_minor).describe(),
-          sass && sass->ok() ? "SASS of the loaded kernels (" + sass->source + ")"
-                             : "declared in cuda/variants.h" +
-                                   (sass ? " (" + sass->source + ")" : std::string())};
+  return {d.name,
+          d.cc_major,
+          d.cc_minor,
+          d.sm_count,
+          pipe_rates(d.cc_major, d.cc_minor).describe(),
+          sass && sass->ok()
+              ? "SASS of the loaded kernels (" + sass->source + ")"
+              : "declared in cuda/variants.h" + (sass ? " (" + sass->source + ")" : std::string())};
 }
 
 InstrMix per_step_mix(VariantId variant, int sm, const LoadedSass* sass) {
@@ -48,9 +52,8 @@ MeasuredRow measured_row(const DeviceInfo& d, VariantId variant, const std::stri
   r.frames = frames;
   r.measured = {s.kernel_ms, static_cast<double>(s.sm_cycles), static_cast<double>(s.pixel_iters),
                 static_cast<double>(s.warp_iters)};
-  r.metrics =
-      derive_metrics(pipe_rates(d.cc_major, d.cc_minor), d.sm_count,
-                     per_step_mix(variant, d.cc_major * 10 + d.cc_minor, sass), r.measured);
+  r.metrics = derive_metrics(pipe_rates(d.cc_major, d.cc_minor), d.sm_count,
+                             per_step_mix(variant, d.cc_major * 10 + d.cc_minor, sass), r.measured);
   return r;
 }
 

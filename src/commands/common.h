@@ -7,7 +7,6 @@
 #include "gpu_renderer.h"
 #include "io/report.h"
 #include "io/sass_loader.h"
-#include "io/sass_loader.h"
 #include "model/palette.h"
 
 namespace mp {

@@ -20,11 +20,12 @@ std::string known_experiments() {
 int run_experiment_command(const Options& o) {
   const auto& names = experiment_names();
   if (std::find(names.begin(), names.end(), o.experiment) == names.end())
-    throw ExitError(2, "experiment: unknown '" + o.experiment + "' (known: " + known_experiments() + ")");
+    throw ExitError(
+        2, "experiment: unknown '" + o.experiment + "' (known: " + known_experiments() + ")");
   const DeviceChoice dc = choose_device(false);
   if (!dc.device)
-    throw ExitError(3, "experiment needs a CUDA GPU: " +
-                           dc.cpu_reason.substr(0, dc.cpu_reason.find(';')));
+    throw ExitError(
+        3, "experiment needs a CUDA GPU: " + dc.cpu_reason.substr(0, dc.cpu_reason.find(';')));
   std::cout << format_experiment(run_experiment(o.experiment, *dc.device), o.format);
   return 0;
 }

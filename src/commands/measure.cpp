@@ -26,8 +26,8 @@ std::vector<MeasuredRow> measure_variants(GpuRenderer& gpu, const std::string& v
   auto counts_of = [&](VariantId v) {
     gpu.render(v, grid, view.max_iter, out.get(), counts.get());
     std::vector<unsigned> host(pixels);
-    CUDA_CHECK(cudaMemcpy(host.data(), counts.get(), pixels * sizeof(unsigned),
-                          cudaMemcpyDeviceToHost));
+    CUDA_CHECK(
+        cudaMemcpy(host.data(), counts.get(), pixels * sizeof(unsigned), cudaMemcpyDeviceToHost));
     return host;
   };
   const std::vector<unsigned> reference = counts_of(VariantId::Fma4);

@@ -112,9 +112,8 @@ int run_render(const Options& o) {
                    {"compute_capability", std::to_string(dc.device->cc_major) + "." +
                                               std::to_string(dc.device->cc_minor)},
                    {"sm_count", dc.device->sm_count}};
-    j["frame"] = to_json(
-        measured_row(*dc.device, o.variant, "render", o.view, o.width, o.height, 1, r.m.gpu_stats,
-                     nullptr));
+    j["frame"] = to_json(measured_row(*dc.device, o.variant, "render", o.view, o.width, o.height, 1,
+                                      r.m.gpu_stats, nullptr));
   } else {
     j["frame"] = {{"measured",
                    {{"cpu_ms", r.m.cpu_stats.ms},

@@ -61,20 +61,22 @@ FrameMeasurement FramePipeline::render(VariantId variant, const View& view, bool
   if (gpu_) {
     m.gpu = true;
     const bool device_frame = surface_->device_memory();
-    m.gpu_stats = gpu_->render(variant, grid, view.max_iter, device_frame ? out : scratch_.get(),
-                               nullptr, !warp_out ? nullptr
-                                        : device_frame ? warp_out
-                                                       : warp_scratch_.get());
+    m.gpu_stats =
+        gpu_->render(variant, grid, view.max_iter, device_frame ? out : scratch_.get(), nullptr,
+                     !warp_out      ? nullptr
+                     : device_frame ? warp_out
+                                    : warp_scratch_.get());
     if (!device_frame) {
-      CUDA_CHECK(cudaMemcpy(out, scratch_.get(), scratch_.size() * sizeof(float),
-                            cudaMemcpyDeviceToHost));
+      CUDA_CHECK(
+          cudaMemcpy(out, scratch_.get(), scratch_.size() * sizeof(float), cudaMemcpyDeviceToHost));
       if (warp_out)
         CUDA_CHECK(cudaMemcpy(warp_out, warp_scratch_.get(), warp_scratch_.size() * sizeof(float),
                               cudaMemcpyDeviceToHost));
     }
   } else {
     if (warp_out) cpu_counts_.resize(static_cast<std::size_t>(w) * h);
-    m.cpu_stats = cpu_.render(variant, grid, view.max_iter, out, warp_out ? cpu_counts_.data() : nullptr);
+    m.cpu_stats =
+        cpu_.render(variant, grid, view.max_iter, out, warp_out ? cpu_counts_.data() : nullptr);
     if (warp_out) warp_efficiency_from_counts(cpu_counts_.data(), w, h, warp_out);
   }
   surface_->end_frame();

@@ -210,7 +210,9 @@ void WarpBuffer::end_frame() {
   glBindBuffer(GL_TEXTURE_BUFFER, 0);
 }
 
-GLuint WarpBuffer::texture() const { return impl_->texture.id(); }
+GLuint WarpBuffer::texture() const {
+  return impl_->texture.id();
+}
 
 long long max_texture_buffer_texels() {
   GLint n = 0;

@@ -4,14 +4,10 @@
 #include <cstdio>
 #include <sstream>
 
+#include "io/format_number.h"
+
 namespace mp {
 namespace {
-
-std::string fmt(const char* f, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
-}
 
 // Table cells: millions as "12.345 M", large counts whole, small values to 3 significant digits.
 std::string cell(double v) {

@@ -3,14 +3,10 @@
 #include <cstdio>
 #include <sstream>
 
+#include "io/format_number.h"
+
 namespace mp {
 namespace {
-
-std::string fmt(const char* f, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
-}
 
 nlohmann::json device_json(const DeviceSummary& d) {
   return {{"name", d.name},
@@ -60,8 +56,8 @@ int balance_point(const std::vector<SineSweepRow>& sweep, bool measured) {
   int best = -1;
   double best_score = -1;
   for (const SineSweepRow& r : sweep) {
-    const double score = measured ? std::min(r.xu_busy, r.issue_busy)
-                                  : std::min(r.xu_predicted, r.issue_predicted);
+    const double score =
+        measured ? std::min(r.xu_busy, r.issue_busy) : std::min(r.xu_predicted, r.issue_predicted);
     if (score > best_score) {
       best_score = score;
       best = r.sines;
@@ -73,19 +69,23 @@ int balance_point(const std::vector<SineSweepRow>& sweep, bool measured) {
 namespace {
 
 nlohmann::json sweep_json(const SineSweepRow& r) {
-  return {{"sines_per_step", r.sines},
-          {"mix_per_step",
-           {{"fma", r.per_step.fma}, {"alu", r.per_step.alu}, {"xu", r.per_step.xu},
-            {"other", r.per_step.other}, {"from_sass", r.mix_from_sass}}},
-          {"warp_steps", r.warp_steps},
-          {"measured_sm_cycles", r.measured_cycles},
-          {"bound_max_cycles", r.bound.max_cycles},
-          {"limiting_pipe", pipe_name(r.bound.limiting)},
-          {"pct_of_bound", r.measured_cycles > 0 ? 100 * r.bound.max_cycles / r.measured_cycles : 0},
-          {"xu_busy_measured", r.xu_busy},
-          {"issue_busy_measured", r.issue_busy},
-          {"xu_busy_predicted", r.xu_predicted},
-          {"issue_busy_predicted", r.issue_predicted}};
+  return {
+      {"sines_per_step", r.sines},
+      {"mix_per_step",
+       {{"fma", r.per_step.fma},
+        {"alu", r.per_step.alu},
+        {"xu", r.per_step.xu},
+        {"other", r.per_step.other},
+        {"from_sass", r.mix_from_sass}}},
+      {"warp_steps", r.warp_steps},
+      {"measured_sm_cycles", r.measured_cycles},
+      {"bound_max_cycles", r.bound.max_cycles},
+      {"limiting_pipe", pipe_name(r.bound.limiting)},
+      {"pct_of_bound", r.measured_cycles > 0 ? 100 * r.bound.max_cycles / r.measured_cycles : 0},
+      {"xu_busy_measured", r.xu_busy},
+      {"issue_busy_measured", r.issue_busy},
+      {"xu_busy_predicted", r.xu_predicted},
+      {"issue_busy_predicted", r.issue_predicted}};
 }
 
 }  // namespace
@@ -130,12 +130,12 @@ std::string format_bench(const BenchReport& rep, OutputFormat format) {
       s << "\nsines_per_step,fma,alu,xu,other,mix_from_sass,warp_steps,sm_cycles,bound_max_cycles,"
            "limiting_pipe,xu_busy,issue_busy,xu_busy_model,issue_busy_model\n";
       for (const SineSweepRow& r : rep.sweep)
-        s << r.sines << "," << r.per_step.fma << "," << r.per_step.alu << "," << r.per_step.xu << ","
-          << r.per_step.other << "," << (r.mix_from_sass ? 1 : 0) << "," << fmt("%.0f", r.warp_steps)
-          << "," << fmt("%.0f", r.measured_cycles) << "," << fmt("%.0f", r.bound.max_cycles) << ","
-          << pipe_name(r.bound.limiting) << "," << fmt("%.4f", r.xu_busy) << ","
-          << fmt("%.4f", r.issue_busy) << "," << fmt("%.4f", r.xu_predicted) << ","
-          << fmt("%.4f", r.issue_predicted) << "\n";
+        s << r.sines << "," << r.per_step.fma << "," << r.per_step.alu << "," << r.per_step.xu
+          << "," << r.per_step.other << "," << (r.mix_from_sass ? 1 : 0) << ","
+          << fmt("%.0f", r.warp_steps) << "," << fmt("%.0f", r.measured_cycles) << ","
+          << fmt("%.0f", r.bound.max_cycles) << "," << pipe_name(r.bound.limiting) << ","
+          << fmt("%.4f", r.xu_busy) << "," << fmt("%.4f", r.issue_busy) << ","
+          << fmt("%.4f", r.xu_predicted) << "," << fmt("%.4f", r.issue_predicted) << "\n";
     }
     return s.str();
   }
@@ -161,7 +161,8 @@ std::string format_bench(const BenchReport& rep, OutputFormat format) {
       s << "| " << p.path << " | " << fmt("%.3f", p.ms) << " | " << p.what << " |\n";
   }
   if (!rep.sweep.empty()) {
-    s << "\n| sines/step | mix per step FMA/ALU/XU/other | SM Mcycles | bound Mcycles (pipe) | % of "
+    s << "\n| sines/step | mix per step FMA/ALU/XU/other | SM Mcycles | bound Mcycles (pipe) | % "
+         "of "
          "bound | XU busy | issue busy | XU busy (model) | issue busy (model) |\n"
       << "|---:|---|---:|---:|---:|---:|---:|---:|---:|\n";
     for (const SineSweepRow& r : rep.sweep)

@@ -18,7 +18,8 @@ struct MeasuredRow {
   int frames = 0;         // timed frames the median is taken over
   FrameNumbers measured;  // the median frame (by kernel time)
   Metrics metrics;
-  long long differing_from_fma4 = -1;  // pixels whose step count differs from fma4's; -1: not compared
+  long long differing_from_fma4 =
+      -1;  // pixels whose step count differs from fma4's; -1: not compared
 };
 
 struct PresentRow {
@@ -37,9 +38,9 @@ struct DeviceSummary {
 // fma4 with 0..4 __sinf per step: where neither the XU nor the FMA pipe/issue idles.
 struct SineSweepRow {
   int sines = 0;
-  InstrMix per_step;       // from the SASS when it could be read, else declared
+  InstrMix per_step;  // from the SASS when it could be read, else declared
   bool mix_from_sass = false;
-  double warp_steps = 0;   // warp-issued steps of the frame
+  double warp_steps = 0;  // warp-issued steps of the frame
   double measured_cycles = 0;
   Bound bound;
   // Busy shares: pipe cycles over measured SM cycles (measured) or over the max-bound (predicted).

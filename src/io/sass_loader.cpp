@@ -74,9 +74,9 @@ LoadedSass load_kernel_sass(const std::string& binary, int sm) {
     if (auto l = listing(sass::find_render_kernel(
             functions, "variants10SinBalanceILi" + std::to_string(m) + "EE")))
       r.sin_balance[m] = *l;
-  r.source = r.loops.empty()
-                 ? "no render kernels for " + r.arch + " in " + binary + " (" + text.substr(0, 120) + ")"
-                 : "cuobjdump -sass -arch " + r.arch + " of this executable";
+  r.source = r.loops.empty() ? "no render kernels for " + r.arch + " in " + binary + " (" +
+                                   text.substr(0, 120) + ")"
+                             : "cuobjdump -sass -arch " + r.arch + " of this executable";
   return r;
 }
 

@@ -179,7 +179,8 @@ std::string mangled_variant(std::string_view variant_type) {
 const Function* find_render_kernel(const std::vector<Function>& functions,
                                    std::string_view mangled) {
   for (const Function& f : functions)
-    if (f.name.find("render_kernel") != std::string::npos && f.name.find(mangled) != std::string::npos)
+    if (f.name.find("render_kernel") != std::string::npos &&
+        f.name.find(mangled) != std::string::npos)
       return &f;
   return nullptr;
 }
@@ -192,7 +193,8 @@ std::optional<Loop> find_step_loop(const Function& f) {
     const auto first = std::find_if(f.code.begin(), f.code.end(), [&](const Instruction& x) {
       return x.address == *br.branch_target;
     });
-    if (first != f.code.end()) loops.push_back({static_cast<std::size_t>(first - f.code.begin()), i});
+    if (first != f.code.end())
+      loops.push_back({static_cast<std::size_t>(first - f.code.begin()), i});
   }
   auto float_ops = [&](const Loop& l) {
     return std::count_if(f.code.begin() + l.first, f.code.begin() + l.last + 1,

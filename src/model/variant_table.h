@@ -17,7 +17,7 @@ struct VariantInfo {
   std::string_view name;
   std::string_view summary;
   int steps_per_check;  // > 1: the escape test runs once per that many steps
-  bool fp64;           // double-precision arithmetic and coordinates
+  bool fp64;            // double-precision arithmetic and coordinates
   // On sm_XY (sm = 10 x cc): the step alone; the whole loop body (steps_per_check steps and
   // one escape test); per step, the loop body's share, and what it adds to the step.
   InstrMix (*step)(int sm);
