@@ -14,6 +14,9 @@ DeviceProbe probe_cuda_device() {
   const cudaError_t e = cudaGetDeviceCount(&count);
   if (e != cudaSuccess) {
     cudaGetLastError();  // clear the sticky error so later calls report their own
+    if (e == cudaErrorInsufficientDriver)
+      return {std::nullopt, "no usable NVIDIA driver (none installed, or older than this CUDA)"};
+    if (e == cudaErrorNoDevice) return {std::nullopt, "no CUDA GPU"};
     return {std::nullopt, std::string("no CUDA device: ") + cudaGetErrorString(e)};
   }
   if (count == 0) return {std::nullopt, "no CUDA device: the driver reports none"};
@@ -24,8 +27,6 @@ DeviceProbe probe_cuda_device() {
   d.cc_major = prop.major;
   d.cc_minor = prop.minor;
   d.sm_count = prop.multiProcessorCount;
-  d.memory_bytes = prop.totalGlobalMem;
-  CUDA_CHECK(cudaDeviceGetAttribute(&d.peak_clock_khz, cudaDevAttrClockRate, 0));
   if (d.cc_major * 10 + d.cc_minor < 75)
     return {std::nullopt, d.name + " is sm_" + std::to_string(d.cc_major * 10 + d.cc_minor) +
                               "; mandelpipe's kernels need sm_75 or newer"};
@@ -36,11 +37,13 @@ struct GpuRenderer::Impl {
   DeviceInfo device;
   cudaStream_t stream = nullptr;
   cudaEvent_t start = nullptr, stop = nullptr;
-  // Layout, sms entries each: sm_first, sm_last, sm_pixel_iters, sm_warp_iters.
+  // Layout, kSmSlots entries each: sm_first, sm_last, sm_pixel_iters, sm_warp_iters, indexed
+  // by %smid, which may exceed the SM count (it is bounded by %nsmid, not the count).
+  static constexpr int kSmSlots = 1024;
   DeviceBuffer<unsigned long long> stats;
   unsigned long long* host_stats = nullptr;  // pinned mirror of `stats`
 
-  explicit Impl(const DeviceInfo& d) : device(d), stats(4 * d.sm_count) {
+  explicit Impl(const DeviceInfo& d) : device(d), stats(4 * kSmSlots) {
     CUDA_CHECK(cudaSetDevice(d.index));
     // A blocking stream: it waits for work on the legacy stream, where interop maps and
     // unmaps GL resources, so a kernel never writes a buffer GL is still reading.
@@ -83,10 +86,10 @@ template <class Launch>
 GpuFrameStats GpuRenderer::measure(const PixelGrid& grid, unsigned max_iter, float* out,
                                    unsigned* counts, float* warp_efficiency, Launch&& launch) {
   Impl& m = *impl_;
-  const int sms = m.device.sm_count;
+  const int slots = Impl::kSmSlots;
   unsigned long long* s = m.stats.get();
-  CUDA_CHECK(cudaMemsetAsync(s, 0xff, sms * sizeof(unsigned long long), m.stream));
-  CUDA_CHECK(cudaMemsetAsync(s + sms, 0, 3 * sms * sizeof(unsigned long long), m.stream));
+  CUDA_CHECK(cudaMemsetAsync(s, 0xff, slots * sizeof(unsigned long long), m.stream));
+  CUDA_CHECK(cudaMemsetAsync(s + slots, 0, 3 * slots * sizeof(unsigned long long), m.stream));
 
   RenderLaunch args;
   args.grid = grid;
@@ -94,9 +97,9 @@ GpuFrameStats GpuRenderer::measure(const PixelGrid& grid, unsigned max_iter, flo
   args.out = out;
   args.counts = counts;
   args.sm_first = s;
-  args.sm_last = s + sms;
-  args.sm_pixel_iters = s + 2 * sms;
-  args.sm_warp_iters = s + 3 * sms;
+  args.sm_last = s + slots;
+  args.sm_pixel_iters = s + 2 * slots;
+  args.sm_warp_iters = s + 3 * slots;
   args.warp_efficiency = warp_efficiency;
   CUDA_CHECK(cudaEventRecord(m.start, m.stream));
   launch(args, m.stream);
@@ -109,13 +112,13 @@ GpuFrameStats GpuRenderer::measure(const PixelGrid& grid, unsigned max_iter, flo
   float ms = 0;
   CUDA_CHECK(cudaEventElapsedTime(&ms, m.start, m.stop));
   r.kernel_ms = ms;
-  for (int i = 0; i < sms; ++i) {
-    const unsigned long long first = m.host_stats[i], last = m.host_stats[sms + i];
+  for (int i = 0; i < slots; ++i) {
+    const unsigned long long first = m.host_stats[i], last = m.host_stats[slots + i];
     if (last == 0) continue;  // no block ran on this SM
     ++r.sms_used;
     r.sm_cycles = std::max(r.sm_cycles, last - first);
-    r.pixel_iters += m.host_stats[2 * sms + i];
-    r.warp_iters += m.host_stats[3 * sms + i];
+    r.pixel_iters += m.host_stats[2 * slots + i];
+    r.warp_iters += m.host_stats[3 * slots + i];
   }
   return r;
 }

@@ -17,8 +17,6 @@ struct DeviceInfo {
   int cc_major = 0;
   int cc_minor = 0;
   int sm_count = 0;
-  int peak_clock_khz = 0;  // cudaDevAttrClockRate: the boost limit, not the running clock
-  std::size_t memory_bytes = 0;
 };
 
 // The first CUDA device, or why there is none usable (no driver, no device, ...).
@@ -30,13 +28,10 @@ DeviceProbe probe_cuda_device();
 
 struct GpuFrameStats {
   double kernel_ms = 0;                // CUDA events around the launch
-  unsigned long long sm_cycles = 0;    // max over SMs of (last block end - first block start)
+  unsigned long long sm_cycles = 0;    // max over SMs of (last warp end - first warp start)
   int sms_used = 0;                    // SMs that ran at least one block
   unsigned long long pixel_iters = 0;  // sum of per-pixel step counts
   unsigned long long warp_iters = 0;   // sum over warps of the warp's max step count
-
-  // Cycles per nanosecond of kernel time: the SM clock the kernel actually ran at.
-  double clock_ghz() const { return kernel_ms > 0 ? sm_cycles / (kernel_ms * 1e6) : 0; }
 };
 
 class GpuRenderer {
@@ -50,7 +45,7 @@ class GpuRenderer {
 
   // Renders into device memory `out` (grid.width * grid.height * kFloatsPerPixel floats) and,
   // if given, per-pixel step counts into `counts` and per-warp SIMT efficiency into
-  // `warp_efficiency` (warp_count(grid) floats, layout in render_kernel.cuh); blocks until
+  // `warp_efficiency` (warp_count(grid) floats, layout in kernel_params.h); blocks until
   // the frame's stats are back.
   GpuFrameStats render(VariantId variant, const PixelGrid& grid, unsigned max_iter, float* out,
                        unsigned* counts = nullptr, float* warp_efficiency = nullptr);

@@ -28,7 +28,6 @@ void launch_render(VariantId variant, const RenderLaunch& args, cudaStream_t str
 
 // The sine-balance sweep behind the sin-ratio variant: fma4 plus `sines` (1..4) __sinf per
 // step (variants::SinBalance), so the balance point can be measured on the GPU at hand.
-inline constexpr int kMaxSweepSines = 4;
 void launch_sin_balance(int sines, const RenderLaunch& args, cudaStream_t stream);
 
 }  // namespace mp

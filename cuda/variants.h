@@ -92,6 +92,8 @@ MP_HD_CONSTEXPR int sines_per_step(int sm) {
 
 // fma4 with sines_per_step() __sinf per step, on the four values a step has at hand (old and
 // new x and y), so neither the FMA pipe nor the XU idles.
+// The sweep (`bench --sin-sweep`) tries 1..kMaxSweepSines: the four values a step has.
+inline constexpr int kMaxSweepSines = 4;
 template <int M>
 struct SinBalance : FloatVariant {
   static constexpr InstrMix step_mix(int) { return {4 + 2.0 * M, 0, double(M), 0, 0}; }

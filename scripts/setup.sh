@@ -4,7 +4,7 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 packages=(cmake ninja-build pkg-config g++ libglfw3-dev libglm-dev libimgui-dev libstb-dev python3-glad
-          nlohmann-json3-dev libcli11-dev libgtest-dev libegl1 libgl1-mesa-dri xvfb xauth)
+          nlohmann-json3-dev libcli11-dev libgtest-dev libegl1 libgl1-mesa-dri xvfb)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -27,8 +27,14 @@ if [[ -z $nvcc ]]; then
   echo "mandelpipe: nvcc not found (PATH, /usr/local/cuda/bin): install NVIDIA's CUDA toolkit" >&2
   exit 1
 fi
+cuda_root=$(dirname "$(dirname "$(readlink -f "$nvcc")")")
+if [[ ! -f $cuda_root/include/cuda_runtime.h ]] && ! ls "$cuda_root"/targets/*/include/cuda_runtime.h >/dev/null 2>&1; then
+  echo "mandelpipe: $cuda_root has nvcc but not the CUDA runtime headers: install the toolkit's cudart development package (cuda-cudart-dev-*)" >&2
+  exit 1
+fi
 
 if [[ ! -f build/build.ninja ]]; then
+  rm -rf build  # a build folder from another generator would make cmake refuse
   cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_COMPILER="$nvcc" >/dev/null
 fi
 cmake --build build

@@ -8,6 +8,11 @@ if [[ -z ${DISPLAY:-} ]]; then
   xvfb=$!
   trap 'kill $xvfb 2>/dev/null' EXIT
   for _ in $(seq 50); do [[ -e /tmp/.X11-unix/X$n ]] && break; sleep 0.1; done
+  if [[ ! -e /tmp/.X11-unix/X$n ]]; then
+    echo "mandelpipe: Xvfb did not start for the window test:" >&2
+    cat /tmp/mandelpipe-xvfb.log >&2
+    exit 1
+  fi
   export DISPLAY=":$n"
 fi
 export MP_REQUIRE_DISPLAY=1 MP_REQUIRE_EGL=1

@@ -8,7 +8,6 @@ uniform sampler2D u_data;
 #endif
 uniform sampler1D u_lut;
 uniform ivec2 u_size;    // data size in pixels
-uniform ivec2 u_origin;  // framebuffer pixel where the data's bottom-left lands
 uniform float u_density;
 uniform float u_offset;
 uniform float u_stripe;
@@ -26,7 +25,7 @@ vec3 divergence_tint(vec3 c, ivec2 pixel) {
 }
 
 void main() {
-  ivec2 p = ivec2(gl_FragCoord.xy) - u_origin;
+  ivec2 p = ivec2(gl_FragCoord.xy);
   int row = u_size.y - 1 - p.y;  // data rows run top to bottom
 #ifdef MP_DATA_BUFFER
   vec2 d = texelFetch(u_data, row * u_size.x + p.x).rg;

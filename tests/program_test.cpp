@@ -137,7 +137,7 @@ TEST_F(ProgramTest, RenderWritesPngAndSidecar) {
 }
 
 TEST_F(ProgramTest, WindowRendersThirtyCpuFramesAndSavesAScreenshot) {
-  if (!std::getenv("DISPLAY")) {
+  if (const char* d = std::getenv("DISPLAY"); !d || !*d) {
     if (std::getenv("MP_REQUIRE_DISPLAY")) FAIL() << "MP_REQUIRE_DISPLAY is set but DISPLAY is not";
     GTEST_SKIP() << "no DISPLAY (scripts/test.sh runs this under Xvfb)";
   }
@@ -157,6 +157,37 @@ TEST_F(ProgramTest, WindowRendersThirtyCpuFramesAndSavesAScreenshot) {
   EXPECT_TRUE(fs::exists(dir_ / "config" / "mandelpipe" / "settings.json"));
   EXPECT_TRUE(fs::exists(dir_ / "config" / "mandelpipe" / "imgui.ini"));
   EXPECT_FALSE(fs::exists(dir_ / "imgui.ini"));
+}
+
+}  // namespace
+}  // namespace mp
+
+namespace mp {
+namespace {
+
+TEST_F(ProgramTest, OutputNamesMustBePng) {
+  expect_one_line_error(run("render --out x.json --cpu"), 2, "FILE.png");
+  expect_one_line_error(run("--screenshot shot.jpg --cpu"), 2, "FILE.png");
+  EXPECT_FALSE(fs::exists(dir_ / "x.json"));
+}
+
+TEST_F(ProgramTest, WindowOptionsBeforeASubcommandAreRejected) {
+  expect_one_line_error(run("--frames 5 render --out r.png --cpu"), 2, "window option");
+  EXPECT_FALSE(fs::exists(dir_ / "r.png"));
+}
+
+TEST_F(ProgramTest, UnreadableSettingsAreReportedAndKept) {
+  if (const char* d = std::getenv("DISPLAY"); !d || !*d) {
+    if (std::getenv("MP_REQUIRE_DISPLAY")) FAIL() << "MP_REQUIRE_DISPLAY is set but DISPLAY is not";
+    GTEST_SKIP() << "no DISPLAY (scripts/test.sh runs this under Xvfb)";
+  }
+  fs::create_directories(dir_ / "config" / "mandelpipe");
+  const fs::path settings = dir_ / "config" / "mandelpipe" / "settings.json";
+  std::ofstream(settings) << "{\"window_width\": 0";
+  const Result r = run("--cpu --frames 2 --width 320 --height 200 --iters 64");
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("ignoring"), std::string::npos) << r.err;
+  EXPECT_EQ(slurp(settings), "{\"window_width\": 0");  // not overwritten
 }
 
 }  // namespace

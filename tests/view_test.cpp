@@ -47,6 +47,10 @@ TEST(View, FloatPrecisionRunsOutAtDeepZoom) {
   EXPECT_TRUE(p.exhausted);
   EXPECT_NEAR(p.float_ulp, 5.96e-8, 1e-9);
   EXPECT_DOUBLE_EQ(p.pixel_spacing, 2e-6 / 1920);
+  // Double precision goes on far deeper.
+  EXPECT_FALSE(float_precision(v, 1920, 1080, true).exhausted);
+  v.span = 1e-13;
+  EXPECT_TRUE(float_precision(v, 1920, 1080, true).exhausted);
 }
 
 }  // namespace

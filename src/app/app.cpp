@@ -57,7 +57,8 @@ App::App(const Options& o)
   // The SASS of the kernels this process runs, for the overlay and the SASS view: read off
   // the UI thread, since cuobjdump takes a moment.
   sass_loading_ = std::async(std::launch::async, load_kernel_sass, self_executable(), sm());
-  if (!settings_warning_.empty()) std::cerr << "mandelpipe: " << settings_warning_ << "\n";
+  if (!settings_warning_.empty())
+    std::cerr << "mandelpipe: " << settings_warning_ << " (left as it is; fix or delete it)\n";
   if (device_.device) rates_ = pipe_rates(device_.device->cc_major, device_.device->cc_minor);
   for (std::size_t i = 0; i < palettes_.size(); ++i)
     if (palettes_[i].name == settings_.palette) palette_index_ = static_cast<int>(i);
@@ -70,7 +71,8 @@ App::App(const Options& o)
 }
 
 App::~App() {
-  if (config_.empty()) return;
+  if (config_.empty() || !settings_warning_.empty())
+    return;  // never overwrite a file we could not read
   const auto [w, h] = window_.size();
   const auto [x, y] = window_.position();
   settings_.window_width = w;
@@ -101,19 +103,24 @@ int App::run() {
       capture_with_sidecar();
     }
     if (last) {
-      if (!opts_.screenshot.empty()) take_screenshot(opts_.screenshot);
+      if (!opts_.screenshot.empty()) {
+        try {
+          take_screenshot(opts_.screenshot);
+        } catch (const std::exception& e) {
+          throw ExitError(2, std::string("--screenshot: ") + e.what());
+        }
+      }
       break;
     }
     glfwSwapBuffers(window_.get());
   }
-  if (opts_.frames > 0)  // for scripted runs: what the frames cost
-    std::cout << "frames " << frames_done_ << ", mean frame " << frame_ms_.mean(History::kCapacity)
-              << " ms, mean " << (last_.gpu ? "kernel " : "CPU render ")
-              << render_ms_.mean(History::kCapacity) << " ms"
-              << (show_overlay_
-                      ? ", pipe overlay " + std::to_string(overlay_ms_.mean(History::kCapacity)) +
-                            " ms CPU per frame"
-                      : std::string())
+  if (opts_.frames > 0)  // for scripted runs: what the frames cost, all of them
+    std::cout << "frames " << frames_done_ << ", mean frame " << totals_.mean_frame_ms()
+              << " ms (start to start), mean " << (last_.gpu ? "kernel " : "CPU render ")
+              << totals_.mean_render_ms() << " ms"
+              << (totals_.overlays ? ", pipe overlay " + std::to_string(totals_.mean_overlay_ms()) +
+                                         " ms CPU per frame"
+                                   : std::string())
               << "\n";
   return 0;
 }
@@ -121,6 +128,8 @@ int App::run() {
 void App::measure(const gl::FrameMeasurement& m) {
   last_ = m;
   render_ms_.push(static_cast<float>(m.render_ms()));
+  totals_.render_ms += m.render_ms();
+  ++totals_.renders;
   last_metrics_.reset();
   if (!m.gpu || !rates_) return;
   const GpuFrameStats& s = m.gpu_stats;
@@ -150,7 +159,12 @@ std::string App::mix_source() const {
 
 void App::render_frame() {
   const double now = glfwGetTime();
-  frame_ms_.push(static_cast<float>((now - last_frame_start_) * 1e3));
+  if (frames_done_ > 0) {  // the first frame has no previous one to be timed from
+    const double ms = (now - last_frame_start_) * 1e3;
+    frame_ms_.push(static_cast<float>(ms));
+    totals_.frame_ms += ms;
+    ++totals_.frames;
+  }
   last_frame_start_ = now;
   overlay_cost_ms_ = 0;
   if (!sass_ && sass_loading_.valid() &&
@@ -195,6 +209,8 @@ void App::render_frame() {
     overlay_cost_ms_ +=
         std::chrono::duration<float, std::milli>(std::chrono::steady_clock::now() - t0).count();
     overlay_ms_.push(overlay_cost_ms_);
+    totals_.overlay_ms += overlay_cost_ms_;
+    ++totals_.overlays;
   }
   if (show_sass_) {
     const LoopListing* l =
@@ -271,7 +287,8 @@ void App::handle_input() {
 
 void App::draw_precision_banner() {
   const auto [fw, fh] = window_.framebuffer_size();
-  const PrecisionStatus p = float_precision(view_, std::max(fw, 1), std::max(fh, 1));
+  const bool fp64 = variant_info(variant_).fp64;
+  const PrecisionStatus p = float_precision(view_, std::max(fw, 1), std::max(fh, 1), fp64);
   if (!p.exhausted) return;
   const ImGuiViewport* vp = ImGui::GetMainViewport();
   ImGui::SetNextWindowPos(ImVec2(vp->WorkPos.x + vp->WorkSize.x * 0.5f, vp->WorkPos.y + 10),
@@ -282,9 +299,10 @@ void App::draw_precision_banner() {
                    ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoFocusOnAppearing |
                    ImGuiWindowFlags_NoNav | ImGuiWindowFlags_NoInputs);
   ImGui::TextColored(ImVec4(1, 0.6f, 0.2f, 1),
-                     "Float precision exhausted: pixel spacing %.3g is under 4 float ulps (%.3g) "
-                     "at these coordinates; neighbouring pixels merge.",
-                     p.pixel_spacing, p.float_ulp);
+                     "%s precision exhausted: pixel spacing %.3g is under 4 ulps (%.3g) at "
+                     "these coordinates; neighbouring pixels merge.%s",
+                     fp64 ? "Double" : "Float", p.pixel_spacing, p.float_ulp,
+                     fp64 ? "" : " The fp64 variant (7) goes deeper.");
   ImGui::End();
 }
 

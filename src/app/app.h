@@ -90,6 +90,13 @@ class App {
   History frame_ms_, render_ms_;
   History overlay_ms_;         // CPU time the pipe overlay took per frame (model + drawing)
   float overlay_cost_ms_ = 0;  // this frame's share so far
+  struct Totals {              // over the whole run, for the --frames summary
+    double frame_ms = 0, render_ms = 0, overlay_ms = 0;
+    long frames = 0, renders = 0, overlays = 0;
+    double mean_frame_ms() const { return frames ? frame_ms / frames : 0; }
+    double mean_render_ms() const { return renders ? render_ms / renders : 0; }
+    double mean_overlay_ms() const { return overlays ? overlay_ms / overlays : 0; }
+  } totals_;
   std::optional<BenchReport> compare_;
   std::string status_;  // last capture / save message
   double last_frame_start_ = 0;

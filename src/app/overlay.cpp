@@ -2,7 +2,6 @@
 
 #include <imgui.h>
 
-#include <cfloat>
 #include <cstdio>
 
 namespace mp {
@@ -17,17 +16,6 @@ ImVec4 pipe_colour(const std::string& pipe) {
   if (pipe == "FP64") return {0.45f, 0.9f, 0.45f, 1};
   if (pipe == "issue") return {0.85f, 0.85f, 0.85f, 1};
   return {0.6f, 0.6f, 0.6f, 1};
-}
-
-const char* class_pipe(sass::PipeClass c) {
-  switch (c) {
-    case sass::PipeClass::Fma: return "FMA";
-    case sass::PipeClass::Alu: return "ALU";
-    case sass::PipeClass::Xu: return "XU";
-    case sass::PipeClass::Fp64: return "FP64";
-    case sass::PipeClass::Other: return "other";
-  }
-  return "other";
 }
 
 void corner(int corner_index, float scale) {
@@ -100,7 +88,7 @@ void draw_sass_view(const VariantInfo& v, const LoopListing* listing, const std:
     return;
   }
   for (const sass::Instruction& i : listing->code) {
-    const char* pipe = class_pipe(sass::classify(i.base()));
+    const char* pipe = sass::pipe_class_name(sass::classify(i.base()));
     ImGui::TextColored(pipe_colour(pipe), "%04x  %-5s %-6s %s %s", i.address, pipe,
                        i.predicate.c_str(), i.opcode.c_str(), i.operands.c_str());
   }

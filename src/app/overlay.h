@@ -1,5 +1,5 @@
 // The corner overlays: pipe utilisation (P) and the SASS of the step loop (S). ImGui only,
-// no window system, so the same code runs in the window and in `bench --overlay`.
+// no window system.
 #pragma once
 
 #include <map>
@@ -28,7 +28,7 @@ class PipeOverlay {
 };
 
 // The step loop of `v` one instruction per line, coloured by pipe, with per-pipe counts.
-// listing: from the loaded SASS, or null (then `why` says why there is none).
+// listing: from the loaded SASS, or null (then `source` says why there is none).
 void draw_sass_view(const VariantInfo& v, const LoopListing* listing, const std::string& source,
                     float scale);
 

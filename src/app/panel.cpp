@@ -113,8 +113,11 @@ void App::draw_panel() {
   }
 
   // Instruction mix: declared beside the variant, and read from this executable's SASS.
-  ImGui::Text("Instructions per step on sm_%d (bound uses: %s)", sm(),
-              sass() ? "SASS" : "declared");
+  if (device_.device)
+    ImGui::Text("Instructions per step on sm_%d (bound uses: %s)", sm(),
+                sass() ? "SASS" : "declared");
+  else
+    ImGui::TextUnformatted("Instructions per step of the sm_90 build (no GPU in use)");
   if (ImGui::BeginTable("mix", 7, ImGuiTableFlags_Borders | ImGuiTableFlags_SizingFixedFit)) {
     for (const char* h : {"per iteration", "FMA", "ALU", "XU", "FP64", "other", "total"})
       ImGui::TableSetupColumn(h);

@@ -2,6 +2,7 @@
 
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <stdexcept>
 
 #include "io/files.h"
 
@@ -19,11 +20,15 @@ Settings load_settings(const std::filesystem::path& file, std::string* warning) 
     }
     s.window_width = j.value("window_width", s.window_width);
     s.window_height = j.value("window_height", s.window_height);
+    if (s.window_width < 64 || s.window_width > 16384 || s.window_height < 64 ||
+        s.window_height > 16384)
+      throw std::out_of_range("window size " + std::to_string(s.window_width) + "x" +
+                              std::to_string(s.window_height) + " is out of range");
     s.palette = j.value("palette", s.palette);
     s.colour.density = j.value("density", s.colour.density);
     s.colour.offset = j.value("offset", s.colour.offset);
     s.colour.stripe = j.value("stripe", s.colour.stripe);
-  } catch (const nlohmann::json::exception& e) {
+  } catch (const std::exception& e) {  // malformed JSON, wrong types, bad values
     if (warning) *warning = "ignoring " + file.string() + ": " + e.what();
     return Settings{};
   }

@@ -16,7 +16,8 @@ struct Settings {
   ColourParams colour;
 };
 
-// Missing file: defaults. Unreadable or malformed: defaults, and `warning` says why.
+// Missing file: defaults. Unreadable, malformed or out of range: defaults, and `warning` says
+// why (the caller then leaves the file alone rather than overwrite it).
 Settings load_settings(const std::filesystem::path& file, std::string* warning);
 void save_settings(const std::filesystem::path& file, const Settings& s);
 

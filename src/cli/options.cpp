@@ -161,6 +161,15 @@ ParseResult parse_command_line(const std::vector<std::string>& args) {
     r.err = e.what();
     return r;
   }
+  // Options of the window given before a subcommand would be silently ignored: say so.
+  if (render->parsed() || bench->parsed() || experiment->parsed())
+    for (const char* w : {"--frames", "--screenshot", "--no-vsync", "--present", "--overlay",
+                          "--sass", "--divergence", "--capture-dir"})
+      if (app.count(w)) {
+        r.exit_code = 2;
+        r.err = std::string(w) + ": a window option; it does nothing with a subcommand";
+        return r;
+      }
   if (render->parsed()) o.command = Command::Render;
   if (bench->parsed()) o.command = Command::Bench;
   if (experiment->parsed()) o.command = Command::Experiment;
@@ -169,6 +178,14 @@ ParseResult parse_command_line(const std::vector<std::string>& args) {
     o.height = 1080;
   }
   std::string e = finish(o, raw);
+  auto is_png = [](const std::string& p) {
+    return p.size() > 4 &&
+           (p.compare(p.size() - 4, 4, ".png") == 0 || p.compare(p.size() - 4, 4, ".PNG") == 0);
+  };
+  if (e.empty() && o.command == Command::Render && !is_png(o.out))
+    e = "--out: the image is written as PNG, so name it FILE.png (its sidecar is FILE.json)";
+  if (e.empty() && !o.screenshot.empty() && !is_png(o.screenshot))
+    e = "--screenshot: screenshots are PNG, so name it FILE.png";
   if (e.empty() && o.command == Command::Window) {
     o.vsync = !raw.no_vsync;
     if (o.frames < 0) e = "--frames: must be >= 0";
@@ -185,14 +202,7 @@ ParseResult parse_command_line(const std::vector<std::string>& args) {
       else
         o.bench_variants = {*v};
     }
-    if (raw.format == "md")
-      o.format = OutputFormat::Markdown;
-    else if (raw.format == "csv")
-      o.format = OutputFormat::Csv;
-    else if (raw.format == "json")
-      o.format = OutputFormat::Json;
-    else if (e.empty())
-      e = "--format: expected md, csv or json, got '" + raw.format + "'";
+    if (e.empty()) e = parse_format(raw.format, o);
     if (e.empty() && (o.bench_frames < 10 || o.bench_frames > 10000))
       e = "--frames: bench needs between 10 and 10000 timed frames";
   }

@@ -106,7 +106,8 @@ std::vector<PresentRow> bench_present(const DeviceInfo& dev, int frames) {
   return rows;
 }
 
-// fma4 with 0..4 __sinf per step at view C (no divergence), at 1920x1080.
+// fma4 with 0..4 __sinf per step at view C (SIMT efficiency 99.8%: almost every pixel runs all
+// 16384 steps), at 1920x1080.
 std::vector<SineSweepRow> sine_sweep(GpuRenderer& gpu, const LoadedSass& sass, int frames) {
   const DeviceInfo& dev = gpu.device();
   const int sm = dev.cc_major * 10 + dev.cc_minor;
@@ -119,7 +120,7 @@ std::vector<SineSweepRow> sine_sweep(GpuRenderer& gpu, const LoadedSass& sass, i
       &variants::SinBalance<1>::step_mix, &variants::SinBalance<2>::step_mix,
       &variants::SinBalance<3>::step_mix, &variants::SinBalance<4>::step_mix};
   std::vector<SineSweepRow> rows;
-  for (int m = 0; m <= kMaxSweepSines; ++m) {
+  for (int m = 0; m <= variants::kMaxSweepSines; ++m) {
     auto frame = [&] {
       return m == 0 ? gpu.render(VariantId::Fma4, grid, view.max_iter, out.get())
                     : gpu.render_sin_balance(m, grid, view.max_iter, out.get());

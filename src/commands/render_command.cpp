@@ -105,8 +105,9 @@ int run_render(const Options& o) {
   j["renderer"] = r.renderer;
   j["present"] = r.present;
   if (!r.fallback.empty()) j["fallback"] = r.fallback;
-  const PrecisionStatus prec = float_precision(o.view, o.width, o.height);
-  j["float_precision_exhausted"] = prec.exhausted;
+  const PrecisionStatus prec =
+      float_precision(o.view, o.width, o.height, variant_info(o.variant).fp64);
+  j["precision_exhausted"] = prec.exhausted;
   if (r.m.gpu) {
     j["device"] = {{"name", dc.device->name},
                    {"compute_capability", std::to_string(dc.device->cc_major) + "." +
@@ -121,8 +122,17 @@ int run_render(const Options& o) {
                     {"threads", r.m.cpu_stats.threads}}},
                   {"model", "n/a: the bound model describes GPU pipes"}};
   }
-  write_file_atomic(png, encode_png(o.width, o.height, r.rgba.data()));
-  write_file_atomic(json_path, j.dump(2) + "\n");
+  try {
+    write_file_atomic(png, encode_png(o.width, o.height, r.rgba.data()));
+    try {
+      write_file_atomic(json_path, j.dump(2) + "\n");
+    } catch (...) {
+      std::filesystem::remove(png);  // an image without its sidecar would be half the output
+      throw;
+    }
+  } catch (const std::exception& e) {
+    throw ExitError(2, e.what());
+  }
   std::cout << "wrote " << png.string() << " and " << json_path.string() << " (" << o.width << "x"
             << o.height << ", " << variant_info(o.variant).name << ", " << r.renderer << ", "
             << r.m.render_ms() << " ms)\n";

@@ -37,8 +37,7 @@ void Colorizer::set_palette(const Palette& p) {
   glBindTexture(GL_TEXTURE_1D, 0);
 }
 
-void Colorizer::draw(const Surface& s, const ColourParams& c, const WarpBuffer* divergence,
-                     int origin_x, int origin_y) {
+void Colorizer::draw(const Surface& s, const ColourParams& c, const WarpBuffer* divergence) {
   const bool buffer = s.data_target() == GL_TEXTURE_BUFFER;
   const GLuint prog = buffer ? buffer_program_.id() : texture_program_.id();
   glUseProgram(prog);
@@ -49,7 +48,6 @@ void Colorizer::draw(const Surface& s, const ColourParams& c, const WarpBuffer* 
   glUniform1i(glGetUniformLocation(prog, "u_data"), 0);
   glUniform1i(glGetUniformLocation(prog, "u_lut"), 1);
   glUniform2i(glGetUniformLocation(prog, "u_size"), s.width(), s.height());
-  glUniform2i(glGetUniformLocation(prog, "u_origin"), origin_x, origin_y);
   glUniform1f(glGetUniformLocation(prog, "u_density"), c.density);
   glUniform1f(glGetUniformLocation(prog, "u_offset"), c.offset);
   glUniform1f(glGetUniformLocation(prog, "u_stripe"), c.stripe);

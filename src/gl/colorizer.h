@@ -11,10 +11,9 @@ class Colorizer {
  public:
   Colorizer();
   void set_palette(const Palette& p);
-  // Covers the current viewport, whose bottom-left framebuffer pixel is (origin_x, origin_y).
-  // With `divergence`, tints each warp's pixels by how many of its lanes idled.
-  void draw(const Surface& s, const ColourParams& c, const WarpBuffer* divergence = nullptr,
-            int origin_x = 0, int origin_y = 0);
+  // Covers the current viewport, whose bottom-left pixel is the framebuffer's. With
+  // `divergence`, tints each warp's pixels by how many of its lanes idled.
+  void draw(const Surface& s, const ColourParams& c, const WarpBuffer* divergence = nullptr);
 
  private:
   Program buffer_program_;   // samplerBuffer (texture-buffer surfaces)

@@ -22,8 +22,14 @@ void check_writable(const fs::path& path) {
                              " does not exist");
   if (fs::is_directory(path, ec))
     throw std::runtime_error("cannot write " + path.string() + ": it is a folder");
-  if (access(dir.c_str(), W_OK) != 0)
-    throw std::runtime_error("cannot write " + path.string() + ": " + std::strerror(errno));
+  // Create (and remove) the temporary file the real write will use: a permission check alone
+  // passes for root on read-only file systems.
+  fs::path probe = path;
+  probe += ".part-" + std::to_string(getpid());
+  std::ofstream f(probe, std::ios::binary | std::ios::trunc);
+  if (!f) throw std::runtime_error("cannot write " + path.string() + ": " + std::strerror(errno));
+  f.close();
+  fs::remove(probe, ec);
 }
 
 void write_file_atomic(const fs::path& path, const std::string& bytes) {

@@ -70,7 +70,8 @@ LoadedSass load_kernel_sass(const std::string& binary, int sm) {
   for (const VariantInfo& v : all_variants())
     if (auto l = listing(sass::find_render_kernel(functions, sass::mangled_variant(v.type_name))))
       r.loops[v.id] = *l;
-  for (int m = 1; m <= 4; ++m)  // SinBalance<m> mangles as "variants10SinBalanceILi2EE"
+  for (int m = 1; m <= variants::kMaxSweepSines;
+       ++m)  // SinBalance<m>: "variants10SinBalanceILi2EE"
     if (auto l = listing(sass::find_render_kernel(
             functions, "variants10SinBalanceILi" + std::to_string(m) + "EE")))
       r.sin_balance[m] = *l;

@@ -36,13 +36,17 @@ View zoom_about(View v, double factor, double px, double py, int width, int heig
   return v;
 }
 
-PrecisionStatus float_precision(const View& v, int width, int height) {
+PrecisionStatus float_precision(const View& v, int width, int height, bool fp64) {
   PrecisionStatus s;
   s.pixel_spacing = v.span / width;
   const double half_h = s.pixel_spacing * height / 2;
-  const float largest = static_cast<float>(
-      std::max(std::abs(v.center_x) + v.span / 2, std::abs(v.center_y) + half_h));
-  s.float_ulp = std::nextafter(largest, INFINITY) - largest;
+  const double largest = std::max(std::abs(v.center_x) + v.span / 2, std::abs(v.center_y) + half_h);
+  if (fp64) {
+    s.float_ulp = std::nextafter(largest, INFINITY) - largest;
+  } else {
+    const float f = static_cast<float>(largest);
+    s.float_ulp = std::nextafter(f, INFINITY) - f;
+  }
   s.exhausted = s.pixel_spacing < 4 * s.float_ulp;
   return s;
 }

@@ -34,8 +34,8 @@ struct PrecisionStatus {
   double pixel_spacing = 0;  // d = span / width
   double float_ulp = 0;      // spacing of floats at the largest coordinate in view
 };
-// Float runs out when the pixel spacing nears the float ulp at the view's coordinates:
-// below 4 ulps pixels visibly collapse into blocks.
-PrecisionStatus float_precision(const View& v, int width, int height);
+// Precision runs out when the pixel spacing nears the ulp at the view's coordinates: below 4
+// ulps pixels visibly collapse into blocks. `fp64`: the variant computes in double.
+PrecisionStatus float_precision(const View& v, int width, int height, bool fp64 = false);
 
 }  // namespace mp
