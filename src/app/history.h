@@ -3,6 +3,7 @@
 
 #include <array>
 #include <cstddef>
+#include <vector>
 
 namespace mp {
 
@@ -24,6 +25,13 @@ class History {
     float s = 0;
     for (std::size_t i = 0; i < n; ++i) s += values_[(next_ + kCapacity - 1 - i) % kCapacity];
     return s / n;
+  }
+  // The newest n samples (fewer if fewer were pushed), oldest first.
+  std::vector<float> recent(std::size_t n) const {
+    n = n < count_ ? n : count_;
+    std::vector<float> out(n);
+    for (std::size_t i = 0; i < n; ++i) out[i] = values_[(next_ + kCapacity - n + i) % kCapacity];
+    return out;
   }
   // For ImGui::PlotLines: the ring buffer and the offset of its oldest sample.
   const float* data() const { return values_.data(); }

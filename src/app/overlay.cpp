@@ -66,11 +66,14 @@ void PipeOverlay::draw(const std::string& title, const std::string& mix_source, 
     ImGui::SameLine();
     ImGui::Text("%s %.3f ms alone", p.limiting ? "<- limits" : "          ", p.alone_ms);
     ImGui::SameLine();
+    // The last 60 frames: a second at 60 Hz is enough to see a trend, and keeps the overlay's
+    // own drawing small beside the frame it measures.
     const auto it = history_.find(p.name);
-    if (it != history_.end())
-      ImGui::PlotLines(("##h" + p.name).c_str(), it->second.data(),
-                       static_cast<int>(it->second.size()), it->second.offset(), nullptr, 0.0f,
-                       100.0f, ImVec2(90 * scale, ImGui::GetTextLineHeight()));
+    if (it != history_.end()) {
+      const std::vector<float> recent = it->second.recent(60);
+      ImGui::PlotLines(("##h" + p.name).c_str(), recent.data(), static_cast<int>(recent.size()), 0,
+                       nullptr, 0.0f, 100.0f, ImVec2(90 * scale, ImGui::GetTextLineHeight()));
+    }
     if (p.limiting) ImGui::PopStyleColor();
     ImGui::PopStyleColor();
   }
