@@ -27,7 +27,11 @@ if [[ -z $nvcc ]]; then
   echo "mandelpipe: nvcc not found (PATH, /usr/local/cuda/bin): install NVIDIA's CUDA toolkit" >&2
   exit 1
 fi
-cuda_root=$(dirname "$(dirname "$(readlink -f "$nvcc")")")
+# nvcc may be a wrapper script outside the toolkit (e.g. /usr/local/bin/nvcc), so ask nvcc itself
+# where its toolkit lives rather than deriving it from the path.
+cuda_root=$("$nvcc" -v --dryrun -x cu -c /dev/null -o /dev/null 2>&1 | sed -n 's/^#\$ TOP=//p' | head -n1 || true)
+[[ -n $cuda_root ]] && cuda_root=$(readlink -f "$cuda_root")
+[[ -z $cuda_root ]] && cuda_root=$(dirname "$(dirname "$(readlink -f "$nvcc")")")
 if [[ ! -f $cuda_root/include/cuda_runtime.h ]] && ! ls "$cuda_root"/targets/*/include/cuda_runtime.h >/dev/null 2>&1; then
   echo "mandelpipe: $cuda_root has nvcc but not the CUDA runtime headers: install the toolkit's cudart development package (cuda-cudart-dev-*)" >&2
   exit 1
