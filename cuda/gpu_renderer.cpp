@@ -38,12 +38,13 @@ struct GpuRenderer::Impl {
   cudaStream_t stream = nullptr;
   cudaEvent_t start = nullptr, stop = nullptr;
   // Layout, kSmSlots entries each: sm_first, sm_last, sm_pixel_iters, sm_warp_iters, indexed
-  // by %smid, which may exceed the SM count (it is bounded by %nsmid, not the count).
+  // by %smid, which may exceed the SM count (it is bounded by %nsmid, not the count); then
+  // the tile queue's counter.
   static constexpr int kSmSlots = 1024;
   DeviceBuffer<unsigned long long> stats;
   unsigned long long* host_stats = nullptr;  // pinned mirror of `stats`
 
-  explicit Impl(const DeviceInfo& d) : device(d), stats(4 * kSmSlots) {
+  explicit Impl(const DeviceInfo& d) : device(d), stats(4 * kSmSlots + 1) {
     CUDA_CHECK(cudaSetDevice(d.index));
     // A blocking stream: it waits for work on the legacy stream, where interop maps and
     // unmaps GL resources, so a kernel never writes a buffer GL is still reading.
@@ -89,7 +90,7 @@ GpuFrameStats GpuRenderer::measure(const PixelGrid& grid, unsigned max_iter, flo
   const int slots = Impl::kSmSlots;
   unsigned long long* s = m.stats.get();
   CUDA_CHECK(cudaMemsetAsync(s, 0xff, slots * sizeof(unsigned long long), m.stream));
-  CUDA_CHECK(cudaMemsetAsync(s + slots, 0, 3 * slots * sizeof(unsigned long long), m.stream));
+  CUDA_CHECK(cudaMemsetAsync(s + slots, 0, (3 * slots + 1) * sizeof(unsigned long long), m.stream));
 
   RenderLaunch args;
   args.grid = grid;
@@ -101,10 +102,11 @@ GpuFrameStats GpuRenderer::measure(const PixelGrid& grid, unsigned max_iter, flo
   args.sm_pixel_iters = s + 2 * slots;
   args.sm_warp_iters = s + 3 * slots;
   args.warp_efficiency = warp_efficiency;
+  args.next_tile = reinterpret_cast<unsigned*>(s + 4 * slots);
   CUDA_CHECK(cudaEventRecord(m.start, m.stream));
   launch(args, m.stream);
   CUDA_CHECK(cudaEventRecord(m.stop, m.stream));
-  CUDA_CHECK(cudaMemcpyAsync(m.host_stats, s, m.stats.size() * sizeof(unsigned long long),
+  CUDA_CHECK(cudaMemcpyAsync(m.host_stats, s, 4 * slots * sizeof(unsigned long long),
                              cudaMemcpyDeviceToHost, m.stream));
   CUDA_CHECK(cudaStreamSynchronize(m.stream));
 
@@ -117,9 +119,11 @@ GpuFrameStats GpuRenderer::measure(const PixelGrid& grid, unsigned max_iter, flo
     if (last == 0) continue;  // no block ran on this SM
     ++r.sms_used;
     r.sm_cycles = std::max(r.sm_cycles, last - first);
+    r.sm_cycles_mean += static_cast<double>(last - first);
     r.pixel_iters += m.host_stats[2 * slots + i];
     r.warp_iters += m.host_stats[3 * slots + i];
   }
+  if (r.sms_used > 0) r.sm_cycles_mean /= r.sms_used;
   return r;
 }
 

@@ -29,6 +29,7 @@ DeviceProbe probe_cuda_device();
 struct GpuFrameStats {
   double kernel_ms = 0;                // CUDA events around the launch
   unsigned long long sm_cycles = 0;    // max over SMs of (last warp end - first warp start)
+  double sm_cycles_mean = 0;           // the same span, averaged over the SMs used
   int sms_used = 0;                    // SMs that ran at least one block
   unsigned long long pixel_iters = 0;  // sum of per-pixel step counts
   unsigned long long warp_iters = 0;   // sum over warps of the warp's max step count

@@ -16,8 +16,9 @@ struct PixelGrid {
 // Per-pixel output layout: two floats per pixel (smooth value, aux), row-major, top row first.
 inline constexpr int kFloatsPerPixel = 2;
 
-// Thread blocks cover 16x16 pixels; warp w of a block covers its rows 2w and 2w+1. Per-warp
-// data (the divergence view) is laid out block by block (row-major over blocks), 8 warps each.
+// The image is cut into tiles of 16x2 pixels, one warp's work, grouped by 16x16 pixel blocks:
+// tile w of a block covers its rows 2w and 2w+1. Tiles are numbered block by block (row-major
+// over blocks), 8 tiles each; per-warp data (the divergence view) uses the same numbering.
 inline constexpr int kBlockW = 16;
 inline constexpr int kBlockH = 16;
 inline constexpr int kWarpsPerBlock = kBlockW * kBlockH / 32;
@@ -28,7 +29,7 @@ MP_HD_CONSTEXPR long long warp_count(int width, int height) {
   return static_cast<long long>(blocks_across(width)) * ((height + kBlockH - 1) / kBlockH) *
          kWarpsPerBlock;
 }
-// The warp that computes pixel (px, py).
+// The tile (warp-sized piece of work) that holds pixel (px, py).
 MP_HD_CONSTEXPR long long warp_of(int px, int py, int width) {
   return (static_cast<long long>(py / kBlockH) * blocks_across(width) + px / kBlockW) *
              kWarpsPerBlock +

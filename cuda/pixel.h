@@ -66,7 +66,9 @@ MP_HD PixelResult iterate(typename V::Real cx, typename V::Real cy, unsigned max
       n += K;
     }
   }
-  if (n < max_iter) {
+  // max_iter >= 1, so one-step variants need no test here; without it, ptxas keeps a second
+  // copy of the whole tile loop for max_iter == 0.
+  if (V::kStepsPerCheck == 1 || n < max_iter) {
 #ifdef __CUDA_ARCH__
 #pragma unroll 1
 #endif

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <stdexcept>
 
 #include "cuda_check.h"
@@ -6,6 +7,8 @@
 
 namespace mp {
 namespace {
+
+constexpr int kRenderThreads = 256;
 
 __device__ __forceinline__ unsigned sm_id() {
   unsigned id;
@@ -31,32 +34,48 @@ __device__ __forceinline__ unsigned warp_sum(unsigned v) {
 #endif
 }
 
+// The warp's tile, from the queue: lane 0 takes the next number, the others get it by shuffle.
+__device__ __forceinline__ unsigned take_tile(unsigned* next_tile, unsigned lane) {
+  unsigned t = 0;
+  if (lane == 0) t = atomicAdd(next_tile, 1u);
+  return __shfl_sync(0xffffffffu, t, 0);
+}
+
+// Persistent warps: as many as fit on the GPU at once, each taking 16x2-pixel tiles from a
+// queue until none are left. A warp that drew short orbits takes more tiles instead of
+// waiting for the slowest warp of its block, so the SMs stay full to the end of the frame.
 template <class V>
-__global__ void __launch_bounds__(kBlockW* kBlockH) render_kernel(RenderLaunch a) {
+__global__ void __launch_bounds__(kRenderThreads) render_kernel(RenderLaunch a) {
   const unsigned long long t_start = clock64();
-  const int px = blockIdx.x * kBlockW + threadIdx.x;
-  const int py = blockIdx.y * kBlockH + threadIdx.y;
-  unsigned n = 0;
-  if (px < a.grid.width && py < a.grid.height) {
-    const PixelResult r = pixel_at<V>(a.grid, px, py, a.max_iter);
-    n = r.iters;
-    const size_t i = static_cast<size_t>(py) * a.grid.width + px;
-    reinterpret_cast<float2*>(a.out)[i] = make_float2(r.smooth, r.aux);
-    if (a.counts) a.counts[i] = n;
+  const unsigned lane = threadIdx.x & 31;
+  unsigned long long pixel_iters = 0, warp_iters = 0;
+  for (unsigned t = take_tile(a.next_tile, lane); t < a.tiles; t = take_tile(a.next_tile, lane)) {
+    const unsigned block = t / kWarpsPerBlock;
+    unsigned by = __umulhi(block, a.blocks_across_inverse);  // block / blocks_across, or one less
+    if (block - by * a.blocks_across >= a.blocks_across) ++by;
+    const int px = (block - by * a.blocks_across) * kBlockW + (lane % kBlockW);
+    const int py = by * kBlockH + (t % kWarpsPerBlock) * 2 + lane / kBlockW;
+    unsigned n = 0;
+    if (px < a.grid.width && py < a.grid.height) {
+      const PixelResult r = pixel_at<V>(a.grid, px, py, a.max_iter);
+      n = r.iters;
+      const size_t i = static_cast<size_t>(py) * a.grid.width + px;
+      reinterpret_cast<float2*>(a.out)[i] = make_float2(r.smooth, r.aux);
+      if (a.counts) a.counts[i] = n;
+    }
+    // What the pipes executed: a warp runs its loop until its slowest lane is done.
+    const unsigned wmax = warp_max(n);
+    const unsigned wsum = warp_sum(n);
+    if (lane == 0 && a.warp_efficiency) a.warp_efficiency[t] = wmax ? wsum / (32.0f * wmax) : 1.0f;
+    pixel_iters += wsum;
+    warp_iters += wmax;
   }
-  // What the pipes executed: a warp runs its loop until its slowest lane is done. Each warp
-  // reports on its own, to per-SM counters: no barrier holds finished warps back, and the
-  // atomics spread over the SMs instead of meeting at one address.
-  const unsigned wmax = warp_max(n);
-  const unsigned wsum = warp_sum(n);
-  const int tid = threadIdx.y * kBlockW + threadIdx.x;
-  if ((tid & 31) == 0) {
-    if (a.warp_efficiency)
-      a.warp_efficiency[(blockIdx.y * gridDim.x + blockIdx.x) * kWarpsPerBlock + (tid >> 5)] =
-          wmax ? wsum / (32.0f * wmax) : 1.0f;
+  // Each warp reports once, to per-SM counters: the atomics spread over the SMs instead of
+  // meeting at one address.
+  if (lane == 0) {
     const unsigned sm = sm_id();
-    atomicAdd(&a.sm_pixel_iters[sm], static_cast<unsigned long long>(wsum));
-    atomicAdd(&a.sm_warp_iters[sm], static_cast<unsigned long long>(wmax));
+    atomicAdd(&a.sm_pixel_iters[sm], pixel_iters);
+    atomicAdd(&a.sm_warp_iters[sm], warp_iters);
     atomicMin(&a.sm_first[sm], t_start);
     atomicMax(&a.sm_last[sm], static_cast<unsigned long long>(clock64()));
   }
@@ -64,9 +83,16 @@ __global__ void __launch_bounds__(kBlockW* kBlockH) render_kernel(RenderLaunch a
 
 template <class V>
 void launch(const RenderLaunch& args, cudaStream_t stream) {
-  const dim3 block(kBlockW, kBlockH);
-  const dim3 grid(blocks_across(args.grid.width), (args.grid.height + kBlockH - 1) / kBlockH);
-  render_kernel<V><<<grid, block, 0, stream>>>(args);
+  int device = 0, sms = 0, blocks_per_sm = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, render_kernel<V>,
+                                                           kRenderThreads, 0));
+  RenderLaunch a = args;
+  a.blocks_across = blocks_across(a.grid.width);
+  a.blocks_across_inverse = 0xffffffffu / a.blocks_across;
+  a.tiles = static_cast<unsigned>(warp_count(a.grid.width, a.grid.height));
+  render_kernel<V><<<std::max(1, blocks_per_sm) * sms, kRenderThreads, 0, stream>>>(a);
   CUDA_CHECK(cudaGetLastError());
 }
 

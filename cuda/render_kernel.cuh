@@ -19,9 +19,14 @@ struct RenderLaunch {
   unsigned long long* sm_last = nullptr;
   unsigned long long* sm_pixel_iters = nullptr;
   unsigned long long* sm_warp_iters = nullptr;
-  // Optional: per warp (layout in kernel_params.h), pixel-iterations / (32 x the warp's max):
+  // Optional: per tile (layout in kernel_params.h), pixel-iterations / (32 x the tile's max):
   // the share of lanes that did useful steps.
   float* warp_efficiency = nullptr;
+  // The tile queue: a counter that must be zero at launch; launch_render fills the rest.
+  unsigned* next_tile = nullptr;
+  unsigned tiles = 0;
+  unsigned blocks_across = 0;
+  unsigned blocks_across_inverse = 0;  // (2^32 - 1) / blocks_across: division by multiply
 };
 
 void launch_render(VariantId variant, const RenderLaunch& args, cudaStream_t stream);

@@ -38,7 +38,7 @@ struct Fma5 : FloatVariant {
   static constexpr const char* kSummary = "naive x*x - y*y + cx: 5 FMA-pipe instructions per step";
   static constexpr InstrMix step_mix(int) { return {5, 0, 0, 0, 0}; }
   static constexpr LoopMixes kLoop{
-      {8, 3, 0, 0, 1}, {7, 4, 0, 0, 1}, {8, 3, 0, 0, 1}, {8, 3, 0, 0, 1}, {9, 2, 0, 0, 1}};
+      {7, 3, 0, 0, 1}, {7, 3, 0, 0, 1}, {7, 3, 0, 0, 1}, {7, 3, 0, 0, 1}, {8, 2, 0, 0, 1}};
   MP_HD static void step(float& x, float& y, float cx, float cy, float& /*acc*/) {
     const float nx = x * x - y * y + cx;
     y = 2.0f * x * y + cy;
@@ -54,7 +54,7 @@ struct Fma4 : FloatVariant {
       "grouped x*x - (y*y - cx): 4 FMA-pipe instructions per step";
   static constexpr InstrMix step_mix(int) { return {4, 0, 0, 0, 0}; }
   static constexpr LoopMixes kLoop{
-      {7, 3, 0, 0, 1}, {7, 3, 0, 0, 1}, {7, 3, 0, 0, 1}, {7, 3, 0, 0, 1}, {7, 3, 0, 0, 1}};
+      {6, 3, 0, 0, 1}, {6, 3, 0, 0, 1}, {6, 3, 0, 0, 1}, {6, 3, 0, 0, 1}, {7, 2, 0, 0, 1}};
   MP_HD static void step(float& x, float& y, float cx, float cy, float& /*acc*/) {
     const float nx = x * x - (y * y - cx);
     y = 2.0f * x * y + cy;
@@ -72,7 +72,7 @@ struct Fma4Sin : FloatVariant {
   // FMA pipe: fma4's 4 + FMUL.RZ (the 1/2pi scaling of __sinf) + FADD into acc; XU: MUFU.SIN.
   static constexpr InstrMix step_mix(int) { return {6, 0, 1, 0, 0}; }
   static constexpr LoopMixes kLoop{
-      {9, 3, 1, 0, 1}, {9, 3, 1, 0, 1}, {9, 3, 1, 0, 1}, {9, 3, 1, 0, 1}, {10, 2, 1, 0, 1}};
+      {8, 3, 1, 0, 1}, {8, 3, 1, 0, 1}, {8, 3, 1, 0, 1}, {8, 3, 1, 0, 1}, {9, 2, 1, 0, 1}};
   MP_HD static void step(float& x, float& y, float cx, float cy, float& acc) {
     acc += fast_sin(x);
     Fma4::step(x, y, cx, cy, acc);
@@ -80,12 +80,13 @@ struct Fma4Sin : FloatVariant {
 };
 
 // Sines per step that keep the XU as busy as the FMA pipe (or issue). The model, with fma4's
-// loop: one MUFU per 8 clocks per SM sub-partition against (8 + 2 per sine) FMA-pipe and
-// (11 + 3 per sine) issued instructions; sm_86+ issue an FFMA every clock: balance at 2.2
-// sines; sm_75/sm_80 need 2 clocks per FFMA: balance at 3.5, so 4 (seed 000's "4:1").
-// Measured on sm_90 (H200, `mandelpipe bench --sin-sweep`, 2026-11-21): at 2 sines XU 83% and
-// issue 89% busy, at 3 sines XU 91% and issue 80%: 2 keeps the less busy one busiest, as the
-// model predicts. sm_75/sm_80 and sm_86/sm_89 keep the model's choice (not measured here).
+// loop: one MUFU per 8 clocks per SM sub-partition against about (7 + 2 per sine) FMA-pipe and
+// (10 + 3 per sine) issued instructions; sm_86+ issue an FFMA every clock: balance at 2
+// sines; sm_75/sm_80 need 2 clocks per FFMA: balance between 3 and 4, so 4 (seed 000's "4:1").
+// Measured on sm_90 (H200, `mandelpipe bench --sin-sweep`, 2026-11-21, persistent-warp
+// kernel): at 2 sines XU and issue both 79% busy, at 3 sines XU 94% and issue 78%: 2 keeps
+// the less busy one busiest, as the model predicts, by a hair. sm_75/sm_80 and sm_86/sm_89 keep
+// the model's choice (not measured here).
 MP_HD_CONSTEXPR int sines_per_step(int sm) {
   return sm < 86 ? 4 : 2;
 }
@@ -114,7 +115,7 @@ struct SinRatio : FloatVariant {
     return {4 + 2.0 * m, 0, double(m), 0, 0};
   }
   static constexpr LoopMixes kLoop{
-      {16, 3, 4, 0, 1}, {15, 4, 4, 0, 1}, {10, 4, 2, 0, 1}, {10, 4, 2, 0, 1}, {12, 2, 2, 0, 1}};
+      {15, 3, 4, 0, 1}, {15, 3, 4, 0, 1}, {10, 3, 2, 0, 1}, {10, 3, 2, 0, 1}, {11, 2, 2, 0, 1}};
   MP_HD static void step(float& x, float& y, float cx, float cy, float& acc) {
 #ifdef __CUDA_ARCH__
     SinBalance<sines_per_step(__CUDA_ARCH__ / 10)>::step(x, y, cx, cy, acc);
@@ -136,18 +137,19 @@ struct EscapeEvery : FloatVariant {
   }
 };
 // Their loops also save z and n for the back-off (register copies) and test the trip count
-// at the top (a second branch).
+// at the top (a second branch); on sm_90 ptxas also reloads max_iter from the constant bank
+// every trip (an LDC: an issue slot, no modelled pipe).
 struct Fma4Esc4 : EscapeEvery<4> {
   static constexpr const char* kName = "fma4-esc4";
   static constexpr const char* kSummary = "fma4, escape test every 4 steps with exact back-off";
   static constexpr LoopMixes kLoop{
-      {21, 4, 0, 0, 2}, {21, 4, 0, 0, 2}, {21, 4, 0, 0, 2}, {21, 4, 0, 0, 2}, {21, 4, 0, 0, 2}};
+      {21, 4, 0, 0, 2}, {20, 5, 0, 0, 2}, {21, 4, 0, 0, 2}, {21, 4, 0, 0, 2}, {21, 4, 0, 0, 3}};
 };
 struct Fma4Esc8 : EscapeEvery<8> {
   static constexpr const char* kName = "fma4-esc8";
   static constexpr const char* kSummary = "fma4, escape test every 8 steps with exact back-off";
   static constexpr LoopMixes kLoop{
-      {36, 5, 0, 0, 2}, {36, 5, 0, 0, 2}, {36, 5, 0, 0, 2}, {36, 5, 0, 0, 2}, {36, 5, 0, 0, 2}};
+      {37, 4, 0, 0, 2}, {36, 5, 0, 0, 2}, {36, 5, 0, 0, 2}, {36, 5, 0, 0, 2}, {37, 4, 0, 0, 3}};
 };
 
 // fma4 in double precision: DADD + 3 DFMA per step on the FP64 pipe (half the FP32 rate on
@@ -158,9 +160,9 @@ struct Fp64 {
   using Real = double;
   static constexpr int kStepsPerCheck = 1;
   static constexpr InstrMix step_mix(int) { return {0, 0, 0, 4, 0}; }
-  // Escape DMUL + DFMA + DSETP on the FP64 pipe; z's copies take two IMAD.MOV/MOV each.
+  // Escape DMUL + DFMA + DSETP on the FP64 pipe; the counter on the FMA (VIADD) or ALU pipe.
   static constexpr LoopMixes kLoop{
-      {2, 2, 0, 7, 1}, {2, 2, 0, 7, 1}, {2, 2, 0, 7, 1}, {2, 2, 0, 7, 1}, {3, 1, 0, 7, 1}};
+      {0, 2, 0, 7, 1}, {0, 2, 0, 7, 1}, {0, 2, 0, 7, 1}, {0, 2, 0, 7, 1}, {1, 1, 0, 7, 1}};
   MP_HD static void step(double& x, double& y, double cx, double cy, float& /*acc*/) {
     const double nx = x * x - (y * y - cx);
     y = 2.0 * x * y + cy;

@@ -62,12 +62,14 @@ TEST(PipeRates, NewerChipsUseTheNearestOlderRowAndSaySo) {
 }
 
 TEST(Metrics, DerivedFromMeasurementAndModel) {
-  // 1e6 cycles in 0.5 ms: 2 GHz. 32e6 pixel-iterations over 1.25e6 warp-iterations.
-  const FrameNumbers m{0.5, 1e6, 32e6, 1.25e6};
+  // 1e6 cycles in 0.5 ms: 2 GHz. 32e6 pixel-iterations over 1.25e6 warp-iterations. The
+  // average SM worked 0.9e6 of the slowest SM's 1e6 cycles.
+  const FrameNumbers m{0.5, 1e6, 32e6, 1.25e6, 0.9e6};
   const Metrics r = derive_metrics(pipe_rates(9, 0), 132, InstrMix{8, 2, 0, 0, 1}, m);
   EXPECT_DOUBLE_EQ(r.clock_ghz, 2.0);
   EXPECT_DOUBLE_EQ(r.giter_per_s, 64.0);
   EXPECT_DOUBLE_EQ(r.simt_efficiency, 0.8);
+  EXPECT_DOUBLE_EQ(r.sm_balance, 0.9);
   EXPECT_DOUBLE_EQ(r.bound.max_cycles, 1.25e6 * 11 / (4 * 132));
   EXPECT_DOUBLE_EQ(r.fraction_of_bound, r.bound.max_cycles / 1e6);
   EXPECT_DOUBLE_EQ(r.bound_max_ms, r.bound.max_cycles / 2e9 * 1e3);

@@ -111,7 +111,8 @@ TEST_F(GpuTest, WorkCountersAgreeWithPerPixelCounts) {
     const GpuImage g = render_gpu(*gpu_, v.id, c.view, w, h);
     unsigned long long sum = 0, warps = 0;
     for (unsigned n : g.counts) sum += n;
-    // A warp is 16 pixels x 2 rows of a 16x16 block; its cost is its slowest lane.
+    // A tile is 16 pixels x 2 rows of a 16x16 block; the warp that takes it pays for its
+    // slowest lane.
     for (int by = 0; by < h; by += kBlockH)
       for (int bx = 0; bx < w; bx += kBlockW)
         for (int wr = 0; wr < kBlockH; wr += 2) {
@@ -129,6 +130,8 @@ TEST_F(GpuTest, WorkCountersAgreeWithPerPixelCounts) {
     for (std::size_t i = 0; i < eff.size(); ++i)
       ASSERT_NEAR(g.warp_efficiency[i], eff[i], 1e-6) << v.name << " warp " << i;
     EXPECT_GT(g.stats.sm_cycles, 0u);
+    EXPECT_GT(g.stats.sm_cycles_mean, 0.0);
+    EXPECT_LE(g.stats.sm_cycles_mean, static_cast<double>(g.stats.sm_cycles));
     EXPECT_GT(g.stats.kernel_ms, 0.0);
     EXPECT_GT(g.stats.sms_used, 0);
   }

@@ -134,10 +134,7 @@ void App::measure(const gl::FrameMeasurement& m) {
   if (!m.gpu || !rates_) return;
   const GpuFrameStats& s = m.gpu_stats;
   const InstrMix per_step = per_step_mix(variant_, sm(), sass());
-  last_metrics_ =
-      derive_metrics(*rates_, device_.device->sm_count, per_step,
-                     {s.kernel_ms, static_cast<double>(s.sm_cycles),
-                      static_cast<double>(s.pixel_iters), static_cast<double>(s.warp_iters)});
+  last_metrics_ = derive_metrics(*rates_, device_.device->sm_count, per_step, frame_numbers(s));
   if (!show_overlay_) return;
   const auto t0 = std::chrono::steady_clock::now();
   const VariantInfo& v = variant_info(variant_);

@@ -94,6 +94,7 @@ void App::draw_panel() {
     const Metrics& m = *last_metrics_;
     ImGui::Text("Measured (last frame):");
     ImGui::BulletText("SM cycles %.3f M (max over %d SMs, clock64)", s.sm_cycles / 1e6, s.sms_used);
+    ImGui::BulletText("SM balance %.1f%% (mean SM span / max)", 100 * m.sm_balance);
     ImGui::BulletText("SM clock %.3f GHz (cycles / event time)", m.clock_ghz);
     ImGui::BulletText("%.2f Giter/s; %.3g pixel-iterations", m.giter_per_s, iters_done);
     ImGui::BulletText("warp-issued iterations %.3g; SIMT efficiency %.1f%% (D: per warp)",

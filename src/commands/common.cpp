@@ -33,6 +33,16 @@ DeviceSummary summarize(const DeviceInfo& d, const LoadedSass* sass) {
               : "declared in cuda/variants.h" + (sass ? " (" + sass->source + ")" : std::string())};
 }
 
+FrameNumbers frame_numbers(const GpuFrameStats& s) {
+  FrameNumbers f;
+  f.kernel_ms = s.kernel_ms;
+  f.sm_cycles = static_cast<double>(s.sm_cycles);
+  f.pixel_iters = static_cast<double>(s.pixel_iters);
+  f.warp_iters = static_cast<double>(s.warp_iters);
+  f.sm_cycles_mean = s.sm_cycles_mean;
+  return f;
+}
+
 InstrMix per_step_mix(VariantId variant, int sm, const LoadedSass* sass) {
   const VariantInfo& v = variant_info(variant);
   if (sass && sass->loops.count(variant))
@@ -50,8 +60,7 @@ MeasuredRow measured_row(const DeviceInfo& d, VariantId variant, const std::stri
   r.height = height;
   r.view = view;
   r.frames = frames;
-  r.measured = {s.kernel_ms, static_cast<double>(s.sm_cycles), static_cast<double>(s.pixel_iters),
-                static_cast<double>(s.warp_iters)};
+  r.measured = frame_numbers(s);
   r.metrics = derive_metrics(pipe_rates(d.cc_major, d.cc_minor), d.sm_count,
                              per_step_mix(variant, d.cc_major * 10 + d.cc_minor, sass), r.measured);
   return r;

@@ -23,6 +23,8 @@ Palette find_palette(const std::string& name);
 DeviceSummary summarize(const DeviceInfo& d, const LoadedSass* sass);
 // Instructions per step: the loaded kernel's SASS loop when there is one, else the declared.
 InstrMix per_step_mix(VariantId variant, int sm, const LoadedSass* sass);
+// A GPU frame's measurements, as the model takes them.
+FrameNumbers frame_numbers(const GpuFrameStats& s);
 // One frame's (or the median frame's) measurements with the model's bound beside them.
 MeasuredRow measured_row(const DeviceInfo& d, VariantId variant, const std::string& view_name,
                          const View& view, int width, int height, int frames,

@@ -5,17 +5,19 @@
 
 namespace mp {
 
-struct FrameNumbers {      // measured
-  double kernel_ms = 0;    // CUDA events
-  double sm_cycles = 0;    // clock64(), max over SMs
-  double pixel_iters = 0;  // sum of per-pixel steps
-  double warp_iters = 0;   // sum over warps of the slowest lane's steps
+struct FrameNumbers {         // measured
+  double kernel_ms = 0;       // CUDA events
+  double sm_cycles = 0;       // clock64(), max over SMs
+  double pixel_iters = 0;     // sum of per-pixel steps
+  double warp_iters = 0;      // sum over warps of the slowest lane's steps
+  double sm_cycles_mean = 0;  // the SMs' spans averaged over the SMs that ran warps
 };
 
 struct Metrics {
   double clock_ghz = 0;        // sm_cycles / kernel time
   double giter_per_s = 0;      // pixel iterations per second, 1e9
   double simt_efficiency = 0;  // pixel_iters / (32 * warp_iters): lanes doing useful steps
+  double sm_balance = 0;       // sm_cycles_mean / sm_cycles: 1 when every SM worked to the end
   Bound bound;                 // in SM cycles
   double bound_max_ms = 0;     // at the measured clock
   double bound_sum_ms = 0;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <regex>
+#include <set>
 #include <sstream>
 #include <unordered_map>
 
@@ -204,6 +205,16 @@ std::optional<Loop> find_step_loop(const Function& f) {
                                   b == "DADD" || b == "DMUL";
                          });
   };
+  // The step loop touches no memory: a loop that stores or takes a tile is the per-tile loop
+  // (or a copy of it that ptxas made for a case that never has steps).
+  auto touches_memory = [&](const Loop& l) {
+    return std::any_of(
+        f.code.begin() + l.first, f.code.begin() + l.last + 1, [](const Instruction& x) {
+          static const std::set<std::string> memory = {"ST",   "STG",   "STS",   "STL", "LDG",
+                                                       "ATOM", "ATOMG", "ATOMS", "RED", "REDG"};
+          return memory.count(x.base()) > 0;
+        });
+  };
   // Innermost loops only; of those, the one doing the most arithmetic is the step loop (a
   // replay or remainder loop beside it does one step per trip).
   std::optional<Loop> best;
@@ -211,7 +222,7 @@ std::optional<Loop> find_step_loop(const Function& f) {
     const bool outer = std::any_of(loops.begin(), loops.end(), [&](const Loop& o) {
       return &o != &l && o.first >= l.first && o.last <= l.last;
     });
-    if (outer || float_ops(l) == 0) continue;
+    if (outer || float_ops(l) == 0 || touches_memory(l)) continue;
     if (!best || float_ops(l) > float_ops(*best)) best = l;
   }
   return best;
