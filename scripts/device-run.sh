@@ -17,7 +17,7 @@ step $B/mandelpipe render --out "$OUT/render.png" --width 1920 --height 1080 --v
 step $B/mandelpipe --frames 120 --screenshot "$OUT/window.png" --width 1600 --height 900 --no-vsync \
   --overlay --sass --divergence --variant sin-ratio
 # The overlay's cost: runs without and with it, alternating, so drift hits both alike.
-for pair in 1 2 3 4; do
+for pair in 1 2 3 4 5 6 7 8; do
   step $B/mandelpipe --frames 400 --no-vsync --width 1600 --height 900
   step $B/mandelpipe --frames 400 --no-vsync --width 1600 --height 900 --overlay
 done
