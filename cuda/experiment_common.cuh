@@ -12,6 +12,8 @@
 #include "cuda_check.h"
 #include "device_buffer.h"
 #include "experiments.h"
+#include "model/median.h"
+#include "sm_id.cuh"
 
 namespace mp::lab {
 
@@ -21,12 +23,6 @@ struct SmSpan {
   unsigned long long* last = nullptr;
   unsigned* blocks = nullptr;
 };
-
-__device__ __forceinline__ unsigned sm_id() {
-  unsigned id;
-  asm volatile("mov.u32 %0, %%smid;" : "=r"(id));
-  return id;
-}
 
 // Every thread of the block calls this last, with the clock64() it read first: thread 0
 // then stretches its SM's span over this block.
@@ -129,8 +125,8 @@ class Bench {
     std::vector<Sample> v;
     for (int i = 0; i < runs; ++i) v.push_back(once(launch));
     Sample m = v.back();
-    m.ms = median_of(v, &Sample::ms);
-    m.sm_cycles = median_of(v, &Sample::sm_cycles);
+    m.ms = median_by(v, [](const Sample& s) { return s.ms; }).ms;
+    m.sm_cycles = median_by(v, [](const Sample& s) { return s.sm_cycles; }).sm_cycles;
     return m;
   }
 
@@ -149,18 +145,10 @@ class Bench {
       CUDA_CHECK(cudaEventElapsedTime(&ms, start_.get(), stop_.get()));
       if (r > 0) per.push_back(ms / n);
     }
-    std::sort(per.begin(), per.end());
-    return per[per.size() / 2];
+    return mp::median(per);
   }
 
  private:
-  template <class T>
-  static double median_of(std::vector<Sample> v, T Sample::*field) {
-    std::sort(v.begin(), v.end(),
-              [&](const Sample& a, const Sample& b) { return a.*field < b.*field; });
-    return v[v.size() / 2].*field;
-  }
-
   // First member: the device is chosen before anything is created on it.
   struct UseDevice {
     explicit UseDevice(int index) { CUDA_CHECK(cudaSetDevice(index)); }

@@ -2,7 +2,6 @@
 // between two clock64() reads, after seed 001's method: inputs loaded from memory so nothing
 // folds, a barrier before the first clock read, the result stored, and the cost of two
 // back-to-back clock reads subtracted.
-#include <algorithm>
 #include <cmath>
 
 #include "experiment_common.cuh"
@@ -87,8 +86,7 @@ ExperimentReport run_dependent_latency(const DeviceInfo& d) {
       CUDA_CHECK(cudaStreamSynchronize(bench.stream()));
       if (r > 0) runs.push_back(static_cast<double>(c));
     }
-    std::sort(runs.begin(), runs.end());
-    return runs[runs.size() / 2];
+    return mp::median(runs);
   };
 
   const double clock_only = measure(Op::ClockOnly);

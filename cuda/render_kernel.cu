@@ -4,17 +4,12 @@
 #include "cuda_check.h"
 #include "pixel.h"
 #include "render_kernel.cuh"
+#include "sm_id.cuh"
 
 namespace mp {
 namespace {
 
 constexpr int kRenderThreads = 256;
-
-__device__ __forceinline__ unsigned sm_id() {
-  unsigned id;
-  asm volatile("mov.u32 %0, %%smid;" : "=r"(id));
-  return id;
-}
 
 // One REDUX instruction from sm_80 on; shuffles on sm_75.
 __device__ __forceinline__ unsigned warp_max(unsigned v) {

@@ -1,6 +1,5 @@
 // mandelpipe bench: every variant at three fixed 4K views, median of timed frames, with the
 // model's bound beside each; optionally the cost of each CUDA-to-GL present path.
-#include <algorithm>
 #include <chrono>
 #include <iostream>
 
@@ -13,6 +12,7 @@
 #include "gl/egl_context.h"
 #include "gl/frame_pipeline.h"
 #include "gl/offscreen_target.h"
+#include "model/median.h"
 #include "model/variant_table.h"
 #include "render_kernel.cuh"
 
@@ -30,11 +30,6 @@ const NamedView kViews[] = {
     {"B", {-0.743643887037151, 0.131825904205330, 0.005, 4096}},
     {"C", {-0.75, 0.0, 0.05, 16384}},
 };
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[(v.size() - 1) / 2];
-}
 
 template <class F>
 double time_median_ms(int frames, F&& body) {

@@ -1,17 +1,13 @@
 #include "commands/measure.h"
 
-#include <algorithm>
-
 #include "cuda_check.h"
 #include "device_buffer.h"
+#include "model/median.h"
 
 namespace mp {
 
 GpuFrameStats median_frame(std::vector<GpuFrameStats> frames) {
-  std::sort(frames.begin(), frames.end(), [](const GpuFrameStats& a, const GpuFrameStats& b) {
-    return a.kernel_ms < b.kernel_ms;
-  });
-  return frames[(frames.size() - 1) / 2];
+  return median_by(std::move(frames), [](const GpuFrameStats& f) { return f.kernel_ms; });
 }
 
 std::vector<MeasuredRow> measure_variants(GpuRenderer& gpu, const std::string& view_name,
