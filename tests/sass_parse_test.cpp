@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <fstream>
 #include <sstream>
 
@@ -110,6 +111,9 @@ TEST(SassFixtures, LoopsMatchTheDeclaredMixesOnEveryArchitecture) {
     for (const VariantInfo& v : all_variants()) {
       const sass::Function* f = sass::find_render_kernel(fns, sass::mangled_variant(v.type_name));
       ASSERT_NE(f, nullptr) << v.name << " sm_" << sm;
+      // ptxas builds the tile loop twice (the per-pixel counts and per-tile efficiencies are
+      // optional), so the step loop has a copy; a third would mean the kernel changed shape.
+      EXPECT_LE(sass::step_loop_candidates(*f).size(), 2u) << v.name << " sm_" << sm;
       const auto loop = sass::find_step_loop(*f);
       ASSERT_TRUE(loop) << v.name << " sm_" << sm;
       EXPECT_EQ(sass::mix_of(*f, *loop), v.loop.at(sm)) << v.name << " sm_" << sm;
@@ -171,19 +175,14 @@ TEST(SassFixtures, Sm90PipesMatchHardwareCounters) {
   struct Measured {
     VariantId id;
     double fma, alu, xu, fp64, total;
-    // FMA-pipe instructions per step that the hardware ran on the ALU pipe instead. In the
-    // escape-every-k loops one of the register copies per trip (IMAD.MOV.U32 Rd, RZ, RZ, Rs,
-    // an FMA-pipe opcode that the fma4 loop of the previous build did run there) was counted
-    // on the ALU. The issue total, which bounds these loops, is unaffected.
-    double moved_to_alu = 0;
   };
   const Measured ncu[] = {
       {VariantId::Fma5, 8.002, 2.002, 0, 0, 11.006},
       {VariantId::Fma4, 7.002, 2.002, 0, 0, 10.006},
       {VariantId::Fma4Sin, 9.002, 2.002, 1.000, 0, 13.006},
       {VariantId::SinRatio, 11.002, 2.002, 2.000, 0, 16.006},
-      {VariantId::Fma4Esc4, 5.002, 1.252, 0, 0, 7.007, 1.0 / 4},
-      {VariantId::Fma4Esc8, 4.376, 0.752, 0, 0, 5.507, 2.0 / 8},
+      {VariantId::Fma4Esc4, 5.002, 1.252, 0, 0, 7.007},
+      {VariantId::Fma4Esc8, 4.376, 0.752, 0, 0, 5.507},
       {VariantId::Fp64, 1.001, 1.002, 0, 7.000, 10.006},
   };
   const auto fns = fixture("sm_90");
@@ -191,15 +190,19 @@ TEST(SassFixtures, Sm90PipesMatchHardwareCounters) {
     const VariantInfo& v = variant_info(m.id);
     const sass::Function* f = sass::find_render_kernel(fns, sass::mangled_variant(v.type_name));
     ASSERT_NE(f, nullptr) << v.name;
-    const auto loop = sass::find_step_loop(*f);
-    ASSERT_TRUE(loop) << v.name;
-    const InstrMix per_step = sass::mix_of(*f, *loop) * (1.0 / v.steps_per_check);
-    // The counters also see the per-pixel code outside the loop: under 0.5% here.
-    EXPECT_NEAR(per_step.fma - m.moved_to_alu, m.fma, 0.01) << v.name;
-    EXPECT_NEAR(per_step.alu + m.moved_to_alu, m.alu, 0.01) << v.name;
-    EXPECT_NEAR(per_step.xu, m.xu, 0.01) << v.name;
-    EXPECT_NEAR(per_step.fp64, m.fp64, 0.01) << v.name;
-    EXPECT_NEAR(per_step.total(), m.total, 0.01) << v.name;
+    // The counters measured the copy of the step loop that ran; in the escape-every-k kernels
+    // the two copies differ by a MOV (ALU pipe) against an IMAD.MOV (FMA pipe) per trip, and
+    // the hardware ran the one with the MOV. One of the copies must match the hardware.
+    // The counters also see the per-tile code outside the loop: under 0.5% here.
+    auto matches = [&](const InstrMix& per_step) {
+      return std::abs(per_step.fma - m.fma) < 0.01 && std::abs(per_step.alu - m.alu) < 0.01 &&
+             std::abs(per_step.xu - m.xu) < 0.01 && std::abs(per_step.fp64 - m.fp64) < 0.01 &&
+             std::abs(per_step.total() - m.total) < 0.01;
+    };
+    bool any = false;
+    for (const sass::Loop& loop : sass::step_loop_candidates(*f))
+      any = any || matches(sass::mix_of(*f, loop) * (1.0 / v.steps_per_check));
+    EXPECT_TRUE(any) << v.name;
   }
 }
 

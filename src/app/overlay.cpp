@@ -90,6 +90,10 @@ void draw_sass_view(const VariantInfo& v, const LoopListing* listing, const std:
     ImGui::End();
     return;
   }
+  if (listing->copies > 1)
+    ImGui::TextColored(ImVec4(1, 0.6f, 0.3f, 1),
+                       "%zu copies of the step loop in the SASS: the first is shown and modelled",
+                       listing->copies);
   for (const sass::Instruction& i : listing->code) {
     const char* pipe = sass::pipe_class_name(sass::classify(i.base()));
     ImGui::TextColored(pipe_colour(pipe), "%04x  %-5s %-6s %s %s", i.address, pipe,

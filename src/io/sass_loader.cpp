@@ -59,9 +59,11 @@ LoadedSass load_kernel_sass(const std::string& binary, int sm) {
   }
   const auto functions = sass::parse_cuobjdump(text);
   auto listing = [](const sass::Function* f) -> std::optional<LoopListing> {
-    const auto loop = f ? sass::find_step_loop(*f) : std::nullopt;
-    if (!loop) return std::nullopt;
+    const auto candidates = f ? sass::step_loop_candidates(*f) : std::vector<sass::Loop>{};
+    if (candidates.empty()) return std::nullopt;
+    const sass::Loop* loop = &candidates.front();
     LoopListing l;
+    l.copies = candidates.size();
     l.code.assign(f->code.begin() + loop->first, f->code.begin() + loop->last + 1);
     l.mix = sass::mix_of(*f, *loop);
     for (const sass::Instruction& i : l.code) l.heavy_only += sass::fma_heavy_only(i.base());

@@ -14,6 +14,7 @@ struct LoopListing {
   std::vector<sass::Instruction> code;  // the step loop, in order
   InstrMix mix;                         // its instructions by pipe (the whole loop body)
   double heavy_only = 0;                // of mix.fma, those only fmaheavy executes (IMAD & co.)
+  std::size_t copies = 1;               // step loops found; above 1 the first one is modelled
 };
 
 struct LoadedSass {

@@ -186,7 +186,7 @@ const Function* find_render_kernel(const std::vector<Function>& functions,
   return nullptr;
 }
 
-std::optional<Loop> find_step_loop(const Function& f) {
+std::vector<Loop> step_loop_candidates(const Function& f) {
   std::vector<Loop> loops;
   for (std::size_t i = 0; i < f.code.size(); ++i) {
     const Instruction& br = f.code[i];
@@ -215,17 +215,25 @@ std::optional<Loop> find_step_loop(const Function& f) {
           return memory.count(x.base()) > 0;
         });
   };
-  // Innermost loops only; of those, the one doing the most arithmetic is the step loop (a
-  // replay or remainder loop beside it does one step per trip).
-  std::optional<Loop> best;
+  // Innermost loops only; of those, the ones doing the most arithmetic (a replay or remainder
+  // loop beside the step loop does one step per trip).
+  std::vector<Loop> best;
   for (const Loop& l : loops) {
     const bool outer = std::any_of(loops.begin(), loops.end(), [&](const Loop& o) {
       return &o != &l && o.first >= l.first && o.last <= l.last;
     });
     if (outer || float_ops(l) == 0 || touches_memory(l)) continue;
-    if (!best || float_ops(l) > float_ops(*best)) best = l;
+    if (!best.empty() && float_ops(l) < float_ops(best.front())) continue;
+    if (!best.empty() && float_ops(l) > float_ops(best.front())) best.clear();
+    best.push_back(l);
   }
   return best;
+}
+
+std::optional<Loop> find_step_loop(const Function& f) {
+  const std::vector<Loop> loops = step_loop_candidates(f);
+  if (loops.empty()) return std::nullopt;
+  return loops.front();
 }
 
 InstrMix mix_of(const Function& f, const Loop& loop) {

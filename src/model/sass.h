@@ -47,8 +47,11 @@ const Function* find_render_kernel(const std::vector<Function>& functions,
 struct Loop {
   std::size_t first = 0, last = 0;
 };
-// The step loop: of the innermost backward-branch loops, the one with the most floating-point
-// arithmetic.
+// The innermost backward-branch loops that touch no memory and do the most floating-point
+// arithmetic: one, unless ptxas copied the step loop (then the copies' mixes may differ and
+// which one runs cannot be read off the SASS).
+std::vector<Loop> step_loop_candidates(const Function& f);
+// The step loop: the first of the candidates.
 std::optional<Loop> find_step_loop(const Function& f);
 InstrMix mix_of(const Function& f, const Loop& loop);
 
