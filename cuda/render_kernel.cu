@@ -78,6 +78,7 @@ __global__ void __launch_bounds__(kRenderThreads) render_kernel(RenderLaunch a) 
 
 template <class V>
 void launch(const RenderLaunch& args, cudaStream_t stream) {
+  if (args.grid.width <= 0 || args.grid.height <= 0) return;  // a minimised window: no pixels
   int device = 0, sms = 0, blocks_per_sm = 0;
   CUDA_CHECK(cudaGetDevice(&device));
   CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
