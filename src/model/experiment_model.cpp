@@ -4,6 +4,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "model/cc_table.h"
+
 namespace mp {
 
 const char* latency_source_text(LatencySource s) {
@@ -48,12 +50,7 @@ constexpr int kSmspPerSm = 4;
 }  // namespace
 
 LatencyTable latency_table(int cc_major, int cc_minor) {
-  const LatencyRow* best = nullptr;
-  for (const LatencyRow& row : kLatencyRows)
-    if (row.major < cc_major || (row.major == cc_major && row.minor <= cc_minor)) best = &row;
-  if (!best)
-    throw std::out_of_range("no latency table for compute capability " + std::to_string(cc_major) +
-                            "." + std::to_string(cc_minor) + " (mandelpipe models 7.0 and newer)");
+  const LatencyRow* best = &nearest_cc_row(kLatencyRows, cc_major, cc_minor, "latency table");
   LatencyTable t;
   t.cc_major = best->major;
   t.cc_minor = best->minor;

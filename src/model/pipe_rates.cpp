@@ -1,8 +1,9 @@
 #include "pipe_rates.h"
 
 #include <cstdio>
-#include <stdexcept>
 #include <vector>
+
+#include "model/cc_table.h"
 
 namespace mp {
 
@@ -47,13 +48,7 @@ const std::vector<Row>& rows() {
 }  // namespace
 
 PipeRates pipe_rates(int cc_major, int cc_minor) {
-  const Row* best = nullptr;
-  for (const Row& row : rows())
-    if (row.major < cc_major || (row.major == cc_major && row.minor <= cc_minor)) best = &row;
-  if (!best)
-    throw std::out_of_range("no pipe-rate table for compute capability " +
-                            std::to_string(cc_major) + "." + std::to_string(cc_minor) +
-                            " (mandelpipe models 7.0 and newer)");
+  const Row* best = &nearest_cc_row(rows(), cc_major, cc_minor, "pipe-rate table");
   PipeRates r;
   r.cc_major = best->major;
   r.cc_minor = best->minor;
