@@ -39,12 +39,25 @@ struct GpuRenderer::Impl {
   cudaEvent_t start = nullptr, stop = nullptr;
   // Layout, kSmSlots entries each: sm_first, sm_last, sm_pixel_iters, sm_warp_iters, indexed
   // by %smid, which may exceed the SM count (it is bounded by %nsmid, not the count); then
-  // the tile queue's counter.
+  // the tile queue's two counters of units (the rest, the costly).
   static constexpr int kSmSlots = 1024;
   DeviceBuffer<unsigned long long> stats;
   unsigned long long* host_stats = nullptr;  // pinned mirror of `stats`
 
-  explicit Impl(const DeviceInfo& d) : device(d), stats(4 * kSmSlots + 1) {
+  // The tile order: per tile, its place in the queue and its cost in the last frame. Two cost
+  // histograms take turns (one is read for this frame's order while the kernel fills the
+  // other), then the per-bucket fill counters of the ordering.
+  TileOrder tile_order = TileOrder::CostliestFirst;
+  DeviceBuffer<unsigned> order, tile_cost;
+  DeviceBuffer<TilePlan> plan{1};
+  DeviceBuffer<unsigned> order_counters{2 * kCostSlots * kCostBuckets + kCostBuckets};
+  int histogram_turn = 0;
+  unsigned identity_tiles = 0;  // order and plan are the numbering's, for this many tiles, or 0
+  bool costs_valid = false;     // tile_cost and the histogram of the last turn match:
+  PixelGrid costs_grid;         // ...this grid
+  unsigned costs_max_iter = 0;  // ...and this iteration limit
+
+  explicit Impl(const DeviceInfo& d) : device(d), stats(4 * kSmSlots + 2) {
     CUDA_CHECK(cudaSetDevice(d.index));
     // A blocking stream: it waits for work on the legacy stream, where interop maps and
     // unmaps GL resources, so a kernel never writes a buffer GL is still reading.
@@ -69,6 +82,20 @@ const DeviceInfo& GpuRenderer::device() const {
   return impl_->device;
 }
 
+void GpuRenderer::set_tile_order(TileOrder order) {
+  impl_->tile_order = order;
+}
+TileOrder GpuRenderer::tile_order() const {
+  return impl_->tile_order;
+}
+
+namespace {
+bool same_grid(const PixelGrid& a, const PixelGrid& b) {
+  return a.width == b.width && a.height == b.height && a.x0 == b.x0 && a.y0 == b.y0 &&
+         a.dx == b.dx && a.dy == b.dy;
+}
+}  // namespace
+
 GpuFrameStats GpuRenderer::render(VariantId variant, const PixelGrid& grid, unsigned max_iter,
                                   float* out, unsigned* counts, float* warp_efficiency) {
   return measure(
@@ -90,7 +117,24 @@ GpuFrameStats GpuRenderer::measure(const PixelGrid& grid, unsigned max_iter, flo
   const int slots = Impl::kSmSlots;
   unsigned long long* s = m.stats.get();
   CUDA_CHECK(cudaMemsetAsync(s, 0xff, slots * sizeof(unsigned long long), m.stream));
-  CUDA_CHECK(cudaMemsetAsync(s + slots, 0, (3 * slots + 1) * sizeof(unsigned long long), m.stream));
+  CUDA_CHECK(cudaMemsetAsync(s + slots, 0, (3 * slots + 2) * sizeof(unsigned long long), m.stream));
+
+  const unsigned tiles = static_cast<unsigned>(warp_count(grid.width, grid.height));
+  if (m.order.size() < tiles) {
+    m.order = DeviceBuffer<unsigned>(tiles);
+    m.tile_cost = DeviceBuffer<unsigned>(tiles);
+    m.identity_tiles = 0;
+    m.costs_valid = false;
+  }
+  const bool by_cost = m.tile_order == TileOrder::CostliestFirst && m.costs_valid &&
+                       same_grid(grid, m.costs_grid) && max_iter == m.costs_max_iter;
+  unsigned* histogram_read = m.order_counters.get() + m.histogram_turn * kCostSlots * kCostBuckets;
+  unsigned* histogram_write =
+      m.order_counters.get() + (1 - m.histogram_turn) * kCostSlots * kCostBuckets;
+  unsigned* fill = m.order_counters.get() + 2 * kCostSlots * kCostBuckets;
+  CUDA_CHECK(
+      cudaMemsetAsync(histogram_write, 0, kCostSlots * kCostBuckets * sizeof(unsigned), m.stream));
+  CUDA_CHECK(cudaMemsetAsync(fill, 0, kCostBuckets * sizeof(unsigned), m.stream));
 
   RenderLaunch args;
   args.grid = grid;
@@ -102,8 +146,27 @@ GpuFrameStats GpuRenderer::measure(const PixelGrid& grid, unsigned max_iter, flo
   args.sm_pixel_iters = s + 2 * slots;
   args.sm_warp_iters = s + 3 * slots;
   args.warp_efficiency = warp_efficiency;
-  args.next_tile = reinterpret_cast<unsigned*>(s + 4 * slots);
+  args.next_unit = reinterpret_cast<unsigned*>(s + 4 * slots);
+  args.next_costly_unit = reinterpret_cast<unsigned*>(s + 4 * slots + 1);
+  args.order = m.order.get();
+  args.plan = m.plan.get();
+  args.tile_cost = m.tile_cost.get();
+  args.cost_histograms = histogram_write;
   CUDA_CHECK(cudaEventRecord(m.start, m.stream));
+  // The ordering is part of the frame: inside the events, and in the SM spans.
+  if (by_cost || m.identity_tiles != tiles) {
+    OrderLaunch o;
+    o.tiles = tiles;
+    o.by_cost = by_cost;
+    o.tile_cost = m.tile_cost.get();
+    o.cost_histograms = histogram_read;
+    o.fill = fill;
+    o.order = m.order.get();
+    o.plan = m.plan.get();
+    o.sm_first = args.sm_first;
+    launch_tile_order(o, m.stream);
+    m.identity_tiles = by_cost ? 0 : tiles;
+  }
   launch(args, m.stream);
   CUDA_CHECK(cudaEventRecord(m.stop, m.stream));
   CUDA_CHECK(cudaMemcpyAsync(m.host_stats, s, 4 * slots * sizeof(unsigned long long),
@@ -124,6 +187,11 @@ GpuFrameStats GpuRenderer::measure(const PixelGrid& grid, unsigned max_iter, flo
     r.warp_iters += m.host_stats[3 * slots + i];
   }
   if (r.sms_used > 0) r.sm_cycles_mean /= r.sms_used;
+  r.by_cost = by_cost;
+  m.histogram_turn = 1 - m.histogram_turn;
+  m.costs_valid = true;
+  m.costs_grid = grid;
+  m.costs_max_iter = max_iter;
   return r;
 }
 

@@ -26,6 +26,10 @@ struct DeviceProbe {
 };
 DeviceProbe probe_cuda_device();
 
+// The order warps take tiles in. The costliest-first order needs the tile costs of a frame of
+// the same view (grid and iteration limit); the first frame of a view goes in numbering order.
+enum class TileOrder { Rows, CostliestFirst };
+
 struct GpuFrameStats {
   double kernel_ms = 0;                // CUDA events around the launch
   unsigned long long sm_cycles = 0;    // max over SMs of (last warp end - first warp start)
@@ -33,6 +37,7 @@ struct GpuFrameStats {
   int sms_used = 0;                    // SMs that ran at least one block
   unsigned long long pixel_iters = 0;  // sum of per-pixel step counts
   unsigned long long warp_iters = 0;   // sum over warps of the warp's max step count
+  bool by_cost = false;                // tiles went costliest first, by the previous frame's costs
 };
 
 class GpuRenderer {
@@ -43,6 +48,8 @@ class GpuRenderer {
   GpuRenderer& operator=(const GpuRenderer&) = delete;
 
   const DeviceInfo& device() const;
+  void set_tile_order(TileOrder order);
+  TileOrder tile_order() const;
 
   // Renders into device memory `out` (grid.width * grid.height * kFloatsPerPixel floats) and,
   // if given, per-pixel step counts into `counts` and per-warp SIMT efficiency into

@@ -36,4 +36,18 @@ MP_HD_CONSTEXPR long long warp_of(int px, int py, int width) {
          (py % kBlockH) / 2;
 }
 
+// Tiles are ordered for the next frame of the same view by the power of two of their cost (the
+// slowest pixel's steps), costliest first: a tile that runs thousands of steps must not start
+// near the end of a frame, where it would run alone. Bucket b holds costs [2^b, 2^(b+1)).
+inline constexpr int kCostBuckets = 32;
+MP_HD int cost_bucket(unsigned steps) {
+#ifdef __CUDA_ARCH__
+  return 31 - __clz(steps | 1u);
+#else
+  int b = 0;
+  while (b < kCostBuckets - 1 && (steps >> (b + 1)) != 0) ++b;
+  return b;
+#endif
+}
+
 }  // namespace mp

@@ -10,6 +10,7 @@ namespace mp {
 namespace {
 
 constexpr int kRenderThreads = 256;
+constexpr unsigned kAll = 0xffffffffu;
 
 // One REDUX instruction from sm_80 on; shuffles on sm_75.
 __device__ __forceinline__ unsigned warp_max(unsigned v) {
@@ -29,11 +30,34 @@ __device__ __forceinline__ unsigned warp_sum(unsigned v) {
 #endif
 }
 
-// The warp's tile, from the queue: lane 0 takes the next number, the others get it by shuffle.
-__device__ __forceinline__ unsigned take_tile(unsigned* next_tile, unsigned lane) {
-  unsigned t = 0;
-  if (lane == 0) t = atomicAdd(next_tile, 1u);
-  return __shfl_sync(0xffffffffu, t, 0);
+// Tile t (layout in kernel_params.h): its pixels, its cost for the next frame's order, and
+// its steps: the slowest lane's (what the warp issued) and all lanes' together.
+struct TileSteps {
+  unsigned warp_max, sum;
+};
+template <class V>
+__device__ __forceinline__ TileSteps render_tile(const RenderLaunch& a, unsigned t, unsigned lane) {
+  const unsigned block = t / kWarpsPerBlock;
+  unsigned by = __umulhi(block, a.blocks_across_inverse);  // block / blocks_across, or one less
+  if (block - by * a.blocks_across >= a.blocks_across) ++by;
+  const int px = (block - by * a.blocks_across) * kBlockW + (lane % kBlockW);
+  const int py = by * kBlockH + (t % kWarpsPerBlock) * 2 + lane / kBlockW;
+  unsigned n = 0;
+  if (px < a.grid.width && py < a.grid.height) {
+    const PixelResult r = pixel_at<V>(a.grid, px, py, a.max_iter);
+    n = r.iters;
+    const size_t i = static_cast<size_t>(py) * a.grid.width + px;
+    reinterpret_cast<float2*>(a.out)[i] = make_float2(r.smooth, r.aux);
+    if (a.counts) a.counts[i] = n;
+  }
+  // What the pipes executed: a warp runs its loop until its slowest lane is done.
+  const unsigned wmax = warp_max(n);
+  const unsigned wsum = warp_sum(n);
+  if (lane == 0) {
+    a.tile_cost[t] = wmax;
+    if (a.warp_efficiency) a.warp_efficiency[t] = wmax ? wsum / (32.0f * wmax) : 1.0f;
+  }
+  return {wmax, wsum};
 }
 
 // Persistent warps: as many as fit on the GPU at once, each taking 16x2-pixel tiles from a
@@ -44,27 +68,46 @@ __global__ void __launch_bounds__(kRenderThreads) render_kernel(RenderLaunch a) 
   const unsigned long long t_start = clock64();
   const unsigned lane = threadIdx.x & 31;
   unsigned long long pixel_iters = 0, warp_iters = 0;
-  for (unsigned t = take_tile(a.next_tile, lane); t < a.tiles; t = take_tile(a.next_tile, lane)) {
-    const unsigned block = t / kWarpsPerBlock;
-    unsigned by = __umulhi(block, a.blocks_across_inverse);  // block / blocks_across, or one less
-    if (block - by * a.blocks_across >= a.blocks_across) ++by;
-    const int px = (block - by * a.blocks_across) * kBlockW + (lane % kBlockW);
-    const int py = by * kBlockH + (t % kWarpsPerBlock) * 2 + lane / kBlockW;
-    unsigned n = 0;
-    if (px < a.grid.width && py < a.grid.height) {
-      const PixelResult r = pixel_at<V>(a.grid, px, py, a.max_iter);
-      n = r.iters;
-      const size_t i = static_cast<size_t>(py) * a.grid.width + px;
-      reinterpret_cast<float2*>(a.out)[i] = make_float2(r.smooth, r.aux);
-      if (a.counts) a.counts[i] = n;
+  unsigned tiles_in_my_bucket = 0;  // lane b counts the warp's tiles of cost bucket b
+  // Lane k holds rank k of the plan.
+  const unsigned unit_start = a.plan->unit_start[lane], place_start = a.plan->place_start[lane],
+                 place_end = a.plan->place_end[lane], group = a.plan->group[lane];
+  const unsigned units = a.plan->units, costly = a.plan->costly_units;
+  // Lane 0's: whether to try the costly queue first (the seniors, until it runs out).
+  bool costly_first = blockIdx.x < a.senior_blocks && costly > 0;
+  for (;;) {
+    unsigned u = units;
+    if (lane == 0) {
+      if (costly_first) u = atomicAdd(a.next_costly_unit, 1u);
+      if (u >= costly) {
+        costly_first = false;
+        u = costly + atomicAdd(a.next_unit, 1u);
+        if (u >= units && costly > 0) {  // the rest is done: help with the costly queue
+          u = atomicAdd(a.next_costly_unit, 1u);
+          if (u >= costly) u = units;
+        }
+      }
     }
-    // What the pipes executed: a warp runs its loop until its slowest lane is done.
-    const unsigned wmax = warp_max(n);
-    const unsigned wsum = warp_sum(n);
-    if (lane == 0 && a.warp_efficiency) a.warp_efficiency[t] = wmax ? wsum / (32.0f * wmax) : 1.0f;
-    pixel_iters += wsum;
-    warp_iters += wmax;
+    u = __shfl_sync(kAll, u, 0);
+    if (u >= units) break;
+    // The unit's rank: the last one that starts at or before it (empty ranks start where the
+    // next one does).
+    const int k = __popc(__ballot_sync(kAll, u >= unit_start)) - 1;
+    const unsigned g = __shfl_sync(kAll, group, k);
+    const unsigned first =
+        __shfl_sync(kAll, place_start, k) + (u - __shfl_sync(kAll, unit_start, k)) * g;
+    const unsigned n_tiles = min(g, __shfl_sync(kAll, place_end, k) - first);
+    const unsigned my_tile = lane < n_tiles ? a.order[first + lane] : 0;
+    for (unsigned j = 0; j < n_tiles; ++j) {
+      const TileSteps w = render_tile<V>(a, __shfl_sync(kAll, my_tile, j), lane);
+      tiles_in_my_bucket += lane == static_cast<unsigned>(cost_bucket(w.warp_max));
+      pixel_iters += w.sum;
+      warp_iters += w.warp_max;
+    }
   }
+  if (tiles_in_my_bucket)
+    atomicAdd(&a.cost_histograms[(blockIdx.x % kCostSlots) * kCostBuckets + lane],
+              tiles_in_my_bucket);
   // Each warp reports once, to per-SM counters: the atomics spread over the SMs instead of
   // meeting at one address.
   if (lane == 0) {
@@ -85,14 +128,79 @@ void launch(const RenderLaunch& args, cudaStream_t stream) {
   CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, render_kernel<V>,
                                                            kRenderThreads, 0));
   RenderLaunch a = args;
+  a.senior_blocks = sms;
   a.blocks_across = blocks_across(a.grid.width);
   a.blocks_across_inverse = 0xffffffffu / a.blocks_across;
-  a.tiles = static_cast<unsigned>(warp_count(a.grid.width, a.grid.height));
   render_kernel<V><<<std::max(1, blocks_per_sm) * sms, kRenderThreads, 0, stream>>>(a);
   CUDA_CHECK(cudaGetLastError());
 }
 
+// One thread per tile. The tiles of a bucket keep their numbering's order between blocks, not
+// within one: that is enough to start the costly tiles early.
+constexpr int kOrderThreads = 1024;
+__global__ void __launch_bounds__(kOrderThreads) order_tiles(OrderLaunch a) {
+  __shared__ unsigned place[kCostBuckets], in_block[kCostBuckets];
+  const unsigned tid = threadIdx.x, t = blockIdx.x * kOrderThreads + tid;
+  if (tid == 0) atomicMin(&a.sm_first[sm_id()], static_cast<unsigned long long>(clock64()));
+  if (tid < kCostBuckets) {
+    // Thread k: rank k of the queue, cost bucket kCostBuckets-1-k.
+    const int k = tid, bucket = kCostBuckets - 1 - k;
+    unsigned count = 0, group = 1;
+    if (a.by_cost) {
+      for (int s = 0; s < kCostSlots; ++s) count += a.cost_histograms[s * kCostBuckets + bucket];
+      if (bucket < kUnitBucket) group = min(32u, 1u << (kUnitBucket - bucket));
+    } else if (k == 0) {
+      count = a.tiles;
+    }
+    const unsigned units = (count + group - 1) / group;
+    unsigned places = count, unit_end = units;  // inclusive prefix sums over the ranks
+    for (int o = 1; o < kCostBuckets; o <<= 1) {
+      const unsigned p = __shfl_up_sync(kAll, places, o), u = __shfl_up_sync(kAll, unit_end, o);
+      if (k >= o) {
+        places += p;
+        unit_end += u;
+      }
+    }
+    place[bucket] = places - count;
+    in_block[bucket] = 0;
+    // The costly queue ends at the first rank kCostlyBuckets below the costliest non-empty.
+    const unsigned all_units = __shfl_sync(kAll, unit_end, kCostBuckets - 1);
+    const int top = __ffs(__ballot_sync(kAll, count > 0)) - 1;  // -1 when there are no tiles
+    const int cut = top + kCostlyBuckets;
+    const unsigned cut_start = __shfl_sync(kAll, unit_end - units, min(cut, kCostBuckets - 1));
+    if (blockIdx.x == 0) {
+      if (k == 0)
+        a.plan->costly_units = !a.by_cost ? 0 : cut < kCostBuckets ? cut_start : all_units;
+      a.plan->unit_start[k] = unit_end - units;
+      a.plan->place_start[k] = places - count;
+      a.plan->place_end[k] = places;
+      a.plan->group[k] = group;
+      if (k == kCostBuckets - 1) a.plan->units = unit_end;
+    }
+  }
+  if (!a.by_cost) {
+    if (t < a.tiles) a.order[t] = t;
+    return;
+  }
+  __syncthreads();
+  unsigned bucket = 0, rank = 0;
+  if (t < a.tiles) {
+    bucket = cost_bucket(a.tile_cost[t]);
+    rank = atomicAdd(&in_block[bucket], 1u);
+  }
+  __syncthreads();
+  if (tid < kCostBuckets && in_block[tid]) place[tid] += atomicAdd(&a.fill[tid], in_block[tid]);
+  __syncthreads();
+  if (t < a.tiles) a.order[place[bucket] + rank] = t;
+}
+
 }  // namespace
+
+void launch_tile_order(const OrderLaunch& args, cudaStream_t stream) {
+  if (args.tiles == 0) return;
+  order_tiles<<<(args.tiles + kOrderThreads - 1) / kOrderThreads, kOrderThreads, 0, stream>>>(args);
+  CUDA_CHECK(cudaGetLastError());
+}
 
 void launch_render(VariantId variant, const RenderLaunch& args, cudaStream_t stream) {
   switch (variant) {

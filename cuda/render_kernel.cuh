@@ -22,11 +22,42 @@ struct RenderLaunch {
   // Optional: per tile (layout in kernel_params.h), pixel-iterations / (32 x the tile's max):
   // the share of lanes that did useful steps.
   float* warp_efficiency = nullptr;
-  // The tile queue: a counter that must be zero at launch; launch_render fills the rest.
-  unsigned* next_tile = nullptr;
-  unsigned tiles = 0;
+  // The tile queue: a counter of units taken, zero at launch; the tiles in queue order (a
+  // permutation) and how they are cut into units, both from launch_tile_order.
+  unsigned* next_unit = nullptr;
+  unsigned* next_costly_unit = nullptr;
+  const unsigned* order = nullptr;
+  const struct TilePlan* plan = nullptr;
+  // What the next frame's order is made of: each tile's cost (its slowest pixel's steps), and
+  // how many tiles fell in each cost bucket, summed in kCostSlots histograms so that the
+  // warps' additions spread over several cache lines.
+  unsigned* tile_cost = nullptr;
+  unsigned* cost_histograms = nullptr;  // kCostSlots x kCostBuckets
+  unsigned senior_blocks = 0;  // the first wave of blocks: one per SM; launch_render fills it
   unsigned blocks_across = 0;
   unsigned blocks_across_inverse = 0;  // (2^32 - 1) / blocks_across: division by multiply
+};
+
+inline constexpr int kCostSlots = 64;
+
+// The queue, bucket by bucket, costliest first: rank k holds cost bucket kCostBuckets-1-k, at
+// places [place_start, place_end) of the order. A warp takes one unit per atomic: `group`
+// tiles of a bucket, as many as make about 2^kUnitBucket steps, so that cheap tiles, which
+// come last, don't queue up at the counter (it serves about one warp per nanosecond).
+//
+// The SMSP's scheduler favours the warps of the oldest block on the SM: with 16 warps, those
+// of the youngest blocks may wait most of a frame for issue slots. So the costly units (the
+// tiles within 8x of the costliest bucket's cost) have a queue of their own, which the
+// first wave of blocks takes from first; the others take it up only when the rest is done.
+inline constexpr int kUnitBucket = 7;
+inline constexpr int kCostlyBuckets = 4;
+struct TilePlan {
+  unsigned unit_start[kCostBuckets];
+  unsigned place_start[kCostBuckets];
+  unsigned place_end[kCostBuckets];
+  unsigned group[kCostBuckets];
+  unsigned units;
+  unsigned costly_units;  // units [0, costly_units) form the costly queue
 };
 
 void launch_render(VariantId variant, const RenderLaunch& args, cudaStream_t stream);
@@ -34,5 +65,22 @@ void launch_render(VariantId variant, const RenderLaunch& args, cudaStream_t str
 // The sine-balance sweep behind the sin-ratio variant: fma4 plus `sines` (1..4) __sinf per
 // step (variants::SinBalance), so the balance point can be measured on the GPU at hand.
 void launch_sin_balance(int sines, const RenderLaunch& args, cudaStream_t stream);
+
+// Writes the tile order and plan of the next launch: the tiles by cost bucket, costliest
+// first, from the tile costs and histograms a launch wrote (with `by_cost`), else the tiles in
+// their numbering (rows of 16x16 blocks), one per unit. `fill` (kCostBuckets counters) must
+// be zero. The first block to run on each SM lowers `sm_first` like the render kernel does,
+// so that SM spans count the ordering as part of the frame.
+struct OrderLaunch {
+  unsigned tiles = 0;
+  bool by_cost = false;
+  const unsigned* tile_cost = nullptr;
+  const unsigned* cost_histograms = nullptr;
+  unsigned* fill = nullptr;
+  unsigned* order = nullptr;
+  TilePlan* plan = nullptr;
+  unsigned long long* sm_first = nullptr;
+};
+void launch_tile_order(const OrderLaunch& args, cudaStream_t stream);
 
 }  // namespace mp

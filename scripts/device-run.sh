@@ -22,9 +22,18 @@ for pair in 1 2 3 4 5 6 7 8; do
   step $B/mandelpipe --frames 400 --no-vsync --width 1600 --height 900 --overlay
 done
 grep -E "^frames" "$log"
+# Means over the pairs: frame time, the overlay's CPU time, and the UI draw's GPU time.
+grep -E "^frames 400" "$log" | awk '
+  { o = /pipe overlay/; f[o] += $5; n[o]++
+    for (i = 1; i <= NF; ++i) { if ($i == "overlay") c += $(i + 1); if ($i == "draw") g[o] += $(i + 1) } }
+  END { printf "overlay pairs: frame %.4f -> %.4f ms (%+.2f%%); overlay CPU %.4f ms; UI draw GPU %.4f -> %.4f ms\n",
+        f[0] / n[0], f[1] / n[1], 100 * (f[1] / n[1] / (f[0] / n[0]) - 1), c / n[1], g[0] / n[0], g[1] / n[1] }' |
+  tee -a "$log"
 echo "== bench" | tee -a "$log"
 $B/mandelpipe bench --variant all --present --sin-sweep --format md >"$OUT/bench.md" 2>>"$log"
+$B/mandelpipe bench --variant all --tile-order rows --format md >"$OUT/bench-rows.md" 2>>"$log"
 cat "$OUT/bench.md"
+grep -E "^\| [ABC] " "$OUT/bench-rows.md"
 echo "== experiments" | tee -a "$log"
 for e in fma-grouping sin-overlap warps-per-smsp single-warp-ilp launch-overhead dependent-latency dispatch; do
   timeout 120 $B/mandelpipe experiment $e >>"$OUT/experiments.md" 2>>"$log"; echo "   $e rc=$?" | tee -a "$log"

@@ -81,6 +81,10 @@ TEST(Cli, BenchSweepAndWindowViews) {
   ASSERT_TRUE(r.options);
   EXPECT_TRUE(r.options->bench_sin_sweep);
   EXPECT_TRUE(r.options->bench_present);
+  EXPECT_EQ(r.options->tile_order, TileOrder::CostliestFirst);
+  r = parse({"bench", "--tile-order", "rows"});
+  ASSERT_TRUE(r.options);
+  EXPECT_EQ(r.options->tile_order, TileOrder::Rows);
   r = parse({"--overlay", "--sass", "--divergence", "--capture-dir", "/tmp"});
   ASSERT_TRUE(r.options);
   EXPECT_TRUE(r.options->overlay);
@@ -121,6 +125,7 @@ TEST(Cli, BadInputIsOneLineAndExitCode2) {
   expect_error({"bench", "--format", "xml"}, "--format");
   expect_error({"bench", "--frames", "3"}, "--frames");
   expect_error({"bench", "--variant", "nope"}, "nope");
+  expect_error({"bench", "--tile-order", "random"}, "--tile-order");
 }
 
 TEST(Cli, HelpAndVersionExitZero) {

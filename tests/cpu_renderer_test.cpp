@@ -70,3 +70,21 @@ TEST(CpuRenderer, ThreadCountDoesNotChangeTheImage) {
 
 }  // namespace
 }  // namespace mp
+
+namespace mp {
+namespace {
+
+// The tile order's buckets are powers of two: [2^b, 2^(b+1)), with 0 and 1 sharing bucket 0.
+TEST(CostBucket, PowersOfTwo) {
+  EXPECT_EQ(cost_bucket(0), 0);
+  EXPECT_EQ(cost_bucket(1), 0);
+  EXPECT_EQ(cost_bucket(2), 1);
+  EXPECT_EQ(cost_bucket(3), 1);
+  EXPECT_EQ(cost_bucket(4095), 11);
+  EXPECT_EQ(cost_bucket(4096), 12);
+  EXPECT_EQ(cost_bucket(0x80000000u), 31);
+  EXPECT_EQ(cost_bucket(0xffffffffu), kCostBuckets - 1);
+}
+
+}  // namespace
+}  // namespace mp

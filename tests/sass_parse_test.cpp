@@ -111,8 +111,8 @@ TEST(SassFixtures, LoopsMatchTheDeclaredMixesOnEveryArchitecture) {
     for (const VariantInfo& v : all_variants()) {
       const sass::Function* f = sass::find_render_kernel(fns, sass::mangled_variant(v.type_name));
       ASSERT_NE(f, nullptr) << v.name << " sm_" << sm;
-      // ptxas builds the tile loop twice (the per-pixel counts and per-tile efficiencies are
-      // optional), so the step loop has a copy; a third would mean the kernel changed shape.
+      // ptxas may build the tile loop twice (the per-pixel counts and per-tile efficiencies
+      // are optional), which copies the step loop; a third would mean the kernel changed shape.
       EXPECT_LE(sass::step_loop_candidates(*f).size(), 2u) << v.name << " sm_" << sm;
       const auto loop = sass::find_step_loop(*f);
       ASSERT_TRUE(loop) << v.name << " sm_" << sm;
@@ -176,28 +176,29 @@ TEST(SassFixtures, Sm90PipesMatchHardwareCounters) {
     VariantId id;
     double fma, alu, xu, fp64, total;
   };
+  // ncu on the H200 (scripts/ncu-pipes.sh), per warp-issued step at view C, 1024x1024.
   const Measured ncu[] = {
-      {VariantId::Fma5, 8.002, 2.002, 0, 0, 11.006},
-      {VariantId::Fma4, 7.002, 2.002, 0, 0, 10.006},
-      {VariantId::Fma4Sin, 9.002, 2.002, 1.000, 0, 13.006},
-      {VariantId::SinRatio, 11.002, 2.002, 2.000, 0, 16.006},
-      {VariantId::Fma4Esc4, 5.002, 1.252, 0, 0, 7.007},
-      {VariantId::Fma4Esc8, 4.376, 0.752, 0, 0, 5.507},
-      {VariantId::Fp64, 1.001, 1.002, 0, 7.000, 10.006},
+      {VariantId::Fma5, 8.002, 2.002, 0, 0, 11.011},
+      {VariantId::Fma4, 7.002, 2.002, 0, 0, 10.011},
+      {VariantId::Fma4Sin, 9.002, 2.002, 1.000, 0, 13.011},
+      {VariantId::SinRatio, 11.002, 2.003, 2.000, 0, 16.011},
+      {VariantId::Fma4Esc4, 5.502, 0.753, 0, 0, 7.011},
+      {VariantId::Fma4Esc8, 4.752, 0.378, 0, 0, 5.511},
+      {VariantId::Fp64, 1.002, 1.002, 0, 7.000, 10.010},
   };
   const auto fns = fixture("sm_90");
   for (const Measured& m : ncu) {
     const VariantInfo& v = variant_info(m.id);
     const sass::Function* f = sass::find_render_kernel(fns, sass::mangled_variant(v.type_name));
     ASSERT_NE(f, nullptr) << v.name;
-    // The counters measured the copy of the step loop that ran; in the escape-every-k kernels
-    // the two copies differ by a MOV (ALU pipe) against an IMAD.MOV (FMA pipe) per trip, and
-    // the hardware ran the one with the MOV. One of the copies must match the hardware.
-    // The counters also see the per-tile code outside the loop: under 0.5% here.
+    // If ptxas keeps copies of the step loop (it did when the tile loop was unswitched on the
+    // optional outputs), the counters measured the one that ran: one of them must match.
+    // The counters also see the per-tile code outside the loop, about 0.01 instructions per
+    // step here; one instruction per trip is 1/8 per step at the most (fma4-esc8).
     auto matches = [&](const InstrMix& per_step) {
-      return std::abs(per_step.fma - m.fma) < 0.01 && std::abs(per_step.alu - m.alu) < 0.01 &&
-             std::abs(per_step.xu - m.xu) < 0.01 && std::abs(per_step.fp64 - m.fp64) < 0.01 &&
-             std::abs(per_step.total() - m.total) < 0.01;
+      return std::abs(per_step.fma - m.fma) < 0.02 && std::abs(per_step.alu - m.alu) < 0.02 &&
+             std::abs(per_step.xu - m.xu) < 0.02 && std::abs(per_step.fp64 - m.fp64) < 0.02 &&
+             std::abs(per_step.total() - m.total) < 0.02;
     };
     bool any = false;
     for (const sass::Loop& loop : sass::step_loop_candidates(*f))

@@ -121,7 +121,7 @@ int App::run() {
               << (totals_.overlays ? ", pipe overlay " + std::to_string(totals_.mean_overlay_ms()) +
                                          " ms CPU per frame"
                                    : std::string())
-              << "\n";
+              << ", UI draw " << totals_.mean_ui_gpu_ms() << " ms GPU per frame\n";
   return 0;
 }
 
@@ -202,7 +202,7 @@ void App::render_frame() {
   if (show_overlay_) {
     const auto t0 = std::chrono::steady_clock::now();
     overlay_.draw(last_.gpu ? "Pipe utilisation (P)" : "Pipe utilisation (P): needs the CUDA path",
-                  mix_source(), overlay_ms_.mean(), frame_ms_.mean(), scale);
+                  mix_source(), overlay_ms_.mean(), ui_gpu_ms_.mean(), frame_ms_.mean(), scale);
     overlay_cost_ms_ +=
         std::chrono::duration<float, std::milli>(std::chrono::steady_clock::now() - t0).count();
     overlay_ms_.push(overlay_cost_ms_);
@@ -217,7 +217,14 @@ void App::render_frame() {
   if (compare_) draw_compare_window();
   if (show_experiments_) draw_experiments_window();
   draw_precision_banner();
+  ui_timer_.begin();
   imgui_.end_frame();
+  ui_timer_.end();
+  if (const auto ms = ui_timer_.take()) {
+    ui_gpu_ms_.push(static_cast<float>(*ms));
+    totals_.ui_gpu_ms += *ms;
+    ++totals_.ui_gpu_frames;
+  }
 }
 
 void App::handle_input() {

@@ -16,6 +16,7 @@
 #include "commands/common.h"
 #include "gl/colorizer.h"
 #include "gl/frame_pipeline.h"
+#include "gl/gpu_timer.h"
 #include "io/experiment_report.h"
 #include "io/sass_loader.h"
 #include "model/bookmarks.h"
@@ -90,12 +91,17 @@ class App {
   History frame_ms_, render_ms_;
   History overlay_ms_;         // CPU time the pipe overlay took per frame (model + drawing)
   float overlay_cost_ms_ = 0;  // this frame's share so far
-  struct Totals {              // over the whole run, for the --frames summary
-    double frame_ms = 0, render_ms = 0, overlay_ms = 0;
-    long frames = 0, renders = 0, overlays = 0;
+  // GPU time of the UI's draw (every ImGui window): with and without the overlay, the
+  // overlay's GPU share; its CPU share is overlay_ms_.
+  gl::GpuTimer ui_timer_;
+  History ui_gpu_ms_;
+  struct Totals {  // over the whole run, for the --frames summary
+    double frame_ms = 0, render_ms = 0, overlay_ms = 0, ui_gpu_ms = 0;
+    long frames = 0, renders = 0, overlays = 0, ui_gpu_frames = 0;
     double mean_frame_ms() const { return frames ? frame_ms / frames : 0; }
     double mean_render_ms() const { return renders ? render_ms / renders : 0; }
     double mean_overlay_ms() const { return overlays ? overlay_ms / overlays : 0; }
+    double mean_ui_gpu_ms() const { return ui_gpu_frames ? ui_gpu_ms / ui_gpu_frames : 0; }
   } totals_;
   std::optional<BenchReport> compare_;
   std::string status_;  // last capture / save message

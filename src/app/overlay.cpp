@@ -45,7 +45,7 @@ void PipeOverlay::clear() {
 }
 
 void PipeOverlay::draw(const std::string& title, const std::string& mix_source, float cost_ms,
-                       float frame_ms, float scale) const {
+                       float ui_gpu_ms, float frame_ms, float scale) const {
   corner(1, scale);  // top right
   ImGui::Begin("##pipes", nullptr, kOverlayFlags);
   ImGui::TextUnformatted(title.c_str());
@@ -53,6 +53,7 @@ void PipeOverlay::draw(const std::string& title, const std::string& mix_source, 
   if (last_.empty()) ImGui::TextUnformatted("no GPU measurement yet");
   ImGui::TextDisabled("overlay cost %.3f ms CPU per frame (%.2f%% of the %.2f ms frame)", cost_ms,
                       frame_ms > 0 ? 100 * cost_ms / frame_ms : 0.0f, frame_ms);
+  ImGui::TextDisabled("whole UI drawn in %.3f ms GPU per frame (GL timer query)", ui_gpu_ms);
   for (const PipeLoad& p : last_) {
     const ImVec4 c = pipe_colour(p.name);
     ImGui::PushStyleColor(ImGuiCol_PlotHistogram, c);

@@ -18,9 +18,10 @@ class PipeOverlay {
   void update(const std::vector<PipeLoad>& loads);
   void clear();
   // mix_source says where the instruction mix came from (SASS at run time, or declared).
-  // cost_ms: what the overlay itself costs per frame, frame_ms: the frame time, shown together.
-  void draw(const std::string& title, const std::string& mix_source, float cost_ms, float frame_ms,
-            float scale) const;
+  // cost_ms: what the overlay itself costs per frame in CPU time, ui_gpu_ms: the GPU time of
+  // the whole UI's draw (its share in it is the overlay's GPU cost), frame_ms: the frame time.
+  void draw(const std::string& title, const std::string& mix_source, float cost_ms, float ui_gpu_ms,
+            float frame_ms, float scale) const;
 
  private:
   std::vector<PipeLoad> last_;

@@ -94,7 +94,8 @@ void App::draw_panel() {
     const Metrics& m = *last_metrics_;
     ImGui::Text("Measured (last frame):");
     ImGui::BulletText("SM cycles %.3f M (max over %d SMs, clock64)", s.sm_cycles / 1e6, s.sms_used);
-    ImGui::BulletText("SM balance %.1f%% (mean SM span / max)", 100 * m.sm_balance);
+    ImGui::BulletText("SM balance %.1f%% (mean SM span / max); tiles %s", 100 * m.sm_balance,
+                      s.by_cost ? "costliest first (last frame's costs)" : "in rows");
     ImGui::BulletText("SM clock %.3f GHz (cycles / event time)", m.clock_ghz);
     ImGui::BulletText("%.2f Giter/s; %.3g pixel-iterations", m.giter_per_s, iters_done);
     ImGui::BulletText("warp-issued iterations %.3g; SIMT efficiency %.1f%% (D: per warp)",
@@ -138,7 +139,14 @@ void App::draw_panel() {
   ImGui::Checkbox("SASS (S)", &show_sass_);
   ImGui::SameLine();
   if (ImGui::Checkbox("divergence (D)", &show_divergence_)) dirty_ = true;
-  if (pipeline_.gpu()) {
+  if (GpuRenderer* gpu = pipeline_.gpu()) {
+    bool by_cost = gpu->tile_order() == TileOrder::CostliestFirst;
+    if (ImGui::Checkbox("costly tiles first: re-renders of a view order the tiles by cost",
+                        &by_cost)) {
+      gpu->set_tile_order(by_cost ? TileOrder::CostliestFirst : TileOrder::Rows);
+      render_ms_.clear();
+      dirty_ = true;
+    }
     if (ImGui::Button(compare_requested_ ? "comparing..." : "Compare all variants (C)"))
       compare_requested_ = true;
     ImGui::SameLine();
@@ -187,6 +195,9 @@ void App::draw_compare_window() {
     ImGui::Text("%dx%d at centre %.12g, %.12g, span %.6g, %u iterations; median of %d frames",
                 r0.width, r0.height, r0.view.center_x, r0.view.center_y, r0.view.span,
                 r0.view.max_iter, r0.frames);
+    ImGui::TextDisabled("tiles %s", r0.tiles_by_cost
+                                        ? "costliest first, by the previous frame of this view"
+                                        : "in rows (costly tiles first is off)");
   }
   ImGui::TextDisabled("mix: %s", rep.device.mix_source.c_str());
   const char* heads[] = {"variant",      "kernel ms",  "SM Mcycles", "Giter/s",   "bound max ms",

@@ -22,7 +22,7 @@ std::optional<std::pair<double, double>> parse_point(const std::string& s) {
 
 struct Raw {
   std::string center, span, iters, variant = "fma4", bench_variant = "all", format = "md",
-                                   present = "auto";
+                                   present = "auto", tile_order = "cost";
   int width = -1, height = -1;
   bool no_vsync = false;
   bool palette_given = false;
@@ -136,6 +136,9 @@ ParseResult parse_command_line(const std::vector<std::string>& args) {
                   "also sweep fma4 + 0..4 __sinf per step to find where XU and issue balance");
   bench->add_flag("--present", o.bench_present,
                   "also time the CUDA-to-GL present paths at 4K (needs EGL)");
+  bench->add_option("--tile-order", raw.tile_order,
+                    "cost (default): tiles costliest first, by the previous frame of the same "
+                    "view; rows: every frame in tile numbering order, as a new view's first");
   CLI::App* experiment = app.add_subcommand(
       "experiment",
       "run one of the seed experiments: prediction, measurement, ratio (needs a GPU)");
@@ -203,6 +206,10 @@ ParseResult parse_command_line(const std::vector<std::string>& args) {
         o.bench_variants = {*v};
     }
     if (e.empty()) e = parse_format(raw.format, o);
+    if (raw.tile_order == "rows")
+      o.tile_order = TileOrder::Rows;
+    else if (raw.tile_order != "cost" && e.empty())
+      e = "--tile-order: expected cost or rows, got '" + raw.tile_order + "'";
     if (e.empty() && (o.bench_frames < 10 || o.bench_frames > 10000))
       e = "--frames: bench needs between 10 and 10000 timed frames";
   }

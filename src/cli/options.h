@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "gpu_renderer.h"
 #include "model/view.h"
 #include "render/present_mode.h"
 #include "variants.h"
@@ -44,6 +45,7 @@ struct Options {
   int bench_frames = 10;
   bool bench_present = false;
   bool bench_sin_sweep = false;
+  TileOrder tile_order = TileOrder::CostliestFirst;
 
   // experiment (the name is checked against the catalogue by the command)
   std::string experiment;

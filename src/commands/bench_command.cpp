@@ -163,6 +163,7 @@ int run_bench(const Options& o) {
     for (const VariantInfo& v : all_variants()) variants.push_back(v.id);
 
   GpuRenderer gpu(dev);
+  gpu.set_tile_order(o.tile_order);
   for (const NamedView& nv : kViews) {
     for (MeasuredRow& r : measure_variants(gpu, nv.name, nv.view, kWidth, kHeight, variants,
                                            o.bench_frames, kWarmup, &sass))

@@ -61,6 +61,7 @@ MeasuredRow measured_row(const DeviceInfo& d, VariantId variant, const std::stri
   r.view = view;
   r.frames = frames;
   r.measured = frame_numbers(s);
+  r.tiles_by_cost = s.by_cost;
   r.metrics = derive_metrics(pipe_rates(d.cc_major, d.cc_minor), d.sm_count,
                              per_step_mix(variant, d.cc_major * 10 + d.cc_minor, sass), r.measured);
   return r;

@@ -69,6 +69,14 @@ struct RenderbufferTraits {
   }
   static void destroy(GLuint n) { glDeleteRenderbuffers(1, &n); }
 };
+struct QueryTraits {
+  static GLuint create() {
+    GLuint n;
+    glGenQueries(1, &n);
+    return n;
+  }
+  static void destroy(GLuint n) { glDeleteQueries(1, &n); }
+};
 struct ProgramTraits {
   static GLuint create() { return glCreateProgram(); }
   static void destroy(GLuint n) { glDeleteProgram(n); }
@@ -83,6 +91,7 @@ using Texture = Name<TextureTraits>;
 using VertexArray = Name<VertexArrayTraits>;
 using Framebuffer = Name<FramebufferTraits>;
 using Renderbuffer = Name<RenderbufferTraits>;
+using Query = Name<QueryTraits>;
 using Program = Name<ProgramTraits>;
 using Shader = Name<ShaderTraits>;
 

@@ -18,9 +18,14 @@ nlohmann::json device_json(const DeviceSummary& d) {
 
 const char* kCsvHeader =
     "view,variant,width,height,center_x,center_y,span,iters,frames,kernel_ms,sm_cycles,clock_ghz,"
-    "giter_per_s,pixel_iters,warp_iters,simt_efficiency,sm_cycles_mean,sm_balance,bound_max_cycles,"
+    "giter_per_s,pixel_iters,warp_iters,simt_efficiency,sm_cycles_mean,sm_balance,tile_order,"
+    "bound_max_cycles,"
     "bound_max_ms,"
     "bound_sum_cycles,bound_sum_ms,limiting_pipe,pct_of_bound,pixels_differing_from_fma4";
+
+const char* tile_order_name(const MeasuredRow& r) {
+  return r.tiles_by_cost ? "cost" : "rows";
+}
 
 }  // namespace
 
@@ -39,7 +44,8 @@ nlohmann::json to_json(const MeasuredRow& r) {
             {"sm_cycles", r.measured.sm_cycles},
             {"pixel_iters", r.measured.pixel_iters},
             {"warp_iters", r.measured.warp_iters},
-            {"sm_cycles_mean", r.measured.sm_cycles_mean}}},
+            {"sm_cycles_mean", r.measured.sm_cycles_mean},
+            {"tile_order", tile_order_name(r)}}},
           {"derived",
            {{"clock_ghz", m.clock_ghz},
             {"giter_per_s", m.giter_per_s},
@@ -125,10 +131,11 @@ std::string format_bench(const BenchReport& rep, OutputFormat format) {
         << fmt("%.4f", m.clock_ghz) << "," << fmt("%.3f", m.giter_per_s) << ","
         << fmt("%.0f", r.measured.pixel_iters) << "," << fmt("%.0f", r.measured.warp_iters) << ","
         << fmt("%.4f", m.simt_efficiency) << "," << fmt("%.0f", r.measured.sm_cycles_mean) << ","
-        << fmt("%.4f", m.sm_balance) << "," << fmt("%.0f", m.bound.max_cycles) << ","
-        << fmt("%.4f", m.bound_max_ms) << "," << fmt("%.0f", m.bound.sum_cycles) << ","
-        << fmt("%.4f", m.bound_sum_ms) << "," << pipe_name(m.bound.limiting) << ","
-        << fmt("%.2f", 100 * m.fraction_of_bound) << "," << r.differing_from_fma4 << "\n";
+        << fmt("%.4f", m.sm_balance) << "," << tile_order_name(r) << ","
+        << fmt("%.0f", m.bound.max_cycles) << "," << fmt("%.4f", m.bound_max_ms) << ","
+        << fmt("%.0f", m.bound.sum_cycles) << "," << fmt("%.4f", m.bound_sum_ms) << ","
+        << pipe_name(m.bound.limiting) << "," << fmt("%.2f", 100 * m.fraction_of_bound) << ","
+        << r.differing_from_fma4 << "\n";
     }
     if (!rep.sweep.empty()) {  // a second table, after a blank line
       s << "\nsines_per_step,fma,alu,xu,other,mix_from_sass,warp_steps,sm_cycles,bound_max_cycles,"
@@ -146,17 +153,19 @@ std::string format_bench(const BenchReport& rep, OutputFormat format) {
   s << "Device: " << rep.device.name << " (sm_" << rep.device.cc_major << rep.device.cc_minor
     << ", " << rep.device.sm_count << " SMs); model: " << rep.device.rates
     << "; instruction mix: " << rep.device.mix_source << "\n\n";
-  s << "| view | variant | kernel ms | SM cycles | clock GHz | Giter/s | SIMT eff. | SM balance | "
-       "bound max ms (pipe) | bound sum ms | % of bound | px ≠ fma4 |\n"
-    << "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
+  s << "Tile order: cost = costliest tiles first, by the previous frame of the same view; rows = "
+       "in tile numbering order, as the first frame of a new view.\n\n";
+  s << "| view | variant | tile order | kernel ms | SM cycles | clock GHz | Giter/s | SIMT eff. | "
+       "SM balance | bound max ms (pipe) | bound sum ms | % of bound | px ≠ fma4 |\n"
+    << "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
   for (const MeasuredRow& r : rep.rows) {
     const Metrics& m = r.metrics;
-    s << "| " << r.view_name << " | " << r.variant << " | " << fmt("%.3f", r.measured.kernel_ms)
-      << " | " << fmt("%.3f", r.measured.sm_cycles / 1e6) << " M | " << fmt("%.3f", m.clock_ghz)
-      << " | " << fmt("%.1f", m.giter_per_s) << " | " << fmt("%.1f%%", 100 * m.simt_efficiency)
-      << " | " << fmt("%.1f%%", 100 * m.sm_balance) << " | " << fmt("%.3f", m.bound_max_ms) << " ("
-      << pipe_name(m.bound.limiting) << ") | " << fmt("%.3f", m.bound_sum_ms) << " | "
-      << fmt("%.1f%%", 100 * m.fraction_of_bound) << " | "
+    s << "| " << r.view_name << " | " << r.variant << " | " << tile_order_name(r) << " | "
+      << fmt("%.3f", r.measured.kernel_ms) << " | " << fmt("%.3f", r.measured.sm_cycles / 1e6)
+      << " M | " << fmt("%.3f", m.clock_ghz) << " | " << fmt("%.1f", m.giter_per_s) << " | "
+      << fmt("%.1f%%", 100 * m.simt_efficiency) << " | " << fmt("%.1f%%", 100 * m.sm_balance)
+      << " | " << fmt("%.3f", m.bound_max_ms) << " (" << pipe_name(m.bound.limiting) << ") | "
+      << fmt("%.3f", m.bound_sum_ms) << " | " << fmt("%.1f%%", 100 * m.fraction_of_bound) << " | "
       << (r.differing_from_fma4 < 0 ? std::string("-") : std::to_string(r.differing_from_fma4))
       << " |\n";
   }

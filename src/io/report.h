@@ -17,6 +17,7 @@ struct MeasuredRow {
   View view;
   int frames = 0;         // timed frames the median is taken over
   FrameNumbers measured;  // the median frame (by kernel time)
+  bool tiles_by_cost = false;  // its tiles went costliest first (by a frame of the same view)
   Metrics metrics;
   long long differing_from_fma4 =
       -1;  // pixels whose step count differs from fma4's; -1: not compared

@@ -1,0 +1,165 @@
+// The costliest-first tile order: the ordering kernel on made-up costs, and the renderer using
+// it only for a frame of the same view, without changing a pixel.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "cuda_check.h"
+#include "device_buffer.h"
+#include "gpu_renderer.h"
+#include "model/view.h"
+#include "render_kernel.cuh"
+
+namespace mp {
+namespace {
+
+class TileOrderTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const DeviceProbe p = probe_cuda_device();
+    if (!p.device) GTEST_SKIP() << p.reason;
+    device_ = *p.device;
+  }
+  DeviceInfo device_;
+};
+
+template <class T>
+DeviceBuffer<T> upload(const std::vector<T>& v) {
+  DeviceBuffer<T> d(v.size());
+  CUDA_CHECK(cudaMemcpy(d.get(), v.data(), v.size() * sizeof(T), cudaMemcpyHostToDevice));
+  return d;
+}
+
+struct Queue {
+  std::vector<unsigned> order;
+  TilePlan plan;
+};
+
+Queue queue_of(const std::vector<unsigned>& costs, bool by_cost) {
+  const unsigned tiles = static_cast<unsigned>(costs.size());
+  // The render kernel spreads its counts over kCostSlots histograms; any split must do.
+  std::vector<unsigned> histograms(kCostSlots * kCostBuckets, 0);
+  for (unsigned t = 0; t < tiles; ++t)
+    ++histograms[(t % kCostSlots) * kCostBuckets + cost_bucket(costs[t])];
+  DeviceBuffer<unsigned> d_costs = upload(costs), d_hist = upload(histograms),
+                         fill = upload(std::vector<unsigned>(kCostBuckets, 0)),
+                         order = upload(std::vector<unsigned>(tiles, 0xffffffffu));
+  DeviceBuffer<TilePlan> plan(1);
+  DeviceBuffer<unsigned long long> sm_first = upload(std::vector<unsigned long long>(1024, ~0ull));
+  OrderLaunch o;
+  o.tiles = tiles;
+  o.by_cost = by_cost;
+  o.tile_cost = d_costs.get();
+  o.cost_histograms = d_hist.get();
+  o.fill = fill.get();
+  o.order = order.get();
+  o.plan = plan.get();
+  o.sm_first = sm_first.get();
+  launch_tile_order(o, nullptr);
+  Queue q;
+  q.order.resize(tiles);
+  CUDA_CHECK(
+      cudaMemcpy(q.order.data(), order.get(), tiles * sizeof(unsigned), cudaMemcpyDeviceToHost));
+  CUDA_CHECK(cudaMemcpy(&q.plan, plan.get(), sizeof(TilePlan), cudaMemcpyDeviceToHost));
+  return q;
+}
+
+TEST_F(TileOrderTest, CostliestBucketsFirstAndEveryTileOnce) {
+  // 5000 tiles (not a multiple of the ordering's 1024-thread blocks), costs 0..70000.
+  std::vector<unsigned> costs(5000);
+  for (std::size_t t = 0; t < costs.size(); ++t) costs[t] = (t * 7919u) % 70001u;
+  const Queue q = queue_of(costs, true);
+  const std::vector<unsigned>& order = q.order;
+  std::vector<unsigned> sorted = order;
+  std::sort(sorted.begin(), sorted.end());
+  for (unsigned t = 0; t < sorted.size(); ++t) ASSERT_EQ(sorted[t], t) << "not a permutation";
+  for (std::size_t q = 1; q < order.size(); ++q)
+    ASSERT_GE(cost_bucket(costs[order[q - 1]]), cost_bucket(costs[order[q]])) << "place " << q;
+  EXPECT_GE(costs[order.front()], 65536u);
+  // The plan: rank k is bucket 31-k, its places hold exactly that bucket's tiles, cut into
+  // units of `group` tiles (one tile from 2^kUnitBucket steps up, at most 32).
+  unsigned units = 0;
+  for (int k = 0; k < kCostBuckets; ++k) {
+    const int bucket = kCostBuckets - 1 - k;
+    const TilePlan& p = q.plan;
+    if (k > 0) EXPECT_EQ(p.place_start[k], p.place_end[k - 1]);
+    for (unsigned place = p.place_start[k]; place < p.place_end[k]; ++place)
+      ASSERT_EQ(cost_bucket(costs[order[place]]), bucket) << "place " << place;
+    const unsigned group = bucket >= kUnitBucket ? 1 : std::min(32u, 1u << (kUnitBucket - bucket));
+    EXPECT_EQ(p.group[k], group) << "bucket " << bucket;
+    EXPECT_EQ(p.unit_start[k], units);
+    units += (p.place_end[k] - p.place_start[k] + group - 1) / group;
+  }
+  EXPECT_EQ(q.plan.place_end[kCostBuckets - 1], costs.size());
+  EXPECT_EQ(q.plan.units, units);
+  EXPECT_LT(units, costs.size());  // the cheap buckets share units
+  // The costly queue: the buckets down to 8x cheaper than the costliest one.
+  const int top = cost_bucket(*std::max_element(costs.begin(), costs.end()));
+  EXPECT_EQ(q.plan.costly_units, q.plan.unit_start[kCostBuckets - 1 - (top - kCostlyBuckets)]);
+  EXPECT_GT(q.plan.costly_units, 0u);
+}
+
+TEST_F(TileOrderTest, WithoutCostsTheNumberingOrder) {
+  const Queue q = queue_of(std::vector<unsigned>(3001, 5), false);
+  for (unsigned place = 0; place < q.order.size(); ++place) ASSERT_EQ(q.order[place], place);
+  EXPECT_EQ(q.plan.units, 3001u);
+  EXPECT_EQ(q.plan.group[0], 1u);
+  EXPECT_EQ(q.plan.place_end[0], 3001u);
+  EXPECT_EQ(q.plan.unit_start[1], 3001u);
+  EXPECT_EQ(q.plan.costly_units, 0u);
+}
+
+struct Frame {
+  std::vector<float> data;
+  std::vector<unsigned> counts;
+  GpuFrameStats stats;
+};
+
+Frame render(GpuRenderer& gpu, const View& view, int w, int h) {
+  const std::size_t n = static_cast<std::size_t>(w) * h;
+  DeviceBuffer<float> out(n * kFloatsPerPixel);
+  DeviceBuffer<unsigned> counts(n);
+  // Poison: a tile the order lost or repeated would leave pixels unwritten.
+  CUDA_CHECK(cudaMemset(out.get(), 0xff, n * kFloatsPerPixel * sizeof(float)));
+  CUDA_CHECK(cudaMemset(counts.get(), 0xff, n * sizeof(unsigned)));
+  Frame f;
+  f.stats =
+      gpu.render(VariantId::Fma4, pixel_grid(view, w, h), view.max_iter, out.get(), counts.get());
+  f.data.resize(n * kFloatsPerPixel);
+  f.counts.resize(n);
+  CUDA_CHECK(cudaMemcpy(f.data.data(), out.get(), f.data.size() * 4, cudaMemcpyDeviceToHost));
+  CUDA_CHECK(cudaMemcpy(f.counts.data(), counts.get(), n * 4, cudaMemcpyDeviceToHost));
+  return f;
+}
+
+TEST_F(TileOrderTest, SameViewGoesByCostAndGivesTheSameImage) {
+  GpuRenderer gpu(device_);
+  const View seahorse{-0.743643887037151, 0.131825904205330, 0.005, 4096};
+  const int w = 997, h = 541;
+  gpu.set_tile_order(TileOrder::Rows);
+  const Frame rows = render(gpu, seahorse, w, h);
+  EXPECT_FALSE(rows.stats.by_cost);
+  gpu.set_tile_order(TileOrder::CostliestFirst);
+  for (int i = 0; i < 2; ++i) {
+    const Frame again = render(gpu, seahorse, w, h);
+    EXPECT_TRUE(again.stats.by_cost) << "frame " << i;
+    EXPECT_EQ(again.counts, rows.counts);
+    EXPECT_EQ(0, std::memcmp(again.data.data(), rows.data.data(), rows.data.size() * 4));
+    EXPECT_EQ(again.stats.pixel_iters, rows.stats.pixel_iters);
+    EXPECT_EQ(again.stats.warp_iters, rows.stats.warp_iters);
+  }
+  // Anything that changes the tiles' costs starts over in rows.
+  View deeper = seahorse;
+  deeper.max_iter = 8192;
+  EXPECT_FALSE(render(gpu, deeper, w, h).stats.by_cost);
+  View moved = deeper;
+  moved.center_x += 1e-4;
+  EXPECT_FALSE(render(gpu, moved, w, h).stats.by_cost);
+  EXPECT_FALSE(render(gpu, moved, w + 1, h).stats.by_cost);
+  EXPECT_TRUE(render(gpu, moved, w + 1, h).stats.by_cost);
+}
+
+}  // namespace
+}  // namespace mp
