@@ -94,8 +94,8 @@ void App::draw_panel() {
     const Metrics& m = *last_metrics_;
     ImGui::Text("Measured (last frame):");
     ImGui::BulletText("SM cycles %.3f M (max over %d SMs, clock64)", s.sm_cycles / 1e6, s.sms_used);
-    ImGui::BulletText("SM balance %.1f%% (mean SM span / max); tiles %s", 100 * m.sm_balance,
-                      s.by_cost ? "costliest first (last frame's costs)" : "in rows");
+    ImGui::BulletText("SM balance %.1f%% (mean SM span / max)", 100 * m.sm_balance);
+    ImGui::BulletText("tiles %s", s.by_cost ? "costliest first, by the last frame" : "in rows");
     ImGui::BulletText("SM clock %.3f GHz (cycles / event time)", m.clock_ghz);
     ImGui::BulletText("%.2f Giter/s; %.3g pixel-iterations", m.giter_per_s, iters_done);
     ImGui::BulletText("warp-issued iterations %.3g; SIMT efficiency %.1f%% (D: per warp)",
@@ -141,12 +141,15 @@ void App::draw_panel() {
   if (ImGui::Checkbox("divergence (D)", &show_divergence_)) dirty_ = true;
   if (GpuRenderer* gpu = pipeline_.gpu()) {
     bool by_cost = gpu->tile_order() == TileOrder::CostliestFirst;
-    if (ImGui::Checkbox("costly tiles first: re-renders of a view order the tiles by cost",
-                        &by_cost)) {
+    if (ImGui::Checkbox("costly tiles first", &by_cost)) {
       gpu->set_tile_order(by_cost ? TileOrder::CostliestFirst : TileOrder::Rows);
       render_ms_.clear();
       dirty_ = true;
     }
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip(
+          "A re-render of the same view takes its tiles costliest first, by the last frame's "
+          "costs;\nthe first frame of a view goes in rows.");
     if (ImGui::Button(compare_requested_ ? "comparing..." : "Compare all variants (C)"))
       compare_requested_ = true;
     ImGui::SameLine();
