@@ -126,7 +126,7 @@ GpuFrameStats GpuRenderer::measure(const PixelGrid& grid, unsigned max_iter, flo
     m.identity_tiles = 0;
     m.costs_valid = false;
   }
-  const bool by_cost = m.tile_order == TileOrder::CostliestFirst && m.costs_valid &&
+  const bool by_cost = tiles > 0 && m.tile_order == TileOrder::CostliestFirst && m.costs_valid &&
                        same_grid(grid, m.costs_grid) && max_iter == m.costs_max_iter;
   unsigned* histogram_read = m.order_counters.get() + m.histogram_turn * kCostSlots * kCostBuckets;
   unsigned* histogram_write =

@@ -135,8 +135,8 @@ void launch(const RenderLaunch& args, cudaStream_t stream) {
   CUDA_CHECK(cudaGetLastError());
 }
 
-// One thread per tile. The tiles of a bucket keep their numbering's order between blocks, not
-// within one: that is enough to start the costly tiles early.
+// One thread per tile. Within a bucket the tiles are in no set order (blocks claim their
+// places as they get there): enough to start the costly tiles early.
 constexpr int kOrderThreads = 1024;
 __global__ void __launch_bounds__(kOrderThreads) order_tiles(OrderLaunch a) {
   __shared__ unsigned place[kCostBuckets], in_block[kCostBuckets];
@@ -198,7 +198,13 @@ __global__ void __launch_bounds__(kOrderThreads) order_tiles(OrderLaunch a) {
 
 void launch_tile_order(const OrderLaunch& args, cudaStream_t stream) {
   if (args.tiles == 0) return;
-  order_tiles<<<(args.tiles + kOrderThreads - 1) / kOrderThreads, kOrderThreads, 0, stream>>>(args);
+  // At least one block per SM (the spare ones only stamp sm_first), so that every SM's span
+  // starts with the ordering, not just the spans of the SMs that had tiles to sort.
+  int device = 0, sms = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  const unsigned blocks = std::max<unsigned>((args.tiles + kOrderThreads - 1) / kOrderThreads, sms);
+  order_tiles<<<blocks, kOrderThreads, 0, stream>>>(args);
   CUDA_CHECK(cudaGetLastError());
 }
 

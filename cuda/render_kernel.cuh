@@ -47,8 +47,9 @@ inline constexpr int kCostSlots = 64;
 //
 // The SMSP's scheduler favours the warps of the oldest block on the SM: with 16 warps, those
 // of the youngest blocks may wait most of a frame for issue slots. So the costly units (the
-// tiles within 8x of the costliest bucket's cost) have a queue of their own, which the
-// first wave of blocks takes from first; the others take it up only when the rest is done.
+// kCostlyBuckets costliest buckets: tiles down to 1/16 of the costliest one's cost) have a
+// queue of their own, which the first wave of blocks takes from first; the others take it up
+// only when the rest is done.
 inline constexpr int kUnitBucket = 7;
 inline constexpr int kCostlyBuckets = 4;
 struct TilePlan {
