@@ -53,6 +53,10 @@ struct GpuRenderer::Impl {
   DeviceBuffer<unsigned> order_counters{2 * kCostSlots * kCostBuckets + kCostBuckets};
   int histogram_turn = 0;
   unsigned identity_tiles = 0;  // order and plan are the numbering's, for this many tiles, or 0
+  // order and plan are by cost, from the costs `order_kernel` left on this grid; the costs of
+  // the last frame are `costs_kernel`'s. The same kernel on the same view leaves the same costs.
+  bool order_by_cost = false;
+  int order_kernel = 0, costs_kernel = 0;
   bool costs_valid = false;     // tile_cost and the histogram of the last turn match:
   PixelGrid costs_grid;         // ...this grid
   unsigned costs_max_iter = 0;  // ...and this iteration limit
@@ -99,19 +103,19 @@ bool same_grid(const PixelGrid& a, const PixelGrid& b) {
 GpuFrameStats GpuRenderer::render(VariantId variant, const PixelGrid& grid, unsigned max_iter,
                                   float* out, unsigned* counts, float* warp_efficiency) {
   return measure(
-      grid, max_iter, out, counts, warp_efficiency,
+      static_cast<int>(variant), grid, max_iter, out, counts, warp_efficiency,
       [variant](const RenderLaunch& a, cudaStream_t s) { launch_render(variant, a, s); });
 }
 
 GpuFrameStats GpuRenderer::render_sin_balance(int sines, const PixelGrid& grid, unsigned max_iter,
                                               float* out) {
   return measure(
-      grid, max_iter, out, nullptr, nullptr,
+      -sines, grid, max_iter, out, nullptr, nullptr,
       [sines](const RenderLaunch& a, cudaStream_t s) { launch_sin_balance(sines, a, s); });
 }
 
 template <class Launch>
-GpuFrameStats GpuRenderer::measure(const PixelGrid& grid, unsigned max_iter, float* out,
+GpuFrameStats GpuRenderer::measure(int kernel, const PixelGrid& grid, unsigned max_iter, float* out,
                                    unsigned* counts, float* warp_efficiency, Launch&& launch) {
   Impl& m = *impl_;
   const int slots = Impl::kSmSlots;
@@ -125,6 +129,7 @@ GpuFrameStats GpuRenderer::measure(const PixelGrid& grid, unsigned max_iter, flo
     m.tile_cost = DeviceBuffer<unsigned>(tiles);
     m.identity_tiles = 0;
     m.costs_valid = false;
+    m.order_by_cost = false;
   }
   const bool by_cost = tiles > 0 && m.tile_order == TileOrder::CostliestFirst && m.costs_valid &&
                        same_grid(grid, m.costs_grid) && max_iter == m.costs_max_iter;
@@ -153,8 +158,10 @@ GpuFrameStats GpuRenderer::measure(const PixelGrid& grid, unsigned max_iter, flo
   args.tile_cost = m.tile_cost.get();
   args.cost_histograms = histogram_write;
   CUDA_CHECK(cudaEventRecord(m.start, m.stream));
-  // The ordering is part of the frame: inside the events, and in the SM spans.
-  if (by_cost || m.identity_tiles != tiles) {
+  // The ordering is part of the frame: inside the events, and in the SM spans. An order made
+  // from the same costs as the last frame's is taken again.
+  const bool order_current = m.order_by_cost && m.order_kernel == m.costs_kernel;
+  if (by_cost ? !order_current : m.identity_tiles != tiles) {
     OrderLaunch o;
     o.tiles = tiles;
     o.by_cost = by_cost;
@@ -166,7 +173,9 @@ GpuFrameStats GpuRenderer::measure(const PixelGrid& grid, unsigned max_iter, flo
     o.sm_first = args.sm_first;
     launch_tile_order(o, m.stream);
     m.identity_tiles = by_cost ? 0 : tiles;
+    m.order_kernel = m.costs_kernel;
   }
+  m.order_by_cost = by_cost;
   launch(args, m.stream);
   CUDA_CHECK(cudaEventRecord(m.stop, m.stream));
   CUDA_CHECK(cudaMemcpyAsync(m.host_stats, s, 4 * slots * sizeof(unsigned long long),
@@ -190,6 +199,7 @@ GpuFrameStats GpuRenderer::measure(const PixelGrid& grid, unsigned max_iter, flo
   r.by_cost = by_cost;
   m.histogram_turn = 1 - m.histogram_turn;
   m.costs_valid = true;
+  m.costs_kernel = kernel;
   m.costs_grid = grid;
   m.costs_max_iter = max_iter;
   return r;

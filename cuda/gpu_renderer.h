@@ -64,8 +64,9 @@ class GpuRenderer {
   struct Impl;
   std::unique_ptr<Impl> impl_;
   template <class Launch>
-  GpuFrameStats measure(const PixelGrid& grid, unsigned max_iter, float* out, unsigned* counts,
-                        float* warp_efficiency, Launch&& launch);
+  // kernel: which kernel `launch` runs (a variant, or a sine count), for the tile costs it leaves.
+  GpuFrameStats measure(int kernel, const PixelGrid& grid, unsigned max_iter, float* out,
+                        unsigned* counts, float* warp_efficiency, Launch&& launch);
 };
 
 }  // namespace mp
