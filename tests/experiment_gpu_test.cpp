@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <memory>
 
+#include "cuda_device_test.h"
 #include "experiments.h"
 #include "io/sass_loader.h"
 #include "model/sass.h"
@@ -16,15 +17,7 @@
 namespace mp {
 namespace {
 
-class ExperimentGpuTest : public ::testing::TestWithParam<std::string_view> {
- protected:
-  void SetUp() override {
-    const DeviceProbe p = probe_cuda_device();
-    if (!p.device) GTEST_SKIP() << p.reason;
-    device_ = *p.device;
-  }
-  DeviceInfo device_;
-};
+using ExperimentGpuTest = CudaDeviceTest<::testing::TestWithParam<std::string_view>>;
 
 TEST_P(ExperimentGpuTest, RunsAndFillsEveryRow) {
   const auto t0 = std::chrono::steady_clock::now();

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cuda_check.h"
+#include "cuda_device_test.h"
 #include "device_buffer.h"
 #include "gpu_renderer.h"
 #include "model/variant_table.h"
@@ -62,12 +63,12 @@ GpuImage render_gpu(GpuRenderer& gpu, VariantId v, const View& view, int w, int 
   return img;
 }
 
-class GpuTest : public ::testing::Test {
+class GpuTest : public CudaDeviceTest<> {
  protected:
   void SetUp() override {
-    const DeviceProbe p = probe_cuda_device();
-    if (!p.device) GTEST_SKIP() << p.reason;
-    gpu_ = std::make_unique<GpuRenderer>(*p.device);
+    CudaDeviceTest::SetUp();
+    if (IsSkipped()) return;
+    gpu_ = std::make_unique<GpuRenderer>(device_);
   }
   std::unique_ptr<GpuRenderer> gpu_;
 };

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cuda_check.h"
+#include "cuda_device_test.h"
 #include "device_buffer.h"
 #include "gpu_renderer.h"
 #include "model/view.h"
@@ -15,15 +16,7 @@
 namespace mp {
 namespace {
 
-class TileOrderTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    const DeviceProbe p = probe_cuda_device();
-    if (!p.device) GTEST_SKIP() << p.reason;
-    device_ = *p.device;
-  }
-  DeviceInfo device_;
-};
+using TileOrderTest = CudaDeviceTest<>;
 
 template <class T>
 DeviceBuffer<T> upload(const std::vector<T>& v) {

@@ -1,0 +1,21 @@
+// Fixture for tests that need a CUDA GPU: where there is none they skip, with the reason.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include "gpu_renderer.h"
+
+namespace mp {
+
+template <class Base = ::testing::Test>
+class CudaDeviceTest : public Base {
+ protected:
+  void SetUp() override {
+    const DeviceProbe p = probe_cuda_device();
+    if (!p.device) GTEST_SKIP() << p.reason;
+    device_ = *p.device;
+  }
+  DeviceInfo device_;
+};
+
+}  // namespace mp
