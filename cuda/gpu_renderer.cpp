@@ -44,20 +44,20 @@ struct GpuRenderer::Impl {
   DeviceBuffer<unsigned long long> stats;
   unsigned long long* host_stats = nullptr;  // pinned mirror of `stats`
 
-  // The tile order: per tile, its place in the queue and its cost in the last frame. Two cost
-  // histograms take turns (one is read for this frame's order while the kernel fills the
-  // other), then the per-bucket fill counters of the ordering.
+  // The tile order: the tiles in queue order and each one's cost in the last frame; then the
+  // ordering's per-bucket counters (tiles, places taken).
   TileOrder tile_order = TileOrder::CostliestFirst;
   DeviceBuffer<unsigned> order, tile_cost;
   DeviceBuffer<TilePlan> plan{1};
-  DeviceBuffer<unsigned> order_counters{2 * kCostSlots * kCostBuckets + kCostBuckets};
-  int histogram_turn = 0;
-  unsigned identity_tiles = 0;  // order and plan are the numbering's, for this many tiles, or 0
+  DeviceBuffer<unsigned> order_counters{2 * kCostBuckets};
+  // Order and plan are the numbering's, for this many tiles (or 0) of an image this wide.
+  unsigned identity_tiles = 0;
+  int identity_width = 0;
   // order and plan are by cost, from the costs `order_kernel` left on this grid; the costs of
   // the last frame are `costs_kernel`'s. The same kernel on the same view leaves the same costs.
   bool order_by_cost = false;
   int order_kernel = 0, costs_kernel = 0;
-  bool costs_valid = false;     // tile_cost and the histogram of the last turn match:
+  bool costs_valid = false;     // tile_cost holds the costs of:
   PixelGrid costs_grid;         // ...this grid
   unsigned costs_max_iter = 0;  // ...and this iteration limit
 
@@ -133,14 +133,6 @@ GpuFrameStats GpuRenderer::measure(int kernel, const PixelGrid& grid, unsigned m
   }
   const bool by_cost = tiles > 0 && m.tile_order == TileOrder::CostliestFirst && m.costs_valid &&
                        same_grid(grid, m.costs_grid) && max_iter == m.costs_max_iter;
-  unsigned* histogram_read = m.order_counters.get() + m.histogram_turn * kCostSlots * kCostBuckets;
-  unsigned* histogram_write =
-      m.order_counters.get() + (1 - m.histogram_turn) * kCostSlots * kCostBuckets;
-  unsigned* fill = m.order_counters.get() + 2 * kCostSlots * kCostBuckets;
-  CUDA_CHECK(
-      cudaMemsetAsync(histogram_write, 0, kCostSlots * kCostBuckets * sizeof(unsigned), m.stream));
-  CUDA_CHECK(cudaMemsetAsync(fill, 0, kCostBuckets * sizeof(unsigned), m.stream));
-
   RenderLaunch args;
   args.grid = grid;
   args.max_iter = max_iter;
@@ -156,23 +148,29 @@ GpuFrameStats GpuRenderer::measure(int kernel, const PixelGrid& grid, unsigned m
   args.order = m.order.get();
   args.plan = m.plan.get();
   args.tile_cost = m.tile_cost.get();
-  args.cost_histograms = histogram_write;
-  CUDA_CHECK(cudaEventRecord(m.start, m.stream));
-  // The ordering is part of the frame: inside the events, and in the SM spans. An order made
-  // from the same costs as the last frame's is taken again.
+  // An order made from the same costs as the last frame's is taken again.
   const bool order_current = m.order_by_cost && m.order_kernel == m.costs_kernel;
-  if (by_cost ? !order_current : m.identity_tiles != tiles) {
+  const bool make_order =
+      by_cost ? !order_current : m.identity_tiles != tiles || m.identity_width != grid.width;
+  if (make_order)
+    CUDA_CHECK(cudaMemsetAsync(m.order_counters.get(), 0,
+                               m.order_counters.size() * sizeof(unsigned), m.stream));
+  // The ordering is part of the frame: inside the events, and in the SM spans.
+  CUDA_CHECK(cudaEventRecord(m.start, m.stream));
+  if (make_order) {
     OrderLaunch o;
     o.tiles = tiles;
+    o.width = grid.width;
     o.by_cost = by_cost;
     o.tile_cost = m.tile_cost.get();
-    o.cost_histograms = histogram_read;
-    o.fill = fill;
+    o.histogram = m.order_counters.get();
+    o.fill = m.order_counters.get() + kCostBuckets;
     o.order = m.order.get();
     o.plan = m.plan.get();
     o.sm_first = args.sm_first;
     launch_tile_order(o, m.stream);
     m.identity_tiles = by_cost ? 0 : tiles;
+    m.identity_width = grid.width;
     m.order_kernel = m.costs_kernel;
   }
   m.order_by_cost = by_cost;
@@ -197,7 +195,7 @@ GpuFrameStats GpuRenderer::measure(int kernel, const PixelGrid& grid, unsigned m
   }
   if (r.sms_used > 0) r.sm_cycles_mean /= r.sms_used;
   r.by_cost = by_cost;
-  m.histogram_turn = 1 - m.histogram_turn;
+  r.extras = counts || warp_efficiency;
   m.costs_valid = true;
   m.costs_kernel = kernel;
   m.costs_grid = grid;

@@ -38,6 +38,7 @@ struct GpuFrameStats {
   unsigned long long pixel_iters = 0;  // sum of per-pixel step counts
   unsigned long long warp_iters = 0;   // sum over warps of the warp's max step count
   bool by_cost = false;                // tiles went costliest first, by the previous frame's costs
+  bool extras = false;  // the kernel also wrote per-pixel counts or per-tile efficiencies
 };
 
 class GpuRenderer {

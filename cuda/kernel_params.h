@@ -36,6 +36,21 @@ MP_HD_CONSTEXPR long long warp_of(int px, int py, int width) {
          (py % kBlockH) / 2;
 }
 
+// A tile as the queue holds it: its 2-pixel row (py / 2) in the high 16 bits, its 16-pixel
+// column (px / 16) in the low 16, so that a warp finds its pixels with shifts and adds rather
+// than a division by the blocks across; its number is a multiply-add away.
+inline constexpr int kMaxTileRefSize = 2 * 65536;  // width and height it can hold, in pixels
+MP_HD_CONSTEXPR unsigned tile_ref(long long tile, int width) {
+  const long long block = tile / kWarpsPerBlock, across = blocks_across(width);
+  const long long row = block / across * kWarpsPerBlock + tile % kWarpsPerBlock;
+  return static_cast<unsigned>(row << 16 | block % across);
+}
+MP_HD_CONSTEXPR long long tile_of_ref(unsigned ref, int width) {
+  const long long row = ref >> 16, column = ref & 0xffffu;
+  return (row / kWarpsPerBlock * blocks_across(width) + column) * kWarpsPerBlock +
+         row % kWarpsPerBlock;
+}
+
 // Tiles are ordered for the next frame of the same view by the power of two of their cost (the
 // slowest pixel's steps), costliest first: a tile that runs thousands of steps must not start
 // near the end of a frame, where it would run alone. Bucket b holds costs [2^b, 2^(b+1)).

@@ -30,32 +30,43 @@ __device__ __forceinline__ unsigned warp_sum(unsigned v) {
 #endif
 }
 
-// Tile t (layout in kernel_params.h): its pixels, its cost for the next frame's order, and
-// its steps: the slowest lane's (what the warp issued) and all lanes' together.
+// One lane's atomic add, as written: nvcc turns atomicAdd into a warp-aggregated one (a vote,
+// two population counts and a shuffle around it) even where a single lane is active.
+__device__ __forceinline__ unsigned atomic_take(unsigned* counter) {
+  unsigned old;
+  asm volatile("atom.global.add.u32 %0, [%1], 1;" : "=r"(old) : "l"(counter) : "memory");
+  return old;
+}
+
+// Tile `ref` (packed as in kernel_params.h): its pixels, its cost for the next frame's order,
+// and its steps: the slowest lane's (what the warp issued) and all lanes' together. kExtras:
+// also the optional per-pixel counts and per-tile efficiencies; a frame without them runs a
+// kernel without their tests, which cost a dozen instructions per tile.
 struct TileSteps {
   unsigned warp_max, sum;
 };
-template <class V>
-__device__ __forceinline__ TileSteps render_tile(const RenderLaunch& a, unsigned t, unsigned lane) {
-  const unsigned block = t / kWarpsPerBlock;
-  unsigned by = __umulhi(block, a.blocks_across_inverse);  // block / blocks_across, or one less
-  if (block - by * a.blocks_across >= a.blocks_across) ++by;
-  const int px = (block - by * a.blocks_across) * kBlockW + (lane % kBlockW);
-  const int py = by * kBlockH + (t % kWarpsPerBlock) * 2 + lane / kBlockW;
+template <class V, bool kExtras>
+__device__ __forceinline__ TileSteps render_tile(const RenderLaunch& a, unsigned ref,
+                                                 unsigned lane) {
+  const unsigned row = ref >> 16, column = ref & 0xffffu;  // 2-pixel row, 16-pixel column
+  const int px = column * kBlockW + lane % kBlockW;
+  const int py = row * (32 / kBlockW) + lane / kBlockW;
   unsigned n = 0;
   if (px < a.grid.width && py < a.grid.height) {
     const PixelResult r = pixel_at<V>(a.grid, px, py, a.max_iter);
     n = r.iters;
-    const size_t i = static_cast<size_t>(py) * a.grid.width + px;
+    const unsigned i = static_cast<unsigned>(py) * a.grid.width + px;  // < kMaxImageSize^2
     reinterpret_cast<float2*>(a.out)[i] = make_float2(r.smooth, r.aux);
-    if (a.counts) a.counts[i] = n;
+    if (kExtras && a.counts) a.counts[i] = n;
   }
   // What the pipes executed: a warp runs its loop until its slowest lane is done.
   const unsigned wmax = warp_max(n);
   const unsigned wsum = warp_sum(n);
   if (lane == 0) {
+    const unsigned t =
+        (row / kWarpsPerBlock * a.blocks_across + column) * kWarpsPerBlock + row % kWarpsPerBlock;
     a.tile_cost[t] = wmax;
-    if (a.warp_efficiency) a.warp_efficiency[t] = wmax ? wsum / (32.0f * wmax) : 1.0f;
+    if (kExtras && a.warp_efficiency) a.warp_efficiency[t] = wmax ? wsum / (32.0f * wmax) : 1.0f;
   }
   return {wmax, wsum};
 }
@@ -63,12 +74,11 @@ __device__ __forceinline__ TileSteps render_tile(const RenderLaunch& a, unsigned
 // Persistent warps: as many as fit on the GPU at once, each taking 16x2-pixel tiles from a
 // queue until none are left. A warp that drew short orbits takes more tiles instead of
 // waiting for the slowest warp of its block, so the SMs stay full to the end of the frame.
-template <class V>
+template <class V, bool kExtras>
 __global__ void __launch_bounds__(kRenderThreads) render_kernel(RenderLaunch a) {
   const unsigned long long t_start = clock64();
   const unsigned lane = threadIdx.x & 31;
   unsigned long long pixel_iters = 0, warp_iters = 0;
-  unsigned tiles_in_my_bucket = 0;  // lane b counts the warp's tiles of cost bucket b
   // Lane k holds rank k of the plan.
   const unsigned unit_start = a.plan->unit_start[lane], place_start = a.plan->place_start[lane],
                  place_end = a.plan->place_end[lane], group = a.plan->group[lane];
@@ -78,12 +88,12 @@ __global__ void __launch_bounds__(kRenderThreads) render_kernel(RenderLaunch a) 
   for (;;) {
     unsigned u = units;
     if (lane == 0) {
-      if (costly_first) u = atomicAdd(a.next_costly_unit, 1u);
+      if (costly_first) u = atomic_take(a.next_costly_unit);
       if (u >= costly) {
         costly_first = false;
-        u = costly + atomicAdd(a.next_unit, 1u);
+        u = costly + atomic_take(a.next_unit);
         if (u >= units && costly > 0) {  // the rest is done: help with the costly queue
-          u = atomicAdd(a.next_costly_unit, 1u);
+          u = atomic_take(a.next_costly_unit);
           if (u >= costly) u = units;
         }
       }
@@ -99,15 +109,11 @@ __global__ void __launch_bounds__(kRenderThreads) render_kernel(RenderLaunch a) 
     const unsigned n_tiles = min(g, __shfl_sync(kAll, place_end, k) - first);
     const unsigned my_tile = lane < n_tiles ? a.order[first + lane] : 0;
     for (unsigned j = 0; j < n_tiles; ++j) {
-      const TileSteps w = render_tile<V>(a, __shfl_sync(kAll, my_tile, j), lane);
-      tiles_in_my_bucket += lane == static_cast<unsigned>(cost_bucket(w.warp_max));
+      const TileSteps w = render_tile<V, kExtras>(a, __shfl_sync(kAll, my_tile, j), lane);
       pixel_iters += w.sum;
       warp_iters += w.warp_max;
     }
   }
-  if (tiles_in_my_bucket)
-    atomicAdd(&a.cost_histograms[(blockIdx.x % kCostSlots) * kCostBuckets + lane],
-              tiles_in_my_bucket);
   // Each warp reports once, to per-SM counters: the atomics spread over the SMs instead of
   // meeting at one address.
   if (lane == 0) {
@@ -122,32 +128,50 @@ __global__ void __launch_bounds__(kRenderThreads) render_kernel(RenderLaunch a) 
 template <class V>
 void launch(const RenderLaunch& args, cudaStream_t stream) {
   if (args.grid.width <= 0 || args.grid.height <= 0) return;  // a minimised window: no pixels
+  const auto kernel =
+      args.counts || args.warp_efficiency ? render_kernel<V, true> : render_kernel<V, false>;
   int device = 0, sms = 0, blocks_per_sm = 0;
   CUDA_CHECK(cudaGetDevice(&device));
   CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, render_kernel<V>,
-                                                           kRenderThreads, 0));
+  CUDA_CHECK(
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, kernel, kRenderThreads, 0));
   RenderLaunch a = args;
   a.senior_blocks = sms;
   a.blocks_across = blocks_across(a.grid.width);
-  a.blocks_across_inverse = 0xffffffffu / a.blocks_across;
-  render_kernel<V><<<std::max(1, blocks_per_sm) * sms, kRenderThreads, 0, stream>>>(a);
+  kernel<<<std::max(1, blocks_per_sm) * sms, kRenderThreads, 0, stream>>>(a);
   CUDA_CHECK(cudaGetLastError());
 }
 
-// One thread per tile. Within a bucket the tiles are in no set order (blocks claim their
-// places as they get there): enough to start the costly tiles early.
+// The ordering's two passes, one thread per tile: count the tiles of each cost bucket, then
+// give each tile its place. Within a bucket the tiles are in no set order (blocks claim their
+// places as they get there): enough to start the costly tiles early. The first block on each
+// SM stamps sm_first, so that SM spans count the ordering as part of the frame.
 constexpr int kOrderThreads = 1024;
+__device__ __forceinline__ void stamp_first(const OrderLaunch& a) {
+  if (threadIdx.x == 0) atomicMin(&a.sm_first[sm_id()], static_cast<unsigned long long>(clock64()));
+}
+
+__global__ void __launch_bounds__(kOrderThreads) count_buckets(OrderLaunch a) {
+  __shared__ unsigned count[kCostBuckets];
+  const unsigned tid = threadIdx.x, t = blockIdx.x * kOrderThreads + tid;
+  stamp_first(a);
+  if (tid < kCostBuckets) count[tid] = 0;
+  __syncthreads();
+  if (t < a.tiles) atomicAdd(&count[cost_bucket(a.tile_cost[t])], 1u);
+  __syncthreads();
+  if (tid < kCostBuckets && count[tid]) atomicAdd(&a.histogram[tid], count[tid]);
+}
+
 __global__ void __launch_bounds__(kOrderThreads) order_tiles(OrderLaunch a) {
   __shared__ unsigned place[kCostBuckets], in_block[kCostBuckets];
   const unsigned tid = threadIdx.x, t = blockIdx.x * kOrderThreads + tid;
-  if (tid == 0) atomicMin(&a.sm_first[sm_id()], static_cast<unsigned long long>(clock64()));
+  stamp_first(a);
   if (tid < kCostBuckets) {
     // Thread k: rank k of the queue, cost bucket kCostBuckets-1-k.
     const int k = tid, bucket = kCostBuckets - 1 - k;
     unsigned count = 0, group = 1;
     if (a.by_cost) {
-      for (int s = 0; s < kCostSlots; ++s) count += a.cost_histograms[s * kCostBuckets + bucket];
+      count = a.histogram[bucket];
       if (bucket < kUnitBucket) group = min(32u, 1u << (kUnitBucket - bucket));
     } else if (k == 0) {
       count = a.tiles;
@@ -179,7 +203,7 @@ __global__ void __launch_bounds__(kOrderThreads) order_tiles(OrderLaunch a) {
     }
   }
   if (!a.by_cost) {
-    if (t < a.tiles) a.order[t] = t;
+    if (t < a.tiles) a.order[t] = tile_ref(t, a.width);
     return;
   }
   __syncthreads();
@@ -191,7 +215,7 @@ __global__ void __launch_bounds__(kOrderThreads) order_tiles(OrderLaunch a) {
   __syncthreads();
   if (tid < kCostBuckets && in_block[tid]) place[tid] += atomicAdd(&a.fill[tid], in_block[tid]);
   __syncthreads();
-  if (t < a.tiles) a.order[place[bucket] + rank] = t;
+  if (t < a.tiles) a.order[place[bucket] + rank] = tile_ref(t, a.width);
 }
 
 }  // namespace
@@ -204,6 +228,10 @@ void launch_tile_order(const OrderLaunch& args, cudaStream_t stream) {
   CUDA_CHECK(cudaGetDevice(&device));
   CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
   const unsigned blocks = std::max<unsigned>((args.tiles + kOrderThreads - 1) / kOrderThreads, sms);
+  if (args.by_cost) {
+    count_buckets<<<blocks, kOrderThreads, 0, stream>>>(args);
+    CUDA_CHECK(cudaGetLastError());
+  }
   order_tiles<<<blocks, kOrderThreads, 0, stream>>>(args);
   CUDA_CHECK(cudaGetLastError());
 }

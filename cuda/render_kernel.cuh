@@ -23,22 +23,17 @@ struct RenderLaunch {
   // the share of lanes that did useful steps.
   float* warp_efficiency = nullptr;
   // The tile queue: a counter of units taken, zero at launch; the tiles in queue order (a
-  // permutation) and how they are cut into units, both from launch_tile_order.
+  // permutation, packed as tile_ref() does) and how they are cut into units, both from
+  // launch_tile_order.
   unsigned* next_unit = nullptr;
   unsigned* next_costly_unit = nullptr;
   const unsigned* order = nullptr;
   const struct TilePlan* plan = nullptr;
-  // What the next frame's order is made of: each tile's cost (its slowest pixel's steps), and
-  // how many tiles fell in each cost bucket, summed in kCostSlots histograms so that the
-  // warps' additions spread over several cache lines.
+  // What the next frame's order is made of: each tile's cost (its slowest pixel's steps).
   unsigned* tile_cost = nullptr;
-  unsigned* cost_histograms = nullptr;  // kCostSlots x kCostBuckets
   unsigned senior_blocks = 0;  // the first wave of blocks: one per SM; launch_render fills it
-  unsigned blocks_across = 0;
-  unsigned blocks_across_inverse = 0;  // (2^32 - 1) / blocks_across: division by multiply
+  unsigned blocks_across = 0;  // launch_render fills it
 };
-
-inline constexpr int kCostSlots = 64;
 
 // The queue, bucket by bucket, costliest first: rank k holds cost bucket kCostBuckets-1-k, at
 // places [place_start, place_end) of the order. A warp takes one unit per atomic: `group`
@@ -67,16 +62,18 @@ void launch_render(VariantId variant, const RenderLaunch& args, cudaStream_t str
 // step (variants::SinBalance), so the balance point can be measured on the GPU at hand.
 void launch_sin_balance(int sines, const RenderLaunch& args, cudaStream_t stream);
 
-// Writes the tile order and plan of the next launch: the tiles by cost bucket, costliest
-// first, from the tile costs and histograms a launch wrote (with `by_cost`), else the tiles in
-// their numbering (rows of 16x16 blocks), one per unit. `fill` (kCostBuckets counters) must
-// be zero. The first block to run on each SM lowers `sm_first` like the render kernel does,
-// so that SM spans count the ordering as part of the frame.
+// Writes the tile order and plan of the next launch: with `by_cost`, the tiles by cost bucket,
+// costliest first, from the tile costs a launch wrote (the buckets counted first, into
+// `histogram`), else the tiles in their numbering (rows of 16x16 blocks), one per unit.
+// `histogram` and `fill` (kCostBuckets counters each) must be zero. The first block to run on
+// each SM lowers `sm_first` like the render kernel does, so that SM spans count the ordering
+// as part of the frame.
 struct OrderLaunch {
   unsigned tiles = 0;
+  int width = 0;  // of the image, for the packed tiles
   bool by_cost = false;
   const unsigned* tile_cost = nullptr;
-  const unsigned* cost_histograms = nullptr;
+  unsigned* histogram = nullptr;
   unsigned* fill = nullptr;
   unsigned* order = nullptr;
   TilePlan* plan = nullptr;

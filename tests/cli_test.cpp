@@ -91,6 +91,12 @@ TEST(Cli, BenchSweepAndWindowViews) {
   EXPECT_TRUE(r.options->sass_view);
   EXPECT_TRUE(r.options->divergence);
   EXPECT_EQ(r.options->capture_dir, "/tmp");
+  r = parse({"--frames", "400", "--overlay-ab"});
+  ASSERT_TRUE(r.options);
+  EXPECT_TRUE(r.options->overlay_ab);
+  expect_error({"--overlay-ab"}, "--overlay-ab");
+  expect_error({"--frames", "50", "--overlay-ab"}, "--overlay-ab");
+  expect_error({"bench", "--overlay-ab"}, "--overlay-ab");
 }
 
 TEST(Cli, WindowOptions) {

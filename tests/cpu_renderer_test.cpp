@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "model/variant_table.h"
@@ -84,6 +85,22 @@ TEST(CostBucket, PowersOfTwo) {
   EXPECT_EQ(cost_bucket(4096), 12);
   EXPECT_EQ(cost_bucket(0x80000000u), 31);
   EXPECT_EQ(cost_bucket(0xffffffffu), kCostBuckets - 1);
+}
+
+// The tile queue's packed tiles name the same 16x2 pixels as the tile numbering, at any width
+// up to the largest image.
+TEST(TileRef, PacksTheTilesPixels) {
+  for (int width : {1, 16, 17, 997, 3840, kMaxImageSize}) {
+    const int height = 37;
+    for (int py = 0; py < height; py += 3)
+      for (int px = 0; px < width; px += std::max(1, width / 50)) {
+        const long long t = warp_of(px, py, width);
+        const unsigned ref = tile_ref(t, width);
+        EXPECT_EQ(static_cast<int>(ref & 0xffffu), px / kBlockW) << width << " " << px;
+        EXPECT_EQ(static_cast<int>(ref >> 16), py / 2) << width << " " << py;
+        EXPECT_EQ(tile_of_ref(ref, width), t) << width;
+      }
+  }
 }
 
 }  // namespace

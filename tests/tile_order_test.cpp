@@ -30,23 +30,23 @@ struct Queue {
   TilePlan plan;
 };
 
+// Any width will do: the queue holds tiles packed for it, given back here as tile numbers.
+constexpr int kWidth = 1000;
+
 Queue queue_of(const std::vector<unsigned>& costs, bool by_cost) {
   const unsigned tiles = static_cast<unsigned>(costs.size());
-  // The render kernel spreads its counts over kCostSlots histograms; any split must do.
-  std::vector<unsigned> histograms(kCostSlots * kCostBuckets, 0);
-  for (unsigned t = 0; t < tiles; ++t)
-    ++histograms[(t % kCostSlots) * kCostBuckets + cost_bucket(costs[t])];
-  DeviceBuffer<unsigned> d_costs = upload(costs), d_hist = upload(histograms),
-                         fill = upload(std::vector<unsigned>(kCostBuckets, 0)),
+  DeviceBuffer<unsigned> d_costs = upload(costs),
+                         counters = upload(std::vector<unsigned>(2 * kCostBuckets, 0)),
                          order = upload(std::vector<unsigned>(tiles, 0xffffffffu));
   DeviceBuffer<TilePlan> plan(1);
   DeviceBuffer<unsigned long long> sm_first = upload(std::vector<unsigned long long>(1024, ~0ull));
   OrderLaunch o;
   o.tiles = tiles;
+  o.width = kWidth;
   o.by_cost = by_cost;
   o.tile_cost = d_costs.get();
-  o.cost_histograms = d_hist.get();
-  o.fill = fill.get();
+  o.histogram = counters.get();
+  o.fill = counters.get() + kCostBuckets;
   o.order = order.get();
   o.plan = plan.get();
   o.sm_first = sm_first.get();
@@ -55,6 +55,7 @@ Queue queue_of(const std::vector<unsigned>& costs, bool by_cost) {
   q.order.resize(tiles);
   CUDA_CHECK(
       cudaMemcpy(q.order.data(), order.get(), tiles * sizeof(unsigned), cudaMemcpyDeviceToHost));
+  for (unsigned& t : q.order) t = static_cast<unsigned>(tile_of_ref(t, kWidth));
   CUDA_CHECK(cudaMemcpy(&q.plan, plan.get(), sizeof(TilePlan), cudaMemcpyDeviceToHost));
   return q;
 }

@@ -2,6 +2,7 @@
 
 #include <imgui.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <ctime>
@@ -122,6 +123,19 @@ int App::run() {
                                          " ms CPU per frame"
                                    : std::string())
               << ", UI draw " << totals_.mean_ui_gpu_ms() << " ms GPU per frame\n";
+  if (opts_.overlay_ab) {
+    const double off = totals_.ab_ms[0] / std::max(1L, totals_.ab_frames[0]),
+                 on = totals_.ab_ms[1] / std::max(1L, totals_.ab_frames[1]);
+    auto mean = [](double sum, long n) { return n ? sum / n : 0.0; };
+    std::cout << "overlay A/B: " << totals_.ab_frames[0] << " frames without, "
+              << totals_.ab_frames[1] << " with: " << off << " -> " << on << " ms per frame ("
+              << (on / off - 1) * 100 << "%); overlay's own CPU " << totals_.mean_overlay_ms()
+              << " ms; UI end of frame CPU "
+              << mean(totals_.ab_ui_cpu_ms[0], totals_.ab_ui_frames[0]) << " -> "
+              << mean(totals_.ab_ui_cpu_ms[1], totals_.ab_ui_frames[1]) << " ms, GPU "
+              << mean(totals_.ab_ui_gpu_ms[0], totals_.ab_ui_gpu_frames[0]) << " -> "
+              << mean(totals_.ab_ui_gpu_ms[1], totals_.ab_ui_gpu_frames[1]) << " ms\n";
+  }
   return 0;
 }
 
@@ -133,14 +147,13 @@ void App::measure(const gl::FrameMeasurement& m) {
   last_metrics_.reset();
   if (!m.gpu || !rates_) return;
   const GpuFrameStats& s = m.gpu_stats;
-  const InstrMix per_step = per_step_mix(variant_, sm(), sass());
+  const InstrMix per_step = per_step_mix(variant_, sm(), sass(), s.extras);
   last_metrics_ = derive_metrics(*rates_, device_.device->sm_count, per_step, frame_numbers(s));
   if (!show_overlay_) return;
   const auto t0 = std::chrono::steady_clock::now();
   const VariantInfo& v = variant_info(variant_);
-  const double heavy = sass() && sass()->loops.count(variant_)
-                           ? sass()->loops.at(variant_).heavy_only / v.steps_per_check
-                           : -1;
+  const LoopListing* loop = sass() ? sass()->loop(variant_, s.extras) : nullptr;
+  const double heavy = loop ? loop->heavy_only / v.steps_per_check : -1;
   overlay_.update(pipe_loads(*rates_, device_.device->sm_count, per_step, heavy,
                              static_cast<double>(s.warp_iters), static_cast<double>(s.sm_cycles),
                              last_metrics_->clock_ghz));
@@ -161,8 +174,19 @@ void App::render_frame() {
     frame_ms_.push(static_cast<float>(ms));
     totals_.frame_ms += ms;
     ++totals_.frames;
+    if (opts_.overlay_ab && !last_frame_switched_) {
+      totals_.ab_ms[last_frame_overlay_] += ms;
+      ++totals_.ab_frames[last_frame_overlay_];
+    }
   }
   last_frame_start_ = now;
+  if (opts_.overlay_ab) {
+    // Blocks of frames with and without, in turns, so that drift in the frame time (clocks,
+    // the X server) falls on both alike. The first frame of a block is left out of both.
+    show_overlay_ = frames_done_ / kOverlayAbBlock % 2 == 1;
+    last_frame_switched_ = frames_done_ % kOverlayAbBlock == 0;
+  }
+  last_frame_overlay_ = show_overlay_;
   overlay_cost_ms_ = 0;
   if (!sass_ && sass_loading_.valid() &&
       sass_loading_.wait_for(std::chrono::seconds(0)) == std::future_status::ready)
@@ -210,20 +234,35 @@ void App::render_frame() {
     ++totals_.overlays;
   }
   if (show_sass_) {
-    const LoopListing* l =
-        sass() && sass()->loops.count(variant_) ? &sass()->loops.at(variant_) : nullptr;
-    draw_sass_view(variant_info(variant_), l, sass_ ? sass_->source : "reading SASS...", scale);
+    // The loop of the kernel the frames run: with the extras while the divergence view is on.
+    const LoopListing* l = sass() ? sass()->loop(variant_, show_divergence_) : nullptr;
+    draw_sass_view(variant_info(variant_), show_divergence_, l,
+                   sass_ ? sass_->source : "reading SASS...", scale);
   }
   if (compare_) draw_compare_window();
   if (show_experiments_) draw_experiments_window();
   draw_precision_banner();
+  const auto ui_start = std::chrono::steady_clock::now();
   ui_timer_.begin();
   imgui_.end_frame();
   ui_timer_.end();
+  const double ui_cpu_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - ui_start)
+          .count();
+  // Away from a block's first frames, the lagging GPU timings belong to the block too.
+  const bool ab_settled = opts_.overlay_ab && frames_done_ % kOverlayAbBlock >= 3;
+  if (ab_settled) {
+    totals_.ab_ui_cpu_ms[show_overlay_] += ui_cpu_ms;
+    ++totals_.ab_ui_frames[show_overlay_];
+  }
   if (const auto ms = ui_timer_.take()) {
     ui_gpu_ms_.push(static_cast<float>(*ms));
     totals_.ui_gpu_ms += *ms;
     ++totals_.ui_gpu_frames;
+    if (ab_settled) {
+      totals_.ab_ui_gpu_ms[show_overlay_] += *ms;
+      ++totals_.ab_ui_gpu_frames[show_overlay_];
+    }
   }
 }
 

@@ -98,14 +98,22 @@ class App {
   struct Totals {  // over the whole run, for the --frames summary
     double frame_ms = 0, render_ms = 0, overlay_ms = 0, ui_gpu_ms = 0;
     long frames = 0, renders = 0, overlays = 0, ui_gpu_frames = 0;
+    // --overlay-ab, by whether the overlay was shown ([0] without, [1] with): frame times, and
+    // the UI's end of frame (ImGui's render and the GL backend's calls) on the CPU and, from
+    // the GL timer query that may lag a frame or two, on the GPU.
+    double ab_ms[2] = {0, 0}, ab_ui_cpu_ms[2] = {0, 0}, ab_ui_gpu_ms[2] = {0, 0};
+    long ab_frames[2] = {0, 0}, ab_ui_frames[2] = {0, 0}, ab_ui_gpu_frames[2] = {0, 0};
     double mean_frame_ms() const { return frames ? frame_ms / frames : 0; }
     double mean_render_ms() const { return renders ? render_ms / renders : 0; }
     double mean_overlay_ms() const { return overlays ? overlay_ms / overlays : 0; }
     double mean_ui_gpu_ms() const { return ui_gpu_frames ? ui_gpu_ms / ui_gpu_frames : 0; }
   } totals_;
   std::optional<BenchReport> compare_;
-  std::string status_;  // last capture / save message
+  std::string status_;                              // last capture / save message
+  static constexpr long long kOverlayAbBlock = 10;  // --overlay-ab: frames per block
   double last_frame_start_ = 0;
+  bool last_frame_overlay_ = false;   // the frame being timed showed the overlay
+  bool last_frame_switched_ = false;  // ...and was the first of an --overlay-ab block
   long long frames_done_ = 0;
 };
 

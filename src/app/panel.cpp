@@ -127,8 +127,8 @@ void App::draw_panel() {
     mix_row("step (declared)", vi.step(sm()));
     mix_row("escape + loop", vi.overhead(sm()));
     mix_row("total (declared)", vi.per_iteration(sm()));
-    if (sass() && sass()->loops.count(variant_))
-      mix_row("total (SASS)", sass()->loops.at(variant_).mix * (1.0 / vi.steps_per_check));
+    if (const LoopListing* l = sass() ? sass()->loop(variant_, show_divergence_) : nullptr)
+      mix_row("total (SASS)", l->mix * (1.0 / vi.steps_per_check));
     ImGui::EndTable();
   }
 

@@ -115,6 +115,9 @@ ParseResult parse_command_line(const std::vector<std::string>& args) {
   app.add_option("--present", raw.present, "CUDA-to-GL path: auto, tbo, pbo, image");
   app.add_flag("--overlay", o.overlay,
                "start with the pipe-utilisation overlay shown (toggle with P)");
+  app.add_flag("--overlay-ab", o.overlay_ab,
+               "with --frames: show the pipe overlay in every other block of frames and report "
+               "the mean frame time with and without it (what it costs, drift cancelled)");
   app.add_flag("--sass", o.sass_view,
                "start with the SASS view of the step loop shown (toggle with S)");
   app.add_flag("--divergence", o.divergence,
@@ -167,7 +170,7 @@ ParseResult parse_command_line(const std::vector<std::string>& args) {
   // Options of the window given before a subcommand would be silently ignored: say so.
   if (render->parsed() || bench->parsed() || experiment->parsed())
     for (const char* w : {"--frames", "--screenshot", "--no-vsync", "--present", "--overlay",
-                          "--sass", "--divergence", "--capture-dir"})
+                          "--overlay-ab", "--sass", "--divergence", "--capture-dir"})
       if (app.count(w)) {
         r.exit_code = 2;
         r.err = std::string(w) + ": a window option; it does nothing with a subcommand";
@@ -192,6 +195,8 @@ ParseResult parse_command_line(const std::vector<std::string>& args) {
   if (e.empty() && o.command == Command::Window) {
     o.vsync = !raw.no_vsync;
     if (o.frames < 0) e = "--frames: must be >= 0";
+    if (e.empty() && o.overlay_ab && o.frames < 100)
+      e = "--overlay-ab: needs --frames N with N >= 100, to time both halves";
     if (const auto m = parse_present_mode(raw.present))
       o.present = *m;
     else if (e.empty())

@@ -127,7 +127,7 @@ std::vector<SineSweepRow> sine_sweep(GpuRenderer& gpu, const LoadedSass& sass, i
     SineSweepRow r;
     r.sines = m;
     if (m == 0) {
-      r.per_step = per_step_mix(VariantId::Fma4, sm, &sass);
+      r.per_step = per_step_mix(VariantId::Fma4, sm, &sass, false);
       r.mix_from_sass = sass.loops.count(VariantId::Fma4) > 0;
     } else if (sass.sin_balance.count(m)) {
       r.per_step = sass.sin_balance.at(m).mix;

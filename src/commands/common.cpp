@@ -43,10 +43,10 @@ FrameNumbers frame_numbers(const GpuFrameStats& s) {
   return f;
 }
 
-InstrMix per_step_mix(VariantId variant, int sm, const LoadedSass* sass) {
+InstrMix per_step_mix(VariantId variant, int sm, const LoadedSass* sass, bool extras) {
   const VariantInfo& v = variant_info(variant);
-  if (sass && sass->loops.count(variant))
-    return sass->loops.at(variant).mix * (1.0 / v.steps_per_check);
+  if (const LoopListing* l = sass ? sass->loop(variant, extras) : nullptr)
+    return l->mix * (1.0 / v.steps_per_check);
   return v.per_iteration(sm);
 }
 
@@ -63,7 +63,8 @@ MeasuredRow measured_row(const DeviceInfo& d, VariantId variant, const std::stri
   r.measured = frame_numbers(s);
   r.tiles_by_cost = s.by_cost;
   r.metrics = derive_metrics(pipe_rates(d.cc_major, d.cc_minor), d.sm_count,
-                             per_step_mix(variant, d.cc_major * 10 + d.cc_minor, sass), r.measured);
+                             per_step_mix(variant, d.cc_major * 10 + d.cc_minor, sass, s.extras),
+                             r.measured);
   return r;
 }
 

@@ -70,8 +70,10 @@ LoadedSass load_kernel_sass(const std::string& binary, int sm) {
     return l;
   };
   for (const VariantInfo& v : all_variants())
-    if (auto l = listing(sass::find_render_kernel(functions, sass::mangled_variant(v.type_name))))
-      r.loops[v.id] = *l;
+    for (bool extras : {false, true})
+      if (auto l = listing(
+              sass::find_render_kernel(functions, sass::mangled_variant(v.type_name), extras)))
+        (extras ? r.loops_extras : r.loops)[v.id] = *l;
   for (int m = 1; m <= variants::kMaxSweepSines;
        ++m)  // SinBalance<m>: "variants10SinBalanceILi2EE"
     if (auto l = listing(sass::find_render_kernel(

@@ -20,9 +20,18 @@ struct LoopListing {
 struct LoadedSass {
   std::string arch;    // "sm_90"
   std::string source;  // what was read, or why nothing was ("cuobjdump not found ...")
-  std::map<VariantId, LoopListing> loops;
+  std::map<VariantId, LoopListing> loops;  // render_kernel<V, false>: what frames run
+  // render_kernel<V, true>, which also writes per-pixel counts and per-tile efficiencies (the
+  // divergence view): ptxas may give it another loop.
+  std::map<VariantId, LoopListing> loops_extras;
   std::map<int, LoopListing> sin_balance;  // the sweep kernels, by sines per step
   bool ok() const { return !loops.empty(); }
+  // The step loop of the kernel a frame ran (with or without the extras), or null.
+  const LoopListing* loop(VariantId v, bool extras) const {
+    const auto& m = extras ? loops_extras : loops;
+    const auto it = m.find(v);
+    return it == m.end() ? nullptr : &it->second;
+  }
 };
 
 // cuobjdump from $CUDA_PATH/bin, $PATH or /usr/local/cuda/bin; "" if none.

@@ -177,11 +177,12 @@ std::string mangled_variant(std::string_view variant_type) {
   return "variants" + std::to_string(variant_type.size()) + std::string(variant_type) + "E";
 }
 
-const Function* find_render_kernel(const std::vector<Function>& functions,
-                                   std::string_view mangled) {
+const Function* find_render_kernel(const std::vector<Function>& functions, std::string_view mangled,
+                                   bool extras) {
+  const std::string_view flag = extras ? "Lb1E" : "Lb0E";  // the bool template argument
   for (const Function& f : functions)
     if (f.name.find("render_kernel") != std::string::npos &&
-        f.name.find(mangled) != std::string::npos)
+        f.name.find(mangled) != std::string::npos && f.name.find(flag) != std::string::npos)
       return &f;
   return nullptr;
 }

@@ -7,6 +7,7 @@
 namespace mp {
 
 inline constexpr int kMaxImageSize = 16384;
+static_assert(kMaxImageSize <= kMaxTileRefSize, "the tile queue's packed tiles must reach");
 inline constexpr unsigned kMaxIterations = 10'000'000;
 
 struct View {
