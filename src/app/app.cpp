@@ -8,6 +8,7 @@
 #include <ctime>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <numeric>
 
 #include "commands/commands.h"
 #include "commands/measure.h"
@@ -15,6 +16,7 @@
 #include "gl/offscreen_target.h"
 #include "io/embedded.h"
 #include "io/files.h"
+#include "model/median.h"
 #include "model/variant_table.h"
 
 namespace mp {
@@ -124,13 +126,20 @@ int App::run() {
                                    : std::string())
               << ", UI draw " << totals_.mean_ui_gpu_ms() << " ms GPU per frame\n";
   if (opts_.overlay_ab) {
-    const double off = totals_.ab_ms[0] / std::max(1L, totals_.ab_frames[0]),
-                 on = totals_.ab_ms[1] / std::max(1L, totals_.ab_frames[1]);
+    // Means, and medians: the X server now and then stretches a frame, which moves a mean.
     auto mean = [](double sum, long n) { return n ? sum / n : 0.0; };
-    std::cout << "overlay A/B: " << totals_.ab_frames[0] << " frames without, "
-              << totals_.ab_frames[1] << " with: " << off << " -> " << on << " ms per frame ("
-              << (on / off - 1) * 100 << "%); overlay's own CPU " << totals_.mean_overlay_ms()
-              << " ms; UI end of frame CPU "
+    const std::vector<double>(&f)[2] = totals_.ab_frame_ms;
+    auto sum = [](const std::vector<double>& v) {
+      return std::accumulate(v.begin(), v.end(), 0.0);
+    };
+    const double off = mean(sum(f[0]), f[0].size()), on = mean(sum(f[1]), f[1].size());
+    const double off_median = f[0].empty() ? 0 : median(f[0]),
+                 on_median = f[1].empty() ? 0 : median(f[1]);
+    std::cout << "overlay A/B: " << f[0].size() << " frames without, " << f[1].size()
+              << " with: mean " << off << " -> " << on << " ms per frame (" << (on / off - 1) * 100
+              << "%), median " << off_median << " -> " << on_median << " ms ("
+              << (on_median / off_median - 1) * 100 << "%); overlay's own CPU "
+              << totals_.mean_overlay_ms() << " ms; UI end of frame CPU "
               << mean(totals_.ab_ui_cpu_ms[0], totals_.ab_ui_frames[0]) << " -> "
               << mean(totals_.ab_ui_cpu_ms[1], totals_.ab_ui_frames[1]) << " ms, GPU "
               << mean(totals_.ab_ui_gpu_ms[0], totals_.ab_ui_gpu_frames[0]) << " -> "
@@ -175,8 +184,7 @@ void App::render_frame() {
     totals_.frame_ms += ms;
     ++totals_.frames;
     if (opts_.overlay_ab && !last_frame_switched_) {
-      totals_.ab_ms[last_frame_overlay_] += ms;
-      ++totals_.ab_frames[last_frame_overlay_];
+      totals_.ab_frame_ms[last_frame_overlay_].push_back(ms);
     }
   }
   last_frame_start_ = now;

@@ -101,8 +101,9 @@ class App {
     // --overlay-ab, by whether the overlay was shown ([0] without, [1] with): frame times, and
     // the UI's end of frame (ImGui's render and the GL backend's calls) on the CPU and, from
     // the GL timer query that may lag a frame or two, on the GPU.
-    double ab_ms[2] = {0, 0}, ab_ui_cpu_ms[2] = {0, 0}, ab_ui_gpu_ms[2] = {0, 0};
-    long ab_frames[2] = {0, 0}, ab_ui_frames[2] = {0, 0}, ab_ui_gpu_frames[2] = {0, 0};
+    std::vector<double> ab_frame_ms[2];
+    double ab_ui_cpu_ms[2] = {0, 0}, ab_ui_gpu_ms[2] = {0, 0};
+    long ab_ui_frames[2] = {0, 0}, ab_ui_gpu_frames[2] = {0, 0};
     double mean_frame_ms() const { return frames ? frame_ms / frames : 0; }
     double mean_render_ms() const { return renders ? render_ms / renders : 0; }
     double mean_overlay_ms() const { return overlays ? overlay_ms / overlays : 0; }
