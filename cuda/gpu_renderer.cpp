@@ -50,9 +50,9 @@ struct GpuRenderer::Impl {
   DeviceBuffer<unsigned> order, tile_cost;
   DeviceBuffer<TilePlan> plan{1};
   DeviceBuffer<unsigned> order_counters{2 * kCostBuckets};
-  // Order and plan are the numbering's, for this many tiles (or 0) of an image this wide.
+  // Order and plan are the numbering's, for this many tiles (or 0) in rows this many blocks wide.
   unsigned identity_tiles = 0;
-  int identity_width = 0;
+  int identity_blocks_across = 0;
   // order and plan are by cost, from the costs `order_kernel` left on this grid; the costs of
   // the last frame are `costs_kernel`'s. The same kernel on the same view leaves the same costs.
   bool order_by_cost = false;
@@ -151,7 +151,8 @@ GpuFrameStats GpuRenderer::measure(int kernel, const PixelGrid& grid, unsigned m
   // An order made from the same costs as the last frame's is taken again.
   const bool order_current = m.order_by_cost && m.order_kernel == m.costs_kernel;
   const bool make_order =
-      by_cost ? !order_current : m.identity_tiles != tiles || m.identity_width != grid.width;
+      by_cost ? !order_current
+              : m.identity_tiles != tiles || m.identity_blocks_across != blocks_across(grid.width);
   if (make_order)
     CUDA_CHECK(cudaMemsetAsync(m.order_counters.get(), 0,
                                m.order_counters.size() * sizeof(unsigned), m.stream));
@@ -170,7 +171,7 @@ GpuFrameStats GpuRenderer::measure(int kernel, const PixelGrid& grid, unsigned m
     o.sm_first = args.sm_first;
     launch_tile_order(o, m.stream);
     m.identity_tiles = by_cost ? 0 : tiles;
-    m.identity_width = grid.width;
+    m.identity_blocks_across = blocks_across(grid.width);
     m.order_kernel = m.costs_kernel;
   }
   m.order_by_cost = by_cost;

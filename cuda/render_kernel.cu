@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <stdexcept>
+#include <string>
 
 #include "cuda_check.h"
 #include "pixel.h"
@@ -55,7 +56,7 @@ __device__ __forceinline__ TileSteps render_tile(const RenderLaunch& a, unsigned
   if (px < a.grid.width && py < a.grid.height) {
     const PixelResult r = pixel_at<V>(a.grid, px, py, a.max_iter);
     n = r.iters;
-    const unsigned i = static_cast<unsigned>(py) * a.grid.width + px;  // < kMaxImageSize^2
+    const unsigned i = static_cast<unsigned>(py) * a.grid.width + px;  // < 2^32: launch checks
     reinterpret_cast<float2*>(a.out)[i] = make_float2(r.smooth, r.aux);
     if (kExtras && a.counts) a.counts[i] = n;
   }
@@ -125,11 +126,16 @@ __global__ void __launch_bounds__(kRenderThreads) render_kernel(RenderLaunch a) 
   }
 }
 
-template <class V>
+template <class V, bool kExtras>
 void launch(const RenderLaunch& args, cudaStream_t stream) {
   if (args.grid.width <= 0 || args.grid.height <= 0) return;  // a minimised window: no pixels
-  const auto kernel =
-      args.counts || args.warp_efficiency ? render_kernel<V, true> : render_kernel<V, false>;
+  // The queue's packed tiles and the 32-bit pixel index set the largest image.
+  if (args.grid.width > kBlockW * 65536 || args.grid.height > kMaxTileRefSize ||
+      static_cast<unsigned long long>(args.grid.width) * args.grid.height >= 1ull << 32)
+    throw std::invalid_argument("render: " + std::to_string(args.grid.width) + "x" +
+                                std::to_string(args.grid.height) +
+                                " pixels is more than the kernel can address");
+  const auto kernel = render_kernel<V, kExtras>;
   int device = 0, sms = 0, blocks_per_sm = 0;
   CUDA_CHECK(cudaGetDevice(&device));
   CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
@@ -237,20 +243,27 @@ void launch_tile_order(const OrderLaunch& args, cudaStream_t stream) {
 }
 
 void launch_render(VariantId variant, const RenderLaunch& args, cudaStream_t stream) {
+  // A frame without the optional per-pixel counts and per-tile efficiencies runs the kernel
+  // built without their tests.
+  const bool extras = args.counts || args.warp_efficiency;
   switch (variant) {
-#define MP_LAUNCH_CASE(V) \
-  case VariantId::V: launch<variants::V>(args, stream); break;
+#define MP_LAUNCH_CASE(V)                                                                        \
+  case VariantId::V:                                                                             \
+    extras ? launch<variants::V, true>(args, stream) : launch<variants::V, false>(args, stream); \
+    break;
     MANDELPIPE_VARIANTS(MP_LAUNCH_CASE)
 #undef MP_LAUNCH_CASE
   }
 }
 
 void launch_sin_balance(int sines, const RenderLaunch& args, cudaStream_t stream) {
+  if (args.counts || args.warp_efficiency)
+    throw std::invalid_argument("launch_sin_balance: the sweep writes no per-pixel outputs");
   switch (sines) {
-    case 1: launch<variants::SinBalance<1>>(args, stream); break;
-    case 2: launch<variants::SinBalance<2>>(args, stream); break;
-    case 3: launch<variants::SinBalance<3>>(args, stream); break;
-    case 4: launch<variants::SinBalance<4>>(args, stream); break;
+    case 1: launch<variants::SinBalance<1>, false>(args, stream); break;
+    case 2: launch<variants::SinBalance<2>, false>(args, stream); break;
+    case 3: launch<variants::SinBalance<3>, false>(args, stream); break;
+    case 4: launch<variants::SinBalance<4>, false>(args, stream); break;
     default: throw std::invalid_argument("launch_sin_balance: sines must be 1..4");
   }
 }

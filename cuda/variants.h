@@ -26,7 +26,7 @@ struct LoopMixes {
 };
 
 // Defaults every variant starts from: float arithmetic, the escape test after every step, no
-// colouring term (kAux: the step sums one into `acc`, and the pixel's aux is its mean).
+// colouring term (kAux: the step adds a term to `acc` each time; the pixel's aux is its mean).
 struct FloatVariant {
   using Real = float;
   static constexpr int kStepsPerCheck = 1;

@@ -10,6 +10,7 @@
 #include "cuda_device_test.h"
 #include "device_buffer.h"
 #include "gpu_renderer.h"
+#include "model/variant_table.h"
 #include "model/view.h"
 #include "render_kernel.cuh"
 
@@ -113,7 +114,10 @@ struct Frame {
   GpuFrameStats stats;
 };
 
-Frame render(GpuRenderer& gpu, const View& view, int w, int h) {
+// With `with_counts` the frame runs the kernel that also writes per-pixel counts; without, the
+// one frames and the bench run.
+Frame render(GpuRenderer& gpu, const View& view, int w, int h, VariantId variant = VariantId::Fma4,
+             bool with_counts = true) {
   const std::size_t n = static_cast<std::size_t>(w) * h;
   DeviceBuffer<float> out(n * kFloatsPerPixel);
   DeviceBuffer<unsigned> counts(n);
@@ -121,13 +125,34 @@ Frame render(GpuRenderer& gpu, const View& view, int w, int h) {
   CUDA_CHECK(cudaMemset(out.get(), 0xff, n * kFloatsPerPixel * sizeof(float)));
   CUDA_CHECK(cudaMemset(counts.get(), 0xff, n * sizeof(unsigned)));
   Frame f;
-  f.stats =
-      gpu.render(VariantId::Fma4, pixel_grid(view, w, h), view.max_iter, out.get(), counts.get());
+  f.stats = gpu.render(variant, pixel_grid(view, w, h), view.max_iter, out.get(),
+                       with_counts ? counts.get() : nullptr);
   f.data.resize(n * kFloatsPerPixel);
-  f.counts.resize(n);
   CUDA_CHECK(cudaMemcpy(f.data.data(), out.get(), f.data.size() * 4, cudaMemcpyDeviceToHost));
-  CUDA_CHECK(cudaMemcpy(f.counts.data(), counts.get(), n * 4, cudaMemcpyDeviceToHost));
+  if (with_counts) {
+    f.counts.resize(n);
+    CUDA_CHECK(cudaMemcpy(f.counts.data(), counts.get(), n * 4, cudaMemcpyDeviceToHost));
+  }
   return f;
+}
+
+// Frames run the kernel built without the optional outputs; the divergence view and the tests
+// the other one. Both must draw the same image bit for bit, from a poisoned buffer, and count
+// the same work, for a variant with a colouring term and ones without.
+TEST_F(TileOrderTest, TheKernelWithoutTheOptionalOutputsDrawsTheSameImage) {
+  GpuRenderer gpu(device_);
+  const View seahorse{-0.743643887037151, 0.131825904205330, 0.005, 1024};
+  const int w = 613, h = 347;
+  for (VariantId v : {VariantId::Fma4, VariantId::Fma4Sin, VariantId::Fma4Esc8, VariantId::Fp64}) {
+    const Frame with = render(gpu, seahorse, w, h, v, true);
+    const Frame without = render(gpu, seahorse, w, h, v, false);
+    EXPECT_TRUE(with.stats.extras);
+    EXPECT_FALSE(without.stats.extras);
+    EXPECT_EQ(0, std::memcmp(with.data.data(), without.data.data(), with.data.size() * 4))
+        << variant_info(v).name;
+    EXPECT_EQ(with.stats.pixel_iters, without.stats.pixel_iters) << variant_info(v).name;
+    EXPECT_EQ(with.stats.warp_iters, without.stats.warp_iters) << variant_info(v).name;
+  }
 }
 
 TEST_F(TileOrderTest, SameViewGoesByCostAndGivesTheSameImage) {

@@ -132,9 +132,12 @@ int App::run() {
     auto sum = [](const std::vector<double>& v) {
       return std::accumulate(v.begin(), v.end(), 0.0);
     };
+    if (f[0].empty() || f[1].empty()) {
+      std::cout << "overlay A/B: too few frames to time both halves\n";
+      return 0;
+    }
     const double off = mean(sum(f[0]), f[0].size()), on = mean(sum(f[1]), f[1].size());
-    const double off_median = f[0].empty() ? 0 : median(f[0]),
-                 on_median = f[1].empty() ? 0 : median(f[1]);
+    const double off_median = median(f[0]), on_median = median(f[1]);
     std::cout << "overlay A/B: " << f[0].size() << " frames without, " << f[1].size()
               << " with: mean " << off << " -> " << on << " ms per frame (" << (on / off - 1) * 100
               << "%), median " << off_median << " -> " << on_median << " ms ("
@@ -183,18 +186,14 @@ void App::render_frame() {
     frame_ms_.push(static_cast<float>(ms));
     totals_.frame_ms += ms;
     ++totals_.frames;
-    if (opts_.overlay_ab && !last_frame_switched_) {
-      totals_.ab_frame_ms[last_frame_overlay_].push_back(ms);
-    }
+    if (last_frame_settled_) totals_.ab_frame_ms[last_frame_overlay_].push_back(ms);
   }
   last_frame_start_ = now;
-  if (opts_.overlay_ab) {
-    // Blocks of frames with and without, in turns, so that drift in the frame time (clocks,
-    // the X server) falls on both alike. The first frame of a block is left out of both.
-    show_overlay_ = frames_done_ / kOverlayAbBlock % 2 == 1;
-    last_frame_switched_ = frames_done_ % kOverlayAbBlock == 0;
-  }
-  last_frame_overlay_ = show_overlay_;
+  // --overlay-ab: blocks of frames with and without the overlay, in turns, so that drift in the
+  // frame time (clocks, the X server) falls on both alike. A block's first frames are left out
+  // of both: the GPU and the swap may still be on the previous block's frames.
+  if (opts_.overlay_ab) show_overlay_ = frames_done_ / kOverlayAbBlock % 2 == 1;
+  const bool ab_settled = opts_.overlay_ab && frames_done_ % kOverlayAbBlock >= 3;
   overlay_cost_ms_ = 0;
   if (!sass_ && sass_loading_.valid() &&
       sass_loading_.wait_for(std::chrono::seconds(0)) == std::future_status::ready)
@@ -231,6 +230,7 @@ void App::render_frame() {
   }
   const float scale = window_.content_scale();
   if (show_panel_) draw_panel();
+  const bool overlay_drawn = show_overlay_;  // P or the panel may have just changed it
   if (show_overlay_) {
     const auto t0 = std::chrono::steady_clock::now();
     overlay_.draw(last_.gpu ? "Pipe utilisation (P)" : "Pipe utilisation (P): needs the CUDA path",
@@ -242,10 +242,11 @@ void App::render_frame() {
     ++totals_.overlays;
   }
   if (show_sass_) {
-    // The loop of the kernel the frames run: with the extras while the divergence view is on.
-    const LoopListing* l = sass() ? sass()->loop(variant_, show_divergence_) : nullptr;
-    draw_sass_view(variant_info(variant_), show_divergence_, l,
-                   sass_ ? sass_->source : "reading SASS...", scale);
+    // The loop of the kernel the last frame ran: with the extras for the divergence view.
+    const bool extras = last_.gpu && last_.gpu_stats.extras;
+    const LoopListing* l = sass() ? sass()->loop(variant_, extras) : nullptr;
+    draw_sass_view(variant_info(variant_), extras, l, sass_ ? sass_->source : "reading SASS...",
+                   scale);
   }
   if (compare_) draw_compare_window();
   if (show_experiments_) draw_experiments_window();
@@ -257,21 +258,21 @@ void App::render_frame() {
   const double ui_cpu_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - ui_start)
           .count();
-  // Away from a block's first frames, the lagging GPU timings belong to the block too.
-  const bool ab_settled = opts_.overlay_ab && frames_done_ % kOverlayAbBlock >= 3;
   if (ab_settled) {
-    totals_.ab_ui_cpu_ms[show_overlay_] += ui_cpu_ms;
-    ++totals_.ab_ui_frames[show_overlay_];
+    totals_.ab_ui_cpu_ms[overlay_drawn] += ui_cpu_ms;
+    ++totals_.ab_ui_frames[overlay_drawn];
   }
   if (const auto ms = ui_timer_.take()) {
     ui_gpu_ms_.push(static_cast<float>(*ms));
     totals_.ui_gpu_ms += *ms;
     ++totals_.ui_gpu_frames;
     if (ab_settled) {
-      totals_.ab_ui_gpu_ms[show_overlay_] += *ms;
-      ++totals_.ab_ui_gpu_frames[show_overlay_];
+      totals_.ab_ui_gpu_ms[overlay_drawn] += *ms;
+      ++totals_.ab_ui_gpu_frames[overlay_drawn];
     }
   }
+  last_frame_overlay_ = overlay_drawn;
+  last_frame_settled_ = ab_settled;
 }
 
 void App::handle_input() {

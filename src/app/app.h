@@ -113,8 +113,8 @@ class App {
   std::string status_;                              // last capture / save message
   static constexpr long long kOverlayAbBlock = 10;  // --overlay-ab: frames per block
   double last_frame_start_ = 0;
-  bool last_frame_overlay_ = false;   // the frame being timed showed the overlay
-  bool last_frame_switched_ = false;  // ...and was the first of an --overlay-ab block
+  bool last_frame_overlay_ = false;  // the frame being timed drew the overlay
+  bool last_frame_settled_ = false;  // ...and counts for --overlay-ab (not a block's first)
   long long frames_done_ = 0;
 };
 

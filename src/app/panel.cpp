@@ -127,7 +127,8 @@ void App::draw_panel() {
     mix_row("step (declared)", vi.step(sm()));
     mix_row("escape + loop", vi.overhead(sm()));
     mix_row("total (declared)", vi.per_iteration(sm()));
-    if (const LoopListing* l = sass() ? sass()->loop(variant_, show_divergence_) : nullptr)
+    if (const LoopListing* l =
+            sass() ? sass()->loop(variant_, last_.gpu && last_.gpu_stats.extras) : nullptr)
       mix_row("total (SASS)", l->mix * (1.0 / vi.steps_per_check));
     ImGui::EndTable();
   }

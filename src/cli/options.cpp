@@ -117,7 +117,8 @@ ParseResult parse_command_line(const std::vector<std::string>& args) {
                "start with the pipe-utilisation overlay shown (toggle with P)");
   app.add_flag("--overlay-ab", o.overlay_ab,
                "with --frames: show the pipe overlay in every other block of frames and report "
-               "the mean frame time with and without it (what it costs, drift cancelled)");
+               "the mean and median frame time with and without it (what it costs, drift "
+               "cancelled)");
   app.add_flag("--sass", o.sass_view,
                "start with the SASS view of the step loop shown (toggle with S)");
   app.add_flag("--divergence", o.divergence,
