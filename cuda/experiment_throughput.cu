@@ -37,9 +37,10 @@ struct StepArgs {
 // uniform datapath, an issue slot only), the compare (ISETP, ALU) and the backward branch (on
 // sm_80..89 some loops exit through a CALL.REL.NOINC beside it). c is inside the main
 // cardioid, so the orbits stay finite.
-struct Fma5Body {
-  static constexpr const char* kMangled = "8Fma5Body";
-  static constexpr InstrMix step_mix(int sm) { return variants::Fma5::step_mix(sm); }
+// The z chain, stepped by a variant's own step function.
+template <class V>
+struct ZBody {
+  static constexpr InstrMix step_mix(int sm) { return V::step_mix(sm); }
   static constexpr variants::LoopMixes kOverhead{
       {0, 2, 0, 0, 1}, {0, 2, 0, 0, 2}, {0, 2, 0, 0, 2}, {0, 2, 0, 0, 2}, {0, 1, 0, 0, 2}};
   struct State {
@@ -48,22 +49,15 @@ struct Fma5Body {
   __device__ static State init(float z, float cx, float cy) { return {z, 0.5f * z, cx, cy}; }
   __device__ static void step(State& s) {
     float unused = 0;
-    variants::Fma5::step(s.x, s.y, s.cx, s.cy, unused);
+    V::step(s.x, s.y, s.cx, s.cy, unused);
   }
   __device__ static float result(const State& s) { return s.x + s.y; }
 };
-
-struct Fma4Body {
+struct Fma5Body : ZBody<variants::Fma5> {
+  static constexpr const char* kMangled = "8Fma5Body";
+};
+struct Fma4Body : ZBody<variants::Fma4> {
   static constexpr const char* kMangled = "8Fma4Body";
-  static constexpr InstrMix step_mix(int sm) { return variants::Fma4::step_mix(sm); }
-  static constexpr variants::LoopMixes kOverhead = Fma5Body::kOverhead;
-  using State = Fma5Body::State;
-  __device__ static State init(float z, float cx, float cy) { return Fma5Body::init(z, cx, cy); }
-  __device__ static void step(State& s) {
-    float unused = 0;
-    variants::Fma4::step(s.x, s.y, s.cx, s.cy, unused);
-  }
-  __device__ static float result(const State& s) { return s.x + s.y; }
 };
 
 // x = __sinf(x), seed 000's sine chain: FMUL.RZ (the 1/2pi scaling, FMA pipe) + MUFU.SIN (XU).
