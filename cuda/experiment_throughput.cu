@@ -12,116 +12,109 @@ namespace mp::lab {
 namespace {
 
 constexpr int kThreads = 256;
-// Independent chains per thread: enough that one warp alone could keep issuing (4 chains x
-// 2 independent instructions per level against a 4-cycle latency), so stalls never limit.
-constexpr int kChains = 4;
-// Steps per chain per loop iteration: the loop's three own instructions stay near 1%.
-constexpr int kUnroll = 16;
+// Steps per thread per loop iteration: the loop's three own instructions stay near 1%.
+constexpr int kSteps = 64;
 // Work per kernel, in SM cycles at the bound: ~4 ms at 2 GHz, long enough that launch and
 // tail effects vanish, short enough for six launches per kernel in well under a second.
 constexpr double kTargetCycles = 8e6;
 
 struct StepArgs {
   unsigned iterations = 0;
-  float z0 = 0, dz = 0;  // chain k of thread t starts from z = z0 + dz * (t * kChains + k)
+  float z0 = 0, dz = 0;  // thread t's chain k starts from z = z0 + dz * (t * kChains + k)
   // c, the same for every chain, read from the constant bank: held in registers instead, it
   // made fma4's FFMAs read three registers each and the loop ran 13% slower on an H200.
   float cx = 0, cy = 0;
   float* out = nullptr;
   SmSpan span;
 };
-
-// A body: one chain's state, its step and, beside it, the step's mix on the pipes and what
-// nvcc 13 adds per loop iteration on sm_75, 80, 86, 89, 90 (checked against cuobjdump by
-// tests/experiment_gpu_test.cpp): the counter's add (IADD3, ALU; on sm_90 UIADD3 on the
-// uniform datapath, an issue slot only), the compare (ISETP, ALU) and the backward branch (on
-// sm_80..89 some loops exit through a CALL.REL.NOINC beside it). c is inside the main
-// cardioid, so the orbits stay finite.
-// The z chain, stepped by a variant's own step function.
-template <class V>
-struct ZBody {
-  static constexpr InstrMix step_mix(int sm) { return V::step_mix(sm); }
-  static constexpr variants::LoopMixes kOverhead{
-      {0, 2, 0, 0, 1}, {0, 2, 0, 0, 2}, {0, 2, 0, 0, 2}, {0, 2, 0, 0, 2}, {0, 1, 0, 0, 2}};
-  struct State {
-    float x, y, cx, cy;
-  };
-  __device__ static State init(float z, float cx, float cy) { return {z, 0.5f * z, cx, cy}; }
-  __device__ static void step(State& s) {
-    float unused = 0;
-    V::step(s.x, s.y, s.cx, s.cy, unused);
-  }
-  __device__ static float result(const State& s) { return s.x + s.y; }
-};
-struct Fma5Body : ZBody<variants::Fma5> {
-  static constexpr const char* kMangled = "8Fma5Body";
-};
-struct Fma4Body : ZBody<variants::Fma4> {
-  static constexpr const char* kMangled = "8Fma4Body";
-};
-
-// x = __sinf(x), seed 000's sine chain: FMUL.RZ (the 1/2pi scaling, FMA pipe) + MUFU.SIN (XU).
-struct SinBody {
-  static constexpr const char* kMangled = "7SinBody";
-  static constexpr InstrMix step_mix(int) { return {1, 0, 1, 0, 0}; }
-  static constexpr variants::LoopMixes kOverhead{
-      {0, 2, 0, 0, 1}, {0, 2, 0, 0, 1}, {0, 2, 0, 0, 1}, {0, 2, 0, 0, 1}, {0, 1, 0, 0, 2}};
-  struct State {
-    float s;
-  };
-  __device__ static State init(float z, float, float) { return {1.0f + z}; }
-  __device__ static void step(State& st) { st.s = fast_sin(st.s); }
-  __device__ static float result(const State& st) { return st.s; }
-};
-
-// Both, interleaved as seed 000 wrote them: a sine chain and a z chain per step.
-struct SinFma4Body {
-  static constexpr const char* kMangled = "11SinFma4Body";
+// A body: kZ independent z chains stepped by variant V's own step function and kS independent
+// sine chains (x = __sinf(x), seed 000's: FMUL.RZ for the 1/2pi scaling, FMA pipe, + MUFU.SIN,
+// XU); step u of a loop iteration steps z chain u % kZ and sine chain u % kS. c is inside the
+// main cardioid, so the orbits stay finite.
+// Beside it, the mix per step and what nvcc 13 adds per loop iteration on sm_75, 80, 86, 89, 90
+// (checked against cuobjdump by tests/experiment_gpu_test.cpp): the counter's add (IADD3, ALU;
+// on sm_90 UIADD3 on the uniform datapath, an issue slot only), the compare (ISETP, ALU) and
+// the backward branch (on sm_80..89 some loops exit through a CALL.REL.NOINC beside it).
+template <class V, int kZ, int kS>
+struct Chains {
   static constexpr InstrMix step_mix(int sm) {
-    return SinBody::step_mix(sm) + Fma4Body::step_mix(sm);
+    return (kZ > 0 ? V::step_mix(sm) : InstrMix{}) +
+           (kS > 0 ? InstrMix{1, 0, 1, 0, 0} : InstrMix{});
   }
-  static constexpr variants::LoopMixes kOverhead = Fma5Body::kOverhead;
+  static constexpr int kChains = kZ > kS ? kZ : kS;
   struct State {
-    SinBody::State sin;
-    Fma4Body::State z;
+    struct Z {
+      float x, y;
+    } z[kZ > 0 ? kZ : 1];
+    float s[kS > 0 ? kS : 1];
   };
-  __device__ static State init(float z, float cx, float cy) {
-    return {SinBody::init(z, cx, cy), Fma4Body::init(z, cx, cy)};
+  // Chain k (of each kind, where there is one) starts from z.
+  __device__ static void init(State& st, int k, float z) {
+    if (k < kZ) st.z[k] = {z, 0.5f * z};
+    if (k < kS) st.s[k] = 1.0f + z;
   }
-  __device__ static void step(State& st) {
-    SinBody::step(st.sin);
-    Fma4Body::step(st.z);
+  __device__ static void step(State& st, int u, float cx, float cy) {
+    if constexpr (kS > 0) st.s[u % kS] = fast_sin(st.s[u % kS]);
+    if constexpr (kZ > 0) {
+      float unused = 0;
+      V::step(st.z[u % kZ].x, st.z[u % kZ].y, cx, cy, unused);
+    }
   }
   __device__ static float result(const State& st) {
-    return SinBody::result(st.sin) + Fma4Body::result(st.z);
+    float r = 0;
+#pragma unroll
+    for (int k = 0; k < kZ; ++k) r += st.z[k].x + st.z[k].y;
+#pragma unroll
+    for (int k = 0; k < kS; ++k) r += st.s[k];
+    return r;
   }
+};
+
+// Four chains per thread: one warp alone could keep issuing (4 chains x 2 independent
+// instructions per level against a 4-cycle latency), so stalls never limit.
+struct Fma5Body : Chains<variants::Fma5, 4, 0> {
+  static constexpr const char* kMangled = "8Fma5Body";
+  static constexpr variants::LoopMixes kOverhead{
+      {0, 2, 0, 0, 1}, {0, 2, 0, 0, 2}, {0, 2, 0, 0, 2}, {0, 2, 0, 0, 2}, {0, 1, 0, 0, 2}};
+};
+struct Fma4Body : Chains<variants::Fma4, 4, 0> {
+  static constexpr const char* kMangled = "8Fma4Body";
+  static constexpr variants::LoopMixes kOverhead = Fma5Body::kOverhead;
+};
+struct SinBody : Chains<variants::Fma4, 0, 4> {
+  static constexpr const char* kMangled = "7SinBody";
+  static constexpr variants::LoopMixes kOverhead{
+      {0, 2, 0, 0, 1}, {0, 2, 0, 0, 1}, {0, 2, 0, 0, 1}, {0, 2, 0, 0, 1}, {0, 1, 0, 0, 2}};
+};
+// Both, a sine beside each step, as seed 000 wrote them, with one z chain and eight sine chains
+// per thread: with four of each, ptxas put some twenty sines back to back at the top of the
+// loop and an H200's XU pipe kept 95.1% of its rate; one z chain and eight sine chains, the
+// best of 1-4 z and 2-8 sine chains in a probe (2026-11-21), kept 97.9%. Full occupancy hides
+// the single z chain's latency.
+struct SinFma4Body : Chains<variants::Fma4, 1, 8> {
+  static constexpr const char* kMangled = "11SinFma4Body";
+  static constexpr variants::LoopMixes kOverhead = Fma5Body::kOverhead;
 };
 
 template <class Body>
 __global__ void __launch_bounds__(kThreads) step_kernel(StepArgs a) {
   const long long t_start = clock64();
   const unsigned t = blockIdx.x * blockDim.x + threadIdx.x;
-  typename Body::State s[kChains];
+  typename Body::State s;
 #pragma unroll
-  for (int k = 0; k < kChains; ++k) s[k] = Body::init(a.z0 + a.dz * (t * kChains + k), a.cx, a.cy);
+  for (int k = 0; k < Body::kChains; ++k) Body::init(s, k, a.z0 + a.dz * (t * Body::kChains + k));
 #pragma unroll 1
   for (unsigned i = 0; i < a.iterations; ++i) {
 #pragma unroll
-    for (int u = 0; u < kUnroll; ++u) {
-#pragma unroll
-      for (int k = 0; k < kChains; ++k) Body::step(s[k]);
-    }
+    for (int u = 0; u < kSteps; ++u) Body::step(s, u, a.cx, a.cy);
   }
-  float r = 0;
-#pragma unroll
-  for (int k = 0; k < kChains; ++k) r += Body::result(s[k]);
-  a.out[t] = r;  // kept: nothing above is dead code
+  a.out[t] = Body::result(s);  // kept: nothing above is dead code
   record_span(a.span, t_start);
 }
 
 template <class Body>
 InstrMix iteration_mix(int sm) {
-  return Body::step_mix(sm) * (kUnroll * kChains) + Body::kOverhead.at(sm);
+  return Body::step_mix(sm) * kSteps + Body::kOverhead.at(sm);
 }
 
 struct Run {
@@ -156,7 +149,7 @@ Run run_body(Bench& bench, const DeviceInfo& d, unsigned iterations) {
   StepArgs a;
   a.iterations = iterations;
   a.z0 = -0.1f;
-  a.dz = 0.2f / static_cast<float>(threads * kChains);
+  a.dz = 0.2f / static_cast<float>(threads * Body::kChains);
   a.cx = -0.1f;
   a.cy = 0.1f;
   a.out = out.get();
@@ -187,9 +180,10 @@ std::string model_text(const DeviceInfo& d) {
          "(SMs x the pipe's warp-instructions per clock per SM), issue counting every "
          "instruction (src/model/bound_model.h); " +
          pipe_rates(d.cc_major, d.cc_minor).describe() + "; " + std::to_string(kThreads) +
-         "-thread blocks at full occupancy, " + std::to_string(kChains) +
-         " independent chains per thread, " + std::to_string(kUnroll) +
-         " steps per chain per loop iteration; median of 5 launches after a warm-up";
+         "-thread blocks at full occupancy, " + std::to_string(kSteps) +
+         " steps per thread per loop iteration, on 4 independent chains per thread (fma5, fma4, "
+         "__sinf alone) or one z chain and 8 sine chains (both interleaved); median of 5 "
+         "launches after a warm-up";
 }
 
 }  // namespace

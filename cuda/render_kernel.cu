@@ -142,7 +142,7 @@ void launch(const RenderLaunch& args, cudaStream_t stream) {
   CUDA_CHECK(
       cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, kernel, kRenderThreads, 0));
   RenderLaunch a = args;
-  a.senior_blocks = sms;
+  a.senior_blocks = sms * kSeniorBlocksPerSm;
   a.blocks_across = blocks_across(a.grid.width);
   kernel<<<std::max(1, blocks_per_sm) * sms, kRenderThreads, 0, stream>>>(a);
   CUDA_CHECK(cudaGetLastError());

@@ -31,7 +31,7 @@ struct RenderLaunch {
   const struct TilePlan* plan = nullptr;
   // What the next frame's order is made of: each tile's cost (its slowest pixel's steps).
   unsigned* tile_cost = nullptr;
-  unsigned senior_blocks = 0;  // the first wave of blocks: one per SM; launch_render fills it
+  unsigned senior_blocks = 0;  // the first kSeniorBlocksPerSm waves; launch_render fills it
   unsigned blocks_across = 0;  // launch_render fills it
 };
 
@@ -40,13 +40,17 @@ struct RenderLaunch {
 // tiles of a bucket, as many as make about 2^kUnitBucket steps, so that cheap tiles, which
 // come last, don't queue up at the counter (it serves about one warp per nanosecond).
 //
-// The SMSP's scheduler favours the warps of the oldest block on the SM: with 16 warps, those
+// The SMSP's scheduler favours the warps of the oldest blocks on the SM: with 16 warps, those
 // of the youngest blocks may wait most of a frame for issue slots. So the costly units (the
-// kCostlyBuckets costliest buckets: tiles down to 1/16 of the costliest one's cost) have a
-// queue of their own, which the first wave of blocks takes from first; the others take it up
-// only when the rest is done.
+// kCostlyBuckets costliest buckets: tiles down to 1/32 of the costliest one's cost) have a
+// queue of their own, which the first kSeniorBlocksPerSm waves of blocks take from first; the
+// others take it up only when the rest is done. Both numbers are measured (H200, fma4, bench
+// view B, 2026-11-21): 3 blocks and 5 buckets ran at 88.5% of the bound, 1 block and 4 buckets
+// at 87.6% (view A: 94.7% against 95.0%); 2, 4, 6 or 8 blocks, 2 to 6 buckets, or the cheapest
+// bucket's tiles one per unit did no better.
 inline constexpr int kUnitBucket = 7;
-inline constexpr int kCostlyBuckets = 4;
+inline constexpr int kCostlyBuckets = 5;
+inline constexpr int kSeniorBlocksPerSm = 3;
 struct TilePlan {
   unsigned unit_start[kCostBuckets];
   unsigned place_start[kCostBuckets];

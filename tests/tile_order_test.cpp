@@ -90,7 +90,7 @@ TEST_F(TileOrderTest, CostliestBucketsFirstAndEveryTileOnce) {
   EXPECT_EQ(q.plan.place_end[kCostBuckets - 1], costs.size());
   EXPECT_EQ(q.plan.units, units);
   EXPECT_LT(units, costs.size());  // the cheap buckets share units
-  // The costly queue: the buckets down to 8x cheaper than the costliest one.
+  // The costly queue: the kCostlyBuckets costliest buckets.
   const int top = cost_bucket(*std::max_element(costs.begin(), costs.end()));
   EXPECT_EQ(q.plan.costly_units,
             top < kCostlyBuckets ? q.plan.units

@@ -3,7 +3,6 @@
 
 #include <array>
 #include <cstddef>
-#include <vector>
 
 namespace mp {
 
@@ -26,13 +25,8 @@ class History {
     for (std::size_t i = 0; i < n; ++i) s += values_[(next_ + kCapacity - 1 - i) % kCapacity];
     return s / n;
   }
-  // The newest n samples (fewer if fewer were pushed), oldest first.
-  std::vector<float> recent(std::size_t n) const {
-    n = n < count_ ? n : count_;
-    std::vector<float> out(n);
-    for (std::size_t i = 0; i < n; ++i) out[i] = values_[(next_ + kCapacity - n + i) % kCapacity];
-    return out;
-  }
+  // Sample i back from the newest (0: the newest); i < size().
+  float newest(std::size_t i) const { return values_[(next_ + kCapacity - 1 - i) % kCapacity]; }
   // For ImGui::PlotLines: the ring buffer and the offset of its oldest sample.
   const float* data() const { return values_.data(); }
   int offset() const { return count_ < kCapacity ? 0 : static_cast<int>(next_); }

@@ -2,6 +2,8 @@
 
 #include <imgui.h>
 
+#include <algorithm>
+#include <array>
 #include <cstdio>
 
 namespace mp {
@@ -28,6 +30,10 @@ void corner(int corner_index, float scale) {
   ImGui::SetNextWindowBgAlpha(0.8f);
 }
 
+// The history plots show the last 30 frames: half a second at 60 Hz is enough to see a trend,
+// and keeps the overlay's drawing small beside the frame it measures.
+constexpr std::size_t kHistoryPoints = 30;
+
 constexpr ImGuiWindowFlags kOverlayFlags =
     ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_AlwaysAutoResize |
     ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoFocusOnAppearing | ImGuiWindowFlags_NoNav;
@@ -50,37 +56,56 @@ void PipeOverlay::draw(const std::string& title, const std::string& mix_source, 
   ImGui::Begin("##pipes", nullptr, kOverlayFlags);
   // Plain lines and edges: anti-aliasing doubles or triples the history plots' triangles, and on a
   // datacenter GPU's slow raster path every vertex of the overlay shows in the frame time.
-  ImGui::GetWindowDrawList()->Flags &=
-      ~(ImDrawListFlags_AntiAliasedLines | ImDrawListFlags_AntiAliasedFill);
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  dl->Flags &= ~(ImDrawListFlags_AntiAliasedLines | ImDrawListFlags_AntiAliasedFill);
   ImGui::TextUnformatted(title.c_str());
   ImGui::TextDisabled("busy = model cycles / measured SM cycles; mix: %s", mix_source.c_str());
   if (last_.empty()) ImGui::TextUnformatted("no GPU measurement yet");
   ImGui::TextDisabled("overlay code %.3f ms CPU (%.1f%% of a %.2f ms frame), UI %.3f ms GPU",
                       cost_ms, frame_ms > 0 ? 100 * cost_ms / frame_ms : 0.0f, frame_ms, ui_gpu_ms);
+  // The pipe rows go straight into the draw list, in fixed columns: ProgressBar and PlotLines
+  // are items with hover tests, tooltips and rounded frames, and the overlay is drawn every
+  // frame beside the frame it measures (--overlay-ab).
+  const float line = ImGui::GetTextLineHeight(), row = ImGui::GetTextLineHeightWithSpacing();
+  const float gap = ImGui::GetStyle().ItemSpacing.x;
+  const float name_w = ImGui::CalcTextSize("fmaheavy").x + gap, bar_w = 150 * scale;
+  const float note_w = ImGui::CalcTextSize("<- limits 000.000 ms alone").x + gap;
+  const float plot_w = 90 * scale;
+  const ImVec2 at = ImGui::GetCursorScreenPos();
+  ImGui::Dummy(ImVec2(name_w + bar_w + gap + note_w + plot_w, row * last_.size()));
+  const ImU32 text = ImGui::GetColorU32(ImGuiCol_Text);
+  const ImU32 frame = ImGui::GetColorU32(ImGuiCol_FrameBg);
+  const ImU32 limiting_frame = IM_COL32(115, 31, 31, 255);
+  float y = at.y;
   for (const PipeLoad& p : last_) {
-    const ImVec4 c = pipe_colour(p.name);
-    ImGui::PushStyleColor(ImGuiCol_PlotHistogram, c);
-    if (p.limiting) ImGui::PushStyleColor(ImGuiCol_FrameBg, ImVec4(0.45f, 0.12f, 0.12f, 1));
+    const ImU32 c = ImGui::ColorConvertFloat4ToU32(pipe_colour(p.name));
+    float x = at.x;
+    dl->AddText(ImVec2(x, y), c, p.name.c_str());
+    x += name_w;
+    const float fill = static_cast<float>(std::clamp(p.utilization, 0.0, 1.0));
+    dl->AddRectFilled(ImVec2(x, y), ImVec2(x + bar_w, y + line),
+                      p.limiting ? limiting_frame : frame);
+    dl->AddRectFilled(ImVec2(x, y), ImVec2(x + bar_w * fill, y + line), c);
     char label[64];
     std::snprintf(label, sizeof label, "%5.1f%%", 100 * p.utilization);
-    ImGui::TextColored(c, "%-8s", p.name.c_str());
-    ImGui::SameLine(70 * scale);
-    ImGui::ProgressBar(static_cast<float>(std::min(p.utilization, 1.0)), ImVec2(150 * scale, 0),
-                       label);
-    ImGui::SameLine();
-    ImGui::Text("%s %.3f ms alone", p.limiting ? "<- limits" : "          ", p.alone_ms);
-    ImGui::SameLine();
-    // The last 30 frames: half a second at 60 Hz is enough to see a trend, and keeps the
-    // overlay's drawing small beside the frame it measures (--overlay-ab on an H200: 3.0-3.5%
-    // of a frame with 60 anti-aliased points, 1.8-3.7% with 30 plain ones).
+    dl->AddText(ImVec2(x + 0.5f * (bar_w - ImGui::CalcTextSize(label).x), y), text, label);
+    x += bar_w + gap;
+    std::snprintf(label, sizeof label, "%s %.3f ms alone", p.limiting ? "<- limits" : "         ",
+                  p.alone_ms);
+    dl->AddText(ImVec2(x, y), text, label);
+    x += note_w;
     const auto it = history_.find(p.name);
-    if (it != history_.end()) {
-      const std::vector<float> recent = it->second.recent(30);
-      ImGui::PlotLines(("##h" + p.name).c_str(), recent.data(), static_cast<int>(recent.size()), 0,
-                       nullptr, 0.0f, 100.0f, ImVec2(90 * scale, ImGui::GetTextLineHeight()));
+    const std::size_t n = it == history_.end() ? 0 : std::min(kHistoryPoints, it->second.size());
+    if (n > 1) {
+      std::array<ImVec2, kHistoryPoints> points;
+      for (std::size_t i = 0; i < n; ++i) {
+        const float v = std::clamp(it->second.newest(n - 1 - i), 0.0f, 100.0f);
+        points[i] = ImVec2(x + plot_w * i / (kHistoryPoints - 1), y + line * (1 - v / 100));
+      }
+      dl->AddRectFilled(ImVec2(x, y), ImVec2(x + plot_w, y + line), frame);
+      dl->AddPolyline(points.data(), static_cast<int>(n), c, 0, 1.0f);
     }
-    if (p.limiting) ImGui::PopStyleColor();
-    ImGui::PopStyleColor();
+    y += row;
   }
   ImGui::End();
 }
