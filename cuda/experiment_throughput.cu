@@ -27,12 +27,13 @@ struct StepArgs {
   float* out = nullptr;
   SmSpan span;
 };
+
 // A body: kZ independent z chains stepped by variant V's own step function and kS independent
 // sine chains (x = __sinf(x), seed 000's: FMUL.RZ for the 1/2pi scaling, FMA pipe, + MUFU.SIN,
 // XU); step u of a loop iteration steps z chain u % kZ and sine chain u % kS. c is inside the
 // main cardioid, so the orbits stay finite.
-// Beside it, the mix per step and what nvcc 13 adds per loop iteration on sm_75, 80, 86, 89, 90
-// (checked against cuobjdump by tests/experiment_gpu_test.cpp): the counter's add (IADD3, ALU;
+// Each body below declares, beside it, what nvcc 13 adds per loop iteration on sm_75, 80, 86, 89,
+// 90 (checked against cuobjdump by tests/experiment_gpu_test.cpp): the counter's add (IADD3, ALU;
 // on sm_90 UIADD3 on the uniform datapath, an issue slot only), the compare (ISETP, ALU) and
 // the backward branch (on sm_80..89 some loops exit through a CALL.REL.NOINC beside it).
 template <class V, int kZ, int kS>
@@ -81,7 +82,7 @@ struct Fma4Body : Chains<variants::Fma4, 4, 0> {
   static constexpr const char* kMangled = "8Fma4Body";
   static constexpr variants::LoopMixes kOverhead = Fma5Body::kOverhead;
 };
-struct SinBody : Chains<variants::Fma4, 0, 4> {
+struct SinBody : Chains<variants::Fma4, 0, 4> {  // no z chain: the variant goes unused
   static constexpr const char* kMangled = "7SinBody";
   static constexpr variants::LoopMixes kOverhead{
       {0, 2, 0, 0, 1}, {0, 2, 0, 0, 1}, {0, 2, 0, 0, 1}, {0, 2, 0, 0, 1}, {0, 1, 0, 0, 2}};
