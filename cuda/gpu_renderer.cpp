@@ -39,8 +39,12 @@ struct GpuRenderer::Impl {
   cudaEvent_t start = nullptr, stop = nullptr;
   // Layout, kSmSlots entries each: sm_first, sm_last, sm_pixel_iters, sm_warp_iters, indexed
   // by %smid, which may exceed the SM count (it is bounded by %nsmid, not the count); then
-  // the tile queue's two counters of units (the rest, the costly).
+  // the tile queue's two counters of units (the rest, the costly), kQueueGap entries (256
+  // bytes) apart, so that the atomics on one do not wait behind those on the other. (On one
+  // line, one more load per unit beside the atomics cost fma4 two points of its bound at view
+  // B; 256 bytes apart, none. H200, 2026-11-21.)
   static constexpr int kSmSlots = 1024;
+  static constexpr int kQueueGap = 32;
   DeviceBuffer<unsigned long long> stats;
   unsigned long long* host_stats = nullptr;  // pinned mirror of `stats`
 
@@ -61,7 +65,7 @@ struct GpuRenderer::Impl {
   PixelGrid costs_grid;         // ...this grid
   unsigned costs_max_iter = 0;  // ...and this iteration limit
 
-  explicit Impl(const DeviceInfo& d) : device(d), stats(4 * kSmSlots + 2) {
+  explicit Impl(const DeviceInfo& d) : device(d), stats(4 * kSmSlots + 2 * kQueueGap) {
     CUDA_CHECK(cudaSetDevice(d.index));
     // A blocking stream: it waits for work on the legacy stream, where interop maps and
     // unmaps GL resources, so a kernel never writes a buffer GL is still reading.
@@ -121,7 +125,8 @@ GpuFrameStats GpuRenderer::measure(int kernel, const PixelGrid& grid, unsigned m
   const int slots = Impl::kSmSlots;
   unsigned long long* s = m.stats.get();
   CUDA_CHECK(cudaMemsetAsync(s, 0xff, slots * sizeof(unsigned long long), m.stream));
-  CUDA_CHECK(cudaMemsetAsync(s + slots, 0, (3 * slots + 2) * sizeof(unsigned long long), m.stream));
+  CUDA_CHECK(cudaMemsetAsync(
+      s + slots, 0, (3 * slots + 2 * Impl::kQueueGap) * sizeof(unsigned long long), m.stream));
 
   const unsigned tiles = static_cast<unsigned>(warp_count(grid.width, grid.height));
   if (m.order.size() < tiles) {
@@ -144,10 +149,14 @@ GpuFrameStats GpuRenderer::measure(int kernel, const PixelGrid& grid, unsigned m
   args.sm_warp_iters = s + 3 * slots;
   args.warp_efficiency = warp_efficiency;
   args.next_unit = reinterpret_cast<unsigned*>(s + 4 * slots);
-  args.next_costly_unit = reinterpret_cast<unsigned*>(s + 4 * slots + 1);
+  args.next_costly_unit = reinterpret_cast<unsigned*>(s + 4 * slots + Impl::kQueueGap);
   args.order = m.order.get();
   args.plan = m.plan.get();
-  args.tile_cost = m.tile_cost.get();
+  // The kernels are deterministic: where tile_cost holds this kernel's costs on this view, the
+  // frame runs the kernel that does not write them again.
+  const bool costs_current = m.costs_valid && same_grid(grid, m.costs_grid) &&
+                             max_iter == m.costs_max_iter && m.costs_kernel == kernel;
+  args.tile_cost = costs_current ? nullptr : m.tile_cost.get();
   // An order made from the same costs as the last frame's is taken again.
   const bool order_current = m.order_by_cost && m.order_kernel == m.costs_kernel;
   const bool make_order =
@@ -196,7 +205,7 @@ GpuFrameStats GpuRenderer::measure(int kernel, const PixelGrid& grid, unsigned m
   }
   if (r.sms_used > 0) r.sm_cycles_mean /= r.sms_used;
   r.by_cost = by_cost;
-  r.extras = counts || warp_efficiency;
+  r.recording = counts || warp_efficiency || !costs_current;
   m.costs_valid = true;
   m.costs_kernel = kernel;
   m.costs_grid = grid;

@@ -38,7 +38,9 @@ struct GpuFrameStats {
   unsigned long long pixel_iters = 0;  // sum of per-pixel step counts
   unsigned long long warp_iters = 0;   // sum over warps of the warp's max step count
   bool by_cost = false;                // tiles went costliest first, by the previous frame's costs
-  bool extras = false;  // the kernel also wrote per-pixel counts or per-tile efficiencies
+  // The frame ran the recording kernel: the view's tile costs were not yet this kernel's, or
+  // the frame wanted per-pixel counts or per-tile efficiencies.
+  bool recording = false;
 };
 
 class GpuRenderer {

@@ -11,6 +11,7 @@ namespace mp {
 namespace {
 
 constexpr int kRenderThreads = 256;
+constexpr unsigned kRenderWarps = kRenderThreads / 32;
 constexpr unsigned kAll = 0xffffffffu;
 
 // One REDUX instruction from sm_80 on; shuffles on sm_75.
@@ -39,14 +40,15 @@ __device__ __forceinline__ unsigned atomic_take(unsigned* counter) {
   return old;
 }
 
-// Tile `ref` (packed as in kernel_params.h): its pixels, its cost for the next frame's order,
-// and its steps: the slowest lane's (what the warp issued) and all lanes' together. kExtras:
-// also the optional per-pixel counts and per-tile efficiencies; a frame without them runs a
-// kernel without their tests, which cost a dozen instructions per tile.
+// Tile `ref` (packed as in kernel_params.h): its pixels and its steps: the slowest lane's (what
+// the warp issued) and all lanes' together. kRecord: also its cost for the next frame's order
+// and the optional per-pixel counts and per-tile efficiencies. A frame whose view's tile costs
+// are known (the kernels are deterministic) and that wants neither runs the kernel without
+// them: fifteen instructions per tile fewer on sm_90, a point and more of the bound at view B.
 struct TileSteps {
   unsigned warp_max, sum;
 };
-template <class V, bool kExtras>
+template <class V, bool kRecord>
 __device__ __forceinline__ TileSteps render_tile(const RenderLaunch& a, unsigned ref,
                                                  unsigned lane) {
   const unsigned row = ref >> 16, column = ref & 0xffffu;  // 2-pixel row, 16-pixel column
@@ -58,16 +60,16 @@ __device__ __forceinline__ TileSteps render_tile(const RenderLaunch& a, unsigned
     n = r.iters;
     const unsigned i = static_cast<unsigned>(py) * a.grid.width + px;  // < 2^32: launch checks
     reinterpret_cast<float2*>(a.out)[i] = make_float2(r.smooth, r.aux);
-    if (kExtras && a.counts) a.counts[i] = n;
+    if (kRecord && a.counts) a.counts[i] = n;
   }
   // What the pipes executed: a warp runs its loop until its slowest lane is done.
   const unsigned wmax = warp_max(n);
   const unsigned wsum = warp_sum(n);
-  if (lane == 0) {
+  if (kRecord && lane == 0) {
     const unsigned t =
         (row / kWarpsPerBlock * a.blocks_across + column) * kWarpsPerBlock + row % kWarpsPerBlock;
-    a.tile_cost[t] = wmax;
-    if (kExtras && a.warp_efficiency) a.warp_efficiency[t] = wmax ? wsum / (32.0f * wmax) : 1.0f;
+    if (a.tile_cost) a.tile_cost[t] = wmax;
+    if (a.warp_efficiency) a.warp_efficiency[t] = wmax ? wsum / (32.0f * wmax) : 1.0f;
   }
   return {wmax, wsum};
 }
@@ -75,7 +77,7 @@ __device__ __forceinline__ TileSteps render_tile(const RenderLaunch& a, unsigned
 // Persistent warps: as many as fit on the GPU at once, each taking 16x2-pixel tiles from a
 // queue until none are left. A warp that drew short orbits takes more tiles instead of
 // waiting for the slowest warp of its block, so the SMs stay full to the end of the frame.
-template <class V, bool kExtras>
+template <class V, bool kRecord>
 __global__ void __launch_bounds__(kRenderThreads) render_kernel(RenderLaunch a) {
   const unsigned long long t_start = clock64();
   const unsigned lane = threadIdx.x & 31;
@@ -85,19 +87,28 @@ __global__ void __launch_bounds__(kRenderThreads) render_kernel(RenderLaunch a) 
                  place_end = a.plan->place_end[lane], group = a.plan->group[lane];
   const unsigned units = a.plan->units, costly = a.plan->costly_units;
   // Lane 0's: whether to try the costly queue first (the seniors, until it runs out).
-  bool costly_first = blockIdx.x < a.senior_blocks && costly > 0;
+  const unsigned senior_blocks = costly > 0 ? min(a.senior_blocks, gridDim.x) : 0;
+  bool costly_first = blockIdx.x < senior_blocks;
+  // Each warp's first unit is given, not taken (block b's warps get units 8b..8b+7 of their
+  // queue): at launch every warp on the GPU would meet at the counters at once. The counters
+  // count the units past the given ones.
+  const unsigned warp = threadIdx.x / 32, seniors = senior_blocks * kRenderWarps;
+  const unsigned given = (blockIdx.x - (costly_first ? 0 : senior_blocks)) * kRenderWarps + warp;
+  const unsigned juniors = gridDim.x * kRenderWarps - seniors;
+  bool first = true;
   for (;;) {
     unsigned u = units;
     if (lane == 0) {
-      if (costly_first) u = atomic_take(a.next_costly_unit);
+      if (costly_first) u = first ? given : seniors + atomic_take(a.next_costly_unit);
       if (u >= costly) {
+        u = costly + (first && !costly_first ? given : juniors + atomic_take(a.next_unit));
         costly_first = false;
-        u = costly + atomic_take(a.next_unit);
         if (u >= units && costly > 0) {  // the rest is done: help with the costly queue
-          u = atomic_take(a.next_costly_unit);
+          u = seniors + atomic_take(a.next_costly_unit);
           if (u >= costly) u = units;
         }
       }
+      first = false;
     }
     u = __shfl_sync(kAll, u, 0);
     if (u >= units) break;
@@ -110,7 +121,7 @@ __global__ void __launch_bounds__(kRenderThreads) render_kernel(RenderLaunch a) 
     const unsigned n_tiles = min(g, __shfl_sync(kAll, place_end, k) - first);
     const unsigned my_tile = lane < n_tiles ? a.order[first + lane] : 0;
     for (unsigned j = 0; j < n_tiles; ++j) {
-      const TileSteps w = render_tile<V, kExtras>(a, __shfl_sync(kAll, my_tile, j), lane);
+      const TileSteps w = render_tile<V, kRecord>(a, __shfl_sync(kAll, my_tile, j), lane);
       pixel_iters += w.sum;
       warp_iters += w.warp_max;
     }
@@ -126,7 +137,7 @@ __global__ void __launch_bounds__(kRenderThreads) render_kernel(RenderLaunch a) 
   }
 }
 
-template <class V, bool kExtras>
+template <class V, bool kRecord>
 void launch(const RenderLaunch& args, cudaStream_t stream) {
   if (args.grid.width <= 0 || args.grid.height <= 0) return;  // a minimised window: no pixels
   // The queue's packed tiles and the 32-bit pixel index set the largest image.
@@ -135,7 +146,7 @@ void launch(const RenderLaunch& args, cudaStream_t stream) {
     throw std::invalid_argument("render: " + std::to_string(args.grid.width) + "x" +
                                 std::to_string(args.grid.height) +
                                 " pixels is more than the kernel can address");
-  const auto kernel = render_kernel<V, kExtras>;
+  const auto kernel = render_kernel<V, kRecord>;
   int device = 0, sms = 0, blocks_per_sm = 0;
   CUDA_CHECK(cudaGetDevice(&device));
   CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
@@ -242,15 +253,19 @@ void launch_tile_order(const OrderLaunch& args, cudaStream_t stream) {
   CUDA_CHECK(cudaGetLastError());
 }
 
+// The recording kernel where the frame records anything (tile costs, counts, efficiencies).
+template <class V>
+void launch_either(const RenderLaunch& args, cudaStream_t stream) {
+  if (args.tile_cost || args.counts || args.warp_efficiency)
+    launch<V, true>(args, stream);
+  else
+    launch<V, false>(args, stream);
+}
+
 void launch_render(VariantId variant, const RenderLaunch& args, cudaStream_t stream) {
-  // A frame without the optional per-pixel counts and per-tile efficiencies runs the kernel
-  // built without their tests.
-  const bool extras = args.counts || args.warp_efficiency;
   switch (variant) {
-#define MP_LAUNCH_CASE(V)                                                                        \
-  case VariantId::V:                                                                             \
-    extras ? launch<variants::V, true>(args, stream) : launch<variants::V, false>(args, stream); \
-    break;
+#define MP_LAUNCH_CASE(V) \
+  case VariantId::V: launch_either<variants::V>(args, stream); break;
     MANDELPIPE_VARIANTS(MP_LAUNCH_CASE)
 #undef MP_LAUNCH_CASE
   }
@@ -260,10 +275,10 @@ void launch_sin_balance(int sines, const RenderLaunch& args, cudaStream_t stream
   if (args.counts || args.warp_efficiency)
     throw std::invalid_argument("launch_sin_balance: the sweep writes no per-pixel outputs");
   switch (sines) {
-    case 1: launch<variants::SinBalance<1>, false>(args, stream); break;
-    case 2: launch<variants::SinBalance<2>, false>(args, stream); break;
-    case 3: launch<variants::SinBalance<3>, false>(args, stream); break;
-    case 4: launch<variants::SinBalance<4>, false>(args, stream); break;
+    case 1: launch_either<variants::SinBalance<1>>(args, stream); break;
+    case 2: launch_either<variants::SinBalance<2>>(args, stream); break;
+    case 3: launch_either<variants::SinBalance<3>>(args, stream); break;
+    case 4: launch_either<variants::SinBalance<4>>(args, stream); break;
     default: throw std::invalid_argument("launch_sin_balance: sines must be 1..4");
   }
 }

@@ -29,7 +29,8 @@ struct RenderLaunch {
   unsigned* next_costly_unit = nullptr;
   const unsigned* order = nullptr;
   const struct TilePlan* plan = nullptr;
-  // What the next frame's order is made of: each tile's cost (its slowest pixel's steps).
+  // What the next frame's order is made of: each tile's cost (its slowest pixel's steps); null
+  // where it already holds this kernel's costs on this view.
   unsigned* tile_cost = nullptr;
   unsigned senior_blocks = 0;  // the first kSeniorBlocksPerSm waves; launch_render fills it
   unsigned blocks_across = 0;  // launch_render fills it

@@ -26,8 +26,8 @@ TEST(SassMix, DeclaredMixMatchesTheBuiltKernelOnEveryShippedArchitecture) {
                   s.arch.c_str(), v.name.data(), l.code.size(), l.mix.fma, l.heavy_only, l.mix.alu,
                   l.mix.xu, l.mix.fp64, l.mix.other);
       EXPECT_EQ(l.mix, v.loop.at(sm)) << v.name << " on " << s.arch;
-      // The divergence view's kernel has a loop of its own, read the same way.
-      EXPECT_EQ(s.loops_extras.count(v.id), 1u) << v.name << " in " << s.arch;
+      // The recording kernel has a loop of its own, read the same way.
+      EXPECT_EQ(s.loops_recording.count(v.id), 1u) << v.name << " in " << s.arch;
     }
   }
 }

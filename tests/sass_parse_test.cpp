@@ -112,14 +112,14 @@ TEST(SassFixtures, LoopsMatchTheDeclaredMixesOnEveryArchitecture) {
       // Both instances have one step loop (more would mean ptxas changed the kernel's shape);
       // the declared mix is that of the one frames run. The divergence view's kernel, which
       // also writes per-pixel counts and per-tile efficiencies, may differ by a register copy.
-      for (bool extras : {false, true}) {
+      for (bool recording : {false, true}) {
         const sass::Function* f =
-            sass::find_render_kernel(fns, sass::mangled_variant(v.type_name), extras);
-        ASSERT_NE(f, nullptr) << v.name << " sm_" << sm << " extras " << extras;
+            sass::find_render_kernel(fns, sass::mangled_variant(v.type_name), recording);
+        ASSERT_NE(f, nullptr) << v.name << " sm_" << sm << " recording " << recording;
         EXPECT_EQ(sass::step_loop_candidates(*f).size(), 1u) << v.name << " sm_" << sm;
         const auto loop = sass::find_step_loop(*f);
         ASSERT_TRUE(loop) << v.name << " sm_" << sm;
-        if (!extras) EXPECT_EQ(sass::mix_of(*f, *loop), v.loop.at(sm)) << v.name << " sm_" << sm;
+        if (!recording) EXPECT_EQ(sass::mix_of(*f, *loop), v.loop.at(sm)) << v.name << " sm_" << sm;
       }
   }
 }
@@ -171,23 +171,23 @@ namespace mp {
 namespace {
 
 // The classifier against the hardware: ncu's sm__inst_executed_pipe_{fma,alu,xu,fp64} and
-// sm__inst_executed per warp-step, measured on an H200 (2026-11-21, 1024x1024 at view C where
-// no lane idles and blocks rarely escape) for the very build these sm_90 fixtures come from
-// (render_kernel<V, false>, the kernel frames run).
+// sm__inst_executed per warp-step, measured on an H200 (2026-11-21, bench view C at 3840x2160,
+// where no lane idles and blocks rarely escape) for the very build these sm_90 fixtures come
+// from (render_kernel<V, false>, the kernel frames run once their view's tile costs are known).
 TEST(SassFixtures, Sm90PipesMatchHardwareCounters) {
   struct Measured {
     VariantId id;
     double fma, alu, xu, fp64, total;
   };
-  // ncu on the H200 (scripts/ncu-pipes.sh), per warp-issued step at view C, 1024x1024.
+  // ncu on the H200 (scripts/ncu-pipes.sh), per warp-issued step at bench view C.
   const Measured ncu[] = {
-      {VariantId::Fma5, 8.002, 2.002, 0, 0, 11.009},
-      {VariantId::Fma4, 7.002, 2.002, 0, 0, 10.009},
-      {VariantId::Fma4Sin, 9.002, 2.002, 1.001, 0, 13.009},
-      {VariantId::SinRatio, 10.002, 3.002, 2.001, 0, 16.009},
-      {VariantId::Fma4Esc4, 5.252, 1.002, 0, 0, 7.009},
-      {VariantId::Fma4Esc8, 4.502, 0.628, 0, 0, 5.511},
-      {VariantId::Fp64, 1.002, 1.002, 0.001, 7.000, 10.009},
+      {VariantId::Fma5, 8.002, 2.002, 0, 0, 11.007},
+      {VariantId::Fma4, 7.002, 2.002, 0, 0, 10.007},
+      {VariantId::Fma4Sin, 9.001, 2.002, 1.000, 0, 13.007},
+      {VariantId::SinRatio, 11.001, 2.002, 2.000, 0, 16.007},
+      {VariantId::Fma4Esc4, 5.252, 1.002, 0, 0, 7.008},
+      {VariantId::Fma4Esc8, 4.501, 0.627, 0, 0, 5.508},
+      {VariantId::Fp64, 1.001, 1.002, 0.001, 7.000, 10.007},
   };
 
   const auto fns = fixture("sm_90");

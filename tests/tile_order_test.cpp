@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <iterator>
 #include <vector>
 
 #include "cuda_check.h"
@@ -114,8 +115,8 @@ struct Frame {
   GpuFrameStats stats;
 };
 
-// With `with_counts` the frame runs the kernel that also writes per-pixel counts; without, the
-// one frames and the bench run.
+// With `with_counts` the frame runs the recording kernel, which also writes per-pixel counts;
+// without, the one frames and the bench run once their view's tile costs are known.
 Frame render(GpuRenderer& gpu, const View& view, int w, int h, VariantId variant = VariantId::Fma4,
              bool with_counts = true) {
   const std::size_t n = static_cast<std::size_t>(w) * h;
@@ -136,9 +137,10 @@ Frame render(GpuRenderer& gpu, const View& view, int w, int h, VariantId variant
   return f;
 }
 
-// Frames run the kernel built without the optional outputs; the divergence view and the tests
-// the other one. Both must draw the same image bit for bit, from a poisoned buffer, and count
-// the same work, for a variant with a colouring term and ones without.
+// Frames whose view's tile costs are known run the kernel built without recording anything; a
+// view's first frame, the divergence view and the tests the recording one. Both must draw the
+// same image bit for bit, from a poisoned buffer, and count the same work, for a variant with a
+// colouring term and ones without.
 TEST_F(TileOrderTest, TheKernelWithoutTheOptionalOutputsDrawsTheSameImage) {
   GpuRenderer gpu(device_);
   const View seahorse{-0.743643887037151, 0.131825904205330, 0.005, 1024};
@@ -146,8 +148,8 @@ TEST_F(TileOrderTest, TheKernelWithoutTheOptionalOutputsDrawsTheSameImage) {
   for (VariantId v : {VariantId::Fma4, VariantId::Fma4Sin, VariantId::Fma4Esc8, VariantId::Fp64}) {
     const Frame with = render(gpu, seahorse, w, h, v, true);
     const Frame without = render(gpu, seahorse, w, h, v, false);
-    EXPECT_TRUE(with.stats.extras);
-    EXPECT_FALSE(without.stats.extras);
+    EXPECT_TRUE(with.stats.recording);
+    EXPECT_FALSE(without.stats.recording);
     EXPECT_EQ(0, std::memcmp(with.data.data(), without.data.data(), with.data.size() * 4))
         << variant_info(v).name;
     EXPECT_EQ(with.stats.pixel_iters, without.stats.pixel_iters) << variant_info(v).name;
@@ -187,6 +189,41 @@ TEST_F(TileOrderTest, SameViewGoesByCostAndGivesTheSameImage) {
     EXPECT_TRUE(second.stats.by_cost) << width;
     EXPECT_EQ(second.counts, first.counts) << width;
     EXPECT_EQ(second.stats.warp_iters, first.stats.warp_iters) << width;
+  }
+}
+
+// The recording kernel runs until the tile costs are this kernel's on this view: after a
+// change of variant or view, and for one frame only. The frames without it draw the same image
+// and count the same work, and the costs they leave in place still order the next frame.
+TEST_F(TileOrderTest, RecordsTheTileCostsUntilTheyAreThisKernelsOnThisView) {
+  GpuRenderer gpu(device_);
+  const View seahorse{-0.743643887037151, 0.131825904205330, 0.005, 1024};
+  View deeper = seahorse;
+  deeper.max_iter = 2048;
+  const int w = 613, h = 347;
+  struct Step {
+    VariantId variant;
+    const View* view;
+    bool recording;
+  };
+  const Step steps[] = {{VariantId::Fma4, &seahorse, true},  {VariantId::Fma4, &seahorse, false},
+                        {VariantId::Fma4, &seahorse, false}, {VariantId::Fp64, &seahorse, true},
+                        {VariantId::Fp64, &seahorse, false}, {VariantId::Fma4, &seahorse, true},
+                        {VariantId::Fma4, &deeper, true},    {VariantId::Fma4, &deeper, false}};
+  Frame recorded;
+  for (std::size_t i = 0; i < std::size(steps); ++i) {
+    const Step& s = steps[i];
+    const Frame f = render(gpu, *s.view, w, h, s.variant, false);
+    EXPECT_EQ(f.stats.recording, s.recording) << "frame " << i;
+    EXPECT_EQ(f.stats.by_cost, i > 0 && steps[i - 1].view == s.view) << "frame " << i;
+    if (s.recording) {
+      recorded = f;
+      continue;
+    }
+    EXPECT_EQ(0, std::memcmp(f.data.data(), recorded.data.data(), f.data.size() * 4))
+        << "frame " << i;
+    EXPECT_EQ(f.stats.pixel_iters, recorded.stats.pixel_iters) << "frame " << i;
+    EXPECT_EQ(f.stats.warp_iters, recorded.stats.warp_iters) << "frame " << i;
   }
 }
 

@@ -159,12 +159,12 @@ void App::measure(const gl::FrameMeasurement& m) {
   last_metrics_.reset();
   if (!m.gpu || !rates_) return;
   const GpuFrameStats& s = m.gpu_stats;
-  const InstrMix per_step = per_step_mix(variant_, sm(), sass(), s.extras);
+  const InstrMix per_step = per_step_mix(variant_, sm(), sass(), s.recording);
   last_metrics_ = derive_metrics(*rates_, device_.device->sm_count, per_step, frame_numbers(s));
   if (!show_overlay_) return;
   const auto t0 = std::chrono::steady_clock::now();
   const VariantInfo& v = variant_info(variant_);
-  const LoopListing* loop = sass() ? sass()->loop(variant_, s.extras) : nullptr;
+  const LoopListing* loop = sass() ? sass()->loop(variant_, s.recording) : nullptr;
   const double heavy = loop ? loop->heavy_only / v.steps_per_check : -1;
   overlay_.update(pipe_loads(*rates_, device_.device->sm_count, per_step, heavy,
                              static_cast<double>(s.warp_iters), static_cast<double>(s.sm_cycles),
@@ -242,10 +242,11 @@ void App::render_frame() {
     ++totals_.overlays;
   }
   if (show_sass_) {
-    // The loop of the kernel the last frame ran: with the extras for the divergence view.
-    const bool extras = last_.gpu && last_.gpu_stats.extras;
-    const LoopListing* l = sass() ? sass()->loop(variant_, extras) : nullptr;
-    draw_sass_view(variant_info(variant_), extras, l, sass_ ? sass_->source : "reading SASS...",
+    // The loop of the kernel the last frame ran: the recording one on a view's first frame and
+    // for the divergence view.
+    const bool recording = last_.gpu && last_.gpu_stats.recording;
+    const LoopListing* l = sass() ? sass()->loop(variant_, recording) : nullptr;
+    draw_sass_view(variant_info(variant_), recording, l, sass_ ? sass_->source : "reading SASS...",
                    scale);
   }
   if (compare_) draw_compare_window();

@@ -110,12 +110,12 @@ void PipeOverlay::draw(const std::string& title, const std::string& mix_source, 
   ImGui::End();
 }
 
-void draw_sass_view(const VariantInfo& v, bool extras, const LoopListing* listing,
+void draw_sass_view(const VariantInfo& v, bool recording, const LoopListing* listing,
                     const std::string& source, float scale) {
   corner(3, scale);  // bottom right
   ImGui::Begin("##sass", nullptr, kOverlayFlags);
   ImGui::Text("Step loop of %s%s  (%s)", v.name.data(),
-              extras ? ", kernel with the divergence view's outputs" : "", source.c_str());
+              recording ? ", the kernel that records tile costs" : "", source.c_str());
   if (!listing) {
     ImGui::TextUnformatted("No SASS to show.");
     ImGui::End();

@@ -128,7 +128,7 @@ void App::draw_panel() {
     mix_row("escape + loop", vi.overhead(sm()));
     mix_row("total (declared)", vi.per_iteration(sm()));
     if (const LoopListing* l =
-            sass() ? sass()->loop(variant_, last_.gpu && last_.gpu_stats.extras) : nullptr)
+            sass() ? sass()->loop(variant_, last_.gpu && last_.gpu_stats.recording) : nullptr)
       mix_row("total (SASS)", l->mix * (1.0 / vi.steps_per_check));
     ImGui::EndTable();
   }

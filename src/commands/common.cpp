@@ -43,9 +43,9 @@ FrameNumbers frame_numbers(const GpuFrameStats& s) {
   return f;
 }
 
-InstrMix per_step_mix(VariantId variant, int sm, const LoadedSass* sass, bool extras) {
+InstrMix per_step_mix(VariantId variant, int sm, const LoadedSass* sass, bool recording) {
   const VariantInfo& v = variant_info(variant);
-  if (const LoopListing* l = sass ? sass->loop(variant, extras) : nullptr)
+  if (const LoopListing* l = sass ? sass->loop(variant, recording) : nullptr)
     return l->mix * (1.0 / v.steps_per_check);
   return v.per_iteration(sm);
 }
@@ -63,7 +63,7 @@ MeasuredRow measured_row(const DeviceInfo& d, VariantId variant, const std::stri
   r.measured = frame_numbers(s);
   r.tiles_by_cost = s.by_cost;
   r.metrics = derive_metrics(pipe_rates(d.cc_major, d.cc_minor), d.sm_count,
-                             per_step_mix(variant, d.cc_major * 10 + d.cc_minor, sass, s.extras),
+                             per_step_mix(variant, d.cc_major * 10 + d.cc_minor, sass, s.recording),
                              r.measured);
   return r;
 }

@@ -21,9 +21,9 @@ DeviceChoice choose_device(bool force_cpu);
 Palette find_palette(const std::string& name);
 
 DeviceSummary summarize(const DeviceInfo& d, const LoadedSass* sass);
-// Instructions per step: the SASS loop of the kernel that ran (with or without the extras)
-// when there is one, else the declared.
-InstrMix per_step_mix(VariantId variant, int sm, const LoadedSass* sass, bool extras);
+// Instructions per step: the SASS loop of the kernel that ran (the recording one or not) when
+// there is one, else the declared.
+InstrMix per_step_mix(VariantId variant, int sm, const LoadedSass* sass, bool recording);
 // A GPU frame's measurements, as the model takes them.
 FrameNumbers frame_numbers(const GpuFrameStats& s);
 // One frame's (or the median frame's) measurements with the model's bound beside them.

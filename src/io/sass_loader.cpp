@@ -70,10 +70,10 @@ LoadedSass load_kernel_sass(const std::string& binary, int sm) {
     return l;
   };
   for (const VariantInfo& v : all_variants())
-    for (bool extras : {false, true})
+    for (bool recording : {false, true})
       if (auto l = listing(
-              sass::find_render_kernel(functions, sass::mangled_variant(v.type_name), extras)))
-        (extras ? r.loops_extras : r.loops)[v.id] = *l;
+              sass::find_render_kernel(functions, sass::mangled_variant(v.type_name), recording)))
+        (recording ? r.loops_recording : r.loops)[v.id] = *l;
   for (int m = 1; m <= variants::kMaxSweepSines;
        ++m)  // SinBalance<m>: "variants10SinBalanceILi2EE"
     if (auto l = listing(sass::find_render_kernel(

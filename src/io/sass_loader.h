@@ -20,15 +20,16 @@ struct LoopListing {
 struct LoadedSass {
   std::string arch;    // "sm_90"
   std::string source;  // what was read, or why nothing was ("cuobjdump not found ...")
-  std::map<VariantId, LoopListing> loops;  // render_kernel<V, false>: what frames run
-  // render_kernel<V, true>, which also writes per-pixel counts and per-tile efficiencies (the
-  // divergence view): ptxas may give it another loop.
-  std::map<VariantId, LoopListing> loops_extras;
+  // render_kernel<V, false>: what frames run once the tile costs of their view are known.
+  std::map<VariantId, LoopListing> loops;
+  // render_kernel<V, true>, which also records the tile costs (a view's first frame) and the
+  // divergence view's per-pixel counts and per-tile efficiencies: ptxas may give it another loop.
+  std::map<VariantId, LoopListing> loops_recording;
   std::map<int, LoopListing> sin_balance;  // the sweep kernels, by sines per step
   bool ok() const { return !loops.empty(); }
-  // The step loop of the kernel a frame ran (with or without the extras), or null.
-  const LoopListing* loop(VariantId v, bool extras) const {
-    const auto& m = extras ? loops_extras : loops;
+  // The step loop of the kernel a frame ran (the recording one or not), or null.
+  const LoopListing* loop(VariantId v, bool recording) const {
+    const auto& m = recording ? loops_recording : loops;
     const auto it = m.find(v);
     return it == m.end() ? nullptr : &it->second;
   }

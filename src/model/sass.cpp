@@ -178,8 +178,8 @@ std::string mangled_variant(std::string_view variant_type) {
 }
 
 const Function* find_render_kernel(const std::vector<Function>& functions, std::string_view mangled,
-                                   bool extras) {
-  const std::string_view flag = extras ? "Lb1E" : "Lb0E";  // the bool template argument
+                                   bool recording) {
+  const std::string_view flag = recording ? "Lb1E" : "Lb0E";  // the bool template argument
   for (const Function& f : functions)
     if (f.name.find("render_kernel") != std::string::npos &&
         f.name.find(mangled) != std::string::npos && f.name.find(flag) != std::string::npos)

@@ -40,10 +40,10 @@ bool fma_heavy_only(std::string_view base_opcode);
 // How a variant struct appears in mangled names: "Fma5" -> "variants4Fma5E".
 std::string mangled_variant(std::string_view variant_type);
 // The render kernel whose mangled name holds `mangled` (e.g. mangled_variant("Fma5")): the
-// instance frames run (render_kernel<V, false>), or with `extras` the one that also writes
-// per-pixel counts and per-tile efficiencies (render_kernel<V, true>).
+// instance that draws the pixels only (render_kernel<V, false>), or with `recording` the one that
+// also records the tile costs and the divergence view's outputs (render_kernel<V, true>).
 const Function* find_render_kernel(const std::vector<Function>& functions, std::string_view mangled,
-                                   bool extras = false);
+                                   bool recording = false);
 
 // Indices [first, last] of a loop: last is a branch back to first.
 struct Loop {
