@@ -36,20 +36,20 @@ MP_HD_CONSTEXPR long long warp_of(int px, int py, int width) {
          (py % kBlockH) / 2;
 }
 
-// A tile as the queue holds it: its 2-pixel row (py / 2) in the high 16 bits, its 16-pixel
-// column (px / 16) in the low 16, so that a warp finds its pixels with shifts and adds rather
-// than a division by the blocks across; its number is a multiply-add away.
-// It holds images up to 16 x 65536 pixels wide and kMaxTileRefSize high.
-inline constexpr int kMaxTileRefSize = 2 * 65536;
+// A tile as the queue holds it: its top-left pixel, row (py) in the high 16 bits and column (px,
+// a multiple of 16) in the low 16, so that a lane finds its pixel with two ORs: the tile's
+// row is even and its column a multiple of 16. It holds images up to kMaxTileRefSize pixels
+// on a side; its number is a multiply-add away.
+inline constexpr int kMaxTileRefSize = 65536;
 // In 32 bits (the kernel takes at most 2^32 pixels: 2^27 tiles): the ordering kernel calls this
 // once per tile, and a 64-bit division would be a call to a software routine there.
 MP_HD_CONSTEXPR unsigned tile_ref(unsigned tile, int width) {
   const unsigned block = tile / kWarpsPerBlock, across = blocks_across(width);
-  const unsigned row = block / across * kWarpsPerBlock + tile % kWarpsPerBlock;
-  return row << 16 | block % across;
+  const unsigned py = block / across * kBlockH + tile % kWarpsPerBlock * (32 / kBlockW);
+  return py << 16 | block % across * kBlockW;
 }
 MP_HD_CONSTEXPR long long tile_of_ref(unsigned ref, int width) {
-  const long long row = ref >> 16, column = ref & 0xffffu;
+  const long long row = (ref >> 16) / (32 / kBlockW), column = (ref & 0xffffu) / kBlockW;
   return (row / kWarpsPerBlock * blocks_across(width) + column) * kWarpsPerBlock +
          row % kWarpsPerBlock;
 }

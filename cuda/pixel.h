@@ -79,10 +79,11 @@ MP_HD PixelResult iterate(typename V::Real cx, typename V::Real cy, unsigned max
     } while (inside && n < max_iter);
   }
   PixelResult r{-1.0f, 0.0f, n};
-  // Smooth value n + 1 - log2(log2|z|): continuous across the bands where n changes.
+  // Smooth value n + 1 - log2(log2|z|) = n + 2 - log2(log2|z|^2): continuous across the bands
+  // where n changes. (Written with |z|^2, the halving is one instruction per pixel less.)
   if (!inside)
-    r.smooth = static_cast<float>(n) + 1.0f -
-               fast_log2(0.5f * fast_log2(static_cast<float>(x * x + y * y)));
+    r.smooth =
+        static_cast<float>(n) + 2.0f - fast_log2(fast_log2(static_cast<float>(x * x + y * y)));
   // Without a colouring term acc stays 0; nvcc cannot drop 0 * (1/n) (n might be 0 or inf to
   // its eyes), so the test is at compile time: two instructions per pixel less.
   if constexpr (V::kAux) r.aux = fast_div(acc, static_cast<float>(n));

@@ -51,9 +51,7 @@ struct TileSteps {
 template <class V, bool kRecord>
 __device__ __forceinline__ TileSteps render_tile(const RenderLaunch& a, unsigned ref,
                                                  unsigned lane) {
-  const unsigned row = ref >> 16, column = ref & 0xffffu;  // 2-pixel row, 16-pixel column
-  const int px = column * kBlockW + lane % kBlockW;
-  const int py = row * (32 / kBlockW) + lane / kBlockW;
+  const int px = (ref & 0xffffu) | lane % kBlockW, py = ref >> 16 | lane / kBlockW;
   unsigned n = 0;
   if (px < a.grid.width && py < a.grid.height) {
     const PixelResult r = pixel_at<V>(a.grid, px, py, a.max_iter);
@@ -66,6 +64,7 @@ __device__ __forceinline__ TileSteps render_tile(const RenderLaunch& a, unsigned
   const unsigned wmax = warp_max(n);
   const unsigned wsum = warp_sum(n);
   if (kRecord && lane == 0) {
+    const unsigned row = ref >> 17, column = (ref & 0xffffu) / kBlockW;  // 2- and 16-pixel
     const unsigned t =
         (row / kWarpsPerBlock * a.blocks_across + column) * kWarpsPerBlock + row % kWarpsPerBlock;
     if (a.tile_cost) a.tile_cost[t] = wmax;
@@ -141,7 +140,7 @@ template <class V, bool kRecord>
 void launch(const RenderLaunch& args, cudaStream_t stream) {
   if (args.grid.width <= 0 || args.grid.height <= 0) return;  // a minimised window: no pixels
   // The queue's packed tiles and the 32-bit pixel index set the largest image.
-  if (args.grid.width > kBlockW * 65536 || args.grid.height > kMaxTileRefSize ||
+  if (args.grid.width > kMaxTileRefSize || args.grid.height > kMaxTileRefSize ||
       static_cast<unsigned long long>(args.grid.width) * args.grid.height >= 1ull << 32)
     throw std::invalid_argument("render: " + std::to_string(args.grid.width) + "x" +
                                 std::to_string(args.grid.height) +

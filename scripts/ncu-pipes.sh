@@ -9,8 +9,10 @@
 source .device/setup.sh >/dev/null
 export LD_LIBRARY_PATH=$PWD/.carry/lib:${LD_LIBRARY_PATH:-}
 M=sm__inst_executed.sum,sm__inst_executed_pipe_fma.sum,sm__inst_executed_pipe_alu.sum,sm__inst_executed_pipe_xu.sum,sm__inst_executed_pipe_fp64.sum
-for vt in fma5:Fma5 fma4:Fma4 fma4-sin:Fma4Sin sin-ratio:SinRatio fma4-esc4:Fma4Esc4 \
-  fma4-esc8:Fma4Esc8 fp64:Fp64; do
+# Arguments pick variants (CLI:struct, e.g. fma4-esc4:Fma4Esc4); none: all seven.
+all="fma5:Fma5 fma4:Fma4 fma4-sin:Fma4Sin sin-ratio:SinRatio fma4-esc4:Fma4Esc4 fma4-esc8:Fma4Esc8
+  fp64:Fp64"
+for vt in ${*:-$all}; do
   v=${vt%%:*} t=${vt##*:}  # the CLI name and the variant struct in the kernel's name
   .carry/mandelpipe render --out /tmp/c_$v.png --width 3840 --height 2160 --center -0.75,0 --span 0.05 --iters 16384 --variant $v >/dev/null 2>&1
   wi=$(python3 -c "import json;d=json.load(open('/tmp/c_$v.json'));print(d['frame']['measured']['warp_iters'])")

@@ -91,13 +91,16 @@ TEST(CostBucket, PowersOfTwo) {
 // up to the largest image.
 TEST(TileRef, PacksTheTilesPixels) {
   for (int width : {1, 16, 17, 997, 3840, kMaxImageSize}) {
-    const int height = 37;
-    for (int py = 0; py < height; py += 3)
+    const int height = width == 997 ? kMaxImageSize : 37;
+    for (int py = 0; py<height; py += height> 37 ? 331 : 3)
       for (int px = 0; px < width; px += std::max(1, width / 50)) {
         const long long t = warp_of(px, py, width);
         const unsigned ref = tile_ref(t, width);
-        EXPECT_EQ(static_cast<int>(ref & 0xffffu), px / kBlockW) << width << " " << px;
-        EXPECT_EQ(static_cast<int>(ref >> 16), py / 2) << width << " " << py;
+        // The tile's top-left pixel: the lane's pixel with its low bits cleared.
+        EXPECT_EQ(static_cast<int>(ref & 0xffffu), px / kBlockW * kBlockW) << width << " " << px;
+        EXPECT_EQ(static_cast<int>(ref >> 16), py / 2 * 2) << width << " " << py;
+        EXPECT_EQ(static_cast<int>((ref & 0xffffu) | (px % kBlockW)), px) << width;
+        EXPECT_EQ(static_cast<int>((ref >> 16) | (py % 2)), py) << width;
         EXPECT_EQ(tile_of_ref(ref, width), t) << width;
       }
   }

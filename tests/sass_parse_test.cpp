@@ -179,13 +179,14 @@ TEST(SassFixtures, Sm90PipesMatchHardwareCounters) {
     VariantId id;
     double fma, alu, xu, fp64, total;
   };
-  // ncu on the H200 (scripts/ncu-pipes.sh), per warp-issued step at bench view C.
+  // ncu on the H200 (scripts/ncu-pipes.sh), per warp-issued step at bench view C (fma4 and
+  // fma4-esc4 re-measured 2026-11-21 after the tile packing change; the other loops kept theirs).
   const Measured ncu[] = {
       {VariantId::Fma5, 8.002, 2.002, 0, 0, 11.007},
-      {VariantId::Fma4, 7.002, 2.002, 0, 0, 10.007},
+      {VariantId::Fma4, 7.001, 2.002, 0, 0, 10.007},
       {VariantId::Fma4Sin, 9.001, 2.002, 1.000, 0, 13.007},
       {VariantId::SinRatio, 11.001, 2.002, 2.000, 0, 16.007},
-      {VariantId::Fma4Esc4, 5.252, 1.002, 0, 0, 7.008},
+      {VariantId::Fma4Esc4, 5.501, 0.752, 0, 0, 7.008},
       {VariantId::Fma4Esc8, 4.501, 0.627, 0, 0, 5.508},
       {VariantId::Fp64, 1.001, 1.002, 0.001, 7.000, 10.007},
   };
