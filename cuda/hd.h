@@ -37,7 +37,7 @@ MP_HD float fast_sin(float v) {
 
 // The per-pixel epilogue runs once per pixel but, at views with short orbits, costs as much
 // as the loop: on the GPU it uses the MUFU-based approximations (a few ulps). Their callers
-// never pass a subnormal (|z|^2 beyond the escape radius, its halved log, a step count), so
+// never pass a subnormal (|z|^2 beyond the escape radius, its log, a step count), so
 // the flush-to-zero forms give the same values without the subnormal fix-ups ptxas otherwise
 // wraps around each MUFU.
 MP_HD float fast_log2(float v) {

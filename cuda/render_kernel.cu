@@ -32,8 +32,11 @@ __device__ __forceinline__ unsigned warp_sum(unsigned v) {
 #endif
 }
 
-// One lane's atomic add, as written: nvcc turns atomicAdd into a warp-aggregated one (a vote,
-// two population counts and a shuffle around it) even where a single lane is active.
+// One lane's atomic add, in PTX. ptxas still wraps it in a warp-aggregated sequence (a vote, two
+// population counts and a shuffle) though a single lane is active, but atomicAdd changes the
+// code around the queue (20 of the 24 sm_90 render kernels), and with it, possibly, the step
+// loops' registers. Keeping the add from being aggregated took registers enough to lose a
+// block per SM (2026-11-21).
 __device__ __forceinline__ unsigned atomic_take(unsigned* counter) {
   unsigned old;
   asm volatile("atom.global.add.u32 %0, [%1], 1;" : "=r"(old) : "l"(counter) : "memory");
@@ -64,7 +67,7 @@ __device__ __forceinline__ TileSteps render_tile(const RenderLaunch& a, unsigned
   const unsigned wmax = warp_max(n);
   const unsigned wsum = warp_sum(n);
   if (kRecord && lane == 0) {
-    const unsigned row = ref >> 17, column = (ref & 0xffffu) / kBlockW;  // 2- and 16-pixel
+    const unsigned row = ref >> 17, column = (ref & 0xffffu) / kBlockW;  // as tile_of_ref()
     const unsigned t =
         (row / kWarpsPerBlock * a.blocks_across + column) * kWarpsPerBlock + row % kWarpsPerBlock;
     if (a.tile_cost) a.tile_cost[t] = wmax;
