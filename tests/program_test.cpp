@@ -176,6 +176,22 @@ TEST_F(ProgramTest, WindowOptionsBeforeASubcommandAreRejected) {
   EXPECT_FALSE(fs::exists(dir_ / "r.png"));
 }
 
+TEST_F(ProgramTest, OverlayAbTimesBothHalves) {
+  if (const char* d = std::getenv("DISPLAY"); !d || !*d) {
+    if (std::getenv("MP_REQUIRE_DISPLAY")) FAIL() << "MP_REQUIRE_DISPLAY is set but DISPLAY is not";
+    GTEST_SKIP() << "no DISPLAY (scripts/test.sh runs this under Xvfb)";
+  }
+  // 100 frames: ten blocks of seven timed frames (the last frame has no next one to time it
+  // from), and four blocks with the overlay that have a block without it on both sides.
+  const Result r =
+      run("--cpu --frames 100 --width 320 --height 200 --iters 64 --no-vsync --overlay-ab");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("overlay A/B: 35 frames without, 34 with: mean "), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("%), block by block "), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("n/a"), std::string::npos) << r.out;
+}
+
 TEST_F(ProgramTest, UnreadableSettingsAreReportedAndKept) {
   if (const char* d = std::getenv("DISPLAY"); !d || !*d) {
     if (std::getenv("MP_REQUIRE_DISPLAY")) FAIL() << "MP_REQUIRE_DISPLAY is set but DISPLAY is not";

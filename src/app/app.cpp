@@ -138,11 +138,18 @@ int App::run() {
     }
     const double off = mean(sum(f[0]), f[0].size()), on = mean(sum(f[1]), f[1].size());
     const double off_median = median(f[0]), on_median = median(f[1]);
+    // Block by block as well: each block with the overlay against the blocks on either side.
+    const std::optional<double> paired = alternating_blocks_difference(totals_.ab_blocks);
     std::cout << "overlay A/B: " << f[0].size() << " frames without, " << f[1].size()
               << " with: mean " << off << " -> " << on << " ms per frame (" << (on / off - 1) * 100
               << "%), median " << off_median << " -> " << on_median << " ms ("
-              << (on_median / off_median - 1) * 100 << "%); overlay's own CPU "
-              << totals_.mean_overlay_ms() << " ms; UI end of frame CPU "
+              << (on_median / off_median - 1) * 100 << "%), block by block ";
+    if (paired)
+      std::cout << (*paired >= 0 ? "+" : "") << *paired << " ms (" << *paired / off_median * 100
+                << "%)";
+    else
+      std::cout << "n/a (too few blocks)";
+    std::cout << "; overlay's own CPU " << totals_.mean_overlay_ms() << " ms; UI end of frame CPU "
               << mean(totals_.ab_ui_cpu_ms[0], totals_.ab_ui_frames[0]) << " -> "
               << mean(totals_.ab_ui_cpu_ms[1], totals_.ab_ui_frames[1]) << " ms, GPU "
               << mean(totals_.ab_ui_gpu_ms[0], totals_.ab_ui_gpu_frames[0]) << " -> "
@@ -186,7 +193,12 @@ void App::render_frame() {
     frame_ms_.push(static_cast<float>(ms));
     totals_.frame_ms += ms;
     ++totals_.frames;
-    if (last_frame_settled_) totals_.ab_frame_ms[last_frame_overlay_].push_back(ms);
+    if (last_frame_settled_) {
+      totals_.ab_frame_ms[last_frame_overlay_].push_back(ms);
+      auto& blocks = totals_.ab_blocks;
+      if (blocks.size() <= last_frame_block_) blocks.resize(last_frame_block_ + 1);
+      blocks[last_frame_block_].push_back(ms);
+    }
   }
   last_frame_start_ = now;
   // --overlay-ab: blocks of frames with and without the overlay, in turns, so that drift in the
@@ -274,6 +286,7 @@ void App::render_frame() {
   }
   last_frame_overlay_ = overlay_drawn;
   last_frame_settled_ = ab_settled;
+  last_frame_block_ = static_cast<std::size_t>(frames_done_ / kOverlayAbBlock);
 }
 
 void App::handle_input() {

@@ -102,6 +102,7 @@ class App {
     // the UI's end of frame (ImGui's render and the GL backend's calls) on the CPU and, from
     // the GL timer query that may lag a frame or two, on the GPU.
     std::vector<double> ab_frame_ms[2];
+    std::vector<std::vector<double>> ab_blocks;  // the same frame times, by block
     double ab_ui_cpu_ms[2] = {0, 0}, ab_ui_gpu_ms[2] = {0, 0};
     long ab_ui_frames[2] = {0, 0}, ab_ui_gpu_frames[2] = {0, 0};
     double mean_frame_ms() const { return frames ? frame_ms / frames : 0; }
@@ -113,8 +114,9 @@ class App {
   std::string status_;                              // last capture / save message
   static constexpr long long kOverlayAbBlock = 10;  // --overlay-ab: frames per block
   double last_frame_start_ = 0;
-  bool last_frame_overlay_ = false;  // the frame being timed drew the overlay
-  bool last_frame_settled_ = false;  // ...and counts for --overlay-ab (not a block's first)
+  bool last_frame_overlay_ = false;   // the frame being timed drew the overlay
+  bool last_frame_settled_ = false;   // ...and counts for --overlay-ab (not a block's first)
+  std::size_t last_frame_block_ = 0;  // ...in this block
   long long frames_done_ = 0;
 };
 

@@ -1,9 +1,12 @@
 // Dear ImGui bound to a GLFW window and its GL context, set up for the window's DPI.
 #pragma once
 
+#include <memory>
 #include <string>
 
 struct GLFWwindow;
+struct ImDrawData;
+struct ImDrawList;
 
 namespace mp {
 
@@ -19,7 +22,13 @@ class ImGuiLayer {
   void end_frame();  // draws into the current framebuffer
 
  private:
+  ImDrawData* merged(ImDrawData* d);
+
   std::string ini_path_;  // ImGui keeps the pointer: the string must outlive the context
+  // Every window's draw list copied into one, and the draw data that hands it to the backend.
+  std::unique_ptr<ImDrawList> merged_list_;
+  ImDrawList* merged_lists_[1] = {nullptr};
+  std::unique_ptr<ImDrawData> merged_data_;
 };
 
 }  // namespace mp
