@@ -66,6 +66,14 @@ class ProgramTest : public ::testing::Test {
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << "one line: " << r.err;
   }
 
+  // Window tests skip without a display, unless MP_REQUIRE_DISPLAY says there must be one.
+  static bool has_display() {
+    if (const char* d = std::getenv("DISPLAY"); d && *d) return true;
+    if (std::getenv("MP_REQUIRE_DISPLAY"))
+      ADD_FAILURE() << "MP_REQUIRE_DISPLAY is set but DISPLAY is not";
+    return false;
+  }
+
   fs::path dir_;
 };
 
@@ -137,10 +145,7 @@ TEST_F(ProgramTest, RenderWritesPngAndSidecar) {
 }
 
 TEST_F(ProgramTest, WindowRendersThirtyCpuFramesAndSavesAScreenshot) {
-  if (const char* d = std::getenv("DISPLAY"); !d || !*d) {
-    if (std::getenv("MP_REQUIRE_DISPLAY")) FAIL() << "MP_REQUIRE_DISPLAY is set but DISPLAY is not";
-    GTEST_SKIP() << "no DISPLAY (scripts/test.sh runs this under Xvfb)";
-  }
+  if (!has_display()) GTEST_SKIP() << "no DISPLAY (scripts/test.sh runs this under Xvfb)";
   const Result r =
       run("--cpu --frames 30 --width 480 --height 320 --iters 256 --screenshot win.png");
   ASSERT_EQ(r.code, 0) << r.err;
@@ -177,10 +182,7 @@ TEST_F(ProgramTest, WindowOptionsBeforeASubcommandAreRejected) {
 }
 
 TEST_F(ProgramTest, OverlayAbTimesBothHalves) {
-  if (const char* d = std::getenv("DISPLAY"); !d || !*d) {
-    if (std::getenv("MP_REQUIRE_DISPLAY")) FAIL() << "MP_REQUIRE_DISPLAY is set but DISPLAY is not";
-    GTEST_SKIP() << "no DISPLAY (scripts/test.sh runs this under Xvfb)";
-  }
+  if (!has_display()) GTEST_SKIP() << "no DISPLAY (scripts/test.sh runs this under Xvfb)";
   // 100 frames: ten blocks of seven timed frames (the last frame has no next one to time it
   // from), and four blocks with the overlay that have a block without it on both sides.
   const Result r =
@@ -193,10 +195,7 @@ TEST_F(ProgramTest, OverlayAbTimesBothHalves) {
 }
 
 TEST_F(ProgramTest, UnreadableSettingsAreReportedAndKept) {
-  if (const char* d = std::getenv("DISPLAY"); !d || !*d) {
-    if (std::getenv("MP_REQUIRE_DISPLAY")) FAIL() << "MP_REQUIRE_DISPLAY is set but DISPLAY is not";
-    GTEST_SKIP() << "no DISPLAY (scripts/test.sh runs this under Xvfb)";
-  }
+  if (!has_display()) GTEST_SKIP() << "no DISPLAY (scripts/test.sh runs this under Xvfb)";
   fs::create_directories(dir_ / "config" / "mandelpipe");
   const fs::path settings = dir_ / "config" / "mandelpipe" / "settings.json";
   std::ofstream(settings) << "{\"window_width\": 0";
