@@ -34,10 +34,8 @@ __device__ __forceinline__ unsigned warp_sum(unsigned v) {
 
 // One lane's atomic add, in PTX. ptxas still wraps it in a warp-aggregated sequence (a vote, two
 // population counts and a shuffle) though a single lane is active, but atomicAdd changes the
-// code around the queue (20 of the 24 sm_90 render kernels), and with it, possibly, the step
-// loops' registers. Keeping the add from being aggregated took registers enough to lose a
-// block per SM (2026-11-21).
-__device__ __forceinline__ unsigned atomic_take(unsigned* counter) {
+// code around the queue, and with it, possibly, the step loops' registers.
+__device__ __forceinline__ unsigned take(unsigned* counter) {
   unsigned old;
   asm volatile("atom.global.add.u32 %0, [%1], 1;" : "=r"(old) : "l"(counter) : "memory");
   return old;
@@ -80,53 +78,70 @@ __device__ __forceinline__ TileSteps render_tile(const RenderLaunch& a, unsigned
 // queue until none are left. A warp that drew short orbits takes more tiles instead of
 // waiting for the slowest warp of its block, so the SMs stay full to the end of the frame.
 template <class V, bool kRecord>
-__global__ void __launch_bounds__(kRenderThreads) render_kernel(RenderLaunch a) {
+__device__ __forceinline__ void render_warps(const RenderLaunch& a) {
   const unsigned long long t_start = clock64();
   const unsigned lane = threadIdx.x & 31;
   unsigned long long pixel_iters = 0, warp_iters = 0;
   // Lane k holds rank k of the plan.
   const unsigned unit_start = a.plan->unit_start[lane], place_start = a.plan->place_start[lane],
                  place_end = a.plan->place_end[lane], group = a.plan->group[lane];
-  const unsigned units = a.plan->units, costly = a.plan->costly_units;
-  // Lane 0's: whether to try the costly queue first (the seniors, until it runs out).
+  const unsigned costly = a.plan->costly_units;
+  // The queue's segments, in the order a warp goes through them: the costly queue (the seniors
+  // only: the first waves of blocks, until it runs out), the main queue, the rest of the
+  // costly queue, then the block's share of the tail, one tile at a time. Each warp's first
+  // unit is given, not taken (block b's warps get units 8b..8b+7 of their segment): at launch
+  // every warp on the GPU would meet at the counters at once. The counters count the units
+  // past the given ones.
   const unsigned senior_blocks = costly > 0 ? min(a.senior_blocks, gridDim.x) : 0;
-  bool costly_first = blockIdx.x < senior_blocks;
-  // Each warp's first unit is given, not taken (block b's warps get units 8b..8b+7 of their
-  // queue): at launch every warp on the GPU would meet at the counters at once. The counters
-  // count the units past the given ones.
   const unsigned warp = threadIdx.x / 32, seniors = senior_blocks * kRenderWarps;
-  const unsigned given = (blockIdx.x - (costly_first ? 0 : senior_blocks)) * kRenderWarps + warp;
   const unsigned juniors = gridDim.x * kRenderWarps - seniors;
-  bool first = true;
+  const bool senior = blockIdx.x < senior_blocks;
+  __shared__ unsigned tail_taken;
+  if (threadIdx.x == 0) tail_taken = 0;
+  __syncthreads();
+  int segment = senior ? 0 : 1;
+  unsigned base = senior ? seniors : costly + juniors, end = senior ? costly : a.plan->units;
+  // The same in every lane; the reduction tells ptxas so (from sm_80 on its result is in a
+  // uniform register, and so is the queue's state that follows from it: fewer registers).
+  unsigned u = warp_max(senior ? blockIdx.x * kRenderWarps + warp
+                               : costly + (blockIdx.x - senior_blocks) * kRenderWarps + warp);
   for (;;) {
-    unsigned u = units;
-    if (lane == 0) {
-      if (costly_first) u = first ? given : seniors + atomic_take(a.next_costly_unit);
-      if (u >= costly) {
-        u = costly + (first && !costly_first ? given : juniors + atomic_take(a.next_unit));
-        costly_first = false;
-        if (u >= units && costly > 0) {  // the rest is done: help with the costly queue
-          u = seniors + atomic_take(a.next_costly_unit);
-          if (u >= costly) u = units;
-        }
+    if (u < end) {
+      unsigned first = u, n_tiles = 1;  // the tail's units are places
+      if (segment < 3) {
+        // The unit's rank: the last one that starts at or before it (empty ranks start where
+        // the next one does).
+        const int k = __popc(__ballot_sync(kAll, u >= unit_start)) - 1;
+        const unsigned g = __shfl_sync(kAll, group, k);
+        first = __shfl_sync(kAll, place_start, k) + (u - __shfl_sync(kAll, unit_start, k)) * g;
+        n_tiles = min(g, __shfl_sync(kAll, place_end, k) - first);
       }
-      first = false;
+      const unsigned my_tile = lane < n_tiles ? a.order[first + lane] : 0;
+      for (unsigned j = 0; j < n_tiles; ++j) {
+        const TileSteps w = render_tile<V, kRecord>(a, __shfl_sync(kAll, my_tile, j), lane);
+        pixel_iters += w.sum;
+        warp_iters += w.warp_max;
+      }
+    } else if (segment == 0) {
+      segment = 1;
+      base = costly + juniors;
+      end = a.plan->units;
+    } else if (segment == 1 && costly > 0) {
+      segment = 2;
+      base = seniors;
+      end = costly;
+    } else if (segment < 3) {
+      segment = 3;
+      base = a.plan->tail_start + blockIdx.x;
+      end = a.plan->tail_end;
+    } else {
+      break;
     }
-    u = __shfl_sync(kAll, u, 0);
-    if (u >= units) break;
-    // The unit's rank: the last one that starts at or before it (empty ranks start where the
-    // next one does).
-    const int k = __popc(__ballot_sync(kAll, u >= unit_start)) - 1;
-    const unsigned g = __shfl_sync(kAll, group, k);
-    const unsigned first =
-        __shfl_sync(kAll, place_start, k) + (u - __shfl_sync(kAll, unit_start, k)) * g;
-    const unsigned n_tiles = min(g, __shfl_sync(kAll, place_end, k) - first);
-    const unsigned my_tile = lane < n_tiles ? a.order[first + lane] : 0;
-    for (unsigned j = 0; j < n_tiles; ++j) {
-      const TileSteps w = render_tile<V, kRecord>(a, __shfl_sync(kAll, my_tile, j), lane);
-      pixel_iters += w.sum;
-      warp_iters += w.warp_max;
-    }
+    unsigned taken = 0;  // lane 0 takes the next unit, the sum hands it to the warp
+    if (lane == 0)
+      taken = segment == 3 ? atomicAdd(&tail_taken, 1u)
+                           : take(segment == 1 ? a.next_unit : a.next_costly_unit);
+    u = base + warp_sum(taken) * (segment == 3 ? gridDim.x : 1u);
   }
   // Each warp reports once, to per-SM counters: the atomics spread over the SMs instead of
   // meeting at one address.
@@ -137,6 +152,25 @@ __global__ void __launch_bounds__(kRenderThreads) render_kernel(RenderLaunch a) 
     atomicMin(&a.sm_first[sm], t_start);
     atomicMax(&a.sm_last[sm], static_cast<unsigned long long>(clock64()));
   }
+}
+
+// ptxas puts a kernel's step loop on registers of its own choosing, and on sm_90 that choice
+// alone moves a variant's bound by up to 14 points (README: a loop that reads the even and the
+// odd registers alike runs fastest). A cap on the registers changes the choice: kRegCap<V> is
+// the cap measured best for each variant (H200, 2026-11-21: caps 29 to 32 and none, all seven
+// variants at the three bench views). At most 32 keeps eight blocks on an SM.
+template <class V>
+inline constexpr int kRegCap = 32;
+template <>
+inline constexpr int kRegCap<variants::Fma5> = 29;
+template <>
+inline constexpr int kRegCap<variants::Fma4> = 29;
+template <>
+inline constexpr int kRegCap<variants::Fma4Esc4> = 31;
+
+template <class V, bool kRecord>
+__global__ void __maxnreg__(kRegCap<V>) render_kernel(RenderLaunch a) {
+  render_warps<V, kRecord>(a);
 }
 
 template <class V, bool kRecord>
@@ -195,17 +229,22 @@ __global__ void __launch_bounds__(kOrderThreads) order_tiles(OrderLaunch a) {
     } else if (k == 0) {
       count = a.tiles;
     }
-    const unsigned units = (count + group - 1) / group;
-    unsigned places = count, unit_end = units;  // inclusive prefix sums over the ranks
+    unsigned places = count;  // inclusive prefix sum over the ranks
     for (int o = 1; o < kCostBuckets; o <<= 1) {
-      const unsigned p = __shfl_up_sync(kAll, places, o), u = __shfl_up_sync(kAll, unit_end, o);
-      if (k >= o) {
-        places += p;
-        unit_end += u;
-      }
+      const unsigned p = __shfl_up_sync(kAll, places, o);
+      if (k >= o) places += p;
     }
     place[bucket] = places - count;
     in_block[bucket] = 0;
+    // The units stop where the tail starts.
+    const unsigned tail_start = a.tiles - (a.by_cost ? min(a.tail, a.tiles) : 0);
+    const unsigned unit_places = min(places, tail_start) - min(places - count, tail_start);
+    const unsigned units = (unit_places + group - 1) / group;
+    unsigned unit_end = units;
+    for (int o = 1; o < kCostBuckets; o <<= 1) {
+      const unsigned u = __shfl_up_sync(kAll, unit_end, o);
+      if (k >= o) unit_end += u;
+    }
     // The costly queue ends at the first rank kCostlyBuckets below the costliest non-empty.
     const unsigned all_units = __shfl_sync(kAll, unit_end, kCostBuckets - 1);
     const int top = __ffs(__ballot_sync(kAll, count > 0)) - 1;  // -1 when there are no tiles
@@ -216,9 +255,13 @@ __global__ void __launch_bounds__(kOrderThreads) order_tiles(OrderLaunch a) {
         a.plan->costly_units = !a.by_cost ? 0 : cut < kCostBuckets ? cut_start : all_units;
       a.plan->unit_start[k] = unit_end - units;
       a.plan->place_start[k] = places - count;
-      a.plan->place_end[k] = places;
+      a.plan->place_end[k] = places - count + unit_places;
       a.plan->group[k] = group;
-      if (k == kCostBuckets - 1) a.plan->units = unit_end;
+      if (k == kCostBuckets - 1) {
+        a.plan->units = unit_end;
+        a.plan->tail_start = tail_start;
+        a.plan->tail_end = a.tiles;
+      }
     }
   }
   if (!a.by_cost) {
@@ -247,11 +290,17 @@ void launch_tile_order(const OrderLaunch& args, cudaStream_t stream) {
   CUDA_CHECK(cudaGetDevice(&device));
   CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
   const unsigned blocks = std::max<unsigned>((args.tiles + kOrderThreads - 1) / kOrderThreads, sms);
-  if (args.by_cost) {
-    count_buckets<<<blocks, kOrderThreads, 0, stream>>>(args);
+  OrderLaunch a = args;
+  if (a.by_cost) {
+    int threads_per_sm = 0;
+    CUDA_CHECK(
+        cudaDeviceGetAttribute(&threads_per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, device));
+    a.tail = std::min(a.tiles / kTailShare,
+                      static_cast<unsigned>(kTailTilesPerWarp * sms * (threads_per_sm / 32)));
+    count_buckets<<<blocks, kOrderThreads, 0, stream>>>(a);
     CUDA_CHECK(cudaGetLastError());
   }
-  order_tiles<<<blocks, kOrderThreads, 0, stream>>>(args);
+  order_tiles<<<blocks, kOrderThreads, 0, stream>>>(a);
   CUDA_CHECK(cudaGetLastError());
 }
 

@@ -50,6 +50,13 @@ struct RenderLaunch {
 // at 87.6% (view A: 94.7% against 95.0%); 2, 4, 6 or 8 blocks, 2 to 6 buckets, or the cheapest
 // bucket's tiles one per unit did no better.
 inline constexpr int kUnitBucket = 7;
+// The tail: the cheapest places of an order by cost, kTailTilesPerWarp for each warp the GPU
+// holds (at most 1/kTailShare of the tiles), handed out by block, one tile at a time from a
+// counter in shared memory. A warp that finds the queue empty near the frame's end takes
+// them while the warps beside it finish their last units, instead of waiting: SM balance at
+// view B 98.8% -> 99.4%, fma4 +0.4 points of its bound (H200).
+inline constexpr int kTailTilesPerWarp = 2;
+inline constexpr unsigned kTailShare = 4;
 inline constexpr int kCostlyBuckets = 5;
 inline constexpr int kSeniorBlocksPerSm = 3;
 struct TilePlan {
@@ -59,6 +66,9 @@ struct TilePlan {
   unsigned group[kCostBuckets];
   unsigned units;
   unsigned costly_units;  // units [0, costly_units) form the costly queue
+  // Places [tail_start, tail_end) are not in units: block b takes places tail_start + b,
+  // tail_start + b + blocks, ... one at a time, from a counter in its shared memory.
+  unsigned tail_start, tail_end;
 };
 
 void launch_render(VariantId variant, const RenderLaunch& args, cudaStream_t stream);
@@ -77,6 +87,7 @@ struct OrderLaunch {
   unsigned tiles = 0;
   int width = 0;  // of the image, for the packed tiles
   bool by_cost = false;
+  unsigned tail = 0;  // with by_cost, launch_tile_order sets it: the tail's places
   const unsigned* tile_cost = nullptr;
   unsigned* histogram = nullptr;
   unsigned* fill = nullptr;

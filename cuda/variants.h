@@ -120,7 +120,7 @@ struct SinRatio : FloatVariant {
     return {4 + 2.0 * m, 0, double(m), 0, 0};
   }
   static constexpr LoopMixes kLoop{
-      {14, 4, 4, 0, 1}, {14, 4, 4, 0, 1}, {10, 3, 2, 0, 1}, {10, 3, 2, 0, 1}, {11, 2, 2, 0, 1}};
+      {14, 4, 4, 0, 1}, {15, 3, 4, 0, 1}, {10, 3, 2, 0, 1}, {10, 3, 2, 0, 1}, {11, 2, 2, 0, 1}};
   MP_HD static void step(float& x, float& y, float cx, float cy, float& acc) {
 #ifdef __CUDA_ARCH__
     SinBalance<sines_per_step(__CUDA_ARCH__ / 10)>::step(x, y, cx, cy, acc);
@@ -148,13 +148,13 @@ struct Fma4Esc4 : EscapeEvery<4> {
   static constexpr const char* kName = "fma4-esc4";
   static constexpr const char* kSummary = "fma4, escape test every 4 steps with exact back-off";
   static constexpr LoopMixes kLoop{
-      {21, 4, 0, 0, 2}, {21, 4, 0, 0, 2}, {21, 4, 0, 0, 2}, {21, 4, 0, 0, 2}, {22, 3, 0, 0, 3}};
+      {21, 4, 0, 0, 2}, {21, 4, 0, 0, 2}, {20, 5, 0, 0, 2}, {20, 5, 0, 0, 2}, {21, 4, 0, 0, 3}};
 };
 struct Fma4Esc8 : EscapeEvery<8> {
   static constexpr const char* kName = "fma4-esc8";
   static constexpr const char* kSummary = "fma4, escape test every 8 steps with exact back-off";
   static constexpr LoopMixes kLoop{
-      {37, 4, 0, 0, 2}, {37, 4, 0, 0, 2}, {37, 4, 0, 0, 2}, {37, 4, 0, 0, 2}, {36, 5, 0, 0, 3}};
+      {37, 4, 0, 0, 2}, {36, 5, 0, 0, 2}, {36, 5, 0, 0, 2}, {36, 5, 0, 0, 2}, {37, 4, 0, 0, 3}};
 };
 
 // fma4 in double precision: DADD + 3 DFMA per step on the FP64 pipe (half the FP32 rate on
@@ -168,7 +168,7 @@ struct Fp64 {
   static constexpr InstrMix step_mix(int) { return {0, 0, 0, 4, 0}; }
   // Escape DMUL + DFMA + DSETP on the FP64 pipe; the counter on the FMA (VIADD) or ALU pipe.
   static constexpr LoopMixes kLoop{
-      {0, 2, 0, 7, 1}, {0, 2, 0, 7, 1}, {0, 2, 0, 7, 1}, {0, 2, 0, 7, 1}, {1, 1, 0, 7, 1}};
+      {0, 2, 0, 7, 1}, {1, 3, 0, 7, 1}, {1, 3, 0, 7, 1}, {1, 3, 0, 7, 1}, {1, 1, 0, 7, 1}};
   MP_HD static void step(double& x, double& y, double cx, double cy, float& /*acc*/) {
     const double nx = x * x - (y * y - cx);
     y = 2.0 * x * y + cy;

@@ -74,21 +74,31 @@ TEST_F(TileOrderTest, CostliestBucketsFirstAndEveryTileOnce) {
   for (std::size_t q = 1; q < order.size(); ++q)
     ASSERT_GE(cost_bucket(costs[order[q - 1]]), cost_bucket(costs[order[q]])) << "place " << q;
   EXPECT_GE(costs[order.front()], 65536u);
-  // The plan: rank k is bucket 31-k, its places hold exactly that bucket's tiles, cut into
-  // units of `group` tiles (one tile from 2^kUnitBucket steps up, at most 32).
-  unsigned units = 0;
+  // The plan: rank k is bucket 31-k, its places hold exactly that bucket's tiles; those before
+  // the tail are cut into units of `group` tiles (one tile from 2^kUnitBucket steps up, at most
+  // 32). The tail is the last places, at most a quarter of them.
+  const TilePlan& p = q.plan;
+  EXPECT_EQ(p.tail_end, costs.size());
+  EXPECT_GE(p.tail_start, costs.size() - costs.size() / kTailShare);
+  EXPECT_LT(p.tail_start, costs.size());
+  unsigned units = 0, bucket_start = 0;
   for (int k = 0; k < kCostBuckets; ++k) {
     const int bucket = kCostBuckets - 1 - k;
-    const TilePlan& p = q.plan;
-    if (k > 0) EXPECT_EQ(p.place_start[k], p.place_end[k - 1]);
-    for (unsigned place = p.place_start[k]; place < p.place_end[k]; ++place)
-      ASSERT_EQ(cost_bucket(costs[order[place]]), bucket) << "place " << place;
+    EXPECT_EQ(p.place_start[k], bucket_start) << "bucket " << bucket;
+    unsigned bucket_end = bucket_start;
+    while (bucket_end < order.size() && cost_bucket(costs[order[bucket_end]]) == bucket)
+      ++bucket_end;
+    // Only the places before the tail are in units.
+    EXPECT_EQ(p.place_end[k], bucket_start + std::min(bucket_end, p.tail_start) -
+                                  std::min(bucket_start, p.tail_start))
+        << "bucket " << bucket;
+    bucket_start = bucket_end;
     const unsigned group = bucket >= kUnitBucket ? 1 : std::min(32u, 1u << (kUnitBucket - bucket));
     EXPECT_EQ(p.group[k], group) << "bucket " << bucket;
     EXPECT_EQ(p.unit_start[k], units);
     units += (p.place_end[k] - p.place_start[k] + group - 1) / group;
   }
-  EXPECT_EQ(q.plan.place_end[kCostBuckets - 1], costs.size());
+  EXPECT_EQ(bucket_start, costs.size());
   EXPECT_EQ(q.plan.units, units);
   EXPECT_LT(units, costs.size());  // the cheap buckets share units
   // The costly queue: the kCostlyBuckets costliest buckets.
@@ -107,6 +117,8 @@ TEST_F(TileOrderTest, WithoutCostsTheNumberingOrder) {
   EXPECT_EQ(q.plan.place_end[0], 3001u);
   EXPECT_EQ(q.plan.unit_start[1], 3001u);
   EXPECT_EQ(q.plan.costly_units, 0u);
+  EXPECT_EQ(q.plan.tail_start, 3001u);  // no tail without costs
+  EXPECT_EQ(q.plan.tail_end, 3001u);
 }
 
 struct Frame {
