@@ -99,7 +99,8 @@ __device__ __forceinline__ void render_warps(const RenderLaunch& a) {
   __shared__ unsigned tail_taken;
   if (threadIdx.x == 0) tail_taken = 0;
   __syncthreads();
-  int segment = senior ? 0 : 1;
+  enum Segment { kCostlyFirst, kMain, kCostlyRest, kTail };
+  int segment = senior ? kCostlyFirst : kMain;
   unsigned base = senior ? seniors : costly + juniors, end = senior ? costly : a.plan->units;
   // The same in every lane; the reduction tells ptxas so (from sm_80 on its result is in a
   // uniform register, and so is the queue's state that follows from it: fewer registers).
@@ -108,7 +109,7 @@ __device__ __forceinline__ void render_warps(const RenderLaunch& a) {
   for (;;) {
     if (u < end) {
       unsigned first = u, n_tiles = 1;  // the tail's units are places
-      if (segment < 3) {
+      if (segment < kTail) {
         // The unit's rank: the last one that starts at or before it (empty ranks start where
         // the next one does).
         const int k = __popc(__ballot_sync(kAll, u >= unit_start)) - 1;
@@ -122,16 +123,16 @@ __device__ __forceinline__ void render_warps(const RenderLaunch& a) {
         pixel_iters += w.sum;
         warp_iters += w.warp_max;
       }
-    } else if (segment == 0) {
-      segment = 1;
+    } else if (segment == kCostlyFirst) {
+      segment = kMain;
       base = costly + juniors;
       end = a.plan->units;
-    } else if (segment == 1 && costly > 0) {
-      segment = 2;
+    } else if (segment == kMain && costly > 0) {
+      segment = kCostlyRest;
       base = seniors;
       end = costly;
-    } else if (segment < 3) {
-      segment = 3;
+    } else if (segment < kTail) {
+      segment = kTail;
       base = a.plan->tail_start + blockIdx.x;
       end = a.plan->tail_end;
     } else {
@@ -139,9 +140,9 @@ __device__ __forceinline__ void render_warps(const RenderLaunch& a) {
     }
     unsigned taken = 0;  // lane 0 takes the next unit, the sum hands it to the warp
     if (lane == 0)
-      taken = segment == 3 ? atomicAdd(&tail_taken, 1u)
-                           : take(segment == 1 ? a.next_unit : a.next_costly_unit);
-    u = base + warp_sum(taken) * (segment == 3 ? gridDim.x : 1u);
+      taken = segment == kTail ? atomicAdd(&tail_taken, 1u)
+                               : take(segment == kMain ? a.next_unit : a.next_costly_unit);
+    u = base + warp_sum(taken) * (segment == kTail ? gridDim.x : 1u);
   }
   // Each warp reports once, to per-SM counters: the atomics spread over the SMs instead of
   // meeting at one address.
