@@ -106,21 +106,19 @@ bool same_grid(const PixelGrid& a, const PixelGrid& b) {
 
 GpuFrameStats GpuRenderer::render(VariantId variant, const PixelGrid& grid, unsigned max_iter,
                                   float* out, unsigned* counts, float* warp_efficiency) {
-  return measure(
-      static_cast<int>(variant), grid, max_iter, out, counts, warp_efficiency,
-      [variant](const RenderLaunch& a, cudaStream_t s) { launch_render(variant, a, s); });
+  return measure(static_cast<int>(variant), grid, max_iter, out, counts, warp_efficiency,
+                 [variant](const RenderLaunch& a) { return prepare_render(variant, a); });
 }
 
 GpuFrameStats GpuRenderer::render_sin_balance(int sines, const PixelGrid& grid, unsigned max_iter,
                                               float* out) {
-  return measure(
-      -sines, grid, max_iter, out, nullptr, nullptr,
-      [sines](const RenderLaunch& a, cudaStream_t s) { launch_sin_balance(sines, a, s); });
+  return measure(-sines, grid, max_iter, out, nullptr, nullptr,
+                 [sines](const RenderLaunch& a) { return prepare_sin_balance(sines, a); });
 }
 
-template <class Launch>
+template <class Prepare>
 GpuFrameStats GpuRenderer::measure(int kernel, const PixelGrid& grid, unsigned max_iter, float* out,
-                                   unsigned* counts, float* warp_efficiency, Launch&& launch) {
+                                   unsigned* counts, float* warp_efficiency, Prepare&& prepare) {
   Impl& m = *impl_;
   const int slots = Impl::kSmSlots;
   unsigned long long* s = m.stats.get();
@@ -162,6 +160,7 @@ GpuFrameStats GpuRenderer::measure(int kernel, const PixelGrid& grid, unsigned m
   const bool make_order =
       by_cost ? !order_current
               : m.identity_tiles != tiles || m.identity_blocks_across != blocks_across(grid.width);
+  const RenderStart start = prepare(args);
   if (make_order)
     CUDA_CHECK(cudaMemsetAsync(m.order_counters.get(), 0,
                                m.order_counters.size() * sizeof(unsigned), m.stream));
@@ -184,7 +183,7 @@ GpuFrameStats GpuRenderer::measure(int kernel, const PixelGrid& grid, unsigned m
     m.order_kernel = m.costs_kernel;
   }
   m.order_by_cost = by_cost;
-  launch(args, m.stream);
+  start_render(start, m.stream);
   CUDA_CHECK(cudaEventRecord(m.stop, m.stream));
   CUDA_CHECK(cudaMemcpyAsync(m.host_stats, s, 4 * slots * sizeof(unsigned long long),
                              cudaMemcpyDeviceToHost, m.stream));

@@ -66,10 +66,11 @@ class GpuRenderer {
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
-  template <class Launch>
-  // kernel: which kernel `launch` runs (a variant, or a sine count), for the tile costs it leaves.
+  // kernel: which kernel `prepare` picks (a variant, or a sine count), for the tile costs it
+  // leaves.
+  template <class Prepare>
   GpuFrameStats measure(int kernel, const PixelGrid& grid, unsigned max_iter, float* out,
-                        unsigned* counts, float* warp_efficiency, Launch&& launch);
+                        unsigned* counts, float* warp_efficiency, Prepare&& prepare);
 };
 
 }  // namespace mp

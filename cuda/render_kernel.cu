@@ -159,7 +159,9 @@ __device__ __forceinline__ void render_warps(const RenderLaunch& a) {
 // alone moves a variant's bound by up to 14 points (README: a loop that reads the even and the
 // odd registers alike runs fastest). A cap on the registers changes the choice: kRegCap<V> is
 // the cap measured best for each variant (H200, 2026-11-21: caps 29 to 32 and none, all seven
-// variants at the three bench views). At most 32 keeps eight blocks on an SM.
+// variants at the three bench views). At most 32 keeps eight blocks on an SM. The caps were
+// measured on sm_90 only; other architectures keep the compiler's own choice, which fits there
+// without spilling.
 template <class V>
 inline constexpr int kRegCap = 32;
 template <>
@@ -169,31 +171,38 @@ inline constexpr int kRegCap<variants::Fma4> = 29;
 template <>
 inline constexpr int kRegCap<variants::Fma4Esc4> = 31;
 
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#define MANDELPIPE_RENDER_REGS(V) __maxnreg__(kRegCap<V>)
+#else
+#define MANDELPIPE_RENDER_REGS(V) __launch_bounds__(kRenderThreads)
+#endif
 template <class V, bool kRecord>
-__global__ void __maxnreg__(kRegCap<V>) render_kernel(RenderLaunch a) {
+__global__ void MANDELPIPE_RENDER_REGS(V) render_kernel(RenderLaunch a) {
   render_warps<V, kRecord>(a);
 }
+#undef MANDELPIPE_RENDER_REGS
 
 template <class V, bool kRecord>
-void launch(const RenderLaunch& args, cudaStream_t stream) {
-  if (args.grid.width <= 0 || args.grid.height <= 0) return;  // a minimised window: no pixels
+RenderStart prepare(const RenderLaunch& args) {
+  RenderStart r;
+  if (args.grid.width <= 0 || args.grid.height <= 0) return r;
   // The queue's packed tiles and the 32-bit pixel index set the largest image.
   if (args.grid.width > kMaxTileRefSize || args.grid.height > kMaxTileRefSize ||
       static_cast<unsigned long long>(args.grid.width) * args.grid.height >= 1ull << 32)
     throw std::invalid_argument("render: " + std::to_string(args.grid.width) + "x" +
                                 std::to_string(args.grid.height) +
                                 " pixels is more than the kernel can address");
-  const auto kernel = render_kernel<V, kRecord>;
+  r.kernel = render_kernel<V, kRecord>;
   int device = 0, sms = 0, blocks_per_sm = 0;
   CUDA_CHECK(cudaGetDevice(&device));
   CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
   CUDA_CHECK(
-      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, kernel, kRenderThreads, 0));
-  RenderLaunch a = args;
-  a.senior_blocks = sms * kSeniorBlocksPerSm;
-  a.blocks_across = blocks_across(a.grid.width);
-  kernel<<<std::max(1, blocks_per_sm) * sms, kRenderThreads, 0, stream>>>(a);
-  CUDA_CHECK(cudaGetLastError());
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, r.kernel, kRenderThreads, 0));
+  r.blocks = std::max(1, blocks_per_sm) * sms;
+  r.args = args;
+  r.args.senior_blocks = sms * kSeniorBlocksPerSm;
+  r.args.blocks_across = blocks_across(args.grid.width);
+  return r;
 }
 
 // The ordering's two passes, one thread per tile: count the tiles of each cost bucket, then
@@ -307,32 +316,37 @@ void launch_tile_order(const OrderLaunch& args, cudaStream_t stream) {
 
 // The recording kernel where the frame records anything (tile costs, counts, efficiencies).
 template <class V>
-void launch_either(const RenderLaunch& args, cudaStream_t stream) {
-  if (args.tile_cost || args.counts || args.warp_efficiency)
-    launch<V, true>(args, stream);
-  else
-    launch<V, false>(args, stream);
+RenderStart prepare_either(const RenderLaunch& args) {
+  if (args.tile_cost || args.counts || args.warp_efficiency) return prepare<V, true>(args);
+  return prepare<V, false>(args);
 }
 
-void launch_render(VariantId variant, const RenderLaunch& args, cudaStream_t stream) {
+RenderStart prepare_render(VariantId variant, const RenderLaunch& args) {
   switch (variant) {
-#define MP_LAUNCH_CASE(V) \
-  case VariantId::V: launch_either<variants::V>(args, stream); break;
-    MANDELPIPE_VARIANTS(MP_LAUNCH_CASE)
-#undef MP_LAUNCH_CASE
+#define MP_PREPARE_CASE(V) \
+  case VariantId::V: return prepare_either<variants::V>(args);
+    MANDELPIPE_VARIANTS(MP_PREPARE_CASE)
+#undef MP_PREPARE_CASE
+  }
+  throw std::invalid_argument("prepare_render: no such variant");
+}
+
+RenderStart prepare_sin_balance(int sines, const RenderLaunch& args) {
+  if (args.counts || args.warp_efficiency)
+    throw std::invalid_argument("prepare_sin_balance: the sweep writes no per-pixel outputs");
+  switch (sines) {
+    case 1: return prepare_either<variants::SinBalance<1>>(args);
+    case 2: return prepare_either<variants::SinBalance<2>>(args);
+    case 3: return prepare_either<variants::SinBalance<3>>(args);
+    case 4: return prepare_either<variants::SinBalance<4>>(args);
+    default: throw std::invalid_argument("prepare_sin_balance: sines must be 1..4");
   }
 }
 
-void launch_sin_balance(int sines, const RenderLaunch& args, cudaStream_t stream) {
-  if (args.counts || args.warp_efficiency)
-    throw std::invalid_argument("launch_sin_balance: the sweep writes no per-pixel outputs");
-  switch (sines) {
-    case 1: launch_either<variants::SinBalance<1>>(args, stream); break;
-    case 2: launch_either<variants::SinBalance<2>>(args, stream); break;
-    case 3: launch_either<variants::SinBalance<3>>(args, stream); break;
-    case 4: launch_either<variants::SinBalance<4>>(args, stream); break;
-    default: throw std::invalid_argument("launch_sin_balance: sines must be 1..4");
-  }
+void start_render(const RenderStart& start, cudaStream_t stream) {
+  if (!start.kernel) return;
+  start.kernel<<<start.blocks, kRenderThreads, 0, stream>>>(start.args);
+  CUDA_CHECK(cudaGetLastError());
 }
 
 }  // namespace mp

@@ -32,8 +32,8 @@ struct RenderLaunch {
   // What the next frame's order is made of: each tile's cost (its slowest pixel's steps); null
   // where it already holds this kernel's costs on this view.
   unsigned* tile_cost = nullptr;
-  unsigned senior_blocks = 0;  // the first kSeniorBlocksPerSm waves; launch_render fills it
-  unsigned blocks_across = 0;  // launch_render fills it
+  unsigned senior_blocks = 0;  // the first kSeniorBlocksPerSm waves; prepare_render fills it
+  unsigned blocks_across = 0;  // prepare_render fills it
 };
 
 // The queue, bucket by bucket, costliest first: rank k holds cost bucket kCostBuckets-1-k, at
@@ -71,11 +71,21 @@ struct TilePlan {
   unsigned tail_start, tail_end;
 };
 
-void launch_render(VariantId variant, const RenderLaunch& args, cudaStream_t stream);
+// A render kernel picked and sized for one frame. Sizing it asks the runtime for the kernel's
+// occupancy, which takes host time: prepared before a frame's timing starts, that time stays
+// out of the frame's milliseconds. No kernel where the grid has no pixels (a minimised window).
+struct RenderStart {
+  void (*kernel)(RenderLaunch) = nullptr;
+  int blocks = 0;
+  RenderLaunch args;
+};
+RenderStart prepare_render(VariantId variant, const RenderLaunch& args);
 
 // The sine-balance sweep behind the sin-ratio variant: fma4 plus `sines` (1..4) __sinf per
 // step (variants::SinBalance), so the balance point can be measured on the GPU at hand.
-void launch_sin_balance(int sines, const RenderLaunch& args, cudaStream_t stream);
+RenderStart prepare_sin_balance(int sines, const RenderLaunch& args);
+
+void start_render(const RenderStart& start, cudaStream_t stream);
 
 // Writes the tile order and plan of the next launch: with `by_cost`, the tiles by cost bucket,
 // costliest first, from the tile costs a launch wrote (the buckets counted first, into

@@ -75,7 +75,7 @@ struct Fma4Sin : FloatVariant {
   // FMA pipe: fma4's 4 + FMUL.RZ (the 1/2pi scaling of __sinf) + FADD into acc; XU: MUFU.SIN.
   static constexpr InstrMix step_mix(int) { return {6, 0, 1, 0, 0}; }
   static constexpr LoopMixes kLoop{
-      {8, 3, 1, 0, 1}, {8, 3, 1, 0, 1}, {8, 3, 1, 0, 1}, {8, 3, 1, 0, 1}, {9, 2, 1, 0, 1}};
+      {8, 3, 1, 0, 1}, {9, 3, 1, 0, 1}, {8, 3, 1, 0, 1}, {8, 3, 1, 0, 1}, {9, 2, 1, 0, 1}};
   MP_HD static void step(float& x, float& y, float cx, float cy, float& acc) {
     acc += fast_sin(x);
     Fma4::step(x, y, cx, cy, acc);
@@ -148,7 +148,7 @@ struct Fma4Esc4 : EscapeEvery<4> {
   static constexpr const char* kName = "fma4-esc4";
   static constexpr const char* kSummary = "fma4, escape test every 4 steps with exact back-off";
   static constexpr LoopMixes kLoop{
-      {21, 4, 0, 0, 2}, {21, 4, 0, 0, 2}, {20, 5, 0, 0, 2}, {20, 5, 0, 0, 2}, {21, 4, 0, 0, 3}};
+      {21, 4, 0, 0, 2}, {21, 4, 0, 0, 2}, {21, 4, 0, 0, 2}, {21, 4, 0, 0, 2}, {21, 4, 0, 0, 3}};
 };
 struct Fma4Esc8 : EscapeEvery<8> {
   static constexpr const char* kName = "fma4-esc8";
@@ -168,7 +168,7 @@ struct Fp64 {
   static constexpr InstrMix step_mix(int) { return {0, 0, 0, 4, 0}; }
   // Escape DMUL + DFMA + DSETP on the FP64 pipe; the counter on the FMA (VIADD) or ALU pipe.
   static constexpr LoopMixes kLoop{
-      {0, 2, 0, 7, 1}, {1, 3, 0, 7, 1}, {1, 3, 0, 7, 1}, {1, 3, 0, 7, 1}, {1, 1, 0, 7, 1}};
+      {0, 2, 0, 7, 1}, {0, 2, 0, 7, 1}, {0, 2, 0, 7, 1}, {0, 2, 0, 7, 1}, {1, 1, 0, 7, 1}};
   MP_HD static void step(double& x, double& y, double cx, double cy, float& /*acc*/) {
     const double nx = x * x - (y * y - cx);
     y = 2.0 * x * y + cy;
