@@ -1,7 +1,7 @@
 #!/bin/bash
 # Gathers what the GPU machine runs into .carry/bin.tar.xz (ignored by git): the program, the
-# GPU test executables and the one shared library Debian has that the GPU machine's image
-# lacks. Compressed, because the GL kit plus this must stay under the 64 MiB a call carries.
+# GPU test executables, a key presser, and the shared libraries Debian has that the GPU
+# machine's image lacks. Compressed, because the GL kit plus this must stay under the 64 MiB a call carries.
 # scripts/device-run.sh unpacks it there.
 set -euo pipefail
 cd "$(git rev-parse --show-toplevel)"
@@ -12,6 +12,11 @@ mkdir -p "$stage/lib"
 cp "$build/mandelpipe" "$build"/tests/*_tests "$stage/"
 rm -f "$stage/core_tests"
 cp -L /lib/x86_64-linux-gnu/libstb.so.0 "$stage/lib/"
+# A key presser for the window's scripted runs there (F12 and the like), where libXtst is there.
+if [ -e /usr/lib/x86_64-linux-gnu/libXtst.so.6 ]; then
+  cc -O2 -Wall scripts/xtest-keys.c -o "$stage/xtest-keys" -lX11 /usr/lib/x86_64-linux-gnu/libXtst.so.6
+  cp -L /usr/lib/x86_64-linux-gnu/libXtst.so.6 "$stage/lib/"
+fi
 strip --strip-unneeded "$stage/mandelpipe" "$stage"/*_tests
 rm -rf .carry && mkdir -p .carry
 tar cJf .carry/bin.tar.xz -C "$stage" .

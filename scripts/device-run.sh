@@ -16,6 +16,22 @@ step $B/mandelpipe render --out "$OUT/render.png" --width 1920 --height 1080 --v
   --center -0.743643887037151,0.131825904205330 --span 0.005 --iters 4096
 step $B/mandelpipe --frames 120 --screenshot "$OUT/window.png" --width 1600 --height 900 --no-vsync \
   --overlay --sass --divergence --variant sin-ratio
+# The experiments window as a speaker opens it, run and plotted on the GPU.
+step $B/mandelpipe --frames 30 --screenshot "$OUT/window-experiment.png" --width 1600 \
+  --height 900 --no-vsync --open-experiment warps-per-smsp
+# F12 as a user presses it: the window's PNG and its sidecar, which gets a table of every
+# variant at this view (compared on the spot: none was made before).
+if [ -x $B/xtest-keys ]; then
+  mkdir -p "$OUT/capture"
+  $B/mandelpipe --frames 3000 --no-vsync --width 1280 --height 720 --overlay \
+    --capture-dir "$OUT/capture" >>"$log" 2>&1 &
+  app=$!
+  sleep 6
+  $B/xtest-keys F12 >>"$log" 2>&1
+  wait $app
+  echo "   F12 capture rc=$?: $(ls "$OUT/capture" | tr '\n' ' ')" | tee -a "$log"
+  python3 -c "import json,glob;j=json.load(open(glob.glob('$OUT/capture/*.json')[0]));c=j['compare'];print('   sidecar:',j['device']['name'],'clock',round(j['clock_ghz'],3),'GHz,',len(c['rows']),'variants compared:',', '.join('%s %.1f%%'%(r['variant'],r['model']['pct_of_bound']) for r in c['rows']))" 2>&1 | tee -a "$log"
+fi
 # The overlay's cost: one run with the overlay on and off in alternating blocks of frames, so
 # that drift in the frame time hits both alike; three times, to see the spread.
 for run in 1 2 3; do

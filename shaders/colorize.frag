@@ -17,11 +17,16 @@ uniform int u_show_divergence;
 uniform int u_blocks_across;
 out vec4 o_colour;
 
-// Lanes that idled while their warp's slowest lane iterated: red, stronger the more idled.
+// The image turns grey and dim so that the warps show on any palette: a warp whose lanes all
+// iterated to the end stays grey, one with idle lanes is painted from blue (a few idled) over
+// yellow to red (most idled), the share of idle lanes being 1 - efficiency.
 vec3 divergence_tint(vec3 c, ivec2 pixel) {
   int warp = ((pixel.y / 16) * u_blocks_across + pixel.x / 16) * 8 + (pixel.y % 16) / 2;
-  float efficiency = texelFetch(u_warp_efficiency, warp).r;
-  return mix(c, vec3(1.0, 0.05, 0.05), 0.85 * (1.0 - efficiency));
+  float idle = 1.0 - texelFetch(u_warp_efficiency, warp).r;
+  vec3 grey = vec3(0.45 * dot(c, vec3(0.299, 0.587, 0.114)));
+  vec3 heat = idle < 0.5 ? mix(vec3(0.15, 0.35, 1.0), vec3(1.0, 0.9, 0.1), idle * 2.0)
+                         : mix(vec3(1.0, 0.9, 0.1), vec3(1.0, 0.05, 0.05), idle * 2.0 - 1.0);
+  return mix(grey, heat, 0.9 * smoothstep(0.0, 0.1, idle));
 }
 
 void main() {

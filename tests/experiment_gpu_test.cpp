@@ -61,10 +61,11 @@ INSTANTIATE_TEST_SUITE_P(All, ExperimentGpuTest, ::testing::ValuesIn(experiment_
                          });
 
 // A bound is a bound: a kernel measured faster than it means the model (rates or mix) is wrong.
+// The half-percent allowed above it is for measurement noise: fma5 and fma4 run at their bound.
 // How close the kernels come is a benchmark (`mandelpipe experiment fma-grouping`,
-// `... sin-overlap`), not a test: on an H200 fma5, fma4 and __sinf alone reach 99.8-100%, the
-// interleaved kernel ~95% (the XU keeps less of its rate with five FMA-pipe instructions beside
-// each MUFU: 99.8% with one, 97.1% with four, 95.0% with five, 92.1% with seven, in a sweep).
+// `... sin-overlap`; the README keeps the latest H200 figures), not a test: the interleaved
+// kernel sits furthest below its bound, by how well ptxas spreads the MUFUs among the FMA-pipe
+// instructions, which moves from build to build.
 TEST(ExperimentBound, ThroughputKernelsNeverBeatTheirBound) {
   const DeviceProbe p = probe_cuda_device();
   if (!p.device) GTEST_SKIP() << p.reason;
@@ -118,7 +119,7 @@ TEST(ExperimentSass, DeclaredLoopMixesMatchTheBuiltKernels) {
       if (!(got == d.mix))
         for (std::size_t i = loop->first; i <= loop->last; ++i)
           std::printf(
-              "      %-6s %s %s %s\n", sass::pipe_class_name(sass::classify(f->code[i].base())),
+              "      %-6s %s %s %s\n", sass::pipe_class_name(sass::classify(sm, f->code[i].base())),
               f->code[i].predicate.c_str(), f->code[i].opcode.c_str(), f->code[i].operands.c_str());
       EXPECT_EQ(got, d.mix) << d.kernel << " on " << arch;
     }

@@ -1,16 +1,30 @@
-// mandelpipe as a user runs it: exit codes, messages, files. The window test needs a display
-// (scripts/test.sh starts Xvfb); it skips without one unless MP_REQUIRE_DISPLAY is set.
+// mandelpipe as a user runs it: exit codes, messages, files, and the CSV and JSON that bench and
+// experiment print, parsed as a script would. The window tests need a display (scripts/test.sh
+// starts Xvfb); they skip without one unless MP_REQUIRE_DISPLAY is set. bench and experiment
+// need a CUDA GPU; their tests skip, with the reason, where this process finds none.
 #include <gtest/gtest.h>
 #include <stb_image.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 #include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "gpu_renderer.h"
+#include "io/experiment_report.h"
+#include "io/report.h"
+#include "variants.h"
 
 namespace mp {
 namespace {
@@ -203,6 +217,318 @@ TEST_F(ProgramTest, UnreadableSettingsAreReportedAndKept) {
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.err.find("ignoring"), std::string::npos) << r.err;
   EXPECT_EQ(slurp(settings), "{\"window_width\": 0");  // not overwritten
+}
+
+}  // namespace
+}  // namespace mp
+
+namespace mp {
+namespace {
+
+TEST_F(ProgramTest, BenchCsvRefusesTheOtherTables) {
+  // Refused while parsing, before the GPU is looked for (that would exit 3).
+  for (const char* extra : {"--sin-sweep", "--present", "--sin-sweep --present"})
+    expect_one_line_error(run(std::string("bench --format csv ") + extra, "CUDA_VISIBLE_DEVICES="),
+                          2, "--format json");
+}
+
+// RFC 4180, strictly: a quote opens a field, closes it or is doubled inside it, and every record
+// ends with a line end. Anything else throws, failing the test that reads the table.
+std::vector<std::vector<std::string>> parse_csv(const std::string& text) {
+  enum class At { FieldStart, Bare, Quoted, QuoteInQuoted };
+  std::vector<std::vector<std::string>> records;
+  std::vector<std::string> record;
+  std::string field;
+  At at = At::FieldStart;
+  for (const char c : text) {
+    if (at == At::Quoted) {
+      if (c == '"')
+        at = At::QuoteInQuoted;
+      else
+        field += c;
+      continue;
+    }
+    if (at == At::QuoteInQuoted && c == '"') {
+      field += c;
+      at = At::Quoted;
+      continue;
+    }
+    if (c == ',' || c == '\n') {
+      record.push_back(field);
+      field.clear();
+      at = At::FieldStart;
+      if (c == '\n') {
+        records.push_back(record);
+        record.clear();
+      }
+      continue;
+    }
+    if (at == At::QuoteInQuoted) throw std::runtime_error("CSV: text after a closing quote");
+    if (c == '"') {
+      if (at == At::Bare) throw std::runtime_error("CSV: a quote inside an unquoted field");
+      at = At::Quoted;
+      continue;
+    }
+    field += c;
+    at = At::Bare;
+  }
+  if (at != At::FieldStart || !record.empty())
+    throw std::runtime_error("CSV: the last record has no line end");
+  return records;
+}
+
+std::vector<std::string> header_fields(const char* header) {
+  return parse_csv(std::string(header) + "\n").at(0);
+}
+
+std::size_t column(const std::vector<std::string>& header, const std::string& name) {
+  const auto it = std::find(header.begin(), header.end(), name);
+  if (it == header.end()) throw std::runtime_error("no column '" + name + "'");
+  return static_cast<std::size_t>(it - header.begin());
+}
+
+// The whole field as a finite number, or nothing ("nan", "12abc", " 1" and "" are not numbers).
+std::optional<double> finite_number(const std::string& s) {
+  if (s.empty() || std::isspace(static_cast<unsigned char>(s.front()))) return std::nullopt;
+  char* end = nullptr;
+  const double v = std::strtod(s.c_str(), &end);
+  if (*end != '\0' || !std::isfinite(v)) return std::nullopt;
+  return v;
+}
+
+// obj[key] as a number. JSON has no NaN or infinity (nlohmann writes them as null), so a
+// number here is finite; anything else is a failure that names the key, and NaN, which fails
+// every comparison after it.
+double number_at(const nlohmann::json& obj, const std::string& key) {
+  if (!obj.is_object() || !obj.contains(key) || !obj.at(key).is_number()) {
+    ADD_FAILURE() << "'" << key << "' is not a number in " << obj.dump();
+    return std::nan("");
+  }
+  return obj.at(key).get<double>();
+}
+
+std::string string_at(const nlohmann::json& obj, const std::string& key) {
+  if (!obj.is_object() || !obj.contains(key) || !obj.at(key).is_string()) {
+    ADD_FAILURE() << "'" << key << "' is not a string in " << obj.dump();
+    return "";
+  }
+  return obj.at(key).get<std::string>();
+}
+
+const nlohmann::json& object_at(const nlohmann::json& obj, const std::string& key) {
+  static const nlohmann::json kEmpty = nlohmann::json::object();
+  if (!obj.is_object() || !obj.contains(key) || !obj.at(key).is_object()) {
+    ADD_FAILURE() << "'" << key << "' is not an object in " << obj.dump();
+    return kEmpty;
+  }
+  return obj.at(key);
+}
+
+nlohmann::json parse_json(const std::string& text) {
+  nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+  if (j.is_discarded()) ADD_FAILURE() << "not JSON:\n" << text.substr(0, 2000);
+  return j;
+}
+
+class ProgramGpuTest : public ProgramTest {
+ protected:
+  void SetUp() override {
+    ProgramTest::SetUp();
+    const DeviceProbe p = probe_cuda_device();
+    if (!p.device) GTEST_SKIP() << p.reason << " (bench and experiment need a CUDA GPU)";
+  }
+};
+
+// launch-overhead has both kinds of row (measured only, and a prediction beside the
+// measurement) and notes holding commas for the CSV's quoting; it takes under a second.
+constexpr const char* kExperiment = "launch-overhead";
+
+TEST_F(ProgramGpuTest, ExperimentJsonParsesBack) {
+  const Result r = run(std::string("experiment ") + kExperiment + " --format json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const nlohmann::json j = parse_json(r.out);
+  ASSERT_TRUE(j.is_object()) << r.out.substr(0, 2000);
+  EXPECT_EQ(string_at(j, "experiment"), kExperiment);
+  for (const char* key : {"title", "device", "question", "model", "conclusion"})
+    EXPECT_FALSE(string_at(j, key).empty()) << key;
+  ASSERT_TRUE(j.contains("rows") && j["rows"].is_array()) << r.out.substr(0, 2000);
+  ASSERT_FALSE(j["rows"].empty());
+  int predicted_rows = 0;
+  for (const nlohmann::json& row : j["rows"]) {
+    EXPECT_FALSE(string_at(row, "label").empty()) << row.dump();
+    EXPECT_FALSE(string_at(row, "unit").empty()) << row.dump();
+    EXPECT_TRUE(row.contains("note") && row["note"].is_string()) << row.dump();
+    const double measured = number_at(row, "measured");
+    ASSERT_TRUE(row.contains("predicted") && row.contains("ratio")) << row.dump();
+    if (row["predicted"].is_null()) {
+      EXPECT_TRUE(row["ratio"].is_null()) << "a ratio without a prediction: " << row.dump();
+      continue;
+    }
+    const double predicted = number_at(row, "predicted");
+    ++predicted_rows;
+    if (predicted == 0) {
+      EXPECT_TRUE(row["ratio"].is_null()) << row.dump();
+      continue;
+    }
+    EXPECT_DOUBLE_EQ(number_at(row, "ratio"), measured / predicted) << row.dump();
+  }
+  EXPECT_GT(predicted_rows, 0) << "no row with a prediction";
+}
+
+TEST_F(ProgramGpuTest, ExperimentCsvParsesBack) {
+  const Result r = run(std::string("experiment ") + kExperiment + " --format csv");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::vector<std::vector<std::string>> records = parse_csv(r.out);
+  ASSERT_GE(records.size(), 2u) << r.out;
+  const std::vector<std::string>& header = records[0];
+  ASSERT_EQ(header, header_fields(kExperimentCsvHeader)) << r.out;
+  const std::size_t experiment = column(header, "experiment"), label = column(header, "label"),
+                    predicted = column(header, "predicted"), measured = column(header, "measured"),
+                    unit = column(header, "unit"), ratio = column(header, "ratio");
+  int predicted_rows = 0;
+  for (std::size_t i = 1; i < records.size(); ++i) {
+    const std::vector<std::string>& f = records[i];
+    ASSERT_EQ(f.size(), header.size()) << "record " << i << " of\n" << r.out;
+    EXPECT_EQ(f[experiment], kExperiment);
+    EXPECT_FALSE(f[label].empty()) << "record " << i;
+    EXPECT_FALSE(f[unit].empty()) << f[label];
+    const std::optional<double> m = finite_number(f[measured]);
+    EXPECT_TRUE(m) << f[label] << ": measured '" << f[measured] << "'";
+    if (f[predicted].empty()) {
+      EXPECT_EQ(f[ratio], "") << f[label] << ": a ratio without a prediction";
+      continue;
+    }
+    ++predicted_rows;
+    const std::optional<double> p = finite_number(f[predicted]);
+    ASSERT_TRUE(p) << f[label] << ": predicted '" << f[predicted] << "'";
+    if (*p == 0) {
+      EXPECT_EQ(f[ratio], "") << f[label];
+      continue;
+    }
+    const std::optional<double> q = finite_number(f[ratio]);
+    ASSERT_TRUE(q) << f[label] << ": ratio '" << f[ratio] << "'";
+    // The ratio is written to 6 significant digits.
+    if (m) EXPECT_NEAR(*q, *m / *p, 1e-5 * std::fabs(*m / *p)) << f[label];
+  }
+  EXPECT_GT(predicted_rows, 0) << "no row with a prediction";
+}
+
+// One variant at the three 4K views keeps a run to a few seconds on an H200.
+constexpr const char* kBench = "bench --variant fma4 --frames 10";
+const char* const kViews[] = {"A", "B", "C"};
+
+TEST_F(ProgramGpuTest, BenchJsonParsesBack) {
+  const Result r = run(std::string(kBench) + " --sin-sweep --format json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const nlohmann::json j = parse_json(r.out);
+  ASSERT_TRUE(j.is_object()) << r.out.substr(0, 2000);
+
+  const nlohmann::json& device = object_at(j, "device");
+  for (const char* key : {"name", "compute_capability", "pipe_rates", "instruction_mix"})
+    EXPECT_FALSE(string_at(device, key).empty()) << key;
+  EXPECT_GT(number_at(device, "sm_count"), 0);
+  EXPECT_FALSE(j.contains("present")) << "present paths were not asked for";
+
+  ASSERT_TRUE(j.contains("rows") && j["rows"].is_array()) << r.out.substr(0, 2000);
+  ASSERT_EQ(j["rows"].size(), std::size(kViews));
+  for (std::size_t i = 0; i < std::size(kViews); ++i) {
+    const nlohmann::json& row = j["rows"][i];
+    SCOPED_TRACE(row.dump());
+    EXPECT_EQ(string_at(row, "view"), kViews[i]);
+    EXPECT_EQ(string_at(row, "variant"), "fma4");
+    EXPECT_EQ(number_at(row, "width"), 3840);
+    EXPECT_EQ(number_at(row, "height"), 2160);
+    EXPECT_EQ(number_at(row, "frames"), 10);
+    ASSERT_TRUE(row.contains("center") && row["center"].is_array() && row["center"].size() == 2);
+    EXPECT_TRUE(row["center"][0].is_number() && row["center"][1].is_number());
+    EXPECT_GT(number_at(row, "span"), 0);
+    EXPECT_GE(number_at(row, "iters"), 1);
+    EXPECT_EQ(number_at(row, "pixels_differing_from_fma4"), 0) << "fma4 against itself";
+
+    const nlohmann::json& measured = object_at(row, "measured");
+    for (const char* key : {"kernel_ms", "sm_cycles", "pixel_iters", "warp_iters"})
+      EXPECT_GT(number_at(measured, key), 0) << key;
+    EXPECT_GT(number_at(measured, "sm_cycles_mean"), 0);
+    EXPECT_EQ(string_at(measured, "tile_order"), "cost");
+    const double kernel_ms = number_at(measured, "kernel_ms");
+    const double sm_cycles = number_at(measured, "sm_cycles");
+
+    // What is derived is derived from what the same object says was measured.
+    const nlohmann::json& derived = object_at(row, "derived");
+    EXPECT_DOUBLE_EQ(number_at(derived, "clock_ghz"), sm_cycles / (kernel_ms * 1e6));
+    for (const char* share : {"simt_efficiency", "sm_balance"}) {
+      EXPECT_GT(number_at(derived, share), 0) << share;
+      EXPECT_LE(number_at(derived, share), 1) << share;
+    }
+    const nlohmann::json& model = object_at(row, "model");
+    const double bound = number_at(model, "bound_max_cycles");
+    EXPECT_GT(bound, 0);
+    EXPECT_GE(number_at(model, "bound_sum_cycles"), bound);
+    EXPECT_FALSE(string_at(model, "limiting_pipe").empty());
+    EXPECT_DOUBLE_EQ(number_at(model, "pct_of_bound"), 100 * (bound / sm_cycles));
+  }
+
+  ASSERT_TRUE(j.contains("sine_sweep") && j["sine_sweep"].is_array()) << r.out.substr(0, 2000);
+  ASSERT_EQ(j["sine_sweep"].size(), variants::kMaxSweepSines + 1u);
+  for (std::size_t k = 0; k < j["sine_sweep"].size(); ++k) {
+    const nlohmann::json& row = j["sine_sweep"][k];
+    SCOPED_TRACE(row.dump());
+    EXPECT_EQ(number_at(row, "sines_per_step"), static_cast<double>(k));
+    const nlohmann::json& mix = object_at(row, "mix_per_step");
+    for (const char* pipe : {"fma", "alu", "other"}) EXPECT_GE(number_at(mix, pipe), 0) << pipe;
+    EXPECT_EQ(number_at(mix, "xu"), static_cast<double>(k)) << "one MUFU per __sinf";
+    EXPECT_TRUE(mix.contains("from_sass") && mix["from_sass"].is_boolean());
+    EXPECT_GT(number_at(row, "warp_steps"), 0);
+    const double cycles = number_at(row, "measured_sm_cycles");
+    const double bound = number_at(row, "bound_max_cycles");
+    EXPECT_GT(cycles, 0);
+    EXPECT_GT(bound, 0);
+    EXPECT_FALSE(string_at(row, "limiting_pipe").empty());
+    EXPECT_DOUBLE_EQ(number_at(row, "pct_of_bound"), 100 * bound / cycles);
+    for (const char* busy :
+         {"xu_busy_measured", "issue_busy_measured", "xu_busy_predicted", "issue_busy_predicted"})
+      EXPECT_GE(number_at(row, busy), 0) << busy;
+  }
+  const nlohmann::json& balance = object_at(j, "sine_balance");
+  for (const char* key : {"measured", "predicted"}) {
+    EXPECT_GE(number_at(balance, key), 0) << key;
+    EXPECT_LE(number_at(balance, key), variants::kMaxSweepSines) << key;
+  }
+}
+
+TEST_F(ProgramGpuTest, BenchCsvParsesBack) {
+  const Result r = run(std::string(kBench) + " --format csv");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::vector<std::vector<std::string>> records = parse_csv(r.out);
+  ASSERT_FALSE(records.empty()) << r.out;
+  const std::vector<std::string>& header = records[0];
+  ASSERT_EQ(header, header_fields(kBenchCsvHeader)) << r.out;
+  for (std::size_t i = 1; i < records.size(); ++i)
+    ASSERT_EQ(records[i].size(), header.size()) << "record " << i << " of\n" << r.out;
+  ASSERT_EQ(records.size(), 1 + std::size(kViews)) << r.out;
+  const std::set<std::string> text = {"view", "variant", "tile_order", "limiting_pipe"};
+  for (std::size_t i = 1; i < records.size(); ++i) {
+    const std::vector<std::string>& f = records[i];
+    for (std::size_t c = 0; c < header.size(); ++c)
+      if (text.count(header[c]))
+        EXPECT_FALSE(f[c].empty()) << header[c];
+      else
+        EXPECT_TRUE(finite_number(f[c])) << header[c] << " = '" << f[c] << "'";
+    auto number = [&](const char* name) {
+      return finite_number(f[column(header, name)]).value_or(std::nan(""));
+    };
+    EXPECT_EQ(f[column(header, "view")], kViews[i - 1]);
+    EXPECT_EQ(f[column(header, "variant")], "fma4");
+    EXPECT_EQ(f[column(header, "tile_order")], "cost");
+    EXPECT_EQ(number("width"), 3840);
+    EXPECT_EQ(number("frames"), 10);
+    EXPECT_EQ(number("pixels_differing_from_fma4"), 0);
+    // Derived columns against the measured ones beside them, within the digits written.
+    const double clock = number("sm_cycles") / (number("kernel_ms") * 1e6);
+    EXPECT_NEAR(number("clock_ghz"), clock, 1e-3 * clock);
+    EXPECT_NEAR(number("pct_of_bound"), 100 * number("bound_max_cycles") / number("sm_cycles"),
+                0.01);
+  }
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <stdexcept>
 
 #include "io/report.h"
 
@@ -38,7 +39,8 @@ std::vector<std::string> split(const std::string& s, char sep) {
 
 TEST(BenchReport, CsvRowsMatchTheHeader) {
   const std::vector<std::string> lines = split(format_bench(two_rows(), OutputFormat::Csv), '\n');
-  ASSERT_GE(lines.size(), 3u);
+  ASSERT_EQ(lines.size(), 3u);
+  EXPECT_EQ(lines[0], kBenchCsvHeader);
   const std::vector<std::string> head = split(lines[0], ',');
   const auto col = std::find(head.begin(), head.end(), "tile_order") - head.begin();
   ASSERT_LT(col, static_cast<long>(head.size()));
@@ -47,6 +49,19 @@ TEST(BenchReport, CsvRowsMatchTheHeader) {
     ASSERT_EQ(f.size(), head.size()) << lines[i];
     EXPECT_EQ(f[col], i == 1 ? "rows" : "cost");
   }
+}
+
+// One CSV file is one table: the present paths and the sine sweep, tables of their own, are
+// refused rather than appended under another header.
+TEST(BenchReport, CsvRefusesTheOtherTables) {
+  BenchReport with_sweep = two_rows();
+  with_sweep.sweep.resize(2);
+  EXPECT_THROW(format_bench(with_sweep, OutputFormat::Csv), std::invalid_argument);
+  BenchReport with_present = two_rows();
+  with_present.present.push_back({"tbo", 1.5, "whole frame"});
+  EXPECT_THROW(format_bench(with_present, OutputFormat::Csv), std::invalid_argument);
+  const nlohmann::json j = nlohmann::json::parse(format_bench(with_sweep, OutputFormat::Json));
+  EXPECT_EQ(j["sine_sweep"].size(), 2u);
 }
 
 TEST(BenchReport, JsonCarriesTheTileOrder) {

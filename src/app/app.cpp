@@ -71,6 +71,19 @@ App::App(const Options& o)
   if (settings_.window_x && settings_.window_y && !o.window_size_given)
     window_.move_to(*settings_.window_x, *settings_.window_y);
   window_.set_vsync(vsync_);
+  if (!o.open_experiment.empty()) {
+    const auto& names = experiment_names();
+    const auto it = std::find(names.begin(), names.end(), o.open_experiment);
+    if (it == names.end()) {
+      std::string known;
+      for (std::string_view n : names) known += (known.empty() ? "" : ", ") + std::string(n);
+      throw ExitError(
+          2, "--open-experiment: unknown '" + o.open_experiment + "' (known: " + known + ")");
+    }
+    show_experiments_ = true;
+    experiment_index_ = static_cast<int>(it - names.begin());
+    experiment_requested_ = pipeline_.gpu() != nullptr;  // else the window says why not
+  }
 }
 
 App::~App() {
@@ -92,13 +105,24 @@ App::~App() {
 
 int App::run() {
   last_frame_start_ = glfwGetTime();
+  int settle_frames = 0;
   for (;;) {
     if (live_ || dirty_)
       glfwPollEvents();
     else
       glfwWaitEventsTimeout(0.25);  // idle: nothing changes, nothing to redraw
-    const bool last =
-        window_.should_close() || (opts_.frames > 0 && frames_done_ + 1 >= opts_.frames);
+    bool last = window_.should_close() || (opts_.frames > 0 && frames_done_ + 1 >= opts_.frames);
+    // A scripted screenshot shows the SASS view and the SASS-based overlay as a user sees them
+    // once cuobjdump is done, not the "reading SASS..." of the first second: wait for it, then
+    // draw two frames more, since ImGui fits a window to the content of the frame before.
+    if (last && !opts_.screenshot.empty() && sass_loading_.valid()) {
+      sass_loading_.wait();
+      settle_frames = 2;
+    }
+    if (settle_frames > 0 && !window_.should_close()) {
+      --settle_frames;
+      last = false;
+    }
     render_frame();
     ++frames_done_;
     if (capture_requested_) {
@@ -214,6 +238,16 @@ void App::render_frame() {
     compare_requested_ = false;
     run_compare();
   }
+  if (sweep_requested_) {  // likewise
+    sweep_requested_ = false;
+    try {
+      sweep_ = sine_sweep(*pipeline_.gpu(), sass(), 5, 2);
+      sweep_error_.clear();
+    } catch (const std::exception& e) {
+      sweep_error_ = e.what();
+    }
+    dirty_ = true;
+  }
   if (experiment_requested_) {  // likewise "running..."
     experiment_requested_ = false;
     try {
@@ -263,6 +297,7 @@ void App::render_frame() {
   }
   if (compare_) draw_compare_window();
   if (show_experiments_) draw_experiments_window();
+  if (show_sweep_) draw_sweep_window();
   draw_precision_banner();
   const auto ui_start = std::chrono::steady_clock::now();
   ui_timer_.begin();
@@ -383,6 +418,13 @@ void App::run_compare() {
   dirty_ = true;
 }
 
+bool App::compare_is_current() const {
+  if (!compare_ || compare_->rows.empty()) return false;
+  const MeasuredRow& r = compare_->rows.front();
+  const auto [fw, fh] = window_.framebuffer_size();
+  return r.view == view_ && r.width == fw && r.height == fh;
+}
+
 std::filesystem::path App::capture_path(const std::string& stem, const char* ext) const {
   char stamp[32];
   const std::time_t t = std::time(nullptr);
@@ -419,9 +461,15 @@ void App::capture_with_sidecar() {
       j["frame"] = {{"cpu_ms", last_.cpu_stats.ms}, {"pixel_iters", last_.cpu_stats.pixel_iters}};
     }
     j["instruction_mix"] = mix_source();
-    if (compare_) j["compare"] = nlohmann::json::parse(format_bench(*compare_, OutputFormat::Json));
+    // The table of every variant belongs with the picture: made now where the one on hand is
+    // of another view (the image above is already taken, so it shows the window as it was).
+    const bool compared_now = pipeline_.gpu() && !compare_is_current();
+    if (compared_now) run_compare();
+    if (compare_is_current())
+      j["compare"] = nlohmann::json::parse(format_bench(*compare_, OutputFormat::Json));
     write_file_atomic(sidecar_path(png), j.dump(2) + "\n");
-    status_ = "saved " + png.string() + " and its .json";
+    status_ = "saved " + png.string() + " and its .json" +
+              (compared_now ? ", with every variant compared at this view" : "");
   } catch (const std::exception& e) {
     status_ = std::string("capture failed: ") + e.what();
   }

@@ -41,7 +41,9 @@ class App {
   void take_screenshot(const std::string& path);
   void capture_with_sidecar();  // F12
   void run_compare();
+  bool compare_is_current() const;  // the compare table is of the view and size on screen
   void draw_experiments_window();
+  void draw_sweep_window();
   std::filesystem::path capture_path(const std::string& stem, const char* ext) const;
   const LoadedSass* sass() const { return sass_ && sass_->ok() ? &*sass_ : nullptr; }
   std::string mix_source() const;
@@ -84,6 +86,11 @@ class App {
   std::optional<ExperimentReport> experiment_;
   std::string experiment_error_;
   bool capture_requested_ = false;
+  // sin-ratio's balance point: the sweep of 0..4 __sinf per step, run on request.
+  bool sweep_requested_ = false;
+  bool show_sweep_ = false;
+  std::vector<SineSweepRow> sweep_;
+  std::string sweep_error_;
 
   gl::FrameMeasurement last_;
   std::optional<Metrics> last_metrics_;

@@ -1,13 +1,19 @@
 // The side panel: what renders, how fast, and how close to the bound the pipes allow.
 #include <imgui.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <string>
 #include <tuple>
+#include <utility>
+#include <vector>
 
 #include "app/app.h"
 #include "experiments.h"
 #include "io/files.h"
+#include "io/format_number.h"
 #include "model/variant_table.h"
+#include "variants.h"
 
 namespace mp {
 namespace {
@@ -59,6 +65,16 @@ void App::draw_panel() {
   }
   const VariantInfo& vi = variant_info(variant_);
   ImGui::TextWrapped("%s", vi.summary.data());
+  if (variant_ == VariantId::SinRatio) {
+    ImGui::Text("%d __sinf per step on sm_%d", variants::sines_per_step(sm()), sm());
+    if (pipeline_.gpu()) {
+      ImGui::SameLine();
+      if (ImGui::SmallButton(sweep_requested_ ? "sweeping..." : "measure the balance")) {
+        sweep_requested_ = true;
+        show_sweep_ = true;
+      }
+    }
+  }
 
   // View.
   ImGui::Separator();
@@ -140,6 +156,13 @@ void App::draw_panel() {
   ImGui::Checkbox("SASS (S)", &show_sass_);
   ImGui::SameLine();
   if (ImGui::Checkbox("divergence (D)", &show_divergence_)) dirty_ = true;
+  if (show_divergence_) {
+    ImGui::PushTextWrapPos(0.0f);
+    ImGui::TextDisabled(
+        "A warp with no idle lane is grey; the more of its lanes idled, the further along blue, "
+        "yellow, red.");
+    ImGui::PopTextWrapPos();
+  }
   if (GpuRenderer* gpu = pipeline_.gpu()) {
     bool by_cost = gpu->tile_order() == TileOrder::CostliestFirst;
     if (ImGui::Checkbox("costly tiles first", &by_cost)) {
@@ -202,6 +225,9 @@ void App::draw_compare_window() {
     ImGui::TextDisabled("tiles %s", r0.tiles_by_cost
                                         ? "costliest first, by the previous frame of this view"
                                         : "in rows (costly tiles first is off)");
+    if (!compare_is_current())
+      ImGui::TextColored(ImVec4(1, 0.7f, 0.3f, 1),
+                         "Of an earlier view or window size: C compares this one.");
   }
   ImGui::TextDisabled("mix: %s", rep.device.mix_source.c_str());
   const char* heads[] = {"variant",      "kernel ms",  "SM Mcycles", "Giter/s",   "bound max ms",
@@ -261,10 +287,66 @@ void App::draw_compare_window() {
 
 namespace mp {
 
+namespace {
+
+// Centred, a quarter down, so that it starts clear of the panel (left) and of the pipe overlay
+// (top right); no taller than three quarters of the window, so that a long table scrolls
+// instead of running off the bottom.
+void place_tool_window(float scale) {
+  const ImGuiViewport* vp = ImGui::GetMainViewport();
+  ImGui::SetNextWindowPos(
+      ImVec2(vp->WorkPos.x + vp->WorkSize.x * 0.5f, vp->WorkPos.y + vp->WorkSize.y * 0.25f),
+      ImGuiCond_FirstUseEver, ImVec2(0.5f, 0.0f));
+  ImGui::SetNextWindowSize(ImVec2(760 * scale, 0), ImGuiCond_FirstUseEver);
+  ImGui::SetNextWindowSizeConstraints(ImVec2(0, 0), ImVec2(FLT_MAX, vp->WorkSize.y * 0.75f));
+}
+
+// Rows of one unit on one scale from zero: a bar for each measurement, a white tick at its
+// prediction; hovering a bar names its row.
+void plot_against_model(const std::string& unit, const std::vector<const ExperimentRow*>& rows,
+                        float scale) {
+  double top = 0;
+  for (const ExperimentRow* row : rows)
+    top = std::max({top, row->measured, row->predicted.value_or(0.0)});
+  if (!(top > 0)) return;
+  ImGui::Text("%s: bars measured, white ticks predicted", unit.c_str());
+  const float width = ImGui::GetContentRegionAvail().x, height = 90 * scale;
+  const ImVec2 p0 = ImGui::GetCursorScreenPos();
+  ImGui::InvisibleButton(("##plot " + unit).c_str(), ImVec2(width, height));
+  const bool hovered = ImGui::IsItemHovered();
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const float bottom = p0.y + height;
+  dl->AddRectFilled(p0, ImVec2(p0.x + width, bottom), ImGui::GetColorU32(ImGuiCol_FrameBg));
+  const auto y = [&](double v) {
+    return bottom - static_cast<float>(v / top) * (height - 6 * scale);
+  };
+  const float slot = width / static_cast<float>(rows.size());
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const ExperimentRow& row = *rows[i];
+    const float left = p0.x + slot * static_cast<float>(i);
+    const float x0 = left + slot * 0.2f, x1 = left + slot * 0.8f;
+    dl->AddRectFilled(ImVec2(x0, y(row.measured)), ImVec2(x1, bottom),
+                      ImGui::GetColorU32(ImGuiCol_PlotHistogram));
+    if (row.predicted)
+      dl->AddLine(ImVec2(left + slot * 0.1f, y(*row.predicted)),
+                  ImVec2(left + slot * 0.9f, y(*row.predicted)), IM_COL32(255, 255, 255, 255),
+                  2 * scale);
+    const float mx = ImGui::GetIO().MousePos.x;
+    if (hovered && mx >= left && mx < left + slot) {
+      const auto ratio = row.ratio();
+      ImGui::SetTooltip("%s\npredicted %s, measured %.4g %s%s", row.label.c_str(),
+                        row.predicted ? fmt("%.4g", *row.predicted).c_str() : "-", row.measured,
+                        unit.c_str(), ratio ? fmt(" (x%.3f)", *ratio).c_str() : "");
+    }
+  }
+}
+
+}  // namespace
+
 // The seeds' experiments, one at a time: the question, the model, the table, a plot.
 void App::draw_experiments_window() {
   const float scale = window_.content_scale();
-  ImGui::SetNextWindowSize(ImVec2(760 * scale, 0), ImGuiCond_FirstUseEver);
+  place_tool_window(scale);
   ImGui::Begin("Experiments (E)", &show_experiments_);
   const auto& catalogue = experiment_catalogue();
   if (ImGui::BeginCombo("experiment", std::string(catalogue[experiment_index_].name).c_str())) {
@@ -287,15 +369,19 @@ void App::draw_experiments_window() {
     const ExperimentReport& r = *experiment_;
     ImGui::Separator();
     ImGui::Text("%s on %s", r.title.c_str(), r.device.c_str());
+    ImGui::PushTextWrapPos(0.0f);
     ImGui::TextDisabled("model: %s", r.model.c_str());
+    ImGui::PopTextWrapPos();
     if (ImGui::BeginTable("exp", 5, ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg)) {
-      for (const char* h : {"what", "predicted", "measured", "unit", "measured/predicted"})
-        ImGui::TableSetupColumn(h);
+      ImGui::TableSetupColumn("what (hover: note)", ImGuiTableColumnFlags_WidthStretch, 3.0f);
+      for (const char* h : {"predicted", "measured", "unit", "measured/predicted"})
+        ImGui::TableSetupColumn(h, ImGuiTableColumnFlags_WidthStretch, 1.0f);
       ImGui::TableHeadersRow();
       for (const ExperimentRow& row : r.rows) {
         ImGui::TableNextRow();
         ImGui::TableNextColumn();
         ImGui::TextUnformatted(row.label.c_str());
+        if (!row.note.empty() && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", row.note.c_str());
         ImGui::TableNextColumn();
         if (row.predicted)
           ImGui::Text("%.4g", *row.predicted);
@@ -313,18 +399,75 @@ void App::draw_experiments_window() {
       }
       ImGui::EndTable();
     }
-    // Measured over predicted, row by row: 1.0 is the model exactly.
-    std::vector<float> ratios;
-    for (const ExperimentRow& row : r.rows)
-      if (const auto ratio = row.ratio()) ratios.push_back(static_cast<float>(*ratio));
-    if (!ratios.empty())
-      ImGui::PlotHistogram("measured / predicted", ratios.data(), static_cast<int>(ratios.size()),
-                           0, nullptr, 0.0f, 2.0f, ImVec2(0, 80 * scale));
+    // One plot per unit that the model predicts, in the table's order.
+    std::vector<std::pair<std::string, std::vector<const ExperimentRow*>>> by_unit;
+    for (const ExperimentRow& row : r.rows) {
+      auto it = std::find_if(by_unit.begin(), by_unit.end(),
+                             [&](const auto& g) { return g.first == row.unit; });
+      if (it == by_unit.end()) it = by_unit.insert(by_unit.end(), {row.unit, {}});
+      it->second.push_back(&row);
+    }
+    for (const auto& [unit, rows] : by_unit)
+      if (std::any_of(rows.begin(), rows.end(), [](const auto* x) { return x->predicted; }))
+        plot_against_model(unit, rows, scale);
     ImGui::TextWrapped("%s", r.conclusion.c_str());
     if (ImGui::Button("Copy as Markdown")) {
       ImGui::SetClipboardText(format_experiment(r, OutputFormat::Markdown).c_str());
       status_ = "experiment copied as Markdown";
     }
+  }
+  ImGui::End();
+}
+
+}  // namespace mp
+
+namespace mp {
+
+// sin-ratio's balance point found by measurement: fma4 with 0..4 __sinf per step, each beside
+// the model's prediction from its loop's mix.
+void App::draw_sweep_window() {
+  const float scale = window_.content_scale();
+  place_tool_window(scale);
+  ImGui::Begin("Sine balance (sin-ratio)", &show_sweep_);
+  ImGui::TextWrapped(
+      "fma4 with 0 to 4 __sinf per step at bench view C, 1920x1080 (almost no divergence), "
+      "median of 5 frames. Busy = the pipe's cycles by the model over the measured SM cycles; "
+      "model = over the bound's cycles.");
+  if (sweep_requested_) ImGui::TextUnformatted("sweeping...");
+  if (!sweep_error_.empty())
+    ImGui::TextColored(ImVec4(1, 0.4f, 0.3f, 1), "%s", sweep_error_.c_str());
+  if (!sweep_.empty()) {
+    const char* heads[] = {"sines/step",   "mix FMA/ALU/XU/other", "SM Mcycles",
+                           "bound (pipe)", "% of bound",           "XU busy",
+                           "XU model",     "issue busy",           "issue model"};
+    if (ImGui::BeginTable("sweep", 9, ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg)) {
+      for (const char* h : heads) ImGui::TableSetupColumn(h);
+      ImGui::TableHeadersRow();
+      for (const SineSweepRow& r : sweep_) {
+        ImGui::TableNextRow();
+        ImGui::TableNextColumn();
+        ImGui::Text("%d", r.sines);
+        ImGui::TableNextColumn();
+        ImGui::Text("%g/%g/%g/%g (%s)", r.per_step.fma, r.per_step.alu, r.per_step.xu,
+                    r.per_step.other, r.mix_from_sass ? "SASS" : "declared");
+        ImGui::TableNextColumn();
+        ImGui::Text("%.3f", r.measured_cycles / 1e6);
+        ImGui::TableNextColumn();
+        ImGui::Text("%.3f M (%s)", r.bound.max_cycles / 1e6, pipe_name(r.bound.limiting));
+        ImGui::TableNextColumn();
+        ImGui::Text("%.1f%%", 100 * r.bound.max_cycles / r.measured_cycles);
+        for (double v : {r.xu_busy, r.xu_predicted, r.issue_busy, r.issue_predicted}) {
+          ImGui::TableNextColumn();
+          ImGui::Text("%.1f%%", 100 * v);
+        }
+      }
+      ImGui::EndTable();
+    }
+    ImGui::TextWrapped(
+        "Balance point (the less busy of XU and issue at its busiest): measured %d sines per "
+        "step, predicted %d. sin-ratio runs %d on sm_%d.",
+        balance_point(sweep_, true), balance_point(sweep_, false), variants::sines_per_step(sm()),
+        sm());
   }
   ImGui::End();
 }

@@ -110,7 +110,8 @@ ParseResult parse_command_line(const std::vector<std::string>& args) {
   app.set_version_flag("--version", std::string("mandelpipe ") + kVersion);
   add_view_options(app, o, raw, false);
   app.add_option("--frames", o.frames, "quit after N frames (0: run until closed)");
-  app.add_option("--screenshot", o.screenshot, "save the window, UI included, as PNG at exit");
+  app.add_option("--screenshot", o.screenshot,
+                 "save the window, UI included, as PNG at exit (once the kernels' SASS is read)");
   app.add_flag("--no-vsync", raw.no_vsync, "start with vsync off (toggle with V)");
   app.add_option("--present", raw.present, "CUDA-to-GL path: auto, tbo, pbo, image");
   app.add_flag("--overlay", o.overlay,
@@ -123,6 +124,9 @@ ParseResult parse_command_line(const std::vector<std::string>& args) {
                "start with the SASS view of the step loop shown (toggle with S)");
   app.add_flag("--divergence", o.divergence,
                "start with the divergence heat map shown (toggle with D)");
+  app.add_option("--open-experiment", o.open_experiment,
+                 "start with the experiments window open, running NAME (needs a GPU; toggle "
+                 "with E)");
   app.add_option("--capture-dir", o.capture_dir,
                  "folder for F12 captures and saved tables (default: the working folder)");
 
@@ -134,7 +138,9 @@ ParseResult parse_command_line(const std::vector<std::string>& args) {
   CLI::App* bench = app.add_subcommand(
       "bench", "time every variant at three fixed 3840x2160 views (needs a GPU)");
   bench->add_option("--variant", raw.bench_variant, "variant to time, or all (default all)");
-  bench->add_option("--format", raw.format, "md, csv or json (default md)");
+  bench->add_option("--format", raw.format,
+                    "md, csv or json (default md); csv is the views' table alone, so not with "
+                    "--sin-sweep or --present");
   bench->add_option("--frames", o.bench_frames, "timed frames per view, >= 10 (default 10)");
   bench->add_flag("--sin-sweep", o.bench_sin_sweep,
                   "also sweep fma4 + 0..4 __sinf per step to find where XU and issue balance");
@@ -170,8 +176,9 @@ ParseResult parse_command_line(const std::vector<std::string>& args) {
   }
   // Options of the window given before a subcommand would be silently ignored: say so.
   if (render->parsed() || bench->parsed() || experiment->parsed())
-    for (const char* w : {"--frames", "--screenshot", "--no-vsync", "--present", "--overlay",
-                          "--overlay-ab", "--sass", "--divergence", "--capture-dir"})
+    for (const char* w :
+         {"--frames", "--screenshot", "--no-vsync", "--present", "--overlay", "--overlay-ab",
+          "--sass", "--divergence", "--open-experiment", "--capture-dir"})
       if (app.count(w)) {
         r.exit_code = 2;
         r.err = std::string(w) + ": a window option; it does nothing with a subcommand";
@@ -212,6 +219,14 @@ ParseResult parse_command_line(const std::vector<std::string>& args) {
         o.bench_variants = {*v};
     }
     if (e.empty()) e = parse_format(raw.format, o);
+    // Refused here, not after the timing: a CSV file is one table, and these are others.
+    if (e.empty() && o.format == OutputFormat::Csv && (o.bench_sin_sweep || o.bench_present))
+      e = std::string("--format csv: one table, a row per view and variant; ") +
+          (o.bench_sin_sweep && o.bench_present
+               ? "--sin-sweep and --present add tables of their own"
+           : o.bench_sin_sweep ? "--sin-sweep adds a table of its own"
+                               : "--present adds a table of its own") +
+          ": use --format json (or md)";
     if (raw.tile_order == "rows")
       o.tile_order = TileOrder::Rows;
     else if (raw.tile_order != "cost" && e.empty())

@@ -31,11 +31,12 @@ struct Options {
   std::string screenshot;
   bool vsync = true;
   PresentMode present = PresentMode::Auto;
-  bool overlay = false;     // start with the pipe overlay shown
-  bool overlay_ab = false;  // with frames: the overlay on and off in turns, both timed
-  bool sass_view = false;   // ... the SASS view
-  bool divergence = false;  // ... the divergence heat map
-  std::string capture_dir;  // where F12 captures and saved tables go ("" = working folder)
+  bool overlay = false;         // start with the pipe overlay shown
+  bool overlay_ab = false;      // with frames: the overlay on and off in turns, both timed
+  bool sass_view = false;       // ... the SASS view
+  bool divergence = false;      // ... the divergence heat map
+  std::string open_experiment;  // ... the experiments window, running this one
+  std::string capture_dir;      // where F12 captures and saved tables go ("" = working folder)
 
   // render
   std::string out;

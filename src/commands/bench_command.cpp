@@ -21,16 +21,6 @@ namespace {
 
 constexpr int kWidth = 3840, kHeight = 2160, kWarmup = 2;
 
-struct NamedView {
-  const char* name;
-  View view;
-};
-const NamedView kViews[] = {
-    {"A", {-0.5, 0.0, 3.0, 1024}},
-    {"B", {-0.743643887037151, 0.131825904205330, 0.005, 4096}},
-    {"C", {-0.75, 0.0, 0.05, 16384}},
-};
-
 template <class F>
 double time_median_ms(int frames, F&& body) {
   for (int i = 0; i < kWarmup; ++i) body();
@@ -101,52 +91,6 @@ std::vector<PresentRow> bench_present(const DeviceInfo& dev, int frames) {
   return rows;
 }
 
-// fma4 with 0..4 __sinf per step at view C (SIMT efficiency 99.8%: almost every pixel runs all
-// 16384 steps), at 1920x1080.
-std::vector<SineSweepRow> sine_sweep(GpuRenderer& gpu, const LoadedSass& sass, int frames) {
-  const DeviceInfo& dev = gpu.device();
-  const int sm = dev.cc_major * 10 + dev.cc_minor;
-  const PipeRates rates = pipe_rates(dev.cc_major, dev.cc_minor);
-  const View view = kViews[2].view;
-  const PixelGrid grid = pixel_grid(view, 1920, 1080);
-  DeviceBuffer<float> out(static_cast<std::size_t>(1920) * 1080 * kFloatsPerPixel);
-  using StepMix = InstrMix (*)(int);
-  const StepMix declared_steps[] = {
-      &variants::SinBalance<1>::step_mix, &variants::SinBalance<2>::step_mix,
-      &variants::SinBalance<3>::step_mix, &variants::SinBalance<4>::step_mix};
-  std::vector<SineSweepRow> rows;
-  for (int m = 0; m <= variants::kMaxSweepSines; ++m) {
-    auto frame = [&] {
-      return m == 0 ? gpu.render(VariantId::Fma4, grid, view.max_iter, out.get())
-                    : gpu.render_sin_balance(m, grid, view.max_iter, out.get());
-    };
-    for (int i = 0; i < kWarmup; ++i) frame();
-    std::vector<GpuFrameStats> timed;
-    for (int i = 0; i < frames; ++i) timed.push_back(frame());
-    const GpuFrameStats s = median_frame(timed);
-    SineSweepRow r;
-    r.sines = m;
-    if (m == 0) {
-      r.per_step = per_step_mix(VariantId::Fma4, sm, &sass, false);
-      r.mix_from_sass = sass.loops.count(VariantId::Fma4) > 0;
-    } else if (sass.sin_balance.count(m)) {
-      r.per_step = sass.sin_balance.at(m).mix;
-      r.mix_from_sass = true;
-    } else {  // estimate: the sines added to fma4's declared loop
-      r.per_step = declared_steps[m - 1](sm) + variant_info(VariantId::Fma4).overhead(sm);
-    }
-    r.warp_steps = static_cast<double>(s.warp_iters);
-    r.measured_cycles = static_cast<double>(s.sm_cycles);
-    r.bound = compute_bound(rates, dev.sm_count, r.per_step, r.warp_steps);
-    r.xu_busy = r.bound.cycles_of(Pipe::Xu) / r.measured_cycles;
-    r.issue_busy = r.bound.cycles_of(Pipe::Issue) / r.measured_cycles;
-    r.xu_predicted = r.bound.cycles_of(Pipe::Xu) / r.bound.max_cycles;
-    r.issue_predicted = r.bound.cycles_of(Pipe::Issue) / r.bound.max_cycles;
-    rows.push_back(r);
-  }
-  return rows;
-}
-
 }  // namespace
 
 int run_bench(const Options& o) {
@@ -164,13 +108,13 @@ int run_bench(const Options& o) {
 
   GpuRenderer gpu(dev);
   gpu.set_tile_order(o.tile_order);
-  for (const NamedView& nv : kViews) {
+  for (const NamedView& nv : kBenchViews) {
     for (MeasuredRow& r : measure_variants(gpu, nv.name, nv.view, kWidth, kHeight, variants,
                                            o.bench_frames, kWarmup, &sass))
       rep.rows.push_back(std::move(r));
     std::cerr << "bench: view " << nv.name << " done\n";
   }
-  if (o.bench_sin_sweep) rep.sweep = sine_sweep(gpu, sass, o.bench_frames);
+  if (o.bench_sin_sweep) rep.sweep = sine_sweep(gpu, &sass, o.bench_frames, kWarmup);
   if (o.bench_present) {
     try {
       rep.present = bench_present(dev, o.bench_frames);

@@ -3,6 +3,8 @@
 #include "cuda_check.h"
 #include "device_buffer.h"
 #include "model/median.h"
+#include "model/variant_table.h"
+#include "variants.h"
 
 namespace mp {
 
@@ -38,6 +40,54 @@ std::vector<MeasuredRow> measure_variants(GpuRenderer& gpu, const std::string& v
     long long differ = 0;
     for (std::size_t i = 0; i < pixels; ++i) differ += mine[i] != reference[i];
     rows.back().differing_from_fma4 = differ;
+  }
+  return rows;
+}
+
+// View C: SIMT efficiency 99.8%, almost every pixel runs all 16384 steps, so the pipes' balance
+// is the kernel's, not the divergence's.
+std::vector<SineSweepRow> sine_sweep(GpuRenderer& gpu, const LoadedSass* sass, int frames,
+                                     int warmup) {
+  const DeviceInfo& dev = gpu.device();
+  const int sm = dev.cc_major * 10 + dev.cc_minor;
+  const PipeRates rates = pipe_rates(dev.cc_major, dev.cc_minor);
+  const View view = kBenchViews[2].view;
+  constexpr int kWidth = 1920, kHeight = 1080;
+  const PixelGrid grid = pixel_grid(view, kWidth, kHeight);
+  DeviceBuffer<float> out(static_cast<std::size_t>(kWidth) * kHeight * kFloatsPerPixel);
+  using StepMix = InstrMix (*)(int);
+  const StepMix declared_steps[] = {
+      &variants::SinBalance<1>::step_mix, &variants::SinBalance<2>::step_mix,
+      &variants::SinBalance<3>::step_mix, &variants::SinBalance<4>::step_mix};
+  std::vector<SineSweepRow> rows;
+  for (int m = 0; m <= variants::kMaxSweepSines; ++m) {
+    auto frame = [&] {
+      return m == 0 ? gpu.render(VariantId::Fma4, grid, view.max_iter, out.get())
+                    : gpu.render_sin_balance(m, grid, view.max_iter, out.get());
+    };
+    for (int i = 0; i < warmup; ++i) frame();
+    std::vector<GpuFrameStats> timed;
+    for (int i = 0; i < frames; ++i) timed.push_back(frame());
+    const GpuFrameStats s = median_frame(timed);
+    SineSweepRow r;
+    r.sines = m;
+    if (m == 0) {
+      r.per_step = per_step_mix(VariantId::Fma4, sm, sass, false);
+      r.mix_from_sass = sass && sass->loops.count(VariantId::Fma4) > 0;
+    } else if (sass && sass->sin_balance.count(m)) {
+      r.per_step = sass->sin_balance.at(m).mix;
+      r.mix_from_sass = true;
+    } else {  // estimate: the sines added to fma4's declared loop
+      r.per_step = declared_steps[m - 1](sm) + variant_info(VariantId::Fma4).overhead(sm);
+    }
+    r.warp_steps = static_cast<double>(s.warp_iters);
+    r.measured_cycles = static_cast<double>(s.sm_cycles);
+    r.bound = compute_bound(rates, dev.sm_count, r.per_step, r.warp_steps);
+    r.xu_busy = r.bound.cycles_of(Pipe::Xu) / r.measured_cycles;
+    r.issue_busy = r.bound.cycles_of(Pipe::Issue) / r.measured_cycles;
+    r.xu_predicted = r.bound.cycles_of(Pipe::Xu) / r.bound.max_cycles;
+    r.issue_predicted = r.bound.cycles_of(Pipe::Issue) / r.bound.max_cycles;
+    rows.push_back(r);
   }
   return rows;
 }

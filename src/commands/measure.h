@@ -9,6 +9,18 @@
 
 namespace mp {
 
+// The bench's three views (at 3840x2160): the whole set, a seahorse-valley zoom full of
+// divergence, and a view where almost every pixel runs all its steps.
+struct NamedView {
+  const char* name;
+  View view;
+};
+inline const NamedView kBenchViews[] = {
+    {"A", {-0.5, 0.0, 3.0, 1024}},
+    {"B", {-0.743643887037151, 0.131825904205330, 0.005, 4096}},
+    {"C", {-0.75, 0.0, 0.05, 16384}},
+};
+
 // The frame with the median kernel time (lower median), so its numbers belong together.
 GpuFrameStats median_frame(std::vector<GpuFrameStats> frames);
 
@@ -18,5 +30,11 @@ std::vector<MeasuredRow> measure_variants(GpuRenderer& gpu, const std::string& v
                                           const View& view, int width, int height,
                                           const std::vector<VariantId>& variants, int frames,
                                           int warmup, const LoadedSass* sass);
+
+// fma4 with 0..4 __sinf per step (the sweep behind sin-ratio) at bench view C, 1920x1080:
+// `warmup` untimed frames, then the median of `frames`; each row with its bound from the mix of
+// its loop (the SASS where `sass` holds it, else the declared one).
+std::vector<SineSweepRow> sine_sweep(GpuRenderer& gpu, const LoadedSass* sass, int frames,
+                                     int warmup);
 
 }  // namespace mp

@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <sstream>
+#include <stdexcept>
 
 #include "io/format_number.h"
 
@@ -15,13 +16,6 @@ nlohmann::json device_json(const DeviceSummary& d) {
           {"pipe_rates", d.rates},
           {"instruction_mix", d.mix_source}};
 }
-
-const char* kCsvHeader =
-    "view,variant,width,height,center_x,center_y,span,iters,frames,kernel_ms,sm_cycles,clock_ghz,"
-    "giter_per_s,pixel_iters,warp_iters,simt_efficiency,sm_cycles_mean,sm_balance,tile_order,"
-    "bound_max_cycles,"
-    "bound_max_ms,"
-    "bound_sum_cycles,bound_sum_ms,limiting_pipe,pct_of_bound,pixels_differing_from_fma4";
 
 const char* tile_order_name(const MeasuredRow& r) {
   return r.tiles_by_cost ? "cost" : "rows";
@@ -121,7 +115,11 @@ std::string format_bench(const BenchReport& rep, OutputFormat format) {
     return s.str();
   }
   if (format == OutputFormat::Csv) {
-    s << kCsvHeader << "\n";
+    if (!rep.present.empty() || !rep.sweep.empty())
+      throw std::invalid_argument(
+          "bench CSV holds the views' rows only; the present paths and the sine sweep need JSON "
+          "or Markdown");
+    s << kBenchCsvHeader << "\n";
     for (const MeasuredRow& r : rep.rows) {
       const Metrics& m = r.metrics;
       s << r.view_name << "," << r.variant << "," << r.width << "," << r.height << ","
@@ -136,17 +134,6 @@ std::string format_bench(const BenchReport& rep, OutputFormat format) {
         << fmt("%.0f", m.bound.sum_cycles) << "," << fmt("%.4f", m.bound_sum_ms) << ","
         << pipe_name(m.bound.limiting) << "," << fmt("%.2f", 100 * m.fraction_of_bound) << ","
         << r.differing_from_fma4 << "\n";
-    }
-    if (!rep.sweep.empty()) {  // a second table, after a blank line
-      s << "\nsines_per_step,fma,alu,xu,other,mix_from_sass,warp_steps,sm_cycles,bound_max_cycles,"
-           "limiting_pipe,xu_busy,issue_busy,xu_busy_model,issue_busy_model\n";
-      for (const SineSweepRow& r : rep.sweep)
-        s << r.sines << "," << r.per_step.fma << "," << r.per_step.alu << "," << r.per_step.xu
-          << "," << r.per_step.other << "," << (r.mix_from_sass ? 1 : 0) << ","
-          << fmt("%.0f", r.warp_steps) << "," << fmt("%.0f", r.measured_cycles) << ","
-          << fmt("%.0f", r.bound.max_cycles) << "," << pipe_name(r.bound.limiting) << ","
-          << fmt("%.4f", r.xu_busy) << "," << fmt("%.4f", r.issue_busy) << ","
-          << fmt("%.4f", r.xu_predicted) << "," << fmt("%.4f", r.issue_predicted) << "\n";
     }
     return s.str();
   }

@@ -15,8 +15,8 @@ struct MeasuredRow {
   std::string variant;
   int width = 0, height = 0;
   View view;
-  int frames = 0;         // timed frames the median is taken over
-  FrameNumbers measured;  // the median frame (by kernel time)
+  int frames = 0;              // timed frames the median is taken over
+  FrameNumbers measured;       // the median frame (by kernel time)
   bool tiles_by_cost = false;  // its tiles went costliest first (by a frame of the same view)
   Metrics metrics;
   long long differing_from_fma4 =
@@ -59,6 +59,14 @@ struct BenchReport {
 int balance_point(const std::vector<SineSweepRow>& sweep, bool measured);
 
 nlohmann::json to_json(const MeasuredRow& r);
+// CSV is one table, a row per view and variant, under this header: the present paths and the
+// sine sweep are tables of their own, which JSON and Markdown carry and CSV cannot.
+inline constexpr const char* kBenchCsvHeader =
+    "view,variant,width,height,center_x,center_y,span,iters,frames,kernel_ms,sm_cycles,clock_ghz,"
+    "giter_per_s,pixel_iters,warp_iters,simt_efficiency,sm_cycles_mean,sm_balance,tile_order,"
+    "bound_max_cycles,bound_max_ms,bound_sum_cycles,bound_sum_ms,limiting_pipe,pct_of_bound,"
+    "pixels_differing_from_fma4";
+// Throws std::invalid_argument for CSV of a report with present or sweep rows.
 std::string format_bench(const BenchReport& report, OutputFormat format);
 
 }  // namespace mp

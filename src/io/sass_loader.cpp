@@ -63,10 +63,11 @@ LoadedSass load_kernel_sass(const std::string& binary, int sm) {
     if (candidates.empty()) return std::nullopt;
     const sass::Loop* loop = &candidates.front();
     LoopListing l;
+    l.sm = sass::sm_of(f->arch);
     l.copies = candidates.size();
     l.code.assign(f->code.begin() + loop->first, f->code.begin() + loop->last + 1);
     l.mix = sass::mix_of(*f, *loop);
-    for (const sass::Instruction& i : l.code) l.heavy_only += sass::fma_heavy_only(i.base());
+    for (const sass::Instruction& i : l.code) l.heavy_only += sass::fma_heavy_only(l.sm, i.base());
     return l;
   };
   for (const VariantInfo& v : all_variants())
