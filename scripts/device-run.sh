@@ -32,6 +32,16 @@ if [ -x $B/xtest-keys ]; then
   echo "   F12 capture rc=$?: $(ls "$OUT/capture" | tr '\n' ' ')" | tee -a "$log"
   python3 -c "import json,glob;j=json.load(open(glob.glob('$OUT/capture/*.json')[0]));c=j['compare'];print('   sidecar:',j['device']['name'],'clock',round(j['clock_ghz'],3),'GHz,',len(c['rows']),'variants compared:',', '.join('%s %.1f%%'%(r['variant'],r['model']['pct_of_bound']) for r in c['rows']))" 2>&1 | tee -a "$log"
 fi
+# sin-ratio's "measure the balance" clicked in the panel (where the default layout puts it).
+if [ -x $B/xtest-keys ]; then
+  $B/mandelpipe --frames 2500 --no-vsync --width 1600 --height 900 --variant sin-ratio \
+    --screenshot "$OUT/window-sweep.png" >>"$log" 2>&1 &
+  app=$!
+  sleep 6
+  $B/xtest-keys click 270 175 >>"$log" 2>&1
+  wait $app
+  echo "   sweep click rc=$?" | tee -a "$log"
+fi
 # The overlay's cost: one run with the overlay on and off in alternating blocks of frames, so
 # that drift in the frame time hits both alike; three times, to see the spread.
 for run in 1 2 3; do

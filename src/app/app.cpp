@@ -246,6 +246,7 @@ void App::render_frame() {
     } catch (const std::exception& e) {
       sweep_error_ = e.what();
     }
+    refit_sweep_ = true;
     dirty_ = true;
   }
   if (experiment_requested_) {  // likewise "running..."
@@ -257,6 +258,7 @@ void App::render_frame() {
     } catch (const std::exception& e) {
       experiment_error_ = e.what();
     }
+    refit_experiments_ = true;
     dirty_ = true;
   }
 

@@ -91,6 +91,8 @@ class App {
   bool show_sweep_ = false;
   std::vector<SineSweepRow> sweep_;
   std::string sweep_error_;
+  // A result came after its window opened: fit the window's height to it once.
+  bool refit_sweep_ = false, refit_experiments_ = false;
 
   gl::FrameMeasurement last_;
   std::optional<Metrics> last_metrics_;

@@ -292,12 +292,14 @@ namespace {
 // Centred, a quarter down, so that it starts clear of the panel (left) and of the pipe overlay
 // (top right); no taller than three quarters of the window, so that a long table scrolls
 // instead of running off the bottom.
-void place_tool_window(float scale) {
+// `refit`: new content (a table that came after the window opened) gets its height fitted anew.
+void place_tool_window(float scale, bool refit) {
   const ImGuiViewport* vp = ImGui::GetMainViewport();
   ImGui::SetNextWindowPos(
       ImVec2(vp->WorkPos.x + vp->WorkSize.x * 0.5f, vp->WorkPos.y + vp->WorkSize.y * 0.25f),
       ImGuiCond_FirstUseEver, ImVec2(0.5f, 0.0f));
-  ImGui::SetNextWindowSize(ImVec2(760 * scale, 0), ImGuiCond_FirstUseEver);
+  ImGui::SetNextWindowSize(ImVec2(760 * scale, 0),
+                           refit ? ImGuiCond_Always : ImGuiCond_FirstUseEver);
   ImGui::SetNextWindowSizeConstraints(ImVec2(0, 0), ImVec2(FLT_MAX, vp->WorkSize.y * 0.75f));
 }
 
@@ -346,7 +348,7 @@ void plot_against_model(const std::string& unit, const std::vector<const Experim
 // The seeds' experiments, one at a time: the question, the model, the table, a plot.
 void App::draw_experiments_window() {
   const float scale = window_.content_scale();
-  place_tool_window(scale);
+  place_tool_window(scale, std::exchange(refit_experiments_, false));
   ImGui::Begin("Experiments (E)", &show_experiments_);
   const auto& catalogue = experiment_catalogue();
   if (ImGui::BeginCombo("experiment", std::string(catalogue[experiment_index_].name).c_str())) {
@@ -427,7 +429,7 @@ namespace mp {
 // the model's prediction from its loop's mix.
 void App::draw_sweep_window() {
   const float scale = window_.content_scale();
-  place_tool_window(scale);
+  place_tool_window(scale, std::exchange(refit_sweep_, false));
   ImGui::Begin("Sine balance (sin-ratio)", &show_sweep_);
   ImGui::TextWrapped(
       "fma4 with 0 to 4 __sinf per step at bench view C, 1920x1080 (almost no divergence), "
