@@ -443,7 +443,9 @@ void App::draw_sweep_window() {
                            "bound (pipe)", "% of bound",           "XU busy",
                            "XU model",     "issue busy",           "issue model"};
     if (ImGui::BeginTable("sweep", 9, ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg)) {
-      for (const char* h : heads) ImGui::TableSetupColumn(h);
+      for (int c = 0; c < 9; ++c)  // the mix and the bound hold the longest cells
+        ImGui::TableSetupColumn(heads[c], ImGuiTableColumnFlags_WidthStretch,
+                                c == 1 || c == 3 ? 2.2f : 1.0f);
       ImGui::TableHeadersRow();
       for (const SineSweepRow& r : sweep_) {
         ImGui::TableNextRow();
