@@ -9,10 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
-int XTestFakeKeyEvent(Display* display, unsigned int keycode, Bool is_press,
-                      unsigned long delay);
-int XTestFakeButtonEvent(Display* display, unsigned int button, Bool is_press,
-                         unsigned long delay);
+int XTestFakeKeyEvent(Display* display, unsigned int keycode, Bool is_press, unsigned long delay);
+int XTestFakeButtonEvent(Display* display, unsigned int button, Bool is_press, unsigned long delay);
 int XTestFakeMotionEvent(Display* display, int screen, int x, int y, unsigned long delay);
 
 int main(int argc, char** argv) {
@@ -29,7 +27,7 @@ int main(int argc, char** argv) {
     if (strcmp(argv[i], "click") == 0 && i + 2 < argc) {
       XTestFakeMotionEvent(display, -1, atoi(argv[i + 1]), atoi(argv[i + 2]), 0);
       XFlush(display);
-      usleep(150000);  /* a frame or two to see the mouse over the button */
+      usleep(150000); /* a frame or two to see the mouse over the button */
       XTestFakeButtonEvent(display, 1, True, 0);
       XFlush(display);
       usleep(150000);
