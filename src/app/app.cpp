@@ -72,16 +72,8 @@ App::App(const Options& o)
     window_.move_to(*settings_.window_x, *settings_.window_y);
   window_.set_vsync(vsync_);
   if (!o.open_experiment.empty()) {
-    const auto& names = experiment_names();
-    const auto it = std::find(names.begin(), names.end(), o.open_experiment);
-    if (it == names.end()) {
-      std::string known;
-      for (std::string_view n : names) known += (known.empty() ? "" : ", ") + std::string(n);
-      throw ExitError(
-          2, "--open-experiment: unknown '" + o.open_experiment + "' (known: " + known + ")");
-    }
+    experiment_index_ = find_experiment(o.open_experiment, "--open-experiment");
     show_experiments_ = true;
-    experiment_index_ = static_cast<int>(it - names.begin());
     experiment_requested_ = pipeline_.gpu() != nullptr;  // else the window says why not
   }
 }

@@ -1,6 +1,9 @@
 #include "commands/common.h"
 
+#include <algorithm>
+
 #include "commands/commands.h"
+#include "experiments.h"
 #include "io/embedded.h"
 #include "model/variant_table.h"
 
@@ -20,6 +23,15 @@ Palette find_palette(const std::string& name) {
     known += (known.empty() ? "" : ", ") + p.name;
   }
   throw ExitError(2, "--palette: unknown '" + name + "' (known: " + known + ")");
+}
+
+int find_experiment(const std::string& name, const char* option) {
+  const auto& names = experiment_names();
+  const auto it = std::find(names.begin(), names.end(), name);
+  if (it != names.end()) return static_cast<int>(it - names.begin());
+  std::string known;
+  for (std::string_view n : names) known += (known.empty() ? "" : ", ") + std::string(n);
+  throw ExitError(2, std::string(option) + ": unknown '" + name + "' (known: " + known + ")");
 }
 
 DeviceSummary summarize(const DeviceInfo& d, const LoadedSass* sass) {

@@ -19,6 +19,9 @@ DeviceChoice choose_device(bool force_cpu);
 
 // The palette named on the command line; ExitError(2) listing the known ones otherwise.
 Palette find_palette(const std::string& name);
+// The experiment's place in experiment_names(); ExitError(2) naming `option` and listing the
+// known ones otherwise.
+int find_experiment(const std::string& name, const char* option);
 
 DeviceSummary summarize(const DeviceInfo& d, const LoadedSass* sass);
 // Instructions per step: the SASS loop of the kernel that ran (the recording one or not) when
