@@ -10,7 +10,7 @@ namespace {
 
 struct Entry {
   ExperimentInfo info;
-  ExperimentReport (*run)(const DeviceInfo&);
+  ExperimentReport (*run)(const DeviceInfo&, CounterProbe*);
 };
 
 const std::vector<Entry>& entries() {
@@ -77,10 +77,11 @@ const std::vector<std::string_view>& experiment_names() {
   return n;
 }
 
-ExperimentReport run_experiment(std::string_view name, const DeviceInfo& device) {
+ExperimentReport run_experiment(std::string_view name, const DeviceInfo& device,
+                                CounterProbe* counters) {
   for (const Entry& e : entries()) {
     if (e.info.name != name) continue;
-    ExperimentReport r = e.run(device);
+    ExperimentReport r = e.run(device, counters);
     r.name = e.info.name;
     r.title = e.info.title;
     r.question = e.info.question;

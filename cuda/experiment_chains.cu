@@ -151,8 +151,8 @@ std::string latency_model_text(const DeviceInfo& d) {
 
 }  // namespace
 
-ExperimentReport run_warps_per_smsp(const DeviceInfo& d) {
-  Bench bench(d);
+ExperimentReport run_warps_per_smsp(const DeviceInfo& d, CounterProbe* counters) {
+  Bench bench(d, counters);
   const PipeRates rates = pipe_rates(d.cc_major, d.cc_minor);
   const WarpLoop loop = chain_loop(d, 1, false);
   ExperimentReport rep;
@@ -191,8 +191,8 @@ ExperimentReport run_warps_per_smsp(const DeviceInfo& d) {
   return rep;
 }
 
-ExperimentReport run_single_warp_ilp(const DeviceInfo& d) {
-  Bench bench(d);
+ExperimentReport run_single_warp_ilp(const DeviceInfo& d, CounterProbe* counters) {
+  Bench bench(d, counters);
   const PipeRates rates = pipe_rates(d.cc_major, d.cc_minor);
   ExperimentReport rep;
   rep.model = latency_model_text(d) +
@@ -235,8 +235,8 @@ ExperimentReport run_single_warp_ilp(const DeviceInfo& d) {
   return rep;
 }
 
-ExperimentReport run_launch_overhead(const DeviceInfo& d) {
-  Bench bench(d);
+ExperimentReport run_launch_overhead(const DeviceInfo& d, CounterProbe* counters) {
+  Bench bench(d, counters);
   const PipeRates rates = pipe_rates(d.cc_major, d.cc_minor);
   constexpr int kThreads = 256;
   const ChainKernel kernel = chain_kernel_for(kMaxChains, false);

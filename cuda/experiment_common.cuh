@@ -6,6 +6,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -42,6 +43,7 @@ struct Sample {
   double sm_cycles = 0;  // max over SMs of (latest block end - earliest block start)
   int sms_used = 0;      // SMs that ran a block
   unsigned max_blocks_per_sm = 0;
+  std::optional<CounterFigures> counters;  // the hardware counters' reading, where asked for
 
   double clock_ghz() const { return ms > 0 ? sm_cycles / (ms * 1e6) : 0; }
 };
@@ -77,8 +79,10 @@ inline constexpr int kMaxSmId = 1024;
 // launch is a callable (cudaStream_t, SmSpan) that enqueues one kernel.
 class Bench {
  public:
-  explicit Bench(const DeviceInfo& device)
+  // counters: read the hardware counters around every launch `once` makes (may be null).
+  Bench(const DeviceInfo& device, CounterProbe* counters)
       : device_(device.index),
+        counters_(counters),
         first_(kMaxSmId),
         last_(kMaxSmId),
         blocks_(kMaxSmId),
@@ -88,6 +92,7 @@ class Bench {
 
   template <class Launch>
   Sample once(Launch&& launch) {
+    const std::uint64_t reading = counters_ ? counters_->begin() : 0;
     CUDA_CHECK(
         cudaMemsetAsync(first_.get(), 0xff, kMaxSmId * sizeof(unsigned long long), stream()));
     CUDA_CHECK(cudaMemsetAsync(last_.get(), 0, kMaxSmId * sizeof(unsigned long long), stream()));
@@ -115,6 +120,10 @@ class Bench {
       s.max_blocks_per_sm = std::max(s.max_blocks_per_sm, blocks[i]);
       s.sm_cycles = std::max(s.sm_cycles, static_cast<double>(host_[kMaxSmId + i] - host_[i]));
     }
+    if (counters_) {
+      counters_->end(reading, s.sm_cycles);
+      s.counters = counters_->take(reading, true);
+    }
     return s;
   }
 
@@ -126,7 +135,10 @@ class Bench {
     for (int i = 0; i < runs; ++i) v.push_back(once(launch));
     Sample m = v.back();
     m.ms = median_by(v, [](const Sample& s) { return s.ms; }).ms;
-    m.sm_cycles = median_by(v, [](const Sample& s) { return s.sm_cycles; }).sm_cycles;
+    // The counters of the launch whose cycles are the median: figures of one launch together.
+    const Sample by_cycles = median_by(v, [](const Sample& s) { return s.sm_cycles; });
+    m.sm_cycles = by_cycles.sm_cycles;
+    m.counters = by_cycles.counters;
     return m;
   }
 
@@ -153,6 +165,7 @@ class Bench {
   struct UseDevice {
     explicit UseDevice(int index) { CUDA_CHECK(cudaSetDevice(index)); }
   } device_;
+  CounterProbe* counters_;
   Stream stream_;
   Event start_, stop_;
   DeviceBuffer<unsigned long long> first_, last_;
@@ -173,13 +186,13 @@ std::string mix_text(const InstrMix& m);        // "FMA 256, ALU 1, other 2 = 25
 std::size_t one_block_per_sm_smem(const void* kernel);
 
 // The experiments, defined beside their kernels, and the loops they declare.
-ExperimentReport run_fma_grouping(const DeviceInfo& d);
-ExperimentReport run_sin_overlap(const DeviceInfo& d);
-ExperimentReport run_warps_per_smsp(const DeviceInfo& d);
-ExperimentReport run_single_warp_ilp(const DeviceInfo& d);
-ExperimentReport run_launch_overhead(const DeviceInfo& d);
-ExperimentReport run_dependent_latency(const DeviceInfo& d);
-ExperimentReport run_dispatch(const DeviceInfo& d);
+ExperimentReport run_fma_grouping(const DeviceInfo& d, CounterProbe* counters);
+ExperimentReport run_sin_overlap(const DeviceInfo& d, CounterProbe* counters);
+ExperimentReport run_warps_per_smsp(const DeviceInfo& d, CounterProbe* counters);
+ExperimentReport run_single_warp_ilp(const DeviceInfo& d, CounterProbe* counters);
+ExperimentReport run_launch_overhead(const DeviceInfo& d, CounterProbe* counters);
+ExperimentReport run_dependent_latency(const DeviceInfo& d, CounterProbe* counters);
+ExperimentReport run_dispatch(const DeviceInfo& d, CounterProbe* counters);
 std::vector<DeclaredLoop> throughput_loops(int sm);
 std::vector<DeclaredLoop> chain_loops(int sm);
 

@@ -99,8 +99,8 @@ struct VariantRun {
 
 }  // namespace
 
-ExperimentReport run_dispatch(const DeviceInfo& d) {
-  Bench bench(d);
+ExperimentReport run_dispatch(const DeviceInfo& d, CounterProbe* counters) {
+  Bench bench(d, counters);
   const std::vector<int> patterns = {1, 2, 4, 8};  // distinct targets per warp by design
   VariantRun variants[] = {{"if/else", dispatch_if_kernel, {}, {}, {}},
                            {"function pointers", dispatch_pointer_kernel, {}, {}, {}}};

@@ -66,8 +66,8 @@ __global__ void latency_kernel(const Inputs* in, float* out, long long* cycles, 
 
 }  // namespace
 
-ExperimentReport run_dependent_latency(const DeviceInfo& d) {
-  Bench bench(d);
+ExperimentReport run_dependent_latency(const DeviceInfo& d, CounterProbe* counters) {
+  Bench bench(d, counters);
   const LatencyTable table = latency_table(d.cc_major, d.cc_minor);
   const Inputs inputs{0.5f, 0.999f, 1e-3f, 3, 5};
   DeviceBuffer<Inputs> in(1);

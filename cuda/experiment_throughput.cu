@@ -169,11 +169,26 @@ double pct_of_bound(const Run& r) {
   return 100 * fraction_of_bound(r.bound, r.sample.sm_cycles);
 }
 
+// Each pipe's busy share by the model over the measured cycles, for the counters to stand by.
+std::vector<CounterPipe> model_busy(const Run& r) {
+  std::vector<CounterPipe> v;
+  for (const auto& [pipe, name] :
+       {std::pair{Pipe::Fma, "FMA"}, std::pair{Pipe::Alu, "ALU"}, std::pair{Pipe::Xu, "XU"},
+        std::pair{Pipe::Fp64, "FP64"}, std::pair{Pipe::Issue, "issue"}})
+    v.push_back({name, 100 * r.bound.cycles_of(pipe) / r.sample.sm_cycles});
+  return v;
+}
+
 ExperimentRow cycles_row(const std::string& label, const Run& r) {
-  return {label, r.bound.max_cycles, r.sample.sm_cycles, "SM cycles",
+  return {label,
+          r.bound.max_cycles,
+          r.sample.sm_cycles,
+          "SM cycles",
           fmt("%.1f%% of the bound", pct_of_bound(r)) + " (" + pipe_name(r.bound.limiting) +
               "-bound; per iteration " + mix_text(r.mix) + "); " +
-              fmt("%.3f GHz", r.sample.clock_ghz()) + fmt(", %.3f ms", r.sample.ms)};
+              fmt("%.3f GHz", r.sample.clock_ghz()) + fmt(", %.3f ms", r.sample.ms),
+          r.sample.counters,
+          model_busy(r)};
 }
 
 std::string model_text(const DeviceInfo& d) {
@@ -189,8 +204,8 @@ std::string model_text(const DeviceInfo& d) {
 
 }  // namespace
 
-ExperimentReport run_fma_grouping(const DeviceInfo& d) {
-  Bench bench(d);
+ExperimentReport run_fma_grouping(const DeviceInfo& d, CounterProbe* counters) {
+  Bench bench(d, counters);
   // The same steps for both: the time ratio is the instruction ratio when the bound holds.
   const unsigned iterations = iterations_for<Fma4Body>(d);
   const Run r5 = run_body<Fma5Body>(bench, d, iterations);
@@ -215,8 +230,8 @@ ExperimentReport run_fma_grouping(const DeviceInfo& d) {
   return rep;
 }
 
-ExperimentReport run_sin_overlap(const DeviceInfo& d) {
-  Bench bench(d);
+ExperimentReport run_sin_overlap(const DeviceInfo& d, CounterProbe* counters) {
+  Bench bench(d, counters);
   const unsigned iterations = iterations_for<SinFma4Body>(d);
   const Run sin = run_body<SinBody>(bench, d, iterations);
   const Run step = run_body<Fma4Body>(bench, d, iterations);

@@ -9,6 +9,7 @@
 #include "gpu_renderer.h"
 #include "instr_mix.h"
 #include "io/experiment_report.h"  // ExperimentReport, format_experiment
+#include "model/counter_figures.h"
 
 namespace mp {
 
@@ -21,10 +22,12 @@ struct ExperimentInfo {
 const std::vector<ExperimentInfo>& experiment_catalogue();
 const std::vector<std::string_view>& experiment_names();
 
-// Runs one experiment on `device` (blocking; each takes well under 2 s on an H200). Throws
+// Runs one experiment on `device` (blocking; each takes well under 2 s on an H200), with the
+// hardware counters' figures beside each measured kernel where `counters` is given. Throws
 // std::invalid_argument for an unknown name (the message lists the known ones) and
 // mp::CudaError when the GPU fails.
-ExperimentReport run_experiment(std::string_view name, const DeviceInfo& device);
+ExperimentReport run_experiment(std::string_view name, const DeviceInfo& device,
+                                CounterProbe* counters = nullptr);
 
 // The instruction mix each throughput kernel declares for one iteration of its inner loop on
 // sm_XY (sm = 10 x cc), and the kernel it belongs to (a fragment of its mangled name): what

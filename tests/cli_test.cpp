@@ -134,6 +134,37 @@ TEST(Cli, BadInputIsOneLineAndExitCode2) {
   expect_error({"bench", "--tile-order", "random"}, "--tile-order");
 }
 
+TEST(Cli, Counters) {
+  ParseResult r = parse({"bench", "--counters", "--counter-interval", "500"});
+  ASSERT_TRUE(r.options) << r.err;
+  EXPECT_TRUE(r.options->counters);
+  EXPECT_EQ(r.options->counter_interval_us, 500);
+  r = parse({"experiment", "dispatch", "--counters"});
+  ASSERT_TRUE(r.options) << r.err;
+  EXPECT_TRUE(r.options->counters);
+  EXPECT_EQ(r.options->counter_interval_us, 0);  // the command's default
+  r = parse({"bench"});
+  ASSERT_TRUE(r.options);
+  EXPECT_FALSE(r.options->counters);
+  r = parse({"--no-counters", "--counter-interval", "100000"});
+  ASSERT_TRUE(r.options) << r.err;
+  EXPECT_TRUE(r.options->no_counters);
+  EXPECT_EQ(r.options->counter_interval_us, 100000);
+  EXPECT_FALSE(parse({}).options->no_counters);
+  expect_error({"bench", "--counter-interval", "5"}, "--counter-interval");
+  expect_error({"bench", "--counter-interval", "x"}, "--counter-interval");
+  expect_error({"experiment", "dispatch", "--counter-interval", "100001"}, "--counter-interval");
+  expect_error({"--counter-interval", "10.5"}, "--counter-interval");
+  expect_error({"--no-counters", "bench"}, "--no-counters");
+  expect_error({"render", "--out", "a.png", "--counters"}, "--counters");
+  r = parse({"--frames", "200", "--counters-ab"});
+  ASSERT_TRUE(r.options) << r.err;
+  EXPECT_TRUE(r.options->counters_ab);
+  expect_error({"--counters-ab"}, "--counters-ab");
+  expect_error({"--frames", "200", "--counters-ab", "--overlay-ab"}, "--counters-ab");
+  expect_error({"--frames", "200", "--counters-ab", "--no-counters"}, "--counters-ab");
+}
+
 TEST(Cli, HelpAndVersionExitZero) {
   ParseResult r = parse({"--help"});
   EXPECT_FALSE(r.options);

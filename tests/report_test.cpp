@@ -1,11 +1,14 @@
-// bench's tables parse back: CSV rows as wide as the header, JSON with every row's fields.
+// bench's and the experiments' tables parse back: CSV rows as wide as the header, JSON with
+// every row's fields, the hardware counters' columns where any row read them.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <stdexcept>
 
+#include "io/experiment_report.h"
 #include "io/report.h"
 
 namespace mp {
@@ -77,6 +80,197 @@ TEST(BenchReport, MarkdownSaysWhichOrder) {
   const std::string md = format_bench(two_rows(), OutputFormat::Markdown);
   EXPECT_NE(md.find("| B | fma5 | rows |"), std::string::npos) << md;
   EXPECT_NE(md.find("| B | fma4 | cost |"), std::string::npos) << md;
+}
+
+// What CUPTI would give a launch: FMA, ALU and issue counted, the other pipes not.
+CounterFigures read_figures() {
+  CounterFigures c;
+  c.pipes = {{"FMA", 91.25}, {"ALU", 12.5}, {"issue", 95.75}, {"SM active", 99.5}};
+  c.clock_ghz = 1.98;
+  c.warp_instructions = 1.5e9;
+  c.span_ms = 0.5;
+  c.samples = 42;
+  c.configuration = 1;
+  return c;
+}
+
+CounterFigures unavailable_figures() {
+  CounterFigures c;
+  c.unavailable =
+      "profiling not permitted, say \"NVreg_RestrictProfilingToAdminUsers=0\", then reboot";
+  return c;
+}
+
+// RFC 4180 fields of one line.
+std::vector<std::string> csv_fields(const std::string& line) {
+  std::vector<std::string> f(1);
+  bool quoted = false;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (quoted && c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+      f.back() += '"';
+      ++i;
+    } else if (c == '"') {
+      quoted = !quoted;
+    } else if (c == ',' && !quoted) {
+      f.emplace_back();
+    } else {
+      f.back() += c;
+    }
+  }
+  return f;
+}
+
+std::size_t column(const std::vector<std::string>& header, const std::string& name) {
+  return std::find(header.begin(), header.end(), name) - header.begin();
+}
+
+const std::vector<std::string> kCounterColumns = {
+    "ctr_FMA",     "ctr_fmaheavy", "ctr_fmalite",   "ctr_ALU",       "ctr_XU",
+    "ctr_FP64",    "ctr_issue",    "ctr_SM_active", "ctr_clock_ghz", "ctr_warp_instructions",
+    "ctr_samples", "ctr_note"};
+
+// Without counters the header is the one scripts already read, and no column more.
+TEST(BenchReport, NoCountersNoCounterColumns) {
+  EXPECT_EQ(bench_csv_header(false), kBenchCsvHeader);
+  const std::string csv = format_bench(two_rows(), OutputFormat::Csv);
+  EXPECT_EQ(csv.find("ctr_"), std::string::npos);
+  EXPECT_EQ(split(csv, '\n')[0], kBenchCsvHeader);
+  const nlohmann::json j = nlohmann::json::parse(format_bench(two_rows(), OutputFormat::Json));
+  EXPECT_FALSE(j["rows"][0].contains("counters"));
+  EXPECT_EQ(format_bench(two_rows(), OutputFormat::Markdown).find("Hardware counters"),
+            std::string::npos);
+}
+
+BenchReport with_counters() {
+  BenchReport rep = two_rows();
+  rep.rows[0].counters = read_figures();
+  rep.rows[1].counters = unavailable_figures();
+  return rep;
+}
+
+TEST(BenchReport, CsvCounterColumnsParseBack) {
+  const std::vector<std::string> lines =
+      split(format_bench(with_counters(), OutputFormat::Csv), '\n');
+  ASSERT_EQ(lines.size(), 3u);
+  EXPECT_EQ(lines[0], bench_csv_header(true));
+  const std::vector<std::string> head = csv_fields(lines[0]);
+  ASSERT_EQ(head.size(), csv_fields(kBenchCsvHeader).size() + kCounterColumns.size());
+  EXPECT_TRUE(std::equal(kCounterColumns.begin(), kCounterColumns.end(),
+                         head.end() - kCounterColumns.size()));
+  const std::vector<std::string> read = csv_fields(lines[1]);
+  ASSERT_EQ(read.size(), head.size()) << lines[1];
+  EXPECT_DOUBLE_EQ(std::strtod(read[column(head, "ctr_FMA")].c_str(), nullptr), 91.25);
+  EXPECT_DOUBLE_EQ(std::strtod(read[column(head, "ctr_ALU")].c_str(), nullptr), 12.5);
+  EXPECT_DOUBLE_EQ(std::strtod(read[column(head, "ctr_SM_active")].c_str(), nullptr), 99.5);
+  EXPECT_EQ(read[column(head, "ctr_XU")], "");  // not counted by this configuration
+  EXPECT_DOUBLE_EQ(std::strtod(read[column(head, "ctr_clock_ghz")].c_str(), nullptr), 1.98);
+  EXPECT_DOUBLE_EQ(std::strtod(read[column(head, "ctr_warp_instructions")].c_str(), nullptr),
+                   1.5e9);
+  EXPECT_EQ(read[column(head, "ctr_samples")], "42");
+  EXPECT_EQ(read[column(head, "ctr_note")], "");
+  EXPECT_EQ(read[column(head, "tile_order")], "rows");
+  const std::vector<std::string> none = csv_fields(lines[2]);
+  ASSERT_EQ(none.size(), head.size()) << lines[2];
+  for (const std::string& c : kCounterColumns)
+    if (c != "ctr_note") EXPECT_EQ(none[column(head, c)], "") << c;
+  EXPECT_EQ(none[column(head, "ctr_note")], unavailable_figures().unavailable);
+}
+
+TEST(BenchReport, JsonCarriesTheCounters) {
+  BenchReport rep = with_counters();
+  rep.rows.push_back(rep.rows[0]);
+  rep.rows.back().counters.reset();
+  const nlohmann::json j = nlohmann::json::parse(format_bench(rep, OutputFormat::Json));
+  ASSERT_EQ(j["rows"].size(), 3u);
+  const nlohmann::json& c = j["rows"][0]["counters"];
+  EXPECT_TRUE(c["unavailable"].is_null());
+  EXPECT_DOUBLE_EQ(c["pipes"]["FMA"].get<double>(), 91.25);
+  EXPECT_DOUBLE_EQ(c["pipes"]["issue"].get<double>(), 95.75);
+  EXPECT_DOUBLE_EQ(c["pipes"]["SM active"].get<double>(), 99.5);
+  EXPECT_TRUE(c["pipes"]["FP64"].is_null());
+  EXPECT_DOUBLE_EQ(c["clock_ghz"].get<double>(), 1.98);
+  EXPECT_DOUBLE_EQ(c["warp_instructions"].get<double>(), 1.5e9);
+  EXPECT_DOUBLE_EQ(c["span_ms"].get<double>(), 0.5);
+  EXPECT_EQ(c["samples"], 42);
+  EXPECT_EQ(c["configuration"], 1);
+  const nlohmann::json& u = j["rows"][1]["counters"];
+  EXPECT_EQ(u["unavailable"], unavailable_figures().unavailable);
+  EXPECT_TRUE(u["pipes"]["FMA"].is_null());
+  EXPECT_TRUE(u["clock_ghz"].is_null());
+  EXPECT_TRUE(u["samples"].is_null());
+  ASSERT_TRUE(j["rows"][2].contains("counters"));
+  EXPECT_TRUE(j["rows"][2]["counters"].is_null());
+  EXPECT_EQ(to_json(rep.rows[0])["counters"]["pipes"]["ALU"], 12.5);
+  EXPECT_FALSE(to_json(rep.rows[2]).contains("counters"));
+}
+
+TEST(BenchReport, MarkdownHasTheCountersTable) {
+  const std::string md = format_bench(with_counters(), OutputFormat::Markdown);
+  EXPECT_NE(md.find("Hardware counters (CUPTI PM sampling)"), std::string::npos) << md;
+  EXPECT_NE(md.find("| view | variant | FMA | fmaheavy |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| B | fma5 | 91.2% | - | - | 12.5% | - | - | 95.8% | 99.5% | 1.980 | 42 |"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("| B | fma4 | n/a |"), std::string::npos) << md;
+  EXPECT_NE(md.find("NVreg_RestrictProfilingToAdminUsers=0"), std::string::npos) << md;
+}
+
+ExperimentReport experiment_rows() {
+  ExperimentReport r;
+  r.name = "fma-grouping";
+  r.title = "5 vs 4";
+  r.device = "Test GPU (sm_90, 132 SMs)";
+  r.rows.push_back({"fma5", 10.24e6, 10.5e6, "SM cycles", "97.5% of the bound"});
+  r.rows.push_back({"fma4", 8.5e6, 8.75e6, "SM cycles", ""});
+  r.rows.push_back({"fma5 / fma4, time", 1.2, 1.2, "x", "a ratio, no counters"});
+  r.conclusion = "It does.";
+  return r;
+}
+
+TEST(ExperimentReport, NoCountersNoCounterColumns) {
+  EXPECT_EQ(experiment_csv_header(false), kExperimentCsvHeader);
+  const std::string csv = format_experiment(experiment_rows(), OutputFormat::Csv);
+  EXPECT_EQ(split(csv, '\n')[0], kExperimentCsvHeader);
+  EXPECT_EQ(csv.find("ctr_"), std::string::npos);
+  const nlohmann::json j = to_json(experiment_rows());
+  EXPECT_FALSE(j["rows"][0].contains("counters"));
+  EXPECT_EQ(format_experiment(experiment_rows(), OutputFormat::Markdown).find("Hardware counters"),
+            std::string::npos);
+}
+
+TEST(ExperimentReport, CounterColumnsInEveryFormat) {
+  ExperimentReport r = experiment_rows();
+  r.rows[0].counters = read_figures();
+  r.rows[1].counters = unavailable_figures();
+
+  const std::vector<std::string> lines = split(format_experiment(r, OutputFormat::Csv), '\n');
+  ASSERT_EQ(lines.size(), 4u);
+  EXPECT_EQ(lines[0], experiment_csv_header(true));
+  EXPECT_EQ(lines[0].rfind(kExperimentCsvHeader, 0), 0u);
+  const std::vector<std::string> head = csv_fields(lines[0]);
+  for (std::size_t i = 1; i < lines.size(); ++i)
+    ASSERT_EQ(csv_fields(lines[i]).size(), head.size()) << lines[i];
+  EXPECT_DOUBLE_EQ(std::strtod(csv_fields(lines[1])[column(head, "ctr_FMA")].c_str(), nullptr),
+                   91.25);
+  EXPECT_EQ(csv_fields(lines[1])[column(head, "ctr_samples")], "42");
+  EXPECT_EQ(csv_fields(lines[2])[column(head, "ctr_FMA")], "");
+  EXPECT_EQ(csv_fields(lines[2])[column(head, "ctr_note")], unavailable_figures().unavailable);
+  for (const std::string& c : kCounterColumns) EXPECT_EQ(csv_fields(lines[3])[column(head, c)], "");
+
+  const nlohmann::json j = nlohmann::json::parse(format_experiment(r, OutputFormat::Json));
+  EXPECT_DOUBLE_EQ(j["rows"][0]["counters"]["pipes"]["ALU"].get<double>(), 12.5);
+  EXPECT_EQ(j["rows"][1]["counters"]["unavailable"], unavailable_figures().unavailable);
+  ASSERT_TRUE(j["rows"][2].contains("counters"));
+  EXPECT_TRUE(j["rows"][2]["counters"].is_null());
+
+  const std::string md = format_experiment(r, OutputFormat::Markdown);
+  const auto table = md.find("Hardware counters (CUPTI PM sampling)");
+  ASSERT_NE(table, std::string::npos) << md;
+  EXPECT_LT(table, md.find("**Conclusion.**"));
+  EXPECT_NE(md.find("| fma5 | 91.2% |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| fma4 | n/a |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| fma5 / fma4, time | - |"), std::string::npos) << md;
 }
 
 }  // namespace

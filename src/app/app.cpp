@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <ctime>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -14,6 +15,7 @@
 #include "commands/measure.h"
 #include "experiments.h"
 #include "gl/offscreen_target.h"
+#include "io/counter_columns.h"
 #include "io/embedded.h"
 #include "io/files.h"
 #include "model/median.h"
@@ -21,6 +23,10 @@
 
 namespace mp {
 namespace {
+
+// PM sampling interval in the window: evaluating a sample costs the counter thread ~45 us of
+// CPU, so at 100 us it keeps up with a GPU busy all the time (docs/measurements.md).
+constexpr unsigned kWindowCounterInterval = 100;
 
 std::filesystem::path config_file(const std::filesystem::path& dir, const char* name) {
   return dir.empty() ? std::filesystem::path() : dir / name;
@@ -71,6 +77,19 @@ App::App(const Options& o)
   if (settings_.window_x && settings_.window_y && !o.window_size_given)
     window_.move_to(*settings_.window_x, *settings_.window_y);
   window_.set_vsync(vsync_);
+  if (pipeline_.gpu() && !o.no_counters) {
+    counters::SamplerOptions so;
+    so.device_index = device_.device->index;
+    // For tests and screenshots of the refusal banner: CUPTI is made to answer "insufficient
+    // privileges" at the named step (one of PmSampler::steps()).
+    if (const char* step = std::getenv("MANDELPIPE_COUNTERS_REFUSE"))
+      so.fault = counters::Fault{step, CUPTI_ERROR_INSUFFICIENT_PRIVILEGES};
+    so.interval_us = o.counter_interval_us > 0 ? static_cast<unsigned>(o.counter_interval_us)
+                                               : kWindowCounterInterval;
+    counters_ = std::make_unique<counters::PmSampler>(so);
+    if (!counters_->unavailable().empty())
+      std::cerr << "mandelpipe: " << counters_->unavailable() << "\n";
+  }
   if (!o.open_experiment.empty()) {
     experiment_index_ = find_experiment(o.open_experiment, "--open-experiment");
     show_experiments_ = true;
@@ -141,22 +160,23 @@ int App::run() {
                                          " ms CPU per frame"
                                    : std::string())
               << ", UI draw " << totals_.mean_ui_gpu_ms() << " ms GPU per frame\n";
-  if (opts_.overlay_ab) {
+  if (opts_.overlay_ab || opts_.counters_ab) {
     // Means, and medians: the X server now and then stretches a frame, which moves a mean.
     auto mean = [](double sum, long n) { return n ? sum / n : 0.0; };
+    const char* ab_name = opts_.counters_ab ? "counters" : "overlay";
     const std::vector<double>(&f)[2] = totals_.ab_frame_ms;
     auto sum = [](const std::vector<double>& v) {
       return std::accumulate(v.begin(), v.end(), 0.0);
     };
     if (f[0].empty() || f[1].empty()) {
-      std::cout << "overlay A/B: too few frames to time both halves\n";
+      std::cout << ab_name << " A/B: too few frames to time both halves\n";
       return 0;
     }
     const double off = mean(sum(f[0]), f[0].size()), on = mean(sum(f[1]), f[1].size());
     const double off_median = median(f[0]), on_median = median(f[1]);
     // Block by block as well: each block with the overlay against the blocks on either side.
     const std::optional<double> paired = alternating_blocks_difference(totals_.ab_blocks);
-    std::cout << "overlay A/B: " << f[0].size() << " frames without, " << f[1].size()
+    std::cout << ab_name << " A/B: " << f[0].size() << " frames without, " << f[1].size()
               << " with: mean " << off << " -> " << on << " ms per frame (" << (on / off - 1) * 100
               << "%), median " << off_median << " -> " << on_median << " ms ("
               << (on_median / off_median - 1) * 100 << "%), block by block ";
@@ -169,7 +189,12 @@ int App::run() {
               << mean(totals_.ab_ui_cpu_ms[0], totals_.ab_ui_frames[0]) << " -> "
               << mean(totals_.ab_ui_cpu_ms[1], totals_.ab_ui_frames[1]) << " ms, GPU "
               << mean(totals_.ab_ui_gpu_ms[0], totals_.ab_ui_gpu_frames[0]) << " -> "
-              << mean(totals_.ab_ui_gpu_ms[1], totals_.ab_ui_gpu_frames[1]) << " ms\n";
+              << mean(totals_.ab_ui_gpu_ms[1], totals_.ab_ui_gpu_frames[1]) << " ms; kernel "
+              << mean(totals_.ab_kernel_ms[0], totals_.ab_kernels[0]) << " -> "
+              << mean(totals_.ab_kernel_ms[1], totals_.ab_kernels[1]) << " ms (events)";
+    if (opts_.counters_ab && counters_)
+      std::cout << "; counter thread " << 100 * counters_->worker_cpu_share() << "% of a core";
+    std::cout << "\n";
   }
   return 0;
 }
@@ -181,6 +206,7 @@ void App::measure(const gl::FrameMeasurement& m) {
   ++totals_.renders;
   last_metrics_.reset();
   if (!m.gpu || !rates_) return;
+  const bool fresh_counters = take_counter_figures();
   const GpuFrameStats& s = m.gpu_stats;
   const InstrMix per_step = per_step_mix(variant_, sm(), sass(), s.recording);
   last_metrics_ = derive_metrics(*rates_, device_.device->sm_count, per_step, frame_numbers(s));
@@ -191,9 +217,39 @@ void App::measure(const gl::FrameMeasurement& m) {
   const double heavy = loop ? loop->heavy_only / v.steps_per_check : -1;
   overlay_.update(pipe_loads(*rates_, device_.device->sm_count, per_step, heavy,
                              static_cast<double>(s.warp_iters), static_cast<double>(s.sm_cycles),
-                             last_metrics_->clock_ghz));
+                             last_metrics_->clock_ghz),
+                  fresh_counters && counter_figures_ ? &*counter_figures_ : nullptr);
   overlay_cost_ms_ +=
       std::chrono::duration<float, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+bool App::take_counter_figures() {
+  bool fresh = false;
+  while (counters_ && !counter_readings_.empty()) {
+    std::optional<CounterFigures> f = counters_->take(counter_readings_.front().first, false);
+    if (!f) break;  // the oldest is not in yet; the newer ones come after it
+    counter_figures_ = std::move(f);
+    counter_frame_ = counter_readings_.front().second;
+    counter_readings_.pop_front();
+    fresh = true;
+  }
+  // Readings the sampler gave up on are dropped with it, not kept forever.
+  while (counter_readings_.size() > 64) counter_readings_.pop_front();
+  return fresh;
+}
+
+std::string App::counters_source() const {
+  if (!device_.device) return "counters: need the CUDA path";
+  if (!counters_) return "counters: off (--no-counters)";
+  if (!counters_->unavailable().empty()) return counters_->unavailable();
+  std::string s = "counters: " + counters_->description();
+  if (counter_frame_ >= 0)
+    s += "; frame " + std::to_string(counter_frame_) + " (" +
+         std::to_string(frames_done_ - counter_frame_) + " ago)";
+  char cpu[64];
+  std::snprintf(cpu, sizeof cpu, "; reading them takes %.0f%% of a CPU core",
+                100 * counters_->worker_cpu_share());
+  return s + cpu;
 }
 
 std::string App::mix_source() const {
@@ -210,7 +266,7 @@ void App::render_frame() {
     totals_.frame_ms += ms;
     ++totals_.frames;
     if (last_frame_settled_) {
-      totals_.ab_frame_ms[last_frame_overlay_].push_back(ms);
+      totals_.ab_frame_ms[last_frame_b_].push_back(ms);
       auto& blocks = totals_.ab_blocks;
       if (blocks.size() <= last_frame_block_) blocks.resize(last_frame_block_ + 1);
       blocks[last_frame_block_].push_back(ms);
@@ -220,8 +276,12 @@ void App::render_frame() {
   // --overlay-ab: blocks of frames with and without the overlay, in turns, so that drift in the
   // frame time (clocks, the X server) falls on both alike. A block's first frames are left out
   // of both: the GPU and the swap may still be on the previous block's frames.
-  if (opts_.overlay_ab) show_overlay_ = frames_done_ / kOverlayAbBlock % 2 == 1;
-  const bool ab_settled = opts_.overlay_ab && frames_done_ % kOverlayAbBlock >= 3;
+  // --counters-ab: the same, with the counters' sampling stopped and started instead.
+  const bool ab = opts_.overlay_ab || opts_.counters_ab;
+  const bool b_half = frames_done_ / kOverlayAbBlock % 2 == 1;
+  if (opts_.overlay_ab) show_overlay_ = b_half;
+  if (opts_.counters_ab && counters_) counters_->pause(!b_half);
+  const bool ab_settled = ab && frames_done_ % kOverlayAbBlock >= 3;
   overlay_cost_ms_ = 0;
   if (!sass_ && sass_loading_.valid() &&
       sass_loading_.wait_for(std::chrono::seconds(0)) == std::future_status::ready)
@@ -244,8 +304,8 @@ void App::render_frame() {
   if (experiment_requested_) {  // likewise "running..."
     experiment_requested_ = false;
     try {
-      experiment_ =
-          run_experiment(experiment_names()[experiment_index_], pipeline_.gpu()->device());
+      experiment_ = run_experiment(experiment_names()[experiment_index_], pipeline_.gpu()->device(),
+                                   counters_.get());
       experiment_error_.clear();
     } catch (const std::exception& e) {
       experiment_error_ = e.what();
@@ -260,7 +320,17 @@ void App::render_frame() {
   if (fw > 0 && fh > 0) {
     pipeline_.resize(fw, fh);
     if (live_ || dirty_) {
-      measure(pipeline_.render(variant_, view_, show_divergence_));
+      const std::uint64_t reading = counters_ ? counters_->begin() : 0;
+      const gl::FrameMeasurement fm = pipeline_.render(variant_, view_, show_divergence_);
+      if (counters_) {
+        counters_->end(reading, fm.gpu ? static_cast<double>(fm.gpu_stats.sm_cycles) : 0);
+        counter_readings_.emplace_back(reading, frames_done_);
+      }
+      measure(fm);
+      if (ab_settled && fm.gpu) {
+        totals_.ab_kernel_ms[b_half] += fm.gpu_stats.kernel_ms;
+        ++totals_.ab_kernels[b_half];
+      }
       dirty_ = false;
     }
     glBindFramebuffer(GL_FRAMEBUFFER, 0);
@@ -274,7 +344,8 @@ void App::render_frame() {
   if (show_overlay_) {
     const auto t0 = std::chrono::steady_clock::now();
     overlay_.draw(last_.gpu ? "Pipe utilisation (P)" : "Pipe utilisation (P): needs the CUDA path",
-                  mix_source(), overlay_ms_.mean(), ui_gpu_ms_.mean(), frame_ms_.mean(), scale);
+                  mix_source(), counters_source(), overlay_ms_.mean(), ui_gpu_ms_.mean(),
+                  frame_ms_.mean(), scale);
     overlay_cost_ms_ +=
         std::chrono::duration<float, std::milli>(std::chrono::steady_clock::now() - t0).count();
     overlay_ms_.push(overlay_cost_ms_);
@@ -301,19 +372,19 @@ void App::render_frame() {
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - ui_start)
           .count();
   if (ab_settled) {
-    totals_.ab_ui_cpu_ms[overlay_drawn] += ui_cpu_ms;
-    ++totals_.ab_ui_frames[overlay_drawn];
+    totals_.ab_ui_cpu_ms[last_frame_ab_b(overlay_drawn, b_half)] += ui_cpu_ms;
+    ++totals_.ab_ui_frames[last_frame_ab_b(overlay_drawn, b_half)];
   }
   if (const auto ms = ui_timer_.take()) {
     ui_gpu_ms_.push(static_cast<float>(*ms));
     totals_.ui_gpu_ms += *ms;
     ++totals_.ui_gpu_frames;
     if (ab_settled) {
-      totals_.ab_ui_gpu_ms[overlay_drawn] += *ms;
-      ++totals_.ab_ui_gpu_frames[overlay_drawn];
+      totals_.ab_ui_gpu_ms[last_frame_ab_b(overlay_drawn, b_half)] += *ms;
+      ++totals_.ab_ui_gpu_frames[last_frame_ab_b(overlay_drawn, b_half)];
     }
   }
-  last_frame_overlay_ = overlay_drawn;
+  last_frame_b_ = last_frame_ab_b(overlay_drawn, b_half);
   last_frame_settled_ = ab_settled;
   last_frame_block_ = static_cast<std::size_t>(frames_done_ / kOverlayAbBlock);
 }
@@ -407,7 +478,8 @@ void App::run_compare() {
   for (const VariantInfo& v : all_variants()) all.push_back(v.id);
   BenchReport rep;
   rep.device = summarize(pipeline_.gpu()->device(), sass());
-  rep.rows = measure_variants(*pipeline_.gpu(), "current", view_, fw, fh, all, 5, 1, sass());
+  rep.rows = measure_variants(*pipeline_.gpu(), "current", view_, fw, fh, all, 5, 1, sass(),
+                              counters_.get());
   compare_ = std::move(rep);
   dirty_ = true;
 }
@@ -455,6 +527,9 @@ void App::capture_with_sidecar() {
       j["frame"] = {{"cpu_ms", last_.cpu_stats.ms}, {"pixel_iters", last_.cpu_stats.pixel_iters}};
     }
     j["instruction_mix"] = mix_source();
+    j["counters_source"] = counters_source();
+    j["counters"] = counter_json(counter_figures_);
+    j["counters_frame"] = counter_frame_;
     // The table of every variant belongs with the picture: made now where the one on hand is
     // of another view (the image above is already taken, so it shows the window as it was).
     const bool compared_now = pipeline_.gpu() && !compare_is_current();

@@ -1,6 +1,7 @@
 // The interactive window: explore the set, switch variants live, watch the measurements.
 #pragma once
 
+#include <deque>
 #include <filesystem>
 #include <future>
 #include <optional>
@@ -14,6 +15,7 @@
 #include "app/window.h"
 #include "cli/options.h"
 #include "commands/common.h"
+#include "counters/pm_sampler.h"
 #include "gl/colorizer.h"
 #include "gl/frame_pipeline.h"
 #include "gl/gpu_timer.h"
@@ -36,6 +38,7 @@ class App {
   void render_frame();
   void measure(const gl::FrameMeasurement& m);
   void draw_panel();
+  void draw_counters_section(const GpuFrameStats& s);
   void draw_compare_window();
   void draw_precision_banner();
   void take_screenshot(const std::string& path);
@@ -47,6 +50,8 @@ class App {
   std::filesystem::path capture_path(const std::string& stem, const char* ext) const;
   const LoadedSass* sass() const { return sass_ && sass_->ok() ? &*sass_ : nullptr; }
   std::string mix_source() const;
+  std::string counters_source() const;  // where the counter figures come from, or why none
+  bool take_counter_figures();          // the newest figures the sampler has finished; true if new
   // 10 x compute capability of the GPU in use (sm_90 mixes where there is none).
   int sm() const {
     return device_.device ? device_.device->cc_major * 10 + device_.device->cc_minor : 90;
@@ -94,6 +99,13 @@ class App {
   // A result came after its window opened: fit the window's height to it once.
   bool refit_sweep_ = false, refit_experiments_ = false;
 
+  // The GPU's own pipe counters (CUPTI PM sampling): frames launched whose figures are not in
+  // yet (reading, frame number), and the newest figures with their frame.
+  std::unique_ptr<counters::PmSampler> counters_;
+  std::deque<std::pair<std::uint64_t, long long>> counter_readings_;
+  std::optional<CounterFigures> counter_figures_;
+  long long counter_frame_ = -1;
+
   gl::FrameMeasurement last_;
   std::optional<Metrics> last_metrics_;
   PipeOverlay overlay_;
@@ -114,6 +126,8 @@ class App {
     std::vector<std::vector<double>> ab_blocks;  // the same frame times, by block
     double ab_ui_cpu_ms[2] = {0, 0}, ab_ui_gpu_ms[2] = {0, 0};
     long ab_ui_frames[2] = {0, 0}, ab_ui_gpu_frames[2] = {0, 0};
+    double ab_kernel_ms[2] = {0, 0};  // the render kernel's event time, by half
+    long ab_kernels[2] = {0, 0};
     double mean_frame_ms() const { return frames ? frame_ms / frames : 0; }
     double mean_render_ms() const { return renders ? render_ms / renders : 0; }
     double mean_overlay_ms() const { return overlays ? overlay_ms / overlays : 0; }
@@ -123,7 +137,11 @@ class App {
   std::string status_;                              // last capture / save message
   static constexpr long long kOverlayAbBlock = 10;  // --overlay-ab: frames per block
   double last_frame_start_ = 0;
-  bool last_frame_overlay_ = false;   // the frame being timed drew the overlay
+  bool last_frame_b_ = false;  // the frame being timed is in the B half of an A/B run
+  // Which half of an A/B run a frame's UI times go to: the overlay's, as drawn, or the counters'.
+  int last_frame_ab_b(bool overlay_drawn, bool b_half) const {
+    return opts_.counters_ab ? b_half : overlay_drawn;
+  }
   bool last_frame_settled_ = false;   // ...and counts for --overlay-ab (not a block's first)
   std::size_t last_frame_block_ = 0;  // ...in this block
   long long frames_done_ = 0;

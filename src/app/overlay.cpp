@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstdio>
+#include <utility>
 
 namespace mp {
 namespace {
@@ -38,15 +40,17 @@ constexpr ImGuiWindowFlags kOverlayFlags =
     ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_AlwaysAutoResize |
     ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoFocusOnAppearing | ImGuiWindowFlags_NoNav;
 
-// The history as the area under it: two vertices a point, which the quads on either side
-// share (a one-pixel polyline takes four a segment).
-void add_area(ImDrawList* dl, const ImVec2* p, int n, float bottom, ImU32 c) {
+// A strip of quads, two vertices a point, which the quads on either side share (a one-pixel
+// polyline takes four a segment): edge(i) gives point i's pair.
+template <typename Edge>
+void add_strip(ImDrawList* dl, int n, ImU32 c, Edge edge) {
   dl->PrimReserve((n - 1) * 6, n * 2);
   const ImVec2 uv = ImGui::GetFontTexUvWhitePixel();
   const auto first = static_cast<ImDrawIdx>(dl->_VtxCurrentIdx);
   for (int i = 0; i < n; ++i) {
-    dl->PrimWriteVtx(p[i], uv, c);
-    dl->PrimWriteVtx(ImVec2(p[i].x, bottom), uv, c);
+    const auto [top, bottom] = edge(i);
+    dl->PrimWriteVtx(top, uv, c);
+    dl->PrimWriteVtx(bottom, uv, c);
   }
   for (int i = 0; i + 1 < n; ++i) {
     const auto a = static_cast<ImDrawIdx>(first + 2 * i);
@@ -54,92 +58,262 @@ void add_area(ImDrawList* dl, const ImVec2* p, int n, float bottom, ImU32 c) {
   }
 }
 
+// The history as the area under it.
+void add_area(ImDrawList* dl, const ImVec2* p, int n, float bottom, ImU32 c) {
+  add_strip(dl, n, c, [&](int i) { return std::pair(p[i], ImVec2(p[i].x, bottom)); });
+}
+
+// The history as a line a pixel wide: each point's pair lies along the mitre of the segments
+// either side of it, so that both keep the full width (up to 4 px across at sharp turns).
+void add_line(ImDrawList* dl, const ImVec2* p, int n, ImU32 c) {
+  const auto normal = [&](int i) {  // of the segment from point i on; x rises along it
+    const ImVec2 d(p[i + 1].x - p[i].x, p[i + 1].y - p[i].y);
+    const float len = std::sqrt(d.x * d.x + d.y * d.y);
+    return ImVec2(-d.y / len, d.x / len);
+  };
+  add_strip(dl, n, c, [&](int i) {
+    const ImVec2 a = normal(i > 0 ? i - 1 : 0), b = normal(i + 1 < n ? i : n - 2);
+    const float ml = std::sqrt((a.x + b.x) * (a.x + b.x) + (a.y + b.y) * (a.y + b.y));
+    const ImVec2 m((a.x + b.x) / ml, (a.y + b.y) / ml);
+    const float half = std::min(0.5f / (m.x * a.x + m.y * a.y), 2.0f);
+    return std::pair(ImVec2(p[i].x - m.x * half, p[i].y - m.y * half),
+                     ImVec2(p[i].x + m.x * half, p[i].y + m.y * half));
+  });
+}
+
+// The pipes whose busy cycles bound the frame: the counters' verdict is the busiest of them.
+constexpr std::array<const char*, 7> kLimitingPipes = {"FMA", "fmaheavy", "fmalite", "ALU",
+                                                       "XU",  "FP64",     "issue"};
+const char* const kSmActive = "SM active";
+
+bool may_limit(const std::string& pipe) {
+  return std::find(kLimitingPipes.begin(), kLimitingPipes.end(), pipe) != kLimitingPipes.end();
+}
+
+// The model's bars and areas: the pipe's colour darkened, so that each pipe keeps its hue and
+// the counters' line in the pipe's own colour shows over the model's area and the empty plot.
+constexpr float kShade = 0.5f;
+
+const ImVec4 kWarning(1, 0.6f, 0.3f, 1);
+
+// A bar of pct percent with its label centred: `over` on the filled part, `under` on the empty
+// frame, cut where the bar ends. The glyphs are cut by a fine clip rectangle, not by a scissor
+// that would take a draw command of its own.
+void add_bar(ImDrawList* dl, ImVec2 p, float w, float h, float pct, ImU32 fill, ImU32 frame,
+             ImU32 over, ImU32 under) {
+  const float fill_x = p.x + w * std::clamp(pct / 100, 0.0f, 1.0f);
+  dl->AddRectFilled(p, ImVec2(p.x + w, p.y + h), frame);
+  dl->AddRectFilled(p, ImVec2(fill_x, p.y + h), fill);
+  char label[32];
+  std::snprintf(label, sizeof label, "%5.1f%%", pct);
+  const float label_w = ImGui::CalcTextSize(label).x, label_x = p.x + 0.5f * (w - label_w);
+  if (over == under) {
+    dl->AddText(ImVec2(label_x, p.y), over, label);
+    return;
+  }
+  ImFont* font = ImGui::GetFont();
+  const float font_size = ImGui::GetFontSize();
+  if (fill_x > label_x) {
+    const ImVec4 clip(p.x, p.y, fill_x, p.y + h);
+    dl->AddText(font, font_size, ImVec2(label_x, p.y), over, label, nullptr, 0, &clip);
+  }
+  if (fill_x < label_x + label_w) {
+    const ImVec4 clip(fill_x, p.y, p.x + w, p.y + h);
+    dl->AddText(font, font_size, ImVec2(label_x, p.y), under, label, nullptr, 0, &clip);
+  }
+}
+
+// An empty bar marked "-": the pipe has no figure from this side.
+void add_missing(ImDrawList* dl, ImVec2 p, float w, float h, ImU32 frame, ImU32 dim) {
+  dl->AddRectFilled(p, ImVec2(p.x + w, p.y + h), frame);
+  dl->AddText(ImVec2(p.x + 0.5f * (w - ImGui::CalcTextSize("-").x), p.y), dim, "-");
+}
+
+// The newest kHistoryPoints of `name`'s history as points in the plot's rectangle, the newest
+// at its right edge so that the model's and the counters' histories line up however many points
+// each has. Returns how many (0 when there are too few for a line).
+int plot_points(const std::map<std::string, History>& histories, const std::string& name, ImVec2 p,
+                float w, float h, ImVec2* out) {
+  const auto it = histories.find(name);
+  const std::size_t n = it == histories.end() ? 0 : std::min(kHistoryPoints, it->second.size());
+  if (n < 2) return 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const float v = std::clamp(it->second.newest(n - 1 - i), 0.0f, 100.0f);
+    out[i] =
+        ImVec2(p.x + w * (kHistoryPoints - n + i) / (kHistoryPoints - 1), p.y + h * (1 - v / 100));
+  }
+  return static_cast<int>(n);
+}
+
 }  // namespace
 
-void PipeOverlay::update(const std::vector<PipeLoad>& loads) {
-  last_ = loads;
-  for (const PipeLoad& p : loads) history_[p.name].push(static_cast<float>(100 * p.utilization));
+void PipeOverlay::update(const std::vector<PipeLoad>& loads, const CounterFigures* counters) {
+  for (const PipeLoad& p : loads)
+    model_history_[p.name].push(static_cast<float>(100 * p.utilization));
+  if (counters && !counters->unavailable.empty()) {
+    counters_.clear();
+    counters_ok_ = false;
+  } else if (counters) {
+    counters_ok_ = true;
+    for (const CounterPipe& c : counters->pipes) {
+      counters_history_[c.name].push(static_cast<float>(c.pct));
+      const auto it = std::find_if(counters_.begin(), counters_.end(),
+                                   [&](const CounterPipe& k) { return k.name == c.name; });
+      if (it == counters_.end())
+        counters_.push_back(c);
+      else
+        it->pct = c.pct;
+    }
+  }
+  const CounterPipe* most = nullptr;
+  for (const CounterPipe& c : counters_)
+    if (may_limit(c.name) && c.pct > 0 && (!most || c.pct > most->pct)) most = &c;
+
+  rows_.clear();
+  const auto row = [this](const std::string& name) -> Row& {
+    for (Row& r : rows_)
+      if (r.name == name) return r;
+    Row& r = rows_.emplace_back();
+    r.name = name;
+    const ImVec4 c = pipe_colour(name);
+    r.colour = ImGui::ColorConvertFloat4ToU32(c);
+    r.shade = ImGui::ColorConvertFloat4ToU32(ImVec4(c.x * kShade, c.y * kShade, c.z * kShade, 1));
+    return r;
+  };
+  for (const PipeLoad& p : loads) {
+    Row& r = row(p.name);
+    r.has_model = true;
+    r.model_pct = static_cast<float>(100 * p.utilization);
+    r.alone_ms = static_cast<float>(p.alone_ms);
+    r.model_limits = p.limiting;
+  }
+  for (const CounterPipe& c : counters_)
+    if (c.name != kSmActive) row(c.name);
+  // Last, and there while the counters have no figures, so that the rows do not move.
+  row(kSmActive).model_row = false;
+  for (const CounterPipe& c : counters_) {
+    Row& r = row(c.name);
+    r.has_counters = true;
+    r.counters_pct = static_cast<float>(c.pct);
+    r.counters_limit = &c == most;
+  }
 }
 
 void PipeOverlay::clear() {
-  last_.clear();
-  history_.clear();
+  rows_.clear();
+  counters_.clear();
+  counters_ok_ = false;
+  model_history_.clear();
+  counters_history_.clear();
 }
 
-void PipeOverlay::draw(const std::string& title, const std::string& mix_source, float cost_ms,
-                       float ui_gpu_ms, float frame_ms, float scale) const {
+void PipeOverlay::draw(const std::string& title, const std::string& mix_source,
+                       const std::string& counters_source, float cost_ms, float ui_gpu_ms,
+                       float frame_ms, float scale) const {
   corner(1, scale);  // top right
   ImGui::Begin("##pipes", nullptr, kOverlayFlags);
   // Plain edges: anti-aliasing adds triangles, and on a datacenter GPU's slow raster path what
   // the overlay draws shows in the frame time. Its area too: the window's background took 10
-  // of its 14 us of GPU time on an H200, so the notes go on lines of their own, narrower than
-  // the pipe rows, which then set the width.
+  // of its 14 us of GPU time on an H200, so the text lines wrap at the width the pipe rows set.
   ImDrawList* dl = ImGui::GetWindowDrawList();
   dl->Flags &= ~(ImDrawListFlags_AntiAliasedLines | ImDrawListFlags_AntiAliasedFill);
+  // Fixed columns: name | model's bar over counters' bar | diff | history of both | note, 530 px
+  // at scale 1 (545 with the window's padding), so that the overlay fits a 1280x720 window.
+  const float line = ImGui::GetTextLineHeight();
+  const float gap = ImGui::GetStyle().ItemSpacing.x, spacing = ImGui::GetStyle().ItemSpacing.y;
+  const float name_w = ImGui::CalcTextSize(kSmActive).x + gap, bar_w = 130 * scale;
+  const float diff_w = ImGui::CalcTextSize("+000.0").x + gap, plot_w = 80 * scale;
+  const float note_w = ImGui::CalcTextSize("<- limits 000.000 ms alone").x;
+  const float width = name_w + bar_w + gap + diff_w + plot_w + gap + note_w;
+  ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + width);
   ImGui::TextUnformatted(title.c_str());
-  ImGui::TextDisabled("busy = model cycles / measured SM cycles");
+  ImGui::TextDisabled(
+      "busy = cycles / measured SM cycles: model (SASS mix x steps) and counters (CUPTI)");
   ImGui::TextDisabled("mix: %s", mix_source.c_str());
-  if (last_.empty()) ImGui::TextUnformatted("no GPU measurement yet");
+  if (counters_ok_)
+    ImGui::TextDisabled("%s", counters_source.c_str());
+  else
+    ImGui::TextColored(kWarning, "%s", counters_source.c_str());
+  if (rows_.empty()) ImGui::TextUnformatted("no GPU measurement yet");
   ImGui::TextDisabled("overlay code %.3f ms CPU (%.1f%% of a %.2f ms frame), UI %.3f ms GPU",
                       cost_ms, frame_ms > 0 ? 100 * cost_ms / frame_ms : 0.0f, frame_ms, ui_gpu_ms);
+  ImGui::PopTextWrapPos();
+  if (rows_.empty()) {
+    ImGui::End();
+    return;
+  }
   // The pipe rows go straight into the draw list, in fixed columns: ProgressBar and PlotLines
   // are items with hover tests, tooltips and rounded frames, and the overlay is drawn every
-  // frame beside the frame it measures (--overlay-ab).
-  const float line = ImGui::GetTextLineHeight(), row = ImGui::GetTextLineHeightWithSpacing();
-  const float gap = ImGui::GetStyle().ItemSpacing.x;
-  const float name_w = ImGui::CalcTextSize("fmaheavy").x + gap, bar_w = 150 * scale;
-  const float note_w = ImGui::CalcTextSize("<- limits 000.000 ms alone").x + gap;
-  const float plot_w = 90 * scale;
+  // frame beside the frame it measures (--overlay-ab). Each pipe stacks the model's bar over
+  // the counters', a pixel apart, so that the pair reads as one pipe at a 13 px font.
+  const float stack = line + std::round(scale);
+  float height = line;  // the legend
+  for (const Row& r : rows_) height += spacing + (r.model_row ? stack + line : line);
   const ImVec2 at = ImGui::GetCursorScreenPos();
-  ImGui::Dummy(ImVec2(name_w + bar_w + gap + note_w + plot_w, row * last_.size()));
+  ImGui::Dummy(ImVec2(width, height));
+  const float x_bar = at.x + name_w, x_diff = x_bar + bar_w + gap, x_plot = x_diff + diff_w;
+  const float x_note = x_plot + plot_w + gap;
   const ImU32 text = ImGui::GetColorU32(ImGuiCol_Text);
-  ImFont* font = ImGui::GetFont();
-  const float font_size = ImGui::GetFontSize();
-  const ImU32 frame = ImGui::GetColorU32(ImGuiCol_FrameBg);
+  const ImU32 dim = ImGui::GetColorU32(ImGuiCol_TextDisabled);
+  const ImU32 warning = ImGui::ColorConvertFloat4ToU32(kWarning);
+  // Neutral, not the style's blue FrameBg: the model's darkened ALU blue would vanish on that.
+  const ImU32 frame = IM_COL32(48, 48, 52, 255);
   const ImU32 limiting_frame = IM_COL32(115, 31, 31, 255);
-  float y = at.y;
-  for (const PipeLoad& p : last_) {
-    const ImU32 c = ImGui::ColorConvertFloat4ToU32(pipe_colour(p.name));
-    float x = at.x;
-    dl->AddText(ImVec2(x, y), c, p.name.c_str());
-    x += name_w;
-    const float fill = static_cast<float>(std::clamp(p.utilization, 0.0, 1.0));
-    dl->AddRectFilled(ImVec2(x, y), ImVec2(x + bar_w, y + line),
-                      p.limiting ? limiting_frame : frame);
-    dl->AddRectFilled(ImVec2(x, y), ImVec2(x + bar_w * fill, y + line), c);
-    char label[64];
-    std::snprintf(label, sizeof label, "%5.1f%%", 100 * p.utilization);
-    // The label dark over the bar's light colour and light over the empty frame, cut where the
-    // bar ends. The glyphs are cut here (a fine clip rectangle), not by a scissor that would
-    // take a draw command of its own.
-    const float label_w = ImGui::CalcTextSize(label).x, label_x = x + 0.5f * (bar_w - label_w);
-    const float fill_x = x + bar_w * fill;
-    if (fill_x > label_x) {
-      const ImVec4 clip(x, y, fill_x, y + line);
-      dl->AddText(font, font_size, ImVec2(label_x, y), IM_COL32(20, 20, 20, 255), label, nullptr, 0,
-                  &clip);
+  const ImU32 dark = IM_COL32(20, 20, 20, 255);
+
+  // The legend: which shade is which, drawn over the columns it names.
+  const float swatch = std::round(0.6f * line), swatch_y = at.y + 0.5f * (line - swatch);
+  const ImVec4 grey = pipe_colour("issue");
+  float x = x_bar;
+  for (const auto& [c, label] :
+       {std::pair(ImVec4(grey.x * kShade, grey.y * kShade, grey.z * kShade, 1), "model"),
+        std::pair(grey, "counters")}) {
+    dl->AddRectFilled(ImVec2(x, swatch_y), ImVec2(x + swatch, swatch_y + swatch),
+                      ImGui::ColorConvertFloat4ToU32(c));
+    x += swatch + 0.5f * gap;
+    dl->AddText(ImVec2(x, at.y), dim, label);
+    x += ImGui::CalcTextSize(label).x + gap;
+  }
+  dl->AddText(ImVec2(x_diff, at.y), dim, "diff = counters - model, in points");
+
+  std::array<ImVec2, kHistoryPoints> points;
+  char label[64];
+  float y = at.y + line + spacing;
+  for (const Row& r : rows_) {
+    const float h = r.model_row ? stack + line : line;
+    const float y_counters = y + h - line;
+    const float mid = y + 0.5f * (h - line);  // the name and the diff: centred on the pair
+    dl->AddText(ImVec2(at.x, mid), r.colour, r.name.c_str());
+    if (r.model_row && r.has_model) {
+      add_bar(dl, ImVec2(x_bar, y), bar_w, line, r.model_pct, r.shade,
+              r.model_limits ? limiting_frame : frame, text, text);
+      std::snprintf(label, sizeof label, "%s %.3f ms alone",
+                    r.model_limits ? "<- limits" : "         ", r.alone_ms);
+      dl->AddText(ImVec2(x_note, y), text, label);
+    } else if (r.model_row) {
+      add_missing(dl, ImVec2(x_bar, y), bar_w, line, frame, dim);
     }
-    if (fill_x < label_x + label_w) {
-      const ImVec4 clip(fill_x, y, x + bar_w, y + line);
-      dl->AddText(font, font_size, ImVec2(label_x, y), text, label, nullptr, 0, &clip);
+    if (r.has_counters)
+      add_bar(dl, ImVec2(x_bar, y_counters), bar_w, line, r.counters_pct, r.colour,
+              r.counters_limit ? limiting_frame : frame, dark, text);
+    else
+      add_missing(dl, ImVec2(x_bar, y_counters), bar_w, line, frame, dim);
+    if (r.counters_limit)
+      dl->AddText(ImVec2(x_note, y_counters), text,
+                  r.model_limits ? "<- limits (both)" : "<- limits (counters)");
+    if (r.has_model && r.has_counters) {
+      const float diff = r.counters_pct - r.model_pct;
+      std::snprintf(label, sizeof label, "%+.1f", diff);
+      dl->AddText(ImVec2(x_diff + diff_w - gap - ImGui::CalcTextSize(label).x, mid),
+                  std::abs(diff) > 5 ? warning : dim, label);
     }
-    x += bar_w + gap;
-    std::snprintf(label, sizeof label, "%s %.3f ms alone", p.limiting ? "<- limits" : "         ",
-                  p.alone_ms);
-    dl->AddText(ImVec2(x, y), text, label);
-    x += note_w;
-    const auto it = history_.find(p.name);
-    const std::size_t n = it == history_.end() ? 0 : std::min(kHistoryPoints, it->second.size());
-    if (n > 1) {
-      std::array<ImVec2, kHistoryPoints> points;
-      for (std::size_t i = 0; i < n; ++i) {
-        const float v = std::clamp(it->second.newest(n - 1 - i), 0.0f, 100.0f);
-        points[i] = ImVec2(x + plot_w * i / (kHistoryPoints - 1), y + line * (1 - v / 100));
-      }
-      dl->AddRectFilled(ImVec2(x, y), ImVec2(x + plot_w, y + line), frame);
-      add_area(dl, points.data(), static_cast<int>(n), y + line, c);
-    }
-    y += row;
+    const ImVec2 plot(x_plot, y);
+    dl->AddRectFilled(plot, ImVec2(x_plot + plot_w, y + h), frame);
+    if (const int n = plot_points(model_history_, r.name, plot, plot_w, h, points.data()))
+      add_area(dl, points.data(), n, y + h, r.shade);
+    if (const int n = plot_points(counters_history_, r.name, plot, plot_w, h, points.data()))
+      add_line(dl, points.data(), n, r.colour);
+    y += h + spacing;
   }
   ImGui::End();
 }
@@ -156,7 +330,7 @@ void draw_sass_view(const VariantInfo& v, bool recording, const LoopListing* lis
     return;
   }
   if (listing->copies > 1)
-    ImGui::TextColored(ImVec4(1, 0.6f, 0.3f, 1),
+    ImGui::TextColored(kWarning,
                        "%zu copies of the step loop in the SASS: the first is shown and modelled",
                        listing->copies);
   for (const sass::Instruction& i : listing->code) {

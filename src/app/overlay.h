@@ -2,12 +2,14 @@
 // no window system.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
 
 #include "app/history.h"
 #include "io/sass_loader.h"
+#include "model/counter_figures.h"
 #include "model/pipe_load.h"
 #include "model/variant_table.h"
 
@@ -15,17 +17,36 @@ namespace mp {
 
 class PipeOverlay {
  public:
-  void update(const std::vector<PipeLoad>& loads);
+  // loads: the model's figures for the frame. counters: figures the counters gave with this
+  // update; null when none came (not available, or not attributed yet: the newest reading of
+  // each pipe stays), with `unavailable` set when they cannot be read (the readings go).
+  void update(const std::vector<PipeLoad>& loads, const CounterFigures* counters);
   void clear();
-  // mix_source says where the instruction mix came from (SASS at run time, or declared).
-  // cost_ms: what the overlay itself costs per frame in CPU time, ui_gpu_ms: the GPU time of
-  // the whole UI's draw (its share in it is the overlay's GPU cost), frame_ms: the frame time.
-  void draw(const std::string& title, const std::string& mix_source, float cost_ms, float ui_gpu_ms,
-            float frame_ms, float scale) const;
+  // mix_source says where the instruction mix came from (SASS at run time, or declared);
+  // counters_source where the counters' figures come from, or why there are none and how to
+  // allow them. cost_ms: what the overlay itself costs per frame in CPU time, ui_gpu_ms: the
+  // GPU time of the whole UI's draw (its share in it is the overlay's GPU cost), frame_ms: the
+  // frame time.
+  void draw(const std::string& title, const std::string& mix_source,
+            const std::string& counters_source, float cost_ms, float ui_gpu_ms, float frame_ms,
+            float scale) const;
 
  private:
-  std::vector<PipeLoad> last_;
-  std::map<std::string, History> history_;
+  // One pipe as drawn, worked out on update so that draw, which runs every frame, only draws.
+  struct Row {
+    std::string name;
+    std::uint32_t colour = 0, shade = 0;  // the counters' bar and line, the model's bar and area
+    bool model_row = true;                // false: a figure only the counters have (SM active)
+    bool has_model = false, has_counters = false;
+    bool model_limits = false, counters_limit = false;
+    float model_pct = 0, counters_pct = 0, alone_ms = 0;
+  };
+  std::vector<Row> rows_;
+  // The newest reading of each pipe: the counters may alternate configurations that count
+  // different pipes, so one launch's figures need not hold them all.
+  std::vector<CounterPipe> counters_;
+  bool counters_ok_ = false;  // figures came since the last clear() or `unavailable`
+  std::map<std::string, History> model_history_, counters_history_;
 };
 
 // The step loop of `v` one instruction per line, coloured by pipe, with per-pipe counts.

@@ -30,6 +30,39 @@ void mix_row(const char* label, const InstrMix& m) {
 
 }  // namespace
 
+// What the GPU's own counters read, against the model: the source (or why none), the clock
+// they saw, and the instructions they counted beside those the model's step loop accounts for.
+void App::draw_counters_section(const GpuFrameStats& s) {
+  ImGui::Text("Hardware counters (CUPTI PM sampling):");
+  const std::string source = counters_source();
+  const bool ok = counter_figures_ && counter_figures_->unavailable.empty();
+  ImGui::PushTextWrapPos(0.0f);
+  if (counters_ && !counters_->unavailable().empty())
+    ImGui::TextColored(ImVec4(1, 0.6f, 0.2f, 1), "%s", source.c_str());
+  else
+    ImGui::TextDisabled("%s", source.c_str());
+  // A frame the sampler had no figures for, while the sampler itself runs.
+  if (counter_figures_ && !counter_figures_->unavailable.empty() && counters_ &&
+      counters_->unavailable().empty())
+    ImGui::TextDisabled("last frame: %s", counter_figures_->unavailable.c_str());
+  ImGui::PopTextWrapPos();
+  if (!ok) return;
+  const CounterFigures& c = *counter_figures_;
+  ImGui::BulletText("clock %.3f GHz over %d samples of a %.3f ms span", c.clock_ghz, c.samples,
+                    c.span_ms);
+  // The model counts the step loop only; the rest of the kernel (per pixel, per tile, the
+  // queue) is what the counters see beyond it.
+  const InstrMix per_step = per_step_mix(variant_, sm(), sass(), s.recording);
+  const double modelled = per_step.total() * static_cast<double>(s.warp_iters);
+  if (c.warp_instructions > 0) {
+    ImGui::BulletText("instructions: %.4g counted, %.4g in the modelled step loop",
+                      c.warp_instructions, modelled);
+    ImGui::BulletText("outside the step loop: %.4g (%.1f%% of counted)",
+                      c.warp_instructions - modelled,
+                      100 * (c.warp_instructions - modelled) / c.warp_instructions);
+  }
+}
+
 void App::draw_panel() {
   const float scale = window_.content_scale();
   ImGui::SetNextWindowPos(ImVec2(10 * scale, 10 * scale), ImGuiCond_FirstUseEver);
@@ -123,6 +156,7 @@ void App::draw_panel() {
                       m.bound.sum_cycles / 1e6);
     ImGui::TextColored(ImVec4(0.5f, 1, 0.5f, 1), "%.1f%% of bound (bound / measured cycles)",
                        100 * m.fraction_of_bound);
+    draw_counters_section(s);
   } else {
     ImGui::Text("%.3g pixel-iterations, %.3f Giter/s on %u threads", iters_done,
                 last_.cpu_stats.ms > 0 ? iters_done / (last_.cpu_stats.ms * 1e6) : 0.0,
@@ -232,8 +266,15 @@ void App::draw_compare_window() {
   ImGui::TextDisabled("mix: %s", rep.device.mix_source.c_str());
   const char* heads[] = {"variant",      "kernel ms",  "SM Mcycles", "Giter/s",   "bound max ms",
                          "bound sum ms", "% of bound", "limiting",   "px != fma4"};
-  if (ImGui::BeginTable("cmp", 9, ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg)) {
+  // The counters' issue and FMA figures beside the model's bound, where they were read.
+  const bool counted = std::any_of(rep.rows.begin(), rep.rows.end(),
+                                   [](const MeasuredRow& r) { return r.counters.has_value(); });
+  if (ImGui::BeginTable("cmp", counted ? 11 : 9, ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg)) {
     for (const char* h : heads) ImGui::TableSetupColumn(h);
+    if (counted) {
+      ImGui::TableSetupColumn("issue % (ctr)");
+      ImGui::TableSetupColumn("FMA % (ctr)");
+    }
     ImGui::TableHeadersRow();
     for (const MeasuredRow& r : rep.rows) {
       const Metrics& m = r.metrics;
@@ -256,6 +297,16 @@ void App::draw_compare_window() {
       ImGui::TextUnformatted(pipe_name(m.bound.limiting));
       ImGui::TableNextColumn();
       ImGui::Text("%lld", r.differing_from_fma4);
+      if (!counted) continue;
+      for (const char* pipe : {"issue", "FMA"}) {
+        ImGui::TableNextColumn();
+        const CounterPipe* p =
+            r.counters && r.counters->unavailable.empty() ? r.counters->find(pipe) : nullptr;
+        if (p)
+          ImGui::Text("%.1f", p->pct);
+        else
+          ImGui::TextDisabled("n/a");
+      }
     }
     ImGui::EndTable();
   }

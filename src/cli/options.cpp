@@ -22,7 +22,7 @@ std::optional<std::pair<double, double>> parse_point(const std::string& s) {
 
 struct Raw {
   std::string center, span, iters, variant = "fma4", bench_variant = "all", format = "md",
-                                   present = "auto", tile_order = "cost";
+                                   present = "auto", tile_order = "cost", counter_interval;
   int width = -1, height = -1;
   bool no_vsync = false;
   bool palette_given = false;
@@ -88,6 +88,12 @@ std::string finish(Options& o, const Raw& raw) {
   return "";
 }
 
+void add_counter_interval(CLI::App& app, Raw& raw) {
+  app.add_option("--counter-interval", raw.counter_interval,
+                 "hardware counters' PM sampling interval in microseconds, 10..100000 (default: "
+                 "the command's own)");
+}
+
 std::string parse_format(const std::string& s, Options& o) {
   if (s == "md")
     o.format = OutputFormat::Markdown;
@@ -120,6 +126,9 @@ ParseResult parse_command_line(const std::vector<std::string>& args) {
                "with --frames: show the pipe overlay in every other block of frames and report "
                "the mean and median frame time with and without it (what it costs, drift "
                "cancelled)");
+  app.add_flag("--counters-ab", o.counters_ab,
+               "with --frames: sample the hardware counters in every other block of frames and "
+               "report frame and kernel time with and without them (what they cost)");
   app.add_flag("--sass", o.sass_view,
                "start with the SASS view of the step loop shown (toggle with S)");
   app.add_flag("--divergence", o.divergence,
@@ -129,6 +138,8 @@ ParseResult parse_command_line(const std::vector<std::string>& args) {
                  "with E)");
   app.add_option("--capture-dir", o.capture_dir,
                  "folder for F12 captures and saved tables (default: the working folder)");
+  app.add_flag("--no-counters", o.no_counters, "do not start the hardware counters");
+  add_counter_interval(app, raw);
 
   CLI::App* render = app.add_subcommand("render", "render one image without a window (PNG + JSON)");
   render->add_option("--out", o.out, "output PNG; a sidecar FILE.json gets the measurements")
@@ -149,6 +160,11 @@ ParseResult parse_command_line(const std::vector<std::string>& args) {
   bench->add_option("--tile-order", raw.tile_order,
                     "cost (default): tiles costliest first, by the previous frame of the same "
                     "view; rows: every frame in tile numbering order, as a new view's first");
+  const char* counters_help =
+      "read the GPU's pipe counters (CUPTI PM sampling) beside the model; columns say n/a with "
+      "the reason where unavailable";
+  bench->add_flag("--counters", o.counters, counters_help);
+  add_counter_interval(*bench, raw);
   CLI::App* experiment = app.add_subcommand(
       "experiment",
       "run one of the seed experiments: prediction, measurement, ratio (needs a GPU)");
@@ -158,6 +174,8 @@ ParseResult parse_command_line(const std::vector<std::string>& args) {
                    "launch-overhead, dependent-latency or dispatch")
       ->required();
   experiment->add_option("--format", raw.format, "md, csv or json (default md)");
+  experiment->add_flag("--counters", o.counters, counters_help);
+  add_counter_interval(*experiment, raw);
   app.require_subcommand(0, 1);
 
   std::vector<std::string> rev(args.rbegin(), args.rend() - 1);  // CLI11 wants them reversed
@@ -178,7 +196,8 @@ ParseResult parse_command_line(const std::vector<std::string>& args) {
   if (render->parsed() || bench->parsed() || experiment->parsed())
     for (const char* w :
          {"--frames", "--screenshot", "--no-vsync", "--present", "--overlay", "--overlay-ab",
-          "--sass", "--divergence", "--open-experiment", "--capture-dir"})
+          "--counters-ab", "--sass", "--divergence", "--open-experiment", "--capture-dir",
+          "--no-counters", "--counter-interval"})
       if (app.count(w)) {
         r.exit_code = 2;
         r.err = std::string(w) + ": a window option; it does nothing with a subcommand";
@@ -192,6 +211,14 @@ ParseResult parse_command_line(const std::vector<std::string>& args) {
     o.height = 1080;
   }
   std::string e = finish(o, raw);
+  if (e.empty() && !raw.counter_interval.empty()) {
+    const auto us = parse_number<long long>(raw.counter_interval);
+    if (!us || *us < 10 || *us > 100000)
+      e = "--counter-interval: must be a whole number of microseconds from 10 to 100000, got '" +
+          raw.counter_interval + "'";
+    else
+      o.counter_interval_us = static_cast<int>(*us);
+  }
   auto is_png = [](const std::string& p) {
     return p.size() > 4 &&
            (p.compare(p.size() - 4, 4, ".png") == 0 || p.compare(p.size() - 4, 4, ".PNG") == 0);
@@ -205,6 +232,10 @@ ParseResult parse_command_line(const std::vector<std::string>& args) {
     if (o.frames < 0) e = "--frames: must be >= 0";
     if (e.empty() && o.overlay_ab && o.frames < 100)
       e = "--overlay-ab: needs --frames N with N >= 100, to time both halves";
+    if (e.empty() && o.counters_ab && o.frames < 100)
+      e = "--counters-ab: needs --frames N with N >= 100, to time both halves";
+    if (e.empty() && o.counters_ab && (o.overlay_ab || o.no_counters))
+      e = "--counters-ab: times the counters alone, so not with --overlay-ab or --no-counters";
     if (const auto m = parse_present_mode(raw.present))
       o.present = *m;
     else if (e.empty())

@@ -33,10 +33,12 @@ struct Options {
   PresentMode present = PresentMode::Auto;
   bool overlay = false;         // start with the pipe overlay shown
   bool overlay_ab = false;      // with frames: the overlay on and off in turns, both timed
+  bool counters_ab = false;     // with frames: the hardware counters on and off in turns
   bool sass_view = false;       // ... the SASS view
   bool divergence = false;      // ... the divergence heat map
   std::string open_experiment;  // ... the experiments window, running this one
   std::string capture_dir;      // where F12 captures and saved tables go ("" = working folder)
+  bool no_counters = false;     // do not start the hardware counters
 
   // render
   std::string out;
@@ -51,6 +53,11 @@ struct Options {
 
   // experiment (the name is checked against the catalogue by the command)
   std::string experiment;
+
+  // bench and experiment: read the GPU's pipe counters (CUPTI PM sampling) beside the model
+  bool counters = false;
+  // window, bench and experiment: PM sampling interval in us, 10..100000; 0: the command's default
+  int counter_interval_us = 0;
 };
 
 struct ParseResult {

@@ -108,9 +108,10 @@ int run_bench(const Options& o) {
 
   GpuRenderer gpu(dev);
   gpu.set_tile_order(o.tile_order);
+  const std::unique_ptr<counters::PmSampler> counters = start_counters(o, dev);
   for (const NamedView& nv : kBenchViews) {
     for (MeasuredRow& r : measure_variants(gpu, nv.name, nv.view, kWidth, kHeight, variants,
-                                           o.bench_frames, kWarmup, &sass))
+                                           o.bench_frames, kWarmup, &sass, counters.get()))
       rep.rows.push_back(std::move(r));
     std::cerr << "bench: view " << nv.name << " done\n";
   }

@@ -1,10 +1,13 @@
 #include "commands/common.h"
 
 #include <algorithm>
+#include <cstdlib>
+#include <iostream>
 
 #include "commands/commands.h"
 #include "experiments.h"
 #include "io/embedded.h"
+#include "model/pipe_load.h"
 #include "model/variant_table.h"
 
 namespace mp {
@@ -32,6 +35,25 @@ int find_experiment(const std::string& name, const char* option) {
   std::string known;
   for (std::string_view n : names) known += (known.empty() ? "" : ", ") + std::string(n);
   throw ExitError(2, std::string(option) + ": unknown '" + name + "' (known: " + known + ")");
+}
+
+std::unique_ptr<counters::PmSampler> start_counters(const Options& o, const DeviceInfo& d) {
+  if (!o.counters) return nullptr;
+  counters::SamplerOptions so;
+  so.device_index = d.index;
+  // Isolated launches make each edge sample the launch's own, so a coarser interval loses
+  // nothing, and it keeps the counter thread (~45 us of CPU to evaluate a sample) ahead of
+  // long kernels, whose samples it must read before the hardware buffer overwrites them.
+  so.interval_us = o.counter_interval_us > 0 ? static_cast<unsigned>(o.counter_interval_us) : 200;
+  so.isolate = true;
+  if (std::getenv("MANDELPIPE_COUNTERS_TRACE"))
+    so.trace = [](const std::string& line) { std::cerr << "counters: " << line << "\n"; };
+  auto s = std::make_unique<counters::PmSampler>(so);
+  if (!s->unavailable().empty())
+    std::cerr << "mandelpipe: " << s->unavailable() << "\n";
+  else
+    std::cerr << "mandelpipe: " << s->description() << "\n";
+  return s;
 }
 
 DeviceSummary summarize(const DeviceInfo& d, const LoadedSass* sass) {
@@ -74,9 +96,17 @@ MeasuredRow measured_row(const DeviceInfo& d, VariantId variant, const std::stri
   r.frames = frames;
   r.measured = frame_numbers(s);
   r.tiles_by_cost = s.by_cost;
-  r.metrics = derive_metrics(pipe_rates(d.cc_major, d.cc_minor), d.sm_count,
-                             per_step_mix(variant, d.cc_major * 10 + d.cc_minor, sass, s.recording),
-                             r.measured);
+  const int sm = d.cc_major * 10 + d.cc_minor;
+  const PipeRates rates = pipe_rates(d.cc_major, d.cc_minor);
+  const InstrMix per_step = per_step_mix(variant, sm, sass, s.recording);
+  r.metrics = derive_metrics(rates, d.sm_count, per_step, r.measured);
+  r.model_instructions = per_step.total() * r.measured.warp_iters;
+  // Each pipe's busy share by the model, as the overlay shows it: what counters compare with.
+  const LoopListing* loop = sass ? sass->loop(variant, s.recording) : nullptr;
+  const double heavy = loop ? loop->heavy_only / variant_info(variant).steps_per_check : -1;
+  for (const PipeLoad& p : pipe_loads(rates, d.sm_count, per_step, heavy, r.measured.warp_iters,
+                                      r.measured.sm_cycles, r.metrics.clock_ghz))
+    r.model_busy.push_back({p.name, 100 * p.utilization});
   return r;
 }
 

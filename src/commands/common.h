@@ -1,9 +1,11 @@
 // Pieces every command needs: which renderer, which palette, the measured row of a frame.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 
+#include "counters/pm_sampler.h"
 #include "gpu_renderer.h"
 #include "io/report.h"
 #include "io/sass_loader.h"
@@ -22,6 +24,11 @@ Palette find_palette(const std::string& name);
 // The experiment's place in experiment_names(); ExitError(2) naming `option` and listing the
 // known ones otherwise.
 int find_experiment(const std::string& name, const char* option);
+
+// bench's and experiment's counters (--counters), each launch with the GPU idle around it so
+// that its samples are its own; null when not asked for. Where they cannot be read, one line
+// on stderr says why, and the rows say n/a with the reason.
+std::unique_ptr<counters::PmSampler> start_counters(const Options& o, const DeviceInfo& d);
 
 DeviceSummary summarize(const DeviceInfo& d, const LoadedSass* sass);
 // Instructions per step: the SASS loop of the kernel that ran (the recording one or not) when

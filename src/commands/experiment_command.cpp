@@ -13,7 +13,9 @@ int run_experiment_command(const Options& o) {
   if (!dc.device)
     throw ExitError(
         3, "experiment needs a CUDA GPU: " + dc.cpu_reason.substr(0, dc.cpu_reason.find(';')));
-  std::cout << format_experiment(run_experiment(o.experiment, *dc.device), o.format);
+  const std::unique_ptr<counters::PmSampler> counters = start_counters(o, *dc.device);
+  std::cout << format_experiment(run_experiment(o.experiment, *dc.device, counters.get()),
+                                 o.format);
   return 0;
 }
 

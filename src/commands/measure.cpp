@@ -15,7 +15,8 @@ GpuFrameStats median_frame(std::vector<GpuFrameStats> frames) {
 std::vector<MeasuredRow> measure_variants(GpuRenderer& gpu, const std::string& view_name,
                                           const View& view, int width, int height,
                                           const std::vector<VariantId>& variants, int frames,
-                                          int warmup, const LoadedSass* sass) {
+                                          int warmup, const LoadedSass* sass,
+                                          CounterProbe* counters) {
   const std::size_t pixels = static_cast<std::size_t>(width) * height;
   const PixelGrid grid = pixel_grid(view, width, height);
   DeviceBuffer<float> out(pixels * kFloatsPerPixel);
@@ -34,9 +35,23 @@ std::vector<MeasuredRow> measure_variants(GpuRenderer& gpu, const std::string& v
     const std::vector<unsigned> mine = v == VariantId::Fma4 ? reference : counts_of(v);
     for (int i = 0; i < warmup; ++i) gpu.render(v, grid, view.max_iter, out.get());
     std::vector<GpuFrameStats> timed;
-    for (int i = 0; i < frames; ++i) timed.push_back(gpu.render(v, grid, view.max_iter, out.get()));
-    rows.push_back(measured_row(gpu.device(), v, view_name, view, width, height, frames,
-                                median_frame(timed), sass));
+    std::vector<std::uint64_t> readings;
+    for (int i = 0; i < frames; ++i) {
+      if (counters) readings.push_back(counters->begin());
+      timed.push_back(gpu.render(v, grid, view.max_iter, out.get()));
+      if (counters) counters->end(readings.back(), static_cast<double>(timed.back().sm_cycles));
+    }
+    const GpuFrameStats median = median_frame(timed);
+    rows.push_back(
+        measured_row(gpu.device(), v, view_name, view, width, height, frames, median, sass));
+    if (counters) {
+      // Every frame's figures are taken (so none are left behind); the median frame's kept.
+      for (std::size_t i = 0; i < readings.size(); ++i) {
+        std::optional<CounterFigures> f = counters->take(readings[i], true);
+        if (timed[i].kernel_ms == median.kernel_ms && !rows.back().counters)
+          rows.back().counters = f;
+      }
+    }
     long long differ = 0;
     for (std::size_t i = 0; i < pixels; ++i) differ += mine[i] != reference[i];
     rows.back().differing_from_fma4 = differ;

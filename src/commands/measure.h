@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "commands/common.h"
+#include "model/counter_figures.h"
 
 namespace mp {
 
@@ -25,11 +26,13 @@ inline const NamedView kBenchViews[] = {
 GpuFrameStats median_frame(std::vector<GpuFrameStats> frames);
 
 // Every variant in `variants` at `view`, width x height: `warmup` untimed frames, the median
-// of `frames` timed ones, and how many pixels' step counts differ from fma4's.
+// of `frames` timed ones, and how many pixels' step counts differ from fma4's; with `counters`,
+// what the hardware counters read over the median frame.
 std::vector<MeasuredRow> measure_variants(GpuRenderer& gpu, const std::string& view_name,
                                           const View& view, int width, int height,
                                           const std::vector<VariantId>& variants, int frames,
-                                          int warmup, const LoadedSass* sass);
+                                          int warmup, const LoadedSass* sass,
+                                          CounterProbe* counters = nullptr);
 
 // fma4 with 0..4 __sinf per step (the sweep behind sin-ratio) at bench view C, 1920x1080:
 // `warmup` untimed frames, then the median of `frames`; each row with its bound from the mix of

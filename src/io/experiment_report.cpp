@@ -4,7 +4,9 @@
 #include <cstdio>
 #include <sstream>
 
+#include "io/counter_columns.h"
 #include "io/format_number.h"
+#include "io/table_text.h"
 
 namespace mp {
 namespace {
@@ -18,35 +20,31 @@ std::string cell(double v) {
   return fmt("%.3g", v);
 }
 
-std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string q = "\"";
-  for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return q + "\"";
-}
-
-// Markdown table cells may not hold a bare '|'.
-std::string md_text(const std::string& s) {
-  std::string out;
-  for (char c : s) out += c == '|' ? std::string("\\|") : std::string(1, c);
-  return out;
-}
-
 nlohmann::json optional_json(const std::optional<double>& v) {
   return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
 }
 
 }  // namespace
 
+std::string experiment_csv_header(bool with_counters) {
+  return kExperimentCsvHeader + (with_counters ? counter_csv_header() : std::string());
+}
+
 nlohmann::json to_json(const ExperimentReport& r) {
+  const bool counters = any_counters(r.rows);
   nlohmann::json rows = nlohmann::json::array();
-  for (const ExperimentRow& row : r.rows)
+  for (const ExperimentRow& row : r.rows) {
     rows.push_back({{"label", row.label},
                     {"predicted", optional_json(row.predicted)},
                     {"measured", row.measured},
                     {"unit", row.unit},
                     {"ratio", optional_json(row.ratio())},
                     {"note", row.note}});
+    if (counters) {
+      rows.back()["counters"] = counter_json(row.counters);
+      rows.back()["model_busy"] = model_busy_json(row.model_busy);
+    }
+  }
   return {{"experiment", r.name},      {"title", r.title}, {"device", r.device},
           {"question", r.question},    {"model", r.model}, {"rows", rows},
           {"conclusion", r.conclusion}};
@@ -54,18 +52,19 @@ nlohmann::json to_json(const ExperimentReport& r) {
 
 std::string format_experiment(const ExperimentReport& r, OutputFormat format) {
   std::ostringstream s;
+  const bool counters = any_counters(r.rows);
   if (format == OutputFormat::Json) {
     s << to_json(r).dump(2) << "\n";
     return s.str();
   }
   if (format == OutputFormat::Csv) {
-    s << kExperimentCsvHeader << "\n";
+    s << experiment_csv_header(counters) << "\n";
     for (const ExperimentRow& row : r.rows) {
       const auto ratio = row.ratio();
       s << csv_field(r.name) << "," << csv_field(row.label) << ","
         << (row.predicted ? fmt("%.9g", *row.predicted) : "") << "," << fmt("%.9g", row.measured)
         << "," << csv_field(row.unit) << "," << (ratio ? fmt("%.6g", *ratio) : "") << ","
-        << csv_field(row.note) << "\n";
+        << csv_field(row.note) << (counters ? counter_csv_cells(row.counters) : "") << "\n";
     }
     return s.str();
   }
@@ -79,6 +78,12 @@ std::string format_experiment(const ExperimentReport& r, OutputFormat format) {
     s << "| " << md_text(row.label) << " | " << (row.predicted ? cell(*row.predicted) : "-")
       << " | " << cell(row.measured) << " | " << md_text(row.unit) << " | "
       << (ratio ? fmt("%.3f", *ratio) : "-") << " | " << md_text(row.note) << " |\n";
+  }
+  if (counters) {
+    s << counter_md_head("| what |", "|---|");
+    for (const ExperimentRow& row : r.rows)
+      s << "| " << md_text(row.label) << " |" << counter_md_cells(row.counters, row.model_busy)
+        << "\n";
   }
   s << "\n**Conclusion.** " << r.conclusion << "\n\n"
     << "Model: " << r.model << "\n";

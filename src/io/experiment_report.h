@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cli/options.h"
+#include "model/counter_figures.h"
 
 namespace mp {
 
@@ -17,6 +18,11 @@ struct ExperimentRow {
   double measured = 0;
   std::string unit;
   std::string note;
+  // Empty: not read (not asked for, or a derived row such as a ratio); initialised so that rows
+  // brace-initialised without it stay clear of -Wmissing-field-initializers.
+  std::optional<CounterFigures> counters = std::nullopt;
+  // Each pipe's busy share by the model for the row's kernel, % (beside the counters).
+  std::vector<CounterPipe> model_busy = {};
   // measured / predicted: for cycles and times 1.0 is "at the model", above it slower.
   std::optional<double> ratio() const {
     if (!predicted || *predicted == 0) return std::nullopt;
@@ -34,12 +40,16 @@ struct ExperimentReport {
   std::string conclusion;  // written from the measured numbers at run time
 };
 
-// JSON: rows carry "predicted" and "ratio" as null where there is no prediction.
+// JSON: rows carry "predicted" and "ratio" as null where there is no prediction, and where any
+// row has counters, every row a "counters" object (null where it has none).
 nlohmann::json to_json(const ExperimentReport& report);
 // CSV: header then one line per row; fields holding commas or quotes are quoted (RFC 4180);
 // empty predicted/ratio where there is no prediction.
 inline constexpr const char* kExperimentCsvHeader =
     "experiment,label,predicted,measured,unit,ratio,note";
+// kExperimentCsvHeader, followed by the ctr_ columns (empty in rows without counters) when any
+// row has counters; Markdown then gains a counters table after the main one.
+std::string experiment_csv_header(bool with_counters);
 std::string format_experiment(const ExperimentReport& report, OutputFormat format);
 
 }  // namespace mp

@@ -4,7 +4,9 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "io/counter_columns.h"
 #include "io/format_number.h"
+#include "io/table_text.h"
 
 namespace mp {
 namespace {
@@ -21,38 +23,52 @@ const char* tile_order_name(const MeasuredRow& r) {
   return r.tiles_by_cost ? "cost" : "rows";
 }
 
+nlohmann::json row_json(const MeasuredRow& r, bool with_counters) {
+  const Metrics& m = r.metrics;
+  nlohmann::json j = {{"view", r.view_name},
+                      {"variant", r.variant},
+                      {"width", r.width},
+                      {"height", r.height},
+                      {"center", {r.view.center_x, r.view.center_y}},
+                      {"span", r.view.span},
+                      {"iters", r.view.max_iter},
+                      {"frames", r.frames},
+                      {"measured",
+                       {{"kernel_ms", r.measured.kernel_ms},
+                        {"sm_cycles", r.measured.sm_cycles},
+                        {"pixel_iters", r.measured.pixel_iters},
+                        {"warp_iters", r.measured.warp_iters},
+                        {"sm_cycles_mean", r.measured.sm_cycles_mean},
+                        {"tile_order", tile_order_name(r)}}},
+                      {"derived",
+                       {{"clock_ghz", m.clock_ghz},
+                        {"giter_per_s", m.giter_per_s},
+                        {"simt_efficiency", m.simt_efficiency},
+                        {"sm_balance", m.sm_balance}}},
+                      {"pixels_differing_from_fma4", r.differing_from_fma4},
+                      {"model",
+                       {{"bound_max_cycles", m.bound.max_cycles},
+                        {"bound_max_ms", m.bound_max_ms},
+                        {"bound_sum_cycles", m.bound.sum_cycles},
+                        {"bound_sum_ms", m.bound_sum_ms},
+                        {"limiting_pipe", pipe_name(m.bound.limiting)},
+                        {"pct_of_bound", 100 * m.fraction_of_bound}}}};
+  if (with_counters) {
+    j["counters"] = counter_json(r.counters);
+    j["model_busy"] = model_busy_json(r.model_busy);
+    j["model_instructions"] = r.model_instructions;
+  }
+  return j;
+}
+
 }  // namespace
 
 nlohmann::json to_json(const MeasuredRow& r) {
-  const Metrics& m = r.metrics;
-  return {{"view", r.view_name},
-          {"variant", r.variant},
-          {"width", r.width},
-          {"height", r.height},
-          {"center", {r.view.center_x, r.view.center_y}},
-          {"span", r.view.span},
-          {"iters", r.view.max_iter},
-          {"frames", r.frames},
-          {"measured",
-           {{"kernel_ms", r.measured.kernel_ms},
-            {"sm_cycles", r.measured.sm_cycles},
-            {"pixel_iters", r.measured.pixel_iters},
-            {"warp_iters", r.measured.warp_iters},
-            {"sm_cycles_mean", r.measured.sm_cycles_mean},
-            {"tile_order", tile_order_name(r)}}},
-          {"derived",
-           {{"clock_ghz", m.clock_ghz},
-            {"giter_per_s", m.giter_per_s},
-            {"simt_efficiency", m.simt_efficiency},
-            {"sm_balance", m.sm_balance}}},
-          {"pixels_differing_from_fma4", r.differing_from_fma4},
-          {"model",
-           {{"bound_max_cycles", m.bound.max_cycles},
-            {"bound_max_ms", m.bound_max_ms},
-            {"bound_sum_cycles", m.bound.sum_cycles},
-            {"bound_sum_ms", m.bound_sum_ms},
-            {"limiting_pipe", pipe_name(m.bound.limiting)},
-            {"pct_of_bound", 100 * m.fraction_of_bound}}}};
+  return row_json(r, r.counters.has_value());
+}
+
+std::string bench_csv_header(bool with_counters) {
+  return kBenchCsvHeader + (with_counters ? counter_csv_header() : std::string());
 }
 
 int balance_point(const std::vector<SineSweepRow>& sweep, bool measured) {
@@ -95,11 +111,12 @@ nlohmann::json sweep_json(const SineSweepRow& r) {
 
 std::string format_bench(const BenchReport& rep, OutputFormat format) {
   std::ostringstream s;
+  const bool counters = any_counters(rep.rows);
   if (format == OutputFormat::Json) {
     nlohmann::json j;
     j["device"] = device_json(rep.device);
     j["rows"] = nlohmann::json::array();
-    for (const MeasuredRow& r : rep.rows) j["rows"].push_back(to_json(r));
+    for (const MeasuredRow& r : rep.rows) j["rows"].push_back(row_json(r, counters));
     if (!rep.present.empty()) {
       j["present"] = nlohmann::json::array();
       for (const PresentRow& p : rep.present)
@@ -119,7 +136,7 @@ std::string format_bench(const BenchReport& rep, OutputFormat format) {
       throw std::invalid_argument(
           "bench CSV holds the views' rows only; the present paths and the sine sweep need JSON "
           "or Markdown");
-    s << kBenchCsvHeader << "\n";
+    s << bench_csv_header(counters) << "\n";
     for (const MeasuredRow& r : rep.rows) {
       const Metrics& m = r.metrics;
       s << r.view_name << "," << r.variant << "," << r.width << "," << r.height << ","
@@ -133,7 +150,7 @@ std::string format_bench(const BenchReport& rep, OutputFormat format) {
         << fmt("%.0f", m.bound.max_cycles) << "," << fmt("%.4f", m.bound_max_ms) << ","
         << fmt("%.0f", m.bound.sum_cycles) << "," << fmt("%.4f", m.bound_sum_ms) << ","
         << pipe_name(m.bound.limiting) << "," << fmt("%.2f", 100 * m.fraction_of_bound) << ","
-        << r.differing_from_fma4 << "\n";
+        << r.differing_from_fma4 << (counters ? counter_csv_cells(r.counters) : "") << "\n";
     }
     return s.str();
   }
@@ -155,6 +172,28 @@ std::string format_bench(const BenchReport& rep, OutputFormat format) {
       << fmt("%.3f", m.bound_sum_ms) << " | " << fmt("%.1f%%", 100 * m.fraction_of_bound) << " | "
       << (r.differing_from_fma4 < 0 ? std::string("-") : std::to_string(r.differing_from_fma4))
       << " |\n";
+  }
+  if (counters) {
+    s << counter_md_head("| view | variant |", "|---|---|");
+    for (const MeasuredRow& r : rep.rows)
+      s << "| " << md_text(r.view_name) << " | " << md_text(r.variant) << " |"
+        << counter_md_cells(r.counters, r.model_busy) << "\n";
+    // Where counters and model part on the issue pipe, this is why: the model counts the step
+    // loop's instructions only, the counters every instruction the kernel ran.
+    s << "\nInstructions (warp-level) the counters counted against those of the modelled step "
+         "loop; the rest (per pixel, per tile, the queue, escape back-off) is what the model "
+         "leaves out.\n\n| view | variant | counted | step loop (model) | outside the loop |\n"
+         "|---|---|---:|---:|---:|\n";
+    for (const MeasuredRow& r : rep.rows) {
+      const bool valid = r.counters && r.counters->unavailable.empty();
+      const double counted = valid ? r.counters->warp_instructions : 0;
+      s << "| " << md_text(r.view_name) << " | " << md_text(r.variant) << " | "
+        << (valid ? fmt("%.4g", counted) : std::string("n/a")) << " | "
+        << fmt("%.4g", r.model_instructions) << " | "
+        << (valid && counted > 0 ? fmt("%.1f%%", 100 * (counted - r.model_instructions) / counted)
+                                 : std::string("n/a"))
+        << " |\n";
+    }
   }
   if (!rep.present.empty()) {
     s << "\n| present path (3840x2160) | ms/frame | what is timed |\n|---|---:|---|\n";

@@ -2,10 +2,12 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "cli/options.h"
+#include "model/counter_figures.h"
 #include "model/metrics.h"
 
 namespace mp {
@@ -21,6 +23,9 @@ struct MeasuredRow {
   Metrics metrics;
   long long differing_from_fma4 =
       -1;  // pixels whose step count differs from fma4's; -1: not compared
+  std::optional<CounterFigures> counters;  // empty: the counters were not asked for
+  std::vector<CounterPipe> model_busy;     // each pipe's busy share by the model, %
+  double model_instructions = 0;           // warp instructions in the modelled step loop
 };
 
 struct PresentRow {
@@ -58,6 +63,7 @@ struct BenchReport {
 // The sweep row where the less busy of XU and issue is busiest: measured, and predicted.
 int balance_point(const std::vector<SineSweepRow>& sweep, bool measured);
 
+// With a "counters" object where the row has counters.
 nlohmann::json to_json(const MeasuredRow& r);
 // CSV is one table, a row per view and variant, under this header: the present paths and the
 // sine sweep are tables of their own, which JSON and Markdown carry and CSV cannot.
@@ -66,6 +72,10 @@ inline constexpr const char* kBenchCsvHeader =
     "giter_per_s,pixel_iters,warp_iters,simt_efficiency,sm_cycles_mean,sm_balance,tile_order,"
     "bound_max_cycles,bound_max_ms,bound_sum_cycles,bound_sum_ms,limiting_pipe,pct_of_bound,"
     "pixels_differing_from_fma4";
+// kBenchCsvHeader, followed by the ctr_ columns when any row has counters.
+std::string bench_csv_header(bool with_counters);
+// Any row with counters gives every row the counter columns (JSON: "counters", null where none)
+// and Markdown a counters table of its own.
 // Throws std::invalid_argument for CSV of a report with present or sweep rows.
 std::string format_bench(const BenchReport& report, OutputFormat format);
 

@@ -1,0 +1,583 @@
+#include "counters/pm_sampler.h"
+
+#include <time.h>
+
+#include <algorithm>
+#include <cstdlib>
+
+namespace mp::counters {
+
+// CUPTI's activity callbacks are plain functions, process-wide: this is where they find the
+// sampler that asked for kernel records (one at a time).
+struct ActivitySink {
+  static std::mutex& mutex() {
+    static std::mutex m;
+    return m;
+  }
+  static PmSampler*& current() {
+    static PmSampler* s = nullptr;
+    return s;
+  }
+  static void CUPTIAPI requested(uint8_t** buffer, size_t* size, size_t* max_records) {
+    constexpr size_t kBytes = 1 << 20;
+    *buffer = static_cast<uint8_t*>(std::aligned_alloc(8, kBytes));
+    *size = *buffer ? kBytes : 0;
+    *max_records = 0;
+  }
+  static void CUPTIAPI completed(CUcontext, uint32_t, uint8_t* buffer, size_t, size_t valid) {
+    std::lock_guard<std::mutex> lock(mutex());
+    PmSampler* s = current();
+    if (s && buffer) {
+      CUpti_Activity* record = nullptr;
+      const auto next = s->cupti_->functions().activity_next;
+      std::vector<PmSampler::Kernel> got;
+      while (next(buffer, valid, &record) == CUPTI_SUCCESS) {
+        if (record->kind != CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) continue;
+        const auto* k = reinterpret_cast<const CUpti_ActivityKernel10*>(record);
+        got.push_back({k->start, k->end});
+      }
+      std::lock_guard<std::mutex> inner(s->mutex_);
+      for (const auto& k : got) s->kernels_.push_back(k);
+    }
+    std::free(buffer);
+  }
+};
+
+namespace {
+
+// Samples per counter data image. A decode that fills the image drops the records it has no
+// room for, so the image is renewed once half full: the other half takes what the hardware
+// buffer gathers while the renewal (~9 us per sample of room) and a decode round take.
+constexpr std::uint32_t kImageSamples = 1024;
+constexpr std::size_t kHardwareBuffer = 128u << 20;
+
+double thread_cpu_seconds() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+}  // namespace
+
+// A CUPTI host object holding one configuration's metrics, to evaluate its samples with.
+struct PmSampler::HostEvaluator {
+  const Cupti& c;
+  CUpti_Profiler_Host_Object* object = nullptr;
+  std::vector<std::string> metrics;  // owned here: `names` points into them
+  std::vector<const char*> names;
+  HostEvaluator(const Cupti& cupti, const std::string& chip, const std::vector<std::uint8_t>& avail,
+                const std::vector<std::string>& wanted, CUptiResult* r)
+      : c(cupti), metrics(wanted) {
+    auto p = make_params<CUpti_Profiler_Host_Initialize_Params>(
+        CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE);
+    p.profilerType = CUPTI_PROFILER_TYPE_PM_SAMPLING;
+    p.pChipName = chip.c_str();
+    p.pCounterAvailabilityImage = avail.empty() ? nullptr : avail.data();
+    *r = c.call("host initialize", c.functions().host_initialize, &p);
+    if (*r != CUPTI_SUCCESS) return;
+    object = p.pHostObject;
+    for (const std::string& m : metrics) names.push_back(m.c_str());
+    auto a = make_params<CUpti_Profiler_Host_ConfigAddMetrics_Params>(
+        CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE);
+    a.pHostObject = object;
+    a.ppMetricNames = names.data();
+    a.numMetrics = names.size();
+    *r = c.call("add metrics", c.functions().host_add_metrics, &a);
+  }
+  ~HostEvaluator() {
+    if (!object) return;
+    auto d = make_params<CUpti_Profiler_Host_Deinitialize_Params>(
+        CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE);
+    d.pHostObject = object;
+    c.functions().host_deinitialize(&d);
+  }
+  HostEvaluator(const HostEvaluator&) = delete;
+  HostEvaluator& operator=(const HostEvaluator&) = delete;
+};
+
+const std::vector<const char*>& PmSampler::steps() {
+  static const std::vector<const char*> s = {"profiler initialize",
+                                             "chip name",
+                                             "counter availability",
+                                             "host initialize",
+                                             "base metrics",
+                                             "add metrics",
+                                             "config image size",
+                                             "config image",
+                                             "passes",
+                                             "enable",
+                                             "set config",
+                                             "counter data size",
+                                             "counter data initialize",
+                                             "activity",
+                                             "start",
+                                             "decode",
+                                             "sample info",
+                                             "evaluate"};
+  return s;
+}
+
+PmSampler::PmSampler(const SamplerOptions& o, std::unique_ptr<Cupti> cupti)
+    : opts_(o), cupti_(std::move(cupti)) {
+  if (!cupti_) {
+    std::string why;
+    cupti_ = Cupti::load(&why, opts_.library);
+    if (!cupti_) {
+      unavailable_ = "Hardware counters unavailable: " + why + "; showing the model only";
+      return;
+    }
+  }
+  cupti_->inject(opts_.fault);
+  started_ = last_switch_ = last_end_ = std::chrono::steady_clock::now();
+  if (!start_up()) return;
+  worker_ = std::thread([this] { run_worker(); });
+}
+
+PmSampler::~PmSampler() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stop_ = true;
+  }
+  wake_.notify_all();
+  if (worker_.joinable()) worker_.join();
+  if (!cupti_) return;
+  const CuptiFunctions& f = cupti_->functions();
+  if (sampler_) {
+    if (sampling_) {
+      auto s = make_params<CUpti_PmSampling_Stop_Params>(CUpti_PmSampling_Stop_Params_STRUCT_SIZE);
+      s.pPmSamplingObject = sampler_;
+      f.stop(&s);
+    }
+    auto d =
+        make_params<CUpti_PmSampling_Disable_Params>(CUpti_PmSampling_Disable_Params_STRUCT_SIZE);
+    d.pPmSamplingObject = sampler_;
+    f.disable(&d);
+  }
+  if (activity_on_) {
+    f.activity_disable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+    f.activity_flush(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+    std::lock_guard<std::mutex> lock(ActivitySink::mutex());
+    if (ActivitySink::current() == this) ActivitySink::current() = nullptr;
+  }
+}
+
+bool PmSampler::fail(const char* step, CUptiResult r) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  unavailable_ = refusal_line(step, r, cupti_->describe(r));
+  return false;
+}
+
+std::uint64_t PmSampler::now() const {
+  uint64_t t = 0;
+  if (cupti_ && cupti_->functions().timestamp) cupti_->functions().timestamp(&t);
+  return t;
+}
+
+bool PmSampler::start_up() {
+  const Cupti& c = *cupti_;
+  const CuptiFunctions& f = c.functions();
+  auto ip =
+      make_params<CUpti_Profiler_Initialize_Params>(CUpti_Profiler_Initialize_Params_STRUCT_SIZE);
+  CUptiResult r = c.call("profiler initialize", f.profiler_initialize, &ip);
+  if (r != CUPTI_SUCCESS) return fail("profiler initialize", r);
+  auto cn =
+      make_params<CUpti_Device_GetChipName_Params>(CUpti_Device_GetChipName_Params_STRUCT_SIZE);
+  cn.deviceIndex = static_cast<size_t>(opts_.device_index);
+  r = c.call("chip name", f.chip_name, &cn);
+  if (r != CUPTI_SUCCESS) return fail("chip name", r);
+  const std::string chip = cn.pChipName ? cn.pChipName : "";
+  auto av = make_params<CUpti_PmSampling_GetCounterAvailability_Params>(
+      CUpti_PmSampling_GetCounterAvailability_Params_STRUCT_SIZE);
+  av.deviceIndex = cn.deviceIndex;
+  r = c.call("counter availability", f.availability, &av);
+  if (r != CUPTI_SUCCESS) return fail("counter availability", r);
+  availability_.resize(av.counterAvailabilityImageSize);
+  av.pCounterAvailabilityImage = availability_.data();
+  r = c.call("counter availability", f.availability, &av);
+  if (r != CUPTI_SUCCESS) return fail("counter availability", r);
+
+  choice_ = choose_metrics(c, chip, availability_);
+  if (choice_.failure) return fail(choice_.failure.step.c_str(), choice_.failure.result);
+  if (!choice_.error.empty()) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    unavailable_ = "Hardware counters unavailable on " + chip + ": " + choice_.error +
+                   "; showing the model only";
+    return false;
+  }
+  for (const auto& set : choice_.configurations) {
+    std::vector<std::string> names;
+    for (const ChosenMetric& m : set) names.push_back(m.metric);
+    CuptiFailure failure;
+    configs_.push_back(config_image(c, chip, availability_, names, &failure));
+    if (configs_.back().empty()) return fail(failure.step.c_str(), failure.result);
+    CUptiResult er = CUPTI_SUCCESS;
+    evaluators_.push_back(std::make_unique<HostEvaluator>(c, chip, availability_, names, &er));
+    if (er != CUPTI_SUCCESS) return fail("add metrics", er);
+    metric_names_.push_back(std::move(names));
+  }
+
+  auto en = make_params<CUpti_PmSampling_Enable_Params>(CUpti_PmSampling_Enable_Params_STRUCT_SIZE);
+  en.deviceIndex = cn.deviceIndex;
+  r = c.call("enable", f.enable, &en);
+  if (r != CUPTI_SUCCESS) return fail("enable", r);
+  sampler_ = en.pPmSamplingObject;
+  for (std::size_t i = 0; i < configs_.size(); ++i) {
+    std::vector<const char*> names;
+    for (const std::string& m : metric_names_[i]) names.push_back(m.c_str());
+    auto ds = make_params<CUpti_PmSampling_GetCounterDataSize_Params>(
+        CUpti_PmSampling_GetCounterDataSize_Params_STRUCT_SIZE);
+    ds.pPmSamplingObject = sampler_;
+    ds.pMetricNames = names.data();
+    ds.numMetrics = names.size();
+    ds.maxSamples = kImageSamples;
+    r = c.call("counter data size", f.counter_data_size, &ds);
+    if (r != CUPTI_SUCCESS) return fail("counter data size", r);
+    counter_data_.emplace_back(ds.counterDataSize);
+  }
+  {
+    std::lock_guard<std::mutex> lock(ActivitySink::mutex());
+    r = c.injected("activity");
+    if (r == CUPTI_SUCCESS) {
+      r = f.activity_callbacks(&ActivitySink::requested, &ActivitySink::completed);
+      if (r == CUPTI_SUCCESS) r = f.activity_enable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+    }
+    if (r == CUPTI_SUCCESS) {
+      activity_on_ = true;
+      ActivitySink::current() = this;
+    }
+  }
+  if (r != CUPTI_SUCCESS) return fail("activity", r);
+  return configure(0);
+}
+
+bool PmSampler::configure(int configuration) {
+  const Cupti& c = *cupti_;
+  const CuptiFunctions& f = c.functions();
+  CUptiResult r = CUPTI_SUCCESS;
+  if (sampling_) {
+    auto s = make_params<CUpti_PmSampling_Stop_Params>(CUpti_PmSampling_Stop_Params_STRUCT_SIZE);
+    s.pPmSamplingObject = sampler_;
+    f.stop(&s);
+    sampling_ = false;
+  }
+  auto sc =
+      make_params<CUpti_PmSampling_SetConfig_Params>(CUpti_PmSampling_SetConfig_Params_STRUCT_SIZE);
+  sc.pPmSamplingObject = sampler_;
+  sc.configSize = configs_[configuration].size();
+  sc.pConfig = configs_[configuration].data();
+  sc.hardwareBufferSize = kHardwareBuffer;
+  sc.samplingInterval = opts_.interval_us * 1000ull;
+  sc.triggerMode = CUPTI_PM_SAMPLING_TRIGGER_MODE_GPU_TIME_INTERVAL;
+  sc.hwBufferAppendMode = CUPTI_PM_SAMPLING_HARDWARE_BUFFER_APPEND_MODE_KEEP_LATEST;
+  r = c.call("set config", f.set_config, &sc);
+  if (r != CUPTI_SUCCESS) return fail("set config", r);
+  auto ci = make_params<CUpti_PmSampling_CounterDataImage_Initialize_Params>(
+      CUpti_PmSampling_CounterDataImage_Initialize_Params_STRUCT_SIZE);
+  ci.pPmSamplingObject = sampler_;
+  ci.counterDataSize = counter_data_[configuration].size();
+  ci.pCounterData = counter_data_[configuration].data();
+  r = c.call("counter data initialize", f.counter_data_initialize, &ci);
+  if (r != CUPTI_SUCCESS) return fail("counter data initialize", r);
+  auto st = make_params<CUpti_PmSampling_Start_Params>(CUpti_PmSampling_Start_Params_STRUCT_SIZE);
+  st.pPmSamplingObject = sampler_;
+  r = c.call("start", f.start, &st);
+  if (r != CUPTI_SUCCESS) return fail("start", r);
+  sampling_ = true;
+  configuration_ = configuration;
+  next_index_ = 0;
+  drop_next_ = true;
+  last_switch_ = std::chrono::steady_clock::now();
+  return true;
+}
+
+void PmSampler::pause(bool paused) {
+  std::lock_guard<std::mutex> lock(cupti_mutex_);
+  if (paused == paused_ || !sampler_ || !unavailable().empty()) return;
+  if (paused) {
+    auto s = make_params<CUpti_PmSampling_Stop_Params>(CUpti_PmSampling_Stop_Params_STRUCT_SIZE);
+    s.pPmSamplingObject = sampler_;
+    cupti_->functions().stop(&s);
+    sampling_ = false;
+  } else {
+    configure(configuration_);
+  }
+  paused_ = paused;
+}
+
+std::string PmSampler::unavailable() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return unavailable_;
+}
+
+std::string PmSampler::description() const {
+  if (choice_.configurations.empty()) return "CUPTI PM sampling: not running";
+  std::string s = "CUPTI PM sampling on " + choice_.chip + ": ";
+  if (choice_.configurations.size() == 1)
+    s += std::to_string(choice_.configurations[0].size()) + " metrics in one pass";
+  else
+    s += "two configurations alternating (no single pass holds every pipe)";
+  s += ", every " + std::to_string(opts_.interval_us) + " us";
+  if (choice_.fma_from_halves) s += "; FMA = mean of fmaheavy and fmalite";
+  if (!choice_.missing.empty()) {
+    s += "; none for";
+    for (const std::string& m : choice_.missing) s += " " + m;
+  }
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (overflows_ > 0)
+    s += "; samples were lost before they were read " + std::to_string(overflows_) +
+         " times (a longer --counter-interval helps)";
+  return s;
+}
+
+double PmSampler::worker_cpu_share() const {
+  const double wall =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+  return wall > 0 ? worker_cpu_s_.load() / wall : 0;
+}
+
+std::uint64_t PmSampler::begin() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  if (opts_.isolate && unavailable_.empty()) {
+    // A few intervals of idle GPU on either side: the edge samples hold this launch alone.
+    const auto gap = std::chrono::microseconds(3 * opts_.interval_us + 20);
+    done_.wait_for(lock, std::chrono::seconds(2), [&] { return !switching_ || stop_; });
+    lock.unlock();
+    // From now, not from the last launch: work nobody bracketed (warm-ups) may have run since.
+    std::this_thread::sleep_for(gap);
+    lock.lock();
+  }
+  const std::uint64_t id = ++next_id_;
+  if (!unavailable_.empty()) return id;
+  Pending p;
+  p.id = id;
+  p.t0 = now();
+  pending_[id] = p;
+  return id;
+}
+
+void PmSampler::end(std::uint64_t launch, double sm_cycles) {
+  const std::uint64_t t1 = now();
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    last_end_ = std::chrono::steady_clock::now();
+    auto it = pending_.find(launch);
+    if (it == pending_.end()) return;
+    it->second.t1 = t1;
+    it->second.sm_cycles = sm_cycles;
+    it->second.ended = last_end_;
+  }
+  wake_.notify_all();
+}
+
+std::optional<CounterFigures> PmSampler::take(std::uint64_t launch, bool wait) {
+  std::unique_lock<std::mutex> lock(mutex_);
+  auto ready = [&] { return results_.count(launch) > 0 || !pending_.count(launch); };
+  if (wait) done_.wait_for(lock, std::chrono::milliseconds(1500), ready);
+  auto it = results_.find(launch);
+  if (it != results_.end()) {
+    CounterFigures f = std::move(it->second);
+    results_.erase(it);
+    return f;
+  }
+  if (!unavailable_.empty()) {
+    CounterFigures f;
+    f.unavailable = unavailable_;
+    return f;
+  }
+  if (!wait) return std::nullopt;
+  CounterFigures f;
+  f.unavailable = "no counter figures within 1.5 s of the launch";
+  pending_.erase(launch);
+  return f;
+}
+
+void PmSampler::finish(std::uint64_t id, CounterFigures f) {
+  pending_.erase(id);
+  results_[id] = std::move(f);
+  // Figures nobody took (the window reads only the newest) do not pile up.
+  while (results_.size() > 64) results_.erase(results_.begin());
+}
+
+bool PmSampler::decode() {
+  const Cupti& c = *cupti_;
+  const CuptiFunctions& f = c.functions();
+  std::vector<std::uint8_t>& image = counter_data_[configuration_];
+  for (int round = 0; round < 64; ++round) {
+    auto dd = make_params<CUpti_PmSampling_DecodeData_Params>(
+        CUpti_PmSampling_DecodeData_Params_STRUCT_SIZE);
+    dd.pPmSamplingObject = sampler_;
+    dd.pCounterDataImage = image.data();
+    dd.counterDataImageSize = image.size();
+    CUptiResult r = c.call("decode", f.decode, &dd);
+    if (r != CUPTI_SUCCESS) return fail("decode", r);
+    auto gi = make_params<CUpti_PmSampling_GetCounterDataInfo_Params>(
+        CUpti_PmSampling_GetCounterDataInfo_Params_STRUCT_SIZE);
+    gi.pCounterDataImage = image.data();
+    gi.counterDataImageSize = image.size();
+    r = f.counter_data_info(&gi);
+    if (r != CUPTI_SUCCESS) return fail("decode", r);
+    // Only samples over a pending launch are evaluated (what costs the CPU): the GPU's idle
+    // time between frames is decoded and passed over.
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> brackets;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      for (const auto& [id, p] : pending_)
+        brackets.emplace_back(p.t0, p.t1 ? p.t1 : ~std::uint64_t{0});
+    }
+    auto wanted = [&](std::uint64_t a, std::uint64_t b) {
+      for (const auto& [t0, t1] : brackets)
+        if (b > t0 && a < t1) return true;
+      return false;
+    };
+    const HostEvaluator& ev = *evaluators_[configuration_];
+    for (; next_index_ < gi.numCompletedSamples; ++next_index_) {
+      auto si = make_params<CUpti_PmSampling_CounterData_GetSampleInfo_Params>(
+          CUpti_PmSampling_CounterData_GetSampleInfo_Params_STRUCT_SIZE);
+      si.pPmSamplingObject = sampler_;
+      si.pCounterDataImage = image.data();
+      si.counterDataImageSize = image.size();
+      si.sampleIndex = next_index_;
+      r = c.call("sample info", f.sample_info, &si);
+      if (r != CUPTI_SUCCESS) return fail("sample info", r);
+      if (drop_next_) {  // spans the time before the start: CUPTI documents it as an outlier
+        drop_next_ = false;
+        continue;
+      }
+      if (!wanted(si.startTimestamp, si.endTimestamp)) continue;
+      PmSample s;
+      s.start = si.startTimestamp;
+      s.end = si.endTimestamp;
+      s.configuration = configuration_;
+      s.values.resize(ev.names.size());
+      auto e = make_params<CUpti_Profiler_Host_EvaluateToGpuValues_Params>(
+          CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE);
+      e.pHostObject = ev.object;
+      e.pCounterDataImage = image.data();
+      e.counterDataImageSize = image.size();
+      e.rangeIndex = next_index_;
+      e.ppMetricNames = const_cast<const char**>(ev.names.data());
+      e.numMetrics = ev.names.size();
+      e.pMetricValues = s.values.data();
+      r = c.call("evaluate", f.host_evaluate, &e);
+      if (r != CUPTI_SUCCESS) return fail("evaluate", r);
+      samples_.push_back(std::move(s));
+    }
+    if (dd.overflow) {  // the hardware buffer overwrote records before they were read
+      std::lock_guard<std::mutex> lock(mutex_);
+      ++overflows_;
+    }
+    if (opts_.trace)
+      opts_.trace("decode at " + std::to_string(now()) + ": " +
+                  std::to_string(gi.numCompletedSamples) + " samples in the image, " +
+                  std::to_string(samples_.size()) + " kept, stop reason " +
+                  std::to_string(dd.decodeStopReason) + (dd.overflow ? ", overflow" : "") +
+                  (samples_.empty() ? std::string()
+                                    : ", last " + std::to_string(samples_.back().start) + ".." +
+                                          std::to_string(samples_.back().end)));
+    const bool full = gi.numCompletedSamples >= gi.numTotalSamples ||
+                      dd.decodeStopReason == CUPTI_PM_SAMPLING_DECODE_STOP_REASON_COUNTER_DATA_FULL;
+    if (full) {  // records beyond the image's room were dropped: the coverage check sees it
+      std::lock_guard<std::mutex> lock(mutex_);
+      ++overflows_;
+    }
+    if (!full && gi.numCompletedSamples < gi.numTotalSamples / 2) return true;
+    auto ci = make_params<CUpti_PmSampling_CounterDataImage_Initialize_Params>(
+        CUpti_PmSampling_CounterDataImage_Initialize_Params_STRUCT_SIZE);
+    ci.pPmSamplingObject = sampler_;
+    ci.counterDataSize = image.size();
+    ci.pCounterData = image.data();
+    r = c.call("counter data initialize", f.counter_data_initialize, &ci);
+    if (r != CUPTI_SUCCESS) return fail("counter data initialize", r);
+    next_index_ = 0;
+  }
+  return true;
+}
+
+void PmSampler::attribute_ready() {
+  cupti_->functions().activity_flush(0);
+  std::lock_guard<std::mutex> lock(mutex_);
+  const std::uint64_t latest = samples_.empty() ? 0 : samples_.back().end;
+  const auto now_steady = std::chrono::steady_clock::now();
+  std::vector<LaunchSpan> spans;
+  std::vector<bool> ready;
+  for (const auto& [id, p] : pending_) {
+    if (p.t1 == 0) continue;
+    LaunchSpan l{id, 0, 0, p.sm_cycles};
+    for (const Kernel& k : kernels_)
+      if (k.start >= p.t0 && k.end <= p.t1) {
+        l.start = l.start ? std::min(l.start, k.start) : k.start;
+        l.end = std::max(l.end, k.end);
+      }
+    const bool late = now_steady - p.ended > std::chrono::milliseconds(250);
+    if (l.end == 0) {
+      if (!late) continue;  // kernel records come with the next flush
+      l.start = p.t0;       // none came: the host's bracket stands in
+      l.end = p.t1;
+    }
+    spans.push_back(l);
+    ready.push_back(latest >= l.end || now_steady - p.ended > std::chrono::seconds(1));
+  }
+  if (spans.empty()) return;
+  std::vector<CounterFigures> figures = attribute(samples_, spans, choice_);
+  if (opts_.trace)
+    for (std::size_t i = 0; i < spans.size(); ++i) {
+      const Pending& p = pending_.at(spans[i].id);
+      opts_.trace("launch " + std::to_string(spans[i].id) + ": host " + std::to_string(p.t0) +
+                  ".." + std::to_string(p.t1) + ", kernels " + std::to_string(spans[i].start) +
+                  ".." + std::to_string(spans[i].end) + ", " + std::to_string(figures[i].samples) +
+                  " samples" + (ready[i] ? "" : " (waiting)") +
+                  (figures[i].unavailable.empty() ? "" : ": " + figures[i].unavailable));
+    }
+  for (std::size_t i = 0; i < spans.size(); ++i)
+    if (ready[i]) finish(spans[i].id, std::move(figures[i]));
+  // What no pending launch can need any more goes.
+  const std::uint64_t keep_from = pending_.empty() ? latest : pending_.begin()->second.t0;
+  samples_.erase(std::remove_if(samples_.begin(), samples_.end(),
+                                [&](const PmSample& s) { return s.end < keep_from; }),
+                 samples_.end());
+  while (!kernels_.empty() && kernels_.front().end < keep_from) kernels_.pop_front();
+  done_.notify_all();
+}
+
+void PmSampler::run_worker() {
+  const double cpu0 = thread_cpu_seconds();
+  for (;;) {
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      wake_.wait_for(lock, std::chrono::milliseconds(10), [&] { return stop_; });
+      if (stop_) return;
+    }
+    std::unique_lock<std::mutex> cupti(cupti_mutex_);
+    if (!paused_ && !decode()) break;
+    attribute_ready();
+    // Two configurations take turns, each for a quarter of a second (bench and experiments:
+    // each launch), switched only while no launch is under way.
+    if (configs_.size() > 1 && !paused_) {
+      std::unique_lock<std::mutex> lock(mutex_);
+      const bool due = opts_.isolate || std::chrono::steady_clock::now() - last_switch_ >
+                                            std::chrono::milliseconds(250);
+      if (due && pending_.empty()) {
+        switching_ = true;
+        lock.unlock();
+        const bool ok = configure(1 - configuration_);
+        lock.lock();
+        switching_ = false;
+        done_.notify_all();
+        if (!ok) break;
+      }
+    }
+    cupti.unlock();
+    worker_cpu_s_ = thread_cpu_seconds() - cpu0;
+  }
+  // CUPTI refused mid-way: every launch waiting gets the reason.
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (auto it = pending_.begin(); it != pending_.end();) {
+    CounterFigures f;
+    f.unavailable = unavailable_;
+    results_[it->first] = f;
+    it = pending_.erase(it);
+  }
+  done_.notify_all();
+}
+
+}  // namespace mp::counters

@@ -1,0 +1,121 @@
+// The GPU's own pipe counters, read live: CUPTI's PM sampling on a worker thread (decode,
+// evaluate, attribute to launches by time, hand over), never blocking the launching thread.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "counters/attribution.h"
+#include "counters/cupti_api.h"
+#include "counters/metric_choice.h"
+#include "model/counter_figures.h"
+
+namespace mp::counters {
+
+struct SamplerOptions {
+  int device_index = 0;
+  unsigned interval_us = 50;  // PM sampling interval
+  // Keep each launch's edge samples its own: begin() leaves the GPU idle for a few intervals
+  // first (bench and experiments; the window's frames are apart anyway).
+  bool isolate = false;
+  std::optional<Fault> fault;  // tests: fail at this step
+  std::string library;         // tests: the CUPTI library to open instead of the toolkit's
+  // Diagnostics: each decode round and attribution, one line each (null: none).
+  std::function<void(const std::string&)> trace;
+};
+
+class PmSampler final : public CounterProbe {
+ public:
+  // Never throws: where counters cannot be had, unavailable() says why and the rest of the
+  // program runs on the model. cupti: the library to use (tests), else loaded here.
+  explicit PmSampler(const SamplerOptions& o, std::unique_ptr<Cupti> cupti = nullptr);
+  ~PmSampler() override;
+  PmSampler(const PmSampler&) = delete;
+  PmSampler& operator=(const PmSampler&) = delete;
+
+  std::string unavailable() const override;
+  std::uint64_t begin() override;
+  void end(std::uint64_t launch, double sm_cycles) override;
+  std::optional<CounterFigures> take(std::uint64_t launch, bool wait) override;
+
+  // Stops (true) or restarts (false) the sampling itself: what --counters-ab times against.
+  void pause(bool paused);
+
+  // "CUPTI PM sampling on GH100: 10 metrics in one pass, every 50 us" (or two alternating).
+  std::string description() const;
+  const MetricChoice& choice() const { return choice_; }
+  // The worker's CPU time over wall time since start: what reading the counters costs a core.
+  double worker_cpu_share() const;
+  // Every step of the start-up and the worker at which CUPTI can refuse, in order (tests).
+  static const std::vector<const char*>& steps();
+
+ private:
+  struct Pending {
+    std::uint64_t id = 0;
+    std::uint64_t t0 = 0, t1 = 0;  // CUPTI time around the launch (t1 = 0: not ended)
+    double sm_cycles = 0;
+    std::chrono::steady_clock::time_point ended;
+  };
+  struct Kernel {
+    std::uint64_t start = 0, end = 0;
+  };
+  bool start_up();
+  bool fail(const char* step, CUptiResult r);
+  bool configure(int configuration);  // stop (if running), set up `configuration`, start
+  void run_worker();
+  bool decode();  // new samples into samples_; false when CUPTI failed (unavailable_ set)
+  void attribute_ready();
+  void finish(std::uint64_t id, CounterFigures f);
+  std::uint64_t now() const;
+
+  SamplerOptions opts_;
+  std::unique_ptr<Cupti> cupti_;
+  MetricChoice choice_;
+  std::vector<std::uint8_t> availability_;
+  std::vector<std::vector<std::uint8_t>> configs_;       // config image per configuration
+  std::vector<std::vector<std::string>> metric_names_;   // full names per configuration
+  std::vector<std::vector<std::uint8_t>> counter_data_;  // counter data image per configuration
+  struct HostEvaluator;
+  std::vector<std::unique_ptr<HostEvaluator>> evaluators_;
+  CUpti_PmSampling_Object* sampler_ = nullptr;
+  bool activity_on_ = false;
+  int configuration_ = 0;
+  bool sampling_ = false;
+  std::size_t next_index_ = 0;  // first sample of the counter data image not yet read
+  bool drop_next_ = true;       // the first sample after a start spans the time before it
+  std::chrono::steady_clock::time_point started_, last_switch_;
+  double cpu_at_start_ = 0;
+
+  std::mutex cupti_mutex_;  // the worker's CUPTI calls against pause()'s
+  bool paused_ = false;
+  mutable std::mutex mutex_;
+  std::condition_variable wake_, done_;
+  std::string unavailable_;
+  std::uint64_t next_id_ = 0;
+  std::map<std::uint64_t, Pending> pending_;
+  std::map<std::uint64_t, CounterFigures> results_;
+  std::deque<Kernel> kernels_;  // from activity records, oldest first
+  std::atomic<double> worker_cpu_s_{0};
+  std::chrono::steady_clock::time_point last_end_;
+  bool switching_ = false;
+  int overflows_ = 0;  // decodes that lost samples (hardware buffer overwritten, image full)
+  bool stop_ = false;
+
+  std::vector<PmSample> samples_;  // worker only: decoded, not yet past every pending launch
+  std::thread worker_;
+
+  friend struct ActivitySink;
+};
+
+}  // namespace mp::counters

@@ -1,0 +1,51 @@
+// What the GPU's own counters read for one measured launch (a frame, or an experiment's
+// kernel), and the interface the measuring code calls around such a launch. Plain data: the
+// CUPTI source behind it lives in src/counters/.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace mp {
+
+struct CounterPipe {
+  std::string name;  // as the model names its pipes: FMA, fmaheavy, fmalite, ALU, XU, FP64, issue,
+                     // and "SM active" (counters only)
+  double pct = 0;    // busy cycles the counters saw over the launch's measured SM cycles, in %
+};
+
+struct CounterFigures {
+  std::string unavailable;         // empty: the figures below are valid; else why not, one line
+  std::vector<CounterPipe> pipes;  // the pipes this launch's configuration counted
+  double clock_ghz = 0;            // the SM clock the counters saw over the launch
+  double warp_instructions = 0;    // instructions executed (warp-level), all SMs
+  double span_ms = 0;              // the launch's kernels, first start to last end (CUPTI)
+  int samples = 0;                 // PM samples that overlapped it
+  int configuration = 0;           // which of the source's configurations counted it (0 or 1)
+
+  const CounterPipe* find(const std::string& pipe) const {
+    for (const CounterPipe& p : pipes)
+      if (p.name == pipe) return &p;
+    return nullptr;
+  }
+};
+
+// Called by whoever launches measured GPU work, on the launching thread: begin() before the
+// first launch, end() once the work has completed (after the stream synchronised).
+class CounterProbe {
+ public:
+  virtual ~CounterProbe() = default;
+  // Non-empty: counters cannot be read here; the line says why and how to allow them.
+  virtual std::string unavailable() const = 0;
+  virtual std::uint64_t begin() = 0;
+  // sm_cycles: the launch's measured SM cycles (clock64, max over SMs), the denominator the
+  // model's utilisation uses too.
+  virtual void end(std::uint64_t launch, double sm_cycles) = 0;
+  // The figures of `launch` once attributed (empty while not yet). wait: block until they are
+  // (or a second has passed: then they say why none came).
+  virtual std::optional<CounterFigures> take(std::uint64_t launch, bool wait) = 0;
+};
+
+}  // namespace mp
