@@ -166,6 +166,7 @@ TEST_F(CounterGpuTest, ThroughputKernelsReadNearTheirPipesPeak) {
   const ExperimentRow* sinf = row_starting(sin, "__sinf alone");
   ASSERT_NE(fma4, nullptr);
   ASSERT_NE(sinf, nullptr);
+  SCOPED_TRACE(sampler.description());
   ASSERT_TRUE(fma4->counters.has_value());
   EXPECT_TRUE(fma4->counters->unavailable.empty()) << fma4->counters->unavailable;
   EXPECT_GE(counted(fma4, "FMA"), 90);

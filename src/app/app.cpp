@@ -238,14 +238,17 @@ bool App::take_counter_figures() {
   return fresh;
 }
 
-std::string App::counters_source() const {
+std::string App::counters_source(bool brief) const {
   if (!device_.device) return "counters: need the CUDA path";
   if (!counters_) return "counters: off (--no-counters)";
   if (!counters_->unavailable().empty()) return counters_->unavailable();
-  std::string s = "counters: " + counters_->description();
+  // The overlay's line is short (it is drawn every frame); the panel has the whole source.
+  std::string s =
+      "counters: " + (brief ? std::string("CUPTI PM sampling") : counters_->description());
   if (counter_frame_ >= 0)
     s += "; frame " + std::to_string(counter_frame_) + " (" +
          std::to_string(frames_done_ - counter_frame_) + " ago)";
+  if (brief) return s;
   char cpu[64];
   std::snprintf(cpu, sizeof cpu, "; reading them takes %.0f%% of a CPU core",
                 100 * counters_->worker_cpu_share());
@@ -344,7 +347,7 @@ void App::render_frame() {
   if (show_overlay_) {
     const auto t0 = std::chrono::steady_clock::now();
     overlay_.draw(last_.gpu ? "Pipe utilisation (P)" : "Pipe utilisation (P): needs the CUDA path",
-                  mix_source(), counters_source(), overlay_ms_.mean(), ui_gpu_ms_.mean(),
+                  mix_source(), counters_source(true), overlay_ms_.mean(), ui_gpu_ms_.mean(),
                   frame_ms_.mean(), scale);
     overlay_cost_ms_ +=
         std::chrono::duration<float, std::milli>(std::chrono::steady_clock::now() - t0).count();
@@ -527,7 +530,7 @@ void App::capture_with_sidecar() {
       j["frame"] = {{"cpu_ms", last_.cpu_stats.ms}, {"pixel_iters", last_.cpu_stats.pixel_iters}};
     }
     j["instruction_mix"] = mix_source();
-    j["counters_source"] = counters_source();
+    j["counters_source"] = counters_source(false);
     j["counters"] = counter_json(counter_figures_);
     j["counters_frame"] = counter_frame_;
     // The table of every variant belongs with the picture: made now where the one on hand is

@@ -50,8 +50,9 @@ class App {
   std::filesystem::path capture_path(const std::string& stem, const char* ext) const;
   const LoadedSass* sass() const { return sass_ && sass_->ok() ? &*sass_ : nullptr; }
   std::string mix_source() const;
-  std::string counters_source() const;  // where the counter figures come from, or why none
-  bool take_counter_figures();          // the newest figures the sampler has finished; true if new
+  // Where the counter figures come from, or why there are none; brief: the overlay's short form.
+  std::string counters_source(bool brief) const;
+  bool take_counter_figures();  // the newest figures the sampler has finished; true if new
   // 10 x compute capability of the GPU in use (sm_90 mixes where there is none).
   int sm() const {
     return device_.device ? device_.device->cc_major * 10 + device_.device->cc_minor : 90;

@@ -96,37 +96,17 @@ constexpr float kShade = 0.5f;
 
 const ImVec4 kWarning(1, 0.6f, 0.3f, 1);
 
-// A bar of pct percent with its label centred: `over` on the filled part, `under` on the empty
-// frame, cut where the bar ends. The glyphs are cut by a fine clip rectangle, not by a scissor
-// that would take a draw command of its own.
-void add_bar(ImDrawList* dl, ImVec2 p, float w, float h, float pct, ImU32 fill, ImU32 frame,
-             ImU32 over, ImU32 under) {
+// A bar of pct percent; its figure is drawn in a column beside it, once (a label inside the
+// bar, dark over the fill and light over the frame, took every glyph twice).
+void add_bar(ImDrawList* dl, ImVec2 p, float w, float h, float pct, ImU32 fill, ImU32 frame) {
   const float fill_x = p.x + w * std::clamp(pct / 100, 0.0f, 1.0f);
   dl->AddRectFilled(p, ImVec2(p.x + w, p.y + h), frame);
   dl->AddRectFilled(p, ImVec2(fill_x, p.y + h), fill);
-  char label[32];
-  std::snprintf(label, sizeof label, "%5.1f%%", pct);
-  const float label_w = ImGui::CalcTextSize(label).x, label_x = p.x + 0.5f * (w - label_w);
-  if (over == under) {
-    dl->AddText(ImVec2(label_x, p.y), over, label);
-    return;
-  }
-  ImFont* font = ImGui::GetFont();
-  const float font_size = ImGui::GetFontSize();
-  if (fill_x > label_x) {
-    const ImVec4 clip(p.x, p.y, fill_x, p.y + h);
-    dl->AddText(font, font_size, ImVec2(label_x, p.y), over, label, nullptr, 0, &clip);
-  }
-  if (fill_x < label_x + label_w) {
-    const ImVec4 clip(fill_x, p.y, p.x + w, p.y + h);
-    dl->AddText(font, font_size, ImVec2(label_x, p.y), under, label, nullptr, 0, &clip);
-  }
 }
 
-// An empty bar marked "-": the pipe has no figure from this side.
-void add_missing(ImDrawList* dl, ImVec2 p, float w, float h, ImU32 frame, ImU32 dim) {
+// An empty bar: the pipe has no figure from this side (its figure column says "-").
+void add_missing(ImDrawList* dl, ImVec2 p, float w, float h, ImU32 frame) {
   dl->AddRectFilled(p, ImVec2(p.x + w, p.y + h), frame);
-  dl->AddText(ImVec2(p.x + 0.5f * (w - ImGui::CalcTextSize("-").x), p.y), dim, "-");
 }
 
 // The newest kHistoryPoints of `name`'s history as points in the plot's rectangle, the newest
@@ -197,6 +177,18 @@ void PipeOverlay::update(const std::vector<PipeLoad>& loads, const CounterFigure
     r.counters_pct = static_cast<float>(c.pct);
     r.counters_limit = &c == most;
   }
+  for (Row& r : rows_) {
+    std::snprintf(r.model_text, sizeof r.model_text, r.has_model ? "%.1f" : "-", r.model_pct);
+    std::snprintf(r.counters_text, sizeof r.counters_text, r.has_counters ? "%.1f" : "-",
+                  r.counters_pct);
+    if (r.has_model && r.has_counters)
+      std::snprintf(r.diff_text, sizeof r.diff_text, "%+.1f", r.counters_pct - r.model_pct);
+    if (r.has_model)
+      std::snprintf(r.note, sizeof r.note, "%.3f ms%s", r.alone_ms,
+                    r.model_limits ? (r.counters_limit ? " <- limits (both)" : " <- limits") : "");
+    else if (r.counters_limit)
+      std::snprintf(r.note, sizeof r.note, "<- limits (counters)");
+  }
 }
 
 void PipeOverlay::clear() {
@@ -221,10 +213,11 @@ void PipeOverlay::draw(const std::string& title, const std::string& mix_source,
   // at scale 1 (545 with the window's padding), so that the overlay fits a 1280x720 window.
   const float line = ImGui::GetTextLineHeight();
   const float gap = ImGui::GetStyle().ItemSpacing.x, spacing = ImGui::GetStyle().ItemSpacing.y;
-  const float name_w = ImGui::CalcTextSize(kSmActive).x + gap, bar_w = 130 * scale;
+  const float name_w = ImGui::CalcTextSize(kSmActive).x + gap, bar_w = 110 * scale;
+  const float value_w = ImGui::CalcTextSize("100.0").x + gap;
   const float diff_w = ImGui::CalcTextSize("+000.0").x + gap, plot_w = 80 * scale;
-  const float note_w = ImGui::CalcTextSize("<- limits 000.000 ms alone").x;
-  const float width = name_w + bar_w + gap + diff_w + plot_w + gap + note_w;
+  const float note_w = ImGui::CalcTextSize("0.000 ms <- limits (both)").x;
+  const float width = name_w + bar_w + gap + value_w + diff_w + plot_w + gap + note_w;
   ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + width);
   ImGui::TextUnformatted(title.c_str());
   ImGui::TextDisabled(
@@ -251,7 +244,8 @@ void PipeOverlay::draw(const std::string& title, const std::string& mix_source,
   for (const Row& r : rows_) height += spacing + (r.model_row ? stack + line : line);
   const ImVec2 at = ImGui::GetCursorScreenPos();
   ImGui::Dummy(ImVec2(width, height));
-  const float x_bar = at.x + name_w, x_diff = x_bar + bar_w + gap, x_plot = x_diff + diff_w;
+  const float x_bar = at.x + name_w, x_value = x_bar + bar_w + gap, x_diff = x_value + value_w;
+  const float x_plot = x_diff + diff_w;
   const float x_note = x_plot + plot_w + gap;
   const ImU32 text = ImGui::GetColorU32(ImGuiCol_Text);
   const ImU32 dim = ImGui::GetColorU32(ImGuiCol_TextDisabled);
@@ -259,7 +253,6 @@ void PipeOverlay::draw(const std::string& title, const std::string& mix_source,
   // Neutral, not the style's blue FrameBg: the model's darkened ALU blue would vanish on that.
   const ImU32 frame = IM_COL32(48, 48, 52, 255);
   const ImU32 limiting_frame = IM_COL32(115, 31, 31, 255);
-  const ImU32 dark = IM_COL32(20, 20, 20, 255);
 
   // The legend: which shade is which, drawn over the columns it names.
   const float swatch = std::round(0.6f * line), swatch_y = at.y + 0.5f * (line - swatch);
@@ -274,39 +267,37 @@ void PipeOverlay::draw(const std::string& title, const std::string& mix_source,
     dl->AddText(ImVec2(x, at.y), dim, label);
     x += ImGui::CalcTextSize(label).x + gap;
   }
-  dl->AddText(ImVec2(x_diff, at.y), dim, "diff = counters - model, in points");
+  dl->AddText(ImVec2(x_diff, at.y), dim, "diff (points)");
+  dl->AddText(ImVec2(x_plot + plot_w + gap, at.y), dim, "the pipe alone");
 
   std::array<ImVec2, kHistoryPoints> points;
-  char label[64];
+  // Right-aligned in its column.
+  const auto right = [&](float column_end, float y_text, ImU32 c, const char* t) {
+    dl->AddText(ImVec2(column_end - gap - ImGui::CalcTextSize(t).x, y_text), c, t);
+  };
   float y = at.y + line + spacing;
   for (const Row& r : rows_) {
     const float h = r.model_row ? stack + line : line;
     const float y_counters = y + h - line;
     const float mid = y + 0.5f * (h - line);  // the name and the diff: centred on the pair
     dl->AddText(ImVec2(at.x, mid), r.colour, r.name.c_str());
-    if (r.model_row && r.has_model) {
-      add_bar(dl, ImVec2(x_bar, y), bar_w, line, r.model_pct, r.shade,
-              r.model_limits ? limiting_frame : frame, text, text);
-      std::snprintf(label, sizeof label, "%s %.3f ms alone",
-                    r.model_limits ? "<- limits" : "         ", r.alone_ms);
-      dl->AddText(ImVec2(x_note, y), text, label);
-    } else if (r.model_row) {
-      add_missing(dl, ImVec2(x_bar, y), bar_w, line, frame, dim);
+    if (r.model_row) {
+      if (r.has_model)
+        add_bar(dl, ImVec2(x_bar, y), bar_w, line, r.model_pct, r.shade,
+                r.model_limits ? limiting_frame : frame);
+      else
+        add_missing(dl, ImVec2(x_bar, y), bar_w, line, frame);
+      right(x_diff, y, r.has_model ? text : dim, r.model_text);
     }
     if (r.has_counters)
       add_bar(dl, ImVec2(x_bar, y_counters), bar_w, line, r.counters_pct, r.colour,
-              r.counters_limit ? limiting_frame : frame, dark, text);
+              r.counters_limit ? limiting_frame : frame);
     else
-      add_missing(dl, ImVec2(x_bar, y_counters), bar_w, line, frame, dim);
-    if (r.counters_limit)
-      dl->AddText(ImVec2(x_note, y_counters), text,
-                  r.model_limits ? "<- limits (both)" : "<- limits (counters)");
-    if (r.has_model && r.has_counters) {
-      const float diff = r.counters_pct - r.model_pct;
-      std::snprintf(label, sizeof label, "%+.1f", diff);
-      dl->AddText(ImVec2(x_diff + diff_w - gap - ImGui::CalcTextSize(label).x, mid),
-                  std::abs(diff) > 5 ? warning : dim, label);
-    }
+      add_missing(dl, ImVec2(x_bar, y_counters), bar_w, line, frame);
+    right(x_diff, y_counters, r.has_counters ? text : dim, r.counters_text);
+    if (r.diff_text[0])
+      right(x_plot, mid, std::abs(r.counters_pct - r.model_pct) > 5 ? warning : dim, r.diff_text);
+    if (r.note[0]) dl->AddText(ImVec2(x_note, mid), text, r.note);
     const ImVec2 plot(x_plot, y);
     dl->AddRectFilled(plot, ImVec2(x_plot + plot_w, y + h), frame);
     if (const int n = plot_points(model_history_, r.name, plot, plot_w, h, points.data()))

@@ -40,6 +40,8 @@ class PipeOverlay {
     bool has_model = false, has_counters = false;
     bool model_limits = false, counters_limit = false;
     float model_pct = 0, counters_pct = 0, alone_ms = 0;
+    // The texts, formatted once per update: "47.0", "51.5", "+4.5", "0.056 ms <- limits".
+    char model_text[16] = "", counters_text[16] = "", diff_text[16] = "", note[40] = "";
   };
   std::vector<Row> rows_;
   // The newest reading of each pipe: the counters may alternate configurations that count

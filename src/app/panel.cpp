@@ -34,7 +34,7 @@ void mix_row(const char* label, const InstrMix& m) {
 // they saw, and the instructions they counted beside those the model's step loop accounts for.
 void App::draw_counters_section(const GpuFrameStats& s) {
   ImGui::Text("Hardware counters (CUPTI PM sampling):");
-  const std::string source = counters_source();
+  const std::string source = counters_source(false);
   const bool ok = counter_figures_ && counter_figures_->unavailable.empty();
   ImGui::PushTextWrapPos(0.0f);
   if (counters_ && !counters_->unavailable().empty())

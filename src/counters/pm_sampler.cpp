@@ -372,7 +372,7 @@ void PmSampler::end(std::uint64_t launch, double sm_cycles) {
 std::optional<CounterFigures> PmSampler::take(std::uint64_t launch, bool wait) {
   std::unique_lock<std::mutex> lock(mutex_);
   auto ready = [&] { return results_.count(launch) > 0 || !pending_.count(launch); };
-  if (wait) done_.wait_for(lock, std::chrono::milliseconds(1500), ready);
+  if (wait) done_.wait_for(lock, std::chrono::seconds(4), ready);
   auto it = results_.find(launch);
   if (it != results_.end()) {
     CounterFigures f = std::move(it->second);
@@ -386,7 +386,7 @@ std::optional<CounterFigures> PmSampler::take(std::uint64_t launch, bool wait) {
   }
   if (!wait) return std::nullopt;
   CounterFigures f;
-  f.unavailable = "no counter figures within 1.5 s of the launch";
+  f.unavailable = "no counter figures within 4 s of the launch";
   pending_.erase(launch);
   return f;
 }
@@ -417,16 +417,20 @@ bool PmSampler::decode() {
     r = f.counter_data_info(&gi);
     if (r != CUPTI_SUCCESS) return fail("decode", r);
     // Only samples over a pending launch are evaluated (what costs the CPU): the GPU's idle
-    // time between frames is decoded and passed over.
+    // time between frames is decoded and passed over. Taken after the decode: a launch begun
+    // since cannot overlap a sample completed before it.
     std::vector<std::pair<std::uint64_t, std::uint64_t>> brackets;
     {
       std::lock_guard<std::mutex> lock(mutex_);
       for (const auto& [id, p] : pending_)
-        brackets.emplace_back(p.t0, p.t1 ? p.t1 : ~std::uint64_t{0});
+        brackets.emplace_back(p.t0, p.t1 ? p.t1 : ~std::uint64_t{0} / 2);
     }
+    // A millisecond's margin either side: the samples' times are the GPU's, put on the host's
+    // clock by CUPTI.
+    constexpr std::uint64_t kMargin = 1000000;
     auto wanted = [&](std::uint64_t a, std::uint64_t b) {
       for (const auto& [t0, t1] : brackets)
-        if (b > t0 && a < t1) return true;
+        if (b + kMargin > t0 && a < t1 + kMargin) return true;
       return false;
     };
     const HostEvaluator& ev = *evaluators_[configuration_];
@@ -515,7 +519,7 @@ void PmSampler::attribute_ready() {
       l.end = p.t1;
     }
     spans.push_back(l);
-    ready.push_back(latest >= l.end || now_steady - p.ended > std::chrono::seconds(1));
+    ready.push_back(latest >= l.end || now_steady - p.ended > std::chrono::seconds(3));
   }
   if (spans.empty()) return;
   std::vector<CounterFigures> figures = attribute(samples_, spans, choice_);
