@@ -193,7 +193,7 @@ int App::run() {
               << mean(totals_.ab_kernel_ms[0], totals_.ab_kernels[0]) << " -> "
               << mean(totals_.ab_kernel_ms[1], totals_.ab_kernels[1]) << " ms (events)";
     if (opts_.counters_ab && counters_)
-      std::cout << "; counter thread " << 100 * counters_->worker_cpu_share() << "% of a core";
+      std::cout << "; counter thread " << 100 * counters_->worker_cpu_share(true) << "% of a core";
     std::cout << "\n";
   }
   return 0;
@@ -250,8 +250,8 @@ std::string App::counters_source(bool brief) const {
          std::to_string(frames_done_ - counter_frame_) + " ago)";
   if (brief) return s;
   char cpu[64];
-  std::snprintf(cpu, sizeof cpu, "; reading them takes %.0f%% of a CPU core",
-                100 * counters_->worker_cpu_share());
+  std::snprintf(cpu, sizeof cpu, "; reading them took %.0f%% of a CPU core over the last second",
+                100 * counters_->worker_cpu_share(false));
   return s + cpu;
 }
 

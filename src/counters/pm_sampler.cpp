@@ -50,6 +50,7 @@ namespace {
 // buffer gathers while the renewal (~9 us per sample of room) and a decode round take.
 constexpr std::uint32_t kImageSamples = 1024;
 constexpr std::size_t kHardwareBuffer = 128u << 20;
+constexpr unsigned kMaxIntervalUs = 3200;
 
 double thread_cpu_seconds() {
   timespec t{};
@@ -128,6 +129,7 @@ PmSampler::PmSampler(const SamplerOptions& o, std::unique_ptr<Cupti> cupti)
     }
   }
   cupti_->inject(opts_.fault);
+  interval_us_ = opts_.interval_us;
   started_ = last_switch_ = last_end_ = std::chrono::steady_clock::now();
   if (!start_up()) return;
   worker_ = std::thread([this] { run_worker(); });
@@ -266,7 +268,7 @@ bool PmSampler::configure(int configuration) {
   sc.configSize = configs_[configuration].size();
   sc.pConfig = configs_[configuration].data();
   sc.hardwareBufferSize = kHardwareBuffer;
-  sc.samplingInterval = opts_.interval_us * 1000ull;
+  sc.samplingInterval = interval_us_ * 1000ull;
   sc.triggerMode = CUPTI_PM_SAMPLING_TRIGGER_MODE_GPU_TIME_INTERVAL;
   sc.hwBufferAppendMode = CUPTI_PM_SAMPLING_HARDWARE_BUFFER_APPEND_MODE_KEEP_LATEST;
   r = c.call("set config", f.set_config, &sc);
@@ -316,7 +318,11 @@ std::string PmSampler::description() const {
     s += std::to_string(choice_.configurations[0].size()) + " metrics in one pass";
   else
     s += "two configurations alternating (no single pass holds every pipe)";
-  s += ", every " + std::to_string(opts_.interval_us) + " us";
+  s += ", every " + std::to_string(interval_us_) + " us";
+  if (interval_us_ != opts_.interval_us)
+    s += " (raised from " + std::to_string(opts_.interval_us) +
+         " us: samples came faster than "
+         "this CPU read them)";
   if (choice_.fma_from_halves) s += "; FMA = mean of fmaheavy and fmalite";
   if (!choice_.missing.empty()) {
     s += "; none for";
@@ -329,7 +335,8 @@ std::string PmSampler::description() const {
   return s;
 }
 
-double PmSampler::worker_cpu_share() const {
+double PmSampler::worker_cpu_share(bool whole) const {
+  if (!whole) return recent_cpu_share_;
   const double wall =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
   return wall > 0 ? worker_cpu_s_.load() / wall : 0;
@@ -339,7 +346,7 @@ std::uint64_t PmSampler::begin() {
   std::unique_lock<std::mutex> lock(mutex_);
   if (opts_.isolate && unavailable_.empty()) {
     // A few intervals of idle GPU on either side: the edge samples hold this launch alone.
-    const auto gap = std::chrono::microseconds(3 * opts_.interval_us + 20);
+    const auto gap = std::chrono::microseconds(3 * interval_us_ + 20);
     done_.wait_for(lock, std::chrono::seconds(2), [&] { return !switching_ || stop_; });
     lock.unlock();
     // From now, not from the last launch: work nobody bracketed (warm-ups) may have run since.
@@ -469,6 +476,7 @@ bool PmSampler::decode() {
     if (dd.overflow) {  // the hardware buffer overwrote records before they were read
       std::lock_guard<std::mutex> lock(mutex_);
       ++overflows_;
+      lost_ = true;
     }
     if (opts_.trace)
       opts_.trace("decode at " + std::to_string(now()) + ": " +
@@ -483,6 +491,7 @@ bool PmSampler::decode() {
     if (full) {  // records beyond the image's room were dropped: the coverage check sees it
       std::lock_guard<std::mutex> lock(mutex_);
       ++overflows_;
+      lost_ = true;
     }
     if (!full && gi.numCompletedSamples < gi.numTotalSamples / 2) return true;
     auto ci = make_params<CUpti_PmSampling_CounterDataImage_Initialize_Params>(
@@ -545,6 +554,8 @@ void PmSampler::attribute_ready() {
 
 void PmSampler::run_worker() {
   const double cpu0 = thread_cpu_seconds();
+  auto mark_wall = std::chrono::steady_clock::now();
+  double mark_cpu = 0;
   for (;;) {
     {
       std::unique_lock<std::mutex> lock(mutex_);
@@ -554,6 +565,12 @@ void PmSampler::run_worker() {
     std::unique_lock<std::mutex> cupti(cupti_mutex_);
     if (!paused_ && !decode()) break;
     attribute_ready();
+    // Samples came faster than this thread evaluates them: sample half as often from now.
+    if (lost_ && interval_us_ < kMaxIntervalUs && !paused_) {
+      lost_ = false;
+      interval_us_ = 2 * interval_us_;
+      if (!configure(configuration_)) break;
+    }
     // Two configurations take turns, each for a quarter of a second (bench and experiments:
     // each launch), switched only while no launch is under way.
     if (configs_.size() > 1 && !paused_) {
@@ -572,6 +589,13 @@ void PmSampler::run_worker() {
     }
     cupti.unlock();
     worker_cpu_s_ = thread_cpu_seconds() - cpu0;
+    const auto now_steady = std::chrono::steady_clock::now();
+    const double wall = std::chrono::duration<double>(now_steady - mark_wall).count();
+    if (wall >= 1) {
+      recent_cpu_share_ = (worker_cpu_s_ - mark_cpu) / wall;
+      mark_wall = now_steady;
+      mark_cpu = worker_cpu_s_;
+    }
   }
   // CUPTI refused mid-way: every launch waiting gets the reason.
   std::lock_guard<std::mutex> lock(mutex_);

@@ -25,7 +25,9 @@ namespace mp::counters {
 
 struct SamplerOptions {
   int device_index = 0;
-  unsigned interval_us = 50;  // PM sampling interval
+  // PM sampling interval. Each sample over a launch costs the counter thread ~45 us of CPU to
+  // evaluate; where it falls behind and samples are lost, the interval doubles (to 3.2 ms).
+  unsigned interval_us = 200;
   // Keep each launch's edge samples its own: begin() leaves the GPU idle for a few intervals
   // first (bench and experiments; the window's frames are apart anyway).
   bool isolate = false;
@@ -55,8 +57,9 @@ class PmSampler final : public CounterProbe {
   // "CUPTI PM sampling on GH100: 10 metrics in one pass, every 50 us" (or two alternating).
   std::string description() const;
   const MetricChoice& choice() const { return choice_; }
-  // The worker's CPU time over wall time since start: what reading the counters costs a core.
-  double worker_cpu_share() const;
+  // The worker's CPU time over wall time: what reading the counters costs a core, since the
+  // start (whole) or over the last second or so.
+  double worker_cpu_share(bool whole) const;
   // Every step of the start-up and the worker at which CUPTI can refuse, in order (tests).
   static const std::vector<const char*>& steps();
 
@@ -95,7 +98,6 @@ class PmSampler final : public CounterProbe {
   std::size_t next_index_ = 0;  // first sample of the counter data image not yet read
   bool drop_next_ = true;       // the first sample after a start spans the time before it
   std::chrono::steady_clock::time_point started_, last_switch_;
-  double cpu_at_start_ = 0;
 
   std::mutex cupti_mutex_;  // the worker's CUPTI calls against pause()'s
   bool paused_ = false;
@@ -107,9 +109,12 @@ class PmSampler final : public CounterProbe {
   std::map<std::uint64_t, CounterFigures> results_;
   std::deque<Kernel> kernels_;  // from activity records, oldest first
   std::atomic<double> worker_cpu_s_{0};
+  std::atomic<double> recent_cpu_share_{0};
   std::chrono::steady_clock::time_point last_end_;
   bool switching_ = false;
   int overflows_ = 0;  // decodes that lost samples (hardware buffer overwritten, image full)
+  bool lost_ = false;  // worker: the last decode lost samples
+  std::atomic<unsigned> interval_us_{0};  // in force: the option's, or doubled since
   bool stop_ = false;
 
   std::vector<PmSample> samples_;  // worker only: decoded, not yet past every pending launch
