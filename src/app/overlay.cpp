@@ -220,8 +220,7 @@ void PipeOverlay::draw(const std::string& title, const std::string& mix_source,
   const float width = name_w + bar_w + gap + value_w + diff_w + plot_w + gap + note_w;
   ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + width);
   ImGui::TextUnformatted(title.c_str());
-  ImGui::TextDisabled(
-      "busy = cycles / measured SM cycles: model (SASS mix x steps) and counters (CUPTI)");
+  ImGui::TextDisabled("busy = cycles over the measured SM cycles");
   ImGui::TextDisabled("mix: %s", mix_source.c_str());
   if (counters_ok_)
     ImGui::TextDisabled("%s", counters_source.c_str());
