@@ -169,12 +169,19 @@ ExperimentReport run_warps_per_smsp(const DeviceInfo& d, CounterProbe* counters)
     ipc.push_back(instructions / measured_cycles);
     if (!model_knee && r.predicted.latency_cycles < r.predicted.cycles) model_knee = w;
     const double fma_share = loop.mix.fma / loop.mix.total() / rates[Pipe::Fma];
-    rep.rows.push_back({std::to_string(w) + (w == 1 ? " warp" : " warps") + " per SMSP: IPC",
-                        predicted, ipc.back(), "warp-instr/clk/SM",
-                        fmt("cycles per iteration: model %.1f", r.predicted.cycles) + " (" +
-                            r.predicted.limit() + fmt("), measured %.1f; ", measured_cycles) +
-                            fmt("FMA pipe %.0f%% ", 100 * ipc.back() * fma_share) +
-                            fmt("(model %.0f%%)", 100 * predicted * fma_share)});
+    rep.rows.push_back(
+        {std::to_string(w) + (w == 1 ? " warp" : " warps") + " per SMSP: IPC",
+         predicted,
+         ipc.back(),
+         "warp-instr/clk/SM",
+         fmt("cycles per iteration: model %.1f", r.predicted.cycles) + " (" + r.predicted.limit() +
+             fmt("), measured %.1f; ", measured_cycles) +
+             fmt("FMA pipe %.0f%% ", 100 * ipc.back() * fma_share) +
+             fmt("(model %.0f%%)", 100 * predicted * fma_share),
+         r.sample.counters,
+         // The issue slot and the FMA pipe as the model keeps them busy, for
+         // the counters to stand beside.
+         {{"issue", 100 * predicted / kSmspPerSm}, {"FMA", 100 * predicted * fma_share}}});
   }
   const double best = *std::max_element(ipc.begin(), ipc.end());
   int knee = 1;
@@ -208,11 +215,13 @@ ExperimentReport run_single_warp_ilp(const DeviceInfo& d, CounterProbe* counters
     const double blocking = blocking_mufu_cycles(rates, chain_loop(d, c, true), 1) / kChainUnroll;
     const std::string chains = std::to_string(c) + (c == 1 ? " chain" : " chains");
     rep.rows.push_back({chains + ", FFMA only", plain.predicted.cycles / kChainUnroll, plain_step,
-                        "cycles/step", std::string("limit: ") + plain.predicted.limit()});
+                        "cycles/step", std::string("limit: ") + plain.predicted.limit(),
+                        plain.sample.counters});
     rep.rows.push_back({chains + " + one __sinf per step", sin.predicted.cycles / kChainUnroll,
                         sin_step, "cycles/step",
                         std::string("limit: ") + sin.predicted.limit() +
-                            fmt("; if MUFU blocked issue: >= %.2f", blocking)});
+                            fmt("; if MUFU blocked issue: >= %.2f", blocking),
+                        sin.sample.counters});
     extra_measured += (sin_step - plain_step) / kMaxChains;
     extra_nonblocking +=
         (sin.predicted.cycles - plain.predicted.cycles) / kChainUnroll / kMaxChains;

@@ -5,7 +5,9 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstring>
+#include <thread>
 
 #include "counters/attribution.h"
 #include "counters/metric_choice.h"
@@ -153,7 +155,9 @@ TEST(Attribution, FmaFromItsHalves) {
 }
 
 // CUPTI's target side faked (there is no GPU here), its host side real: the sampler walks its
-// whole start-up, and each step can be made to refuse.
+// whole start-up, and each step can be made to refuse. The chip is GH100 unless a test says.
+std::atomic<int> set_configs{0};
+std::atomic<bool> fake_gb202{false};
 CuptiFunctions fake_target(const CuptiFunctions& host) {
   CuptiFunctions f = host;
   f.timestamp = [](uint64_t* t) {
@@ -163,7 +167,7 @@ CuptiFunctions fake_target(const CuptiFunctions& host) {
   };
   f.profiler_initialize = [](CUpti_Profiler_Initialize_Params*) { return CUPTI_SUCCESS; };
   f.chip_name = [](CUpti_Device_GetChipName_Params* p) {
-    p->pChipName = "GH100";
+    p->pChipName = fake_gb202 ? "GB202" : "GH100";
     return CUPTI_SUCCESS;
   };
   f.availability = [](CUpti_PmSampling_GetCounterAvailability_Params* p) {
@@ -176,7 +180,10 @@ CuptiFunctions fake_target(const CuptiFunctions& host) {
     return CUPTI_SUCCESS;
   };
   f.disable = [](CUpti_PmSampling_Disable_Params*) { return CUPTI_SUCCESS; };
-  f.set_config = [](CUpti_PmSampling_SetConfig_Params*) { return CUPTI_SUCCESS; };
+  f.set_config = [](CUpti_PmSampling_SetConfig_Params*) {
+    ++set_configs;
+    return CUPTI_SUCCESS;
+  };
   f.counter_data_size = [](CUpti_PmSampling_GetCounterDataSize_Params* p) {
     p->counterDataSize = 64;
     return CUPTI_SUCCESS;
@@ -261,6 +268,22 @@ TEST(PmSamplerRefusals, OtherFailuresSayWhatToDo) {
     auto s = faked_sampler(Fault{c.step, c.result});
     EXPECT_NE(s->unavailable().find(c.says), std::string::npos) << s->unavailable();
   }
+}
+
+TEST(PmSamplerConfigurations, TwoConfigurationsTakeTurnsAndSaySo) {
+  if (!host_library()) GTEST_SKIP() << "CUPTI's host library is not installed here";
+  fake_gb202 = true;
+  set_configs = 0;
+  {
+    auto s = faked_sampler(std::nullopt);
+    EXPECT_EQ(s->unavailable(), "");
+    EXPECT_NE(s->description().find("two configurations alternating"), std::string::npos)
+        << s->description();
+    // A quarter of a second each, switched while no launch is under way.
+    std::this_thread::sleep_for(std::chrono::milliseconds(700));
+  }
+  fake_gb202 = false;
+  EXPECT_GE(set_configs.load(), 3);
 }
 
 TEST(PmSamplerRefusals, NoLibrary) {
