@@ -1,39 +1,47 @@
 #!/bin/bash
-# Runs on the GPU machine (device tool) over a carried build in .carry/ (see scripts/carry.sh):
-# the GPU tests, the SASS, the bench, a headless render and a real window. Logs go to $OUT.
+# Runs on the GPU machine (device tool) over a carried build in .carry/ (scripts/carry.sh):
+# every GPU test, the SASS, a headless render, the window as users drive it, the hardware
+# counters (as root, as nobody, refused, under ncu), what the overlay and the counters cost,
+# the bench and the experiments. Everything lands in $OUT/logs.tgz; the pictures worth a look,
+# and log.txt with a short table last, beside it (the device tool brings back 8 files).
 set -u
 tar xJf .carry/bin.tar.xz -C .carry
 source .device/setup.sh >/dev/null
 export LD_LIBRARY_PATH=$PWD/.carry/lib:${LD_LIBRARY_PATH:-}
 export MANDELPIPE_BIN=$PWD/.carry/mandelpipe XDG_CONFIG_HOME=/tmp/xdg
-B=.carry
+B=$PWD/.carry
+A=/tmp/all
+mkdir -p $A
 log=$OUT/log.txt
-step() { echo "== $*" | tee -a "$log"; timeout 240 "$@" >>"$log" 2>&1; local rc=$?; echo "   rc=$rc" | tee -a "$log"; return $rc; }
+step() { echo "== $*" | tee -a "$log"; timeout 300 "$@" >>"$log" 2>&1; local rc=$?; echo "   rc=$rc" | tee -a "$log"; return $rc; }
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv | tee -a "$log"
+grep -i profiling /proc/driver/nvidia/params | tee -a "$log"
 for t in $B/*_tests; do step $t; done
-cuobjdump -sass $B/mandelpipe >"$OUT/sass.txt" 2>&1
-step $B/mandelpipe render --out "$OUT/render.png" --width 1920 --height 1080 --variant fma4-sin \
+cuobjdump -sass $B/mandelpipe >"$A/sass.txt" 2>&1
+step $B/mandelpipe render --out "$A/render.png" --width 1920 --height 1080 --variant fma4-sin \
   --center -0.743643887037151,0.131825904205330 --span 0.005 --iters 4096
 step $B/mandelpipe --frames 120 --screenshot "$OUT/window.png" --width 1600 --height 900 --no-vsync \
   --overlay --sass --divergence --variant sin-ratio
 # The experiments window as a speaker opens it, run and plotted on the GPU.
 step $B/mandelpipe --frames 30 --screenshot "$OUT/window-experiment.png" --width 1600 \
   --height 900 --no-vsync --open-experiment warps-per-smsp
+# The window as a user opens it, counters live beside the model, at view B.
+step $B/mandelpipe --frames 400 --no-vsync --overlay --width 1600 --height 900 --variant fma4 \
+  --center -0.743643887037151,0.131825904205330 --span 0.005 --iters 4096 \
+  --screenshot "$OUT/window-counters.png"
 # F12 as a user presses it: the window's PNG and its sidecar, which gets a table of every
-# variant at this view (compared on the spot: none was made before).
+# variant at this view (compared on the spot: none was made before), counters and all.
 if [ -x $B/xtest-keys ]; then
-  mkdir -p "$OUT/capture"
+  mkdir -p "$A/capture"
   $B/mandelpipe --frames 3000 --no-vsync --width 1280 --height 720 --overlay \
-    --capture-dir "$OUT/capture" >>"$log" 2>&1 &
+    --capture-dir "$A/capture" >>"$log" 2>&1 &
   app=$!
   sleep 6
   $B/xtest-keys F12 >>"$log" 2>&1
   wait $app
-  echo "   F12 capture rc=$?: $(ls "$OUT/capture" | tr '\n' ' ')" | tee -a "$log"
-  python3 -c "import json,glob;j=json.load(open(glob.glob('$OUT/capture/*.json')[0]));c=j['compare'];print('   sidecar:',j['device']['name'],'clock',round(j['clock_ghz'],3),'GHz,',len(c['rows']),'variants compared:',', '.join('%s %.1f%%'%(r['variant'],r['model']['pct_of_bound']) for r in c['rows']))" 2>&1 | tee -a "$log"
-fi
-# sin-ratio's "measure the balance" clicked in the panel (where the default layout puts it).
-if [ -x $B/xtest-keys ]; then
+  echo "   F12 capture rc=$?: $(ls "$A/capture" | tr '\n' ' ')" | tee -a "$log"
+  python3 -c "import json,glob;j=json.load(open(glob.glob('$A/capture/*.json')[0]));c=j['compare'];print('   sidecar:',j['device']['name'],'clock',round(j['clock_ghz'],3),'GHz,',len(c['rows']),'variants compared, with counters:',sum(1 for r in c['rows'] if r.get('counters') and not r['counters']['unavailable']),'|',j['counters_source'][:100])" 2>&1 | tee -a "$log"
+  # sin-ratio's "measure the balance" clicked in the panel (where the default layout puts it).
   $B/mandelpipe --frames 2500 --no-vsync --width 1600 --height 900 --variant sin-ratio \
     --screenshot "$OUT/window-sweep.png" >>"$log" 2>&1 &
   app=$!
@@ -42,19 +50,64 @@ if [ -x $B/xtest-keys ]; then
   wait $app
   echo "   sweep click rc=$?" | tee -a "$log"
 fi
-# The overlay's cost: one run with the overlay on and off in alternating blocks of frames, so
-# that drift in the frame time hits both alike; three times, to see the spread.
-for run in 1 2 3; do
-  step $B/mandelpipe --frames 3000 --no-vsync --width 1600 --height 900 --overlay-ab
+# Counters as an ordinary user: the driver here lets every user profile (RmProfilingAdminOnly 0).
+mkdir -p /tmp/nobody && chmod 777 /tmp/nobody
+chmod -R a+rX "$B" .device
+echo "== as nobody" | tee -a "$log"
+setpriv --reuid=65534 --regid=65534 --clear-groups env XDG_CONFIG_HOME=/tmp/nobody \
+  $B/mandelpipe --frames 300 --no-vsync --overlay --width 1280 --height 720 \
+  --screenshot /tmp/nobody/window-nobody.png >>"$log" 2>&1
+echo "   rc=$?" | tee -a "$log"
+cp /tmp/nobody/window-nobody.png "$OUT/" 2>/dev/null
+setpriv --reuid=65534 --regid=65534 --clear-groups env XDG_CONFIG_HOME=/tmp/nobody \
+  $B/mandelpipe bench --variant fma4 --counters --format md >"$A/bench-nobody.md" 2>>"$log"
+echo "   nobody bench rc=$?" | tee -a "$log"
+# The refusal as a user without profiling rights meets it (CUPTI's answer injected).
+MANDELPIPE_COUNTERS_REFUSE=enable step $B/mandelpipe --frames 60 --no-vsync --overlay \
+  --width 1280 --height 720 --screenshot "$OUT/window-refused.png"
+# Another profiler holding the counters: ncu around the bench (its first two kernels profiled).
+echo "== under ncu" | tee -a "$log"
+timeout 180 ncu --metrics smsp__inst_executed.sum -c 2 $B/mandelpipe bench --variant fma4 \
+  --counters --frames 10 --format md >"$A/under-ncu.txt" 2>&1
+echo "   rc=$?: $(grep -m1 -E "Hardware counters|ERROR" "$A/under-ncu.txt")" | tee -a "$log"
+# What the overlay and the counters cost: each on and off in alternating blocks of frames of
+# one run, so that drift in the frame time hits both alike; three times, to see the spread.
+for ab in overlay-ab counters-ab; do
+  for run in 1 2 3; do
+    step $B/mandelpipe --frames 3000 --no-vsync --width 1600 --height 900 --overlay --$ab
+  done
 done
-grep -E "^overlay A/B" "$log"
 echo "== bench" | tee -a "$log"
-$B/mandelpipe bench --variant all --present --sin-sweep --format md >"$OUT/bench.md" 2>>"$log"
-$B/mandelpipe bench --variant all --tile-order rows --format md >"$OUT/bench-rows.md" 2>>"$log"
-cat "$OUT/bench.md"
-grep -E "^\| [ABC] " "$OUT/bench-rows.md"
+$B/mandelpipe bench --variant all --present --sin-sweep --format md >"$A/bench.md" 2>>"$log"
+$B/mandelpipe bench --variant all --tile-order rows --format md >"$A/bench-rows.md" 2>>"$log"
+$B/mandelpipe bench --variant all --counters --format json >"$A/bench-counters.json" 2>>"$log"
 echo "== experiments" | tee -a "$log"
 for e in fma-grouping sin-overlap warps-per-smsp single-warp-ilp launch-overhead dependent-latency dispatch; do
-  timeout 120 $B/mandelpipe experiment $e >>"$OUT/experiments.md" 2>>"$log"; echo "   $e rc=$?" | tee -a "$log"
+  timeout 120 $B/mandelpipe experiment $e >>"$A/experiments.md" 2>>"$log"; echo "   $e rc=$?" | tee -a "$log"
 done
-grep -E "differ|rc=|FAILED|Failure|Which is" "$log" | head -60
+for e in fma-grouping sin-overlap warps-per-smsp; do
+  timeout 120 $B/mandelpipe experiment $e --counters --format json >"$A/exp-$e.json" 2>>"$log"
+done
+cp "$log" "$A/"
+tar czf "$OUT/logs.tgz" -C $A .
+grep -E "differ|rc=|FAILED|Failure|Which is|A/B|under ncu|sidecar" "$log" | head -70
+cat "$A/bench.md" | grep -E "^\| [ABC] "
+python3 - "$A" <<'PY'
+import json, sys
+a = sys.argv[1]
+def cell(c, m, pipe):
+    v = c["pipes"].get(pipe) if c and not c.get("unavailable") else None
+    w = m.get(pipe)
+    return "   -/-   " if v is None or w is None else "%5.1f/%5.1f" % (w, v)
+print("model/counters, % busy over the measured SM cycles; instructions outside the modelled loop")
+for r in json.load(open(a + "/bench-counters.json"))["rows"]:
+    c, m = r.get("counters"), r.get("model_busy", {})
+    if not c or c.get("unavailable"):
+        print(r["view"], r["variant"], "n/a:", c and c["unavailable"]); continue
+    out = 100 * (c["warp_instructions"] - r["model_instructions"]) / c["warp_instructions"]
+    print("%-2s %-10s issue %s FMA %s XU %s ALU %s %.3f GHz %5.1f%%" % (r["view"], r["variant"], cell(c, m, "issue"), cell(c, m, "FMA"), cell(c, m, "XU"), cell(c, m, "ALU"), c["clock_ghz"], out))
+for e in ("fma-grouping", "sin-overlap", "warps-per-smsp"):
+    for r in json.load(open(a + "/exp-%s.json" % e))["rows"]:
+        c, m = r.get("counters"), r.get("model_busy", {})
+        if c: print("%-34s issue %s FMA %s XU %s" % (r["label"][:34], cell(c, m, "issue"), cell(c, m, "FMA"), cell(c, m, "XU")))
+PY

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <sstream>
 
+#include "csv_fields.h"
 #include "experiments.h"
 #include "io/experiment_report.h"
 #include "model/experiment_model.h"
@@ -138,25 +139,7 @@ TEST(ExperimentReport, JsonParsesBackWithNullsWhereNothingWasPredicted) {
   EXPECT_EQ(j["rows"][1]["note"], "say \"hi\", twice");
 }
 
-// RFC 4180 fields of one line.
-std::vector<std::string> csv_fields(const std::string& line) {
-  std::vector<std::string> f(1);
-  bool quoted = false;
-  for (std::size_t i = 0; i < line.size(); ++i) {
-    const char c = line[i];
-    if (quoted && c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
-      f.back() += '"';
-      ++i;
-    } else if (c == '"') {
-      quoted = !quoted;
-    } else if (c == ',' && !quoted) {
-      f.emplace_back();
-    } else {
-      f.back() += c;
-    }
-  }
-  return f;
-}
+using test::csv_fields;
 
 bool is_number(const std::string& s) {
   if (s.empty()) return false;

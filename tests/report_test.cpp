@@ -8,6 +8,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "csv_fields.h"
 #include "io/experiment_report.h"
 #include "io/report.h"
 
@@ -101,25 +102,7 @@ CounterFigures unavailable_figures() {
   return c;
 }
 
-// RFC 4180 fields of one line.
-std::vector<std::string> csv_fields(const std::string& line) {
-  std::vector<std::string> f(1);
-  bool quoted = false;
-  for (std::size_t i = 0; i < line.size(); ++i) {
-    const char c = line[i];
-    if (quoted && c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
-      f.back() += '"';
-      ++i;
-    } else if (c == '"') {
-      quoted = !quoted;
-    } else if (c == ',' && !quoted) {
-      f.emplace_back();
-    } else {
-      f.back() += c;
-    }
-  }
-  return f;
-}
+using test::csv_fields;
 
 std::size_t column(const std::vector<std::string>& header, const std::string& name) {
   return std::find(header.begin(), header.end(), name) - header.begin();

@@ -104,11 +104,6 @@ void add_bar(ImDrawList* dl, ImVec2 p, float w, float h, float pct, ImU32 fill, 
   dl->AddRectFilled(p, ImVec2(fill_x, p.y + h), fill);
 }
 
-// An empty bar: the pipe has no figure from this side (its figure column says "-").
-void add_missing(ImDrawList* dl, ImVec2 p, float w, float h, ImU32 frame) {
-  dl->AddRectFilled(p, ImVec2(p.x + w, p.y + h), frame);
-}
-
 // The newest kHistoryPoints of `name`'s history as points in the plot's rectangle, the newest
 // at its right edge so that the model's and the counters' histories line up however many points
 // each has. Returns how many (0 when there are too few for a line).
@@ -274,26 +269,21 @@ void PipeOverlay::draw(const std::string& title, const std::string& mix_source,
   const auto right = [&](float column_end, float y_text, ImU32 c, const char* t) {
     dl->AddText(ImVec2(column_end - gap - ImGui::CalcTextSize(t).x, y_text), c, t);
   };
+  // One side's bar (empty where that side has no figure) and its figure beside it.
+  const auto side = [&](float y_side, bool has, float pct, ImU32 fill, bool limits,
+                        const char* figure) {
+    add_bar(dl, ImVec2(x_bar, y_side), bar_w, line, has ? pct : 0, fill,
+            limits ? limiting_frame : frame);
+    right(x_diff, y_side, has ? text : dim, figure);
+  };
   float y = at.y + line + spacing;
   for (const Row& r : rows_) {
     const float h = r.model_row ? stack + line : line;
     const float y_counters = y + h - line;
     const float mid = y + 0.5f * (h - line);  // the name and the diff: centred on the pair
     dl->AddText(ImVec2(at.x, mid), r.colour, r.name.c_str());
-    if (r.model_row) {
-      if (r.has_model)
-        add_bar(dl, ImVec2(x_bar, y), bar_w, line, r.model_pct, r.shade,
-                r.model_limits ? limiting_frame : frame);
-      else
-        add_missing(dl, ImVec2(x_bar, y), bar_w, line, frame);
-      right(x_diff, y, r.has_model ? text : dim, r.model_text);
-    }
-    if (r.has_counters)
-      add_bar(dl, ImVec2(x_bar, y_counters), bar_w, line, r.counters_pct, r.colour,
-              r.counters_limit ? limiting_frame : frame);
-    else
-      add_missing(dl, ImVec2(x_bar, y_counters), bar_w, line, frame);
-    right(x_diff, y_counters, r.has_counters ? text : dim, r.counters_text);
+    if (r.model_row) side(y, r.has_model, r.model_pct, r.shade, r.model_limits, r.model_text);
+    side(y_counters, r.has_counters, r.counters_pct, r.colour, r.counters_limit, r.counters_text);
     if (r.diff_text[0])
       right(x_plot, mid, std::abs(r.counters_pct - r.model_pct) > 5 ? warning : dim, r.diff_text);
     if (r.note[0]) dl->AddText(ImVec2(x_note, mid), text, r.note);

@@ -3,38 +3,40 @@
 #include <algorithm>
 
 namespace mp::counters {
+
+HostObject::HostObject(const Cupti& c, const std::string& chip,
+                       const std::vector<std::uint8_t>& avail)
+    : cupti_(c) {
+  auto p = make_params<CUpti_Profiler_Host_Initialize_Params>(
+      CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE);
+  p.profilerType = CUPTI_PROFILER_TYPE_PM_SAMPLING;
+  p.pChipName = chip.c_str();
+  p.pCounterAvailabilityImage = avail.empty() ? nullptr : avail.data();
+  result_ = c.call("host initialize", c.functions().host_initialize, &p);
+  if (result_ == CUPTI_SUCCESS) object_ = p.pHostObject;
+}
+
+HostObject::~HostObject() {
+  if (!object_) return;
+  auto d = make_params<CUpti_Profiler_Host_Deinitialize_Params>(
+      CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE);
+  d.pHostObject = object_;
+  cupti_.functions().host_deinitialize(&d);
+}
+
+CUptiResult HostObject::add(const std::vector<std::string>& metrics) {
+  metrics_ = metrics;
+  names_.clear();
+  for (const std::string& m : metrics_) names_.push_back(m.c_str());
+  auto a = make_params<CUpti_Profiler_Host_ConfigAddMetrics_Params>(
+      CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE);
+  a.pHostObject = object_;
+  a.ppMetricNames = names_.data();
+  a.numMetrics = names_.size();
+  return cupti_.call("add metrics", cupti_.functions().host_add_metrics, &a);
+}
+
 namespace {
-
-// A host object of CUPTI's for one chip, released on every path.
-class HostObject {
- public:
-  HostObject(const Cupti& c, const std::string& chip, const std::vector<std::uint8_t>& avail)
-      : c_(c) {
-    auto p = make_params<CUpti_Profiler_Host_Initialize_Params>(
-        CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE);
-    p.profilerType = CUPTI_PROFILER_TYPE_PM_SAMPLING;
-    p.pChipName = chip.c_str();
-    p.pCounterAvailabilityImage = avail.empty() ? nullptr : avail.data();
-    result_ = c.call("host initialize", c.functions().host_initialize, &p);
-    if (result_ == CUPTI_SUCCESS) object_ = p.pHostObject;
-  }
-  ~HostObject() {
-    if (!object_) return;
-    auto d = make_params<CUpti_Profiler_Host_Deinitialize_Params>(
-        CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE);
-    d.pHostObject = object_;
-    c_.functions().host_deinitialize(&d);
-  }
-  HostObject(const HostObject&) = delete;
-  HostObject& operator=(const HostObject&) = delete;
-  CUpti_Profiler_Host_Object* get() const { return object_; }
-  CUptiResult result() const { return result_; }
-
- private:
-  const Cupti& c_;
-  CUpti_Profiler_Host_Object* object_ = nullptr;
-  CUptiResult result_ = CUPTI_SUCCESS;
-};
 
 // What stands for each pipe, in the order the pipes are packed (the ones the model cannot do
 // without first): base metric names, best first, and the submetric read from them.
@@ -137,14 +139,7 @@ std::vector<std::uint8_t> config_image(const Cupti& c, const std::string& chip,
     *failure = {"host initialize", host.result()};
     return {};
   }
-  std::vector<const char*> names;
-  for (const std::string& m : metrics) names.push_back(m.c_str());
-  auto a = make_params<CUpti_Profiler_Host_ConfigAddMetrics_Params>(
-      CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE);
-  a.pHostObject = host.get();
-  a.ppMetricNames = names.data();
-  a.numMetrics = names.size();
-  CUptiResult r = c.call("add metrics", c.functions().host_add_metrics, &a);
+  CUptiResult r = host.add(metrics);
   if (r != CUPTI_SUCCESS) {
     *failure = {"add metrics", r};
     return {};

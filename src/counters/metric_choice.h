@@ -33,6 +33,28 @@ struct MetricChoice {
   CuptiFailure failure;              // ...and, where CUPTI refused, at which step with what
 };
 
+// A CUPTI host object for one chip's PM sampling, released on every path; `add` puts metrics
+// in it (their names kept here, where CUPTI's pointers to them stay valid).
+class HostObject {
+ public:
+  HostObject(const Cupti& cupti, const std::string& chip,
+             const std::vector<std::uint8_t>& availability);
+  ~HostObject();
+  HostObject(const HostObject&) = delete;
+  HostObject& operator=(const HostObject&) = delete;
+  CUpti_Profiler_Host_Object* get() const { return object_; }
+  CUptiResult result() const { return result_; }  // of the initialisation
+  CUptiResult add(const std::vector<std::string>& metrics);
+  const std::vector<const char*>& names() const { return names_; }
+
+ private:
+  const Cupti& cupti_;
+  CUpti_Profiler_Host_Object* object_ = nullptr;
+  CUptiResult result_ = CUPTI_SUCCESS;
+  std::vector<std::string> metrics_;
+  std::vector<const char*> names_;
+};
+
 // availability: the device's counter availability image (empty without a device: CUPTI then
 // assumes every counter is there). Needs only CUPTI's host library, no GPU.
 MetricChoice choose_metrics(const Cupti& cupti, const std::string& chip,

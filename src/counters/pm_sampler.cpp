@@ -60,42 +60,6 @@ double thread_cpu_seconds() {
 
 }  // namespace
 
-// A CUPTI host object holding one configuration's metrics, to evaluate its samples with.
-struct PmSampler::HostEvaluator {
-  const Cupti& c;
-  CUpti_Profiler_Host_Object* object = nullptr;
-  std::vector<std::string> metrics;  // owned here: `names` points into them
-  std::vector<const char*> names;
-  HostEvaluator(const Cupti& cupti, const std::string& chip, const std::vector<std::uint8_t>& avail,
-                const std::vector<std::string>& wanted, CUptiResult* r)
-      : c(cupti), metrics(wanted) {
-    auto p = make_params<CUpti_Profiler_Host_Initialize_Params>(
-        CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE);
-    p.profilerType = CUPTI_PROFILER_TYPE_PM_SAMPLING;
-    p.pChipName = chip.c_str();
-    p.pCounterAvailabilityImage = avail.empty() ? nullptr : avail.data();
-    *r = c.call("host initialize", c.functions().host_initialize, &p);
-    if (*r != CUPTI_SUCCESS) return;
-    object = p.pHostObject;
-    for (const std::string& m : metrics) names.push_back(m.c_str());
-    auto a = make_params<CUpti_Profiler_Host_ConfigAddMetrics_Params>(
-        CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE);
-    a.pHostObject = object;
-    a.ppMetricNames = names.data();
-    a.numMetrics = names.size();
-    *r = c.call("add metrics", c.functions().host_add_metrics, &a);
-  }
-  ~HostEvaluator() {
-    if (!object) return;
-    auto d = make_params<CUpti_Profiler_Host_Deinitialize_Params>(
-        CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE);
-    d.pHostObject = object;
-    c.functions().host_deinitialize(&d);
-  }
-  HostEvaluator(const HostEvaluator&) = delete;
-  HostEvaluator& operator=(const HostEvaluator&) = delete;
-};
-
 const std::vector<const char*>& PmSampler::steps() {
   static const std::vector<const char*> s = {"profiler initialize",
                                              "chip name",
@@ -212,8 +176,10 @@ bool PmSampler::start_up() {
     CuptiFailure failure;
     configs_.push_back(config_image(c, chip, availability_, names, &failure));
     if (configs_.back().empty()) return fail(failure.step.c_str(), failure.result);
-    CUptiResult er = CUPTI_SUCCESS;
-    evaluators_.push_back(std::make_unique<HostEvaluator>(c, chip, availability_, names, &er));
+    // A host object of its own to evaluate this configuration's samples with.
+    auto& ev = evaluators_.emplace_back(std::make_unique<HostObject>(c, chip, availability_));
+    if (!ev->get()) return fail("host initialize", ev->result());
+    const CUptiResult er = ev->add(names);
     if (er != CUPTI_SUCCESS) return fail("add metrics", er);
     metric_names_.push_back(std::move(names));
   }
@@ -440,7 +406,7 @@ bool PmSampler::decode() {
         if (b + kMargin > t0 && a < t1 + kMargin) return true;
       return false;
     };
-    const HostEvaluator& ev = *evaluators_[configuration_];
+    const HostObject& ev = *evaluators_[configuration_];
     for (; next_index_ < gi.numCompletedSamples; ++next_index_) {
       auto si = make_params<CUpti_PmSampling_CounterData_GetSampleInfo_Params>(
           CUpti_PmSampling_CounterData_GetSampleInfo_Params_STRUCT_SIZE);
@@ -459,15 +425,15 @@ bool PmSampler::decode() {
       s.start = si.startTimestamp;
       s.end = si.endTimestamp;
       s.configuration = configuration_;
-      s.values.resize(ev.names.size());
+      s.values.resize(ev.names().size());
       auto e = make_params<CUpti_Profiler_Host_EvaluateToGpuValues_Params>(
           CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE);
-      e.pHostObject = ev.object;
+      e.pHostObject = ev.get();
       e.pCounterDataImage = image.data();
       e.counterDataImageSize = image.size();
       e.rangeIndex = next_index_;
-      e.ppMetricNames = const_cast<const char**>(ev.names.data());
-      e.numMetrics = ev.names.size();
+      e.ppMetricNames = const_cast<const char**>(ev.names().data());
+      e.numMetrics = ev.names().size();
       e.pMetricValues = s.values.data();
       r = c.call("evaluate", f.host_evaluate, &e);
       if (r != CUPTI_SUCCESS) return fail("evaluate", r);

@@ -89,8 +89,7 @@ class PmSampler final : public CounterProbe {
   std::vector<std::vector<std::uint8_t>> configs_;       // config image per configuration
   std::vector<std::vector<std::string>> metric_names_;   // full names per configuration
   std::vector<std::vector<std::uint8_t>> counter_data_;  // counter data image per configuration
-  struct HostEvaluator;
-  std::vector<std::unique_ptr<HostEvaluator>> evaluators_;
+  std::vector<std::unique_ptr<HostObject>> evaluators_;  // per configuration
   CUpti_PmSampling_Object* sampler_ = nullptr;
   bool activity_on_ = false;
   int configuration_ = 0;
