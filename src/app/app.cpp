@@ -84,6 +84,8 @@ App::App(const Options& o)
     // privileges" at the named step (one of PmSampler::steps()).
     if (const char* step = std::getenv("MANDELPIPE_COUNTERS_REFUSE"))
       so.fault = counters::Fault{step, CUPTI_ERROR_INSUFFICIENT_PRIVILEGES};
+    if (std::getenv("MANDELPIPE_COUNTERS_TRACE"))
+      so.trace = [](const std::string& line) { std::cerr << "counters: " << line << "\n"; };
     so.interval_us = o.counter_interval_us > 0 ? static_cast<unsigned>(o.counter_interval_us)
                                                : kWindowCounterInterval;
     counters_ = std::make_unique<counters::PmSampler>(so);
@@ -159,7 +161,12 @@ int App::run() {
               << (totals_.overlays ? ", pipe overlay " + std::to_string(totals_.mean_overlay_ms()) +
                                          " ms CPU per frame"
                                    : std::string())
-              << ", UI draw " << totals_.mean_ui_gpu_ms() << " ms GPU per frame\n";
+              << ", UI draw " << totals_.mean_ui_gpu_ms() << " ms GPU per frame"
+              << (counters_ && counters_->unavailable().empty()
+                      ? ", counter thread " +
+                            std::to_string(100 * counters_->worker_cpu_share(true)) + "% of a core"
+                      : std::string())
+              << "\n";
   if (opts_.overlay_ab || opts_.counters_ab) {
     // Means, and medians: the X server now and then stretches a frame, which moves a mean.
     auto mean = [](double sum, long n) { return n ? sum / n : 0.0; };

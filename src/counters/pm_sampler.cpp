@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <tuple>
 
 namespace mp::counters {
 
@@ -392,15 +393,21 @@ bool PmSampler::decode() {
     // Only samples over a pending launch are evaluated (what costs the CPU): the GPU's idle
     // time between frames is decoded and passed over. Taken after the decode: a launch begun
     // since cannot overlap a sample completed before it.
+    // A launch under way may still be running; one that ended is known by its kernels once
+    // their records came (the host's bracket around it also holds the interop's waits).
     std::vector<std::pair<std::uint64_t, std::uint64_t>> brackets;
     {
       std::lock_guard<std::mutex> lock(mutex_);
-      for (const auto& [id, p] : pending_)
-        brackets.emplace_back(p.t0, p.t1 ? p.t1 : ~std::uint64_t{0} / 2);
+      for (const auto& [id, p] : pending_) {
+        const auto [start, end] = p.t1 ? kernel_span(p) : std::pair<std::uint64_t, std::uint64_t>{};
+        if (end)
+          brackets.emplace_back(start, end);
+        else
+          brackets.emplace_back(p.t0, p.t1 ? p.t1 : ~std::uint64_t{0} / 2);
+      }
     }
-    // A millisecond's margin either side: the samples' times are the GPU's, put on the host's
-    // clock by CUPTI.
-    constexpr std::uint64_t kMargin = 1000000;
+    // A margin either side: the samples' times are the GPU's, put on the host's clock by CUPTI.
+    constexpr std::uint64_t kMargin = 100000;
     auto wanted = [&](std::uint64_t a, std::uint64_t b) {
       for (const auto& [t0, t1] : brackets)
         if (b + kMargin > t0 && a < t1 + kMargin) return true;
@@ -472,8 +479,17 @@ bool PmSampler::decode() {
   return true;
 }
 
+std::pair<std::uint64_t, std::uint64_t> PmSampler::kernel_span(const Pending& p) const {
+  std::uint64_t start = 0, end = 0;
+  for (const Kernel& k : kernels_)
+    if (k.start >= p.t0 && k.end <= p.t1) {
+      start = start ? std::min(start, k.start) : k.start;
+      end = std::max(end, k.end);
+    }
+  return {start, end};
+}
+
 void PmSampler::attribute_ready() {
-  cupti_->functions().activity_flush(0);
   std::lock_guard<std::mutex> lock(mutex_);
   const std::uint64_t latest = samples_.empty() ? 0 : samples_.back().end;
   const auto now_steady = std::chrono::steady_clock::now();
@@ -482,11 +498,7 @@ void PmSampler::attribute_ready() {
   for (const auto& [id, p] : pending_) {
     if (p.t1 == 0) continue;
     LaunchSpan l{id, 0, 0, p.sm_cycles};
-    for (const Kernel& k : kernels_)
-      if (k.start >= p.t0 && k.end <= p.t1) {
-        l.start = l.start ? std::min(l.start, k.start) : k.start;
-        l.end = std::max(l.end, k.end);
-      }
+    std::tie(l.start, l.end) = kernel_span(p);
     const bool late = now_steady - p.ended > std::chrono::milliseconds(250);
     if (l.end == 0) {
       if (!late) continue;  // kernel records come with the next flush
@@ -529,6 +541,8 @@ void PmSampler::run_worker() {
       if (stop_) return;
     }
     std::unique_lock<std::mutex> cupti(cupti_mutex_);
+    // Kernel records first: the decode then evaluates only the samples over their kernels.
+    cupti_->functions().activity_flush(0);
     if (!paused_ && !decode()) break;
     attribute_ready();
     // Samples came faster than this thread evaluates them: sample half as often from now.

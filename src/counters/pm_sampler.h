@@ -79,6 +79,8 @@ class PmSampler final : public CounterProbe {
   void run_worker();
   bool decode();  // new samples into samples_; false when CUPTI failed (unavailable_ set)
   void attribute_ready();
+  // The first start and last end of `p`'s kernels by their records (0, 0: none yet); mutex_ held.
+  std::pair<std::uint64_t, std::uint64_t> kernel_span(const Pending& p) const;
   void finish(std::uint64_t id, CounterFigures f);
   std::uint64_t now() const;
 
