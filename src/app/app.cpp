@@ -24,9 +24,10 @@
 namespace mp {
 namespace {
 
-// PM sampling interval in the window: evaluating a sample costs the counter thread ~45 us of
-// CPU, so at 100 us it keeps up with a GPU busy all the time (docs/measurements.md).
-constexpr unsigned kWindowCounterInterval = 100;
+// PM sampling interval in the window: decoding costs the counter thread some 60 us of CPU per
+// sample whether the GPU is busy or not, so 200 us keeps it near 40% of a core
+// (docs/measurements.md); `--counter-interval` trades that against finer samples.
+constexpr unsigned kWindowCounterInterval = 200;
 
 std::filesystem::path config_file(const std::filesystem::path& dir, const char* name) {
   return dir.empty() ? std::filesystem::path() : dir / name;
