@@ -48,8 +48,8 @@ void App::draw_counters_section(const GpuFrameStats& s) {
   ImGui::PopTextWrapPos();
   if (!ok) return;
   const CounterFigures& c = *counter_figures_;
-  ImGui::BulletText("clock %.3f GHz over %d samples of a %.3f ms span", c.clock_ghz, c.samples,
-                    c.span_ms);
+  ImGui::BulletText("clock %.3f GHz over %d sample%s of a %.3f ms span", c.clock_ghz, c.samples,
+                    c.samples == 1 ? "" : "s", c.span_ms);
   // The model counts the step loop only; the rest of the kernel (per pixel, per tile, the
   // queue) is what the counters see beyond it.
   const InstrMix per_step = per_step_mix(variant_, sm(), sass(), s.recording);
