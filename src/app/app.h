@@ -11,7 +11,7 @@
 #include "app/history.h"
 #include "app/imgui_layer.h"
 #include "app/overlay.h"
-#include "app/settings.h"
+#include "io/settings.h"
 #include "app/window.h"
 #include "cli/options.h"
 #include "commands/common.h"

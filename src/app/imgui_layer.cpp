@@ -6,6 +6,10 @@
 
 #include <cmath>
 #include <cstring>
+#include <iostream>
+#include <optional>
+
+#include "io/settings.h"
 
 namespace mp {
 
@@ -14,7 +18,18 @@ ImGuiLayer::ImGuiLayer(GLFWwindow* window, float scale, std::string ini_path)
   IMGUI_CHECKVERSION();
   ImGui::CreateContext();
   ImGuiIO& io = ImGui::GetIO();
-  io.IniFilename = ini_path_.empty() ? nullptr : ini_path_.c_str();
+  // The layout file is read and written here, not by ImGui: Debian's ImGui 1.86 reads past the
+  // buffer of an empty file, and would open a FIFO and block, or replace a symlink.
+  io.IniFilename = nullptr;
+  if (!ini_path_.empty()) {
+    std::string warning;
+    const std::optional<std::string> text = read_state_file(ini_path_, &warning);
+    if (!warning.empty())
+      std::cerr << "mandelpipe: " << warning << " (left as it is)\n";
+    else if (text && !text->empty())
+      ImGui::LoadIniSettingsFromMemory(text->data(), text->size());
+    save_ini_ = warning.empty();
+  }
   // Rasterize the font at the display's scale instead of stretching a 13 px bitmap.
   ImFontConfig font;
   font.SizePixels = std::round(13.0f * scale);
@@ -29,6 +44,15 @@ ImGuiLayer::ImGuiLayer(GLFWwindow* window, float scale, std::string ini_path)
 }
 
 ImGuiLayer::~ImGuiLayer() {
+  if (save_ini_) {
+    try {
+      std::size_t size = 0;
+      const char* text = ImGui::SaveIniSettingsToMemory(&size);
+      write_state_file(ini_path_, std::string(text, size));
+    } catch (const std::exception& e) {
+      std::cerr << "mandelpipe: window layout not saved: " << e.what() << "\n";
+    }
+  }
   merged_list_.reset();  // before the context whose shared data it points to
   ImGui_ImplOpenGL3_Shutdown();
   ImGui_ImplGlfw_Shutdown();

@@ -12,7 +12,8 @@ namespace mp {
 
 class ImGuiLayer {
  public:
-  // ini_path: where ImGui keeps window layout ("" disables it). scale: the content scale.
+  // ini_path: where ImGui keeps window layout ("" disables it), read here once and written at
+  // exit by this class, not by ImGui (see the .cpp). scale: the content scale.
   ImGuiLayer(GLFWwindow* window, float scale, std::string ini_path);
   ~ImGuiLayer();
   ImGuiLayer(const ImGuiLayer&) = delete;
@@ -24,7 +25,8 @@ class ImGuiLayer {
  private:
   ImDrawData* merged(ImDrawData* d);
 
-  std::string ini_path_;  // ImGui keeps the pointer: the string must outlive the context
+  std::string ini_path_;
+  bool save_ini_ = false;  // the layout file was absent or read: ours to write at exit
   // Every window's draw list copied into one, and the draw data that hands it to the backend.
   std::unique_ptr<ImDrawList> merged_list_;
   ImDrawList* merged_lists_[1] = {nullptr};

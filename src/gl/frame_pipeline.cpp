@@ -1,5 +1,7 @@
 #include "gl/frame_pipeline.h"
 
+#include <algorithm>
+
 #include <exception>
 
 #include "cuda_check.h"
@@ -19,22 +21,35 @@ std::string FramePipeline::renderer_description() const {
 }
 
 void FramePipeline::resize(int width, int height) {
+  // A window past the GL's texture limit (a window manager allows 20000x20000) renders at the
+  // limit and is stretched, rather than failing in glTexStorage2D.
+  GLint max_side = 0;
+  glGetIntegerv(GL_MAX_TEXTURE_SIZE, &max_side);
+  std::string clamped;
+  if (max_side > 0 && (width > max_side || height > max_side)) {
+    clamped = "window " + std::to_string(width) + "x" + std::to_string(height) +
+              " is past this GL's " + std::to_string(max_side) + " px texture limit: rendering " +
+              std::to_string(std::min(width, max_side)) + "x" +
+              std::to_string(std::min(height, max_side)) + ", stretched";
+    width = std::min(width, max_side);
+    height = std::min(height, max_side);
+  }
   if (surface_ && surface_->width() == width && surface_->height() == height) return;
   surface_.reset();
   warps_.reset();
   scratch_ = DeviceBuffer<float>();
   warp_scratch_ = DeviceBuffer<float>();
-  fallback_reason_.clear();
+  fallback_reason_ = clamped;
   if (!gpu_) {
-    fallback_reason_ = cpu_reason_;
+    fallback_reason_ = clamped.empty() ? cpu_reason_ : clamped + "; " + cpu_reason_;
     surface_ = make_host_surface(width, height);
     return;
   }
   try {
     surface_ = make_interop_surface(mode_, width, height);
   } catch (const std::exception& e) {
-    fallback_reason_ = std::string("CUDA-GL interop unavailable (") + e.what() +
-                       "): frames go through host memory";
+    fallback_reason_ = (clamped.empty() ? "" : clamped + "; ") + "CUDA-GL interop unavailable (" +
+                       e.what() + "): frames go through host memory";
     cudaGetLastError();
     surface_ = make_host_surface(width, height);
     scratch_ = DeviceBuffer<float>(static_cast<std::size_t>(width) * height * kFloatsPerPixel);

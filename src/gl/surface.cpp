@@ -1,5 +1,7 @@
 #include "gl/surface.h"
 
+#include <algorithm>
+#include <cstdint>
 #include <stdexcept>
 #include <vector>
 
@@ -13,6 +15,9 @@
 
 namespace mp::gl {
 namespace {
+
+// The most bytes one GL upload call is given.
+constexpr std::size_t kUploadPiece = std::size_t{256} << 20;
 
 std::size_t frame_bytes(int w, int h) {
   return static_cast<std::size_t>(w) * h * kFloatsPerPixel * sizeof(float);
@@ -82,16 +87,28 @@ class BufferSurface : public Surface {
     if (interop_) {
       CUDA_CHECK(cudaGraphicsUnmapResources(1, &resource_, 0));
     } else {
+      // In pieces: a 16384x16384 frame is 2 GiB, past what a driver's int-sized copy takes
+      // (Mesa's memcpy got a negative size).
       const GLenum target = texture_buffer_ ? GL_TEXTURE_BUFFER : GL_PIXEL_UNPACK_BUFFER;
       glBindBuffer(target, buffer_.id());
-      glBufferSubData(target, 0, frame_bytes(width_, height_), host_.data());
+      const std::size_t total = frame_bytes(width_, height_);
+      const auto* bytes = reinterpret_cast<const char*>(host_.data());
+      for (std::size_t at = 0; at < total; at += kUploadPiece)
+        glBufferSubData(target, static_cast<GLintptr>(at),
+                        static_cast<GLsizeiptr>(std::min(kUploadPiece, total - at)), bytes + at);
       glBindBuffer(target, 0);
     }
     if (!texture_buffer_) {
       glBindBuffer(GL_PIXEL_UNPACK_BUFFER, buffer_.id());
       glBindTexture(GL_TEXTURE_2D, texture_.id());
       glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
-      glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, width_, height_, GL_RG, GL_FLOAT, nullptr);
+      // Row bands of at most kUploadPiece bytes, for the same reason.
+      const std::size_t row = frame_bytes(width_, 1);
+      const int band = static_cast<int>(std::max<std::size_t>(1, kUploadPiece / row));
+      for (int y = 0; y < height_; y += band)
+        glTexSubImage2D(GL_TEXTURE_2D, 0, 0, y, width_, std::min(band, height_ - y), GL_RG,
+                        GL_FLOAT,
+                        reinterpret_cast<const void*>(static_cast<std::uintptr_t>(y) * row));
       glBindTexture(GL_TEXTURE_2D, 0);
       glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
     }

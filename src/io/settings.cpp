@@ -1,0 +1,126 @@
+#include "io/settings.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <stdexcept>
+
+#include "io/files.h"
+
+namespace mp {
+namespace {
+
+// An integer field: a JSON integer in [lo, hi] (not a float, not a boolean, not one that
+// overflows int: nlohmann's get<int> would convert any of them silently).
+int int_field(const nlohmann::json& j, const char* key, int lo, int hi) {
+  const nlohmann::json& v = j.at(key);
+  auto out_of_range = [&] {
+    return std::out_of_range(std::string(key) + " " + v.dump() + " is not a whole number in " +
+                             std::to_string(lo) + ".." + std::to_string(hi));
+  };
+  if (!v.is_number_integer()) throw out_of_range();
+  if (v.is_number_unsigned()) {
+    if (v.get<std::uint64_t>() > static_cast<std::uint64_t>(hi)) throw out_of_range();
+    return static_cast<int>(v.get<std::uint64_t>());
+  }
+  const std::int64_t x = v.get<std::int64_t>();
+  if (x < lo || x > hi) throw out_of_range();
+  return static_cast<int>(x);
+}
+
+// A colour field: a finite number in [lo, hi].
+float float_field(const nlohmann::json& j, const char* key, float lo, float hi, float fallback) {
+  if (!j.contains(key)) return fallback;
+  const nlohmann::json& v = j.at(key);
+  if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() < lo ||
+      v.get<double>() > hi)
+    throw std::out_of_range(std::string(key) + " " + v.dump() + " is outside " +
+                            std::to_string(lo) + ".." + std::to_string(hi));
+  return v.get<float>();
+}
+
+}  // namespace
+
+std::optional<std::string> read_state_file(const std::filesystem::path& file,
+                                           std::string* warning) {
+  std::error_code ec;
+  const auto status = std::filesystem::status(file, ec);  // follows a symlink
+  if (!std::filesystem::exists(status)) return std::nullopt;
+  auto refuse = [&](const std::string& why) {
+    if (warning) *warning = "ignoring " + file.string() + ": " + why;
+    return std::nullopt;
+  };
+  if (!std::filesystem::is_regular_file(status)) return refuse("not a regular file");
+  std::ifstream in(file, std::ios::binary);
+  if (!in) return refuse(std::string("cannot be read (") + std::strerror(errno) + ")");
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) return refuse("cannot be read");
+  return text.str();
+}
+
+Settings load_settings(const std::filesystem::path& file, std::string* warning) {
+  Settings s;
+  std::string why;
+  const std::optional<std::string> text = read_state_file(file, &why);
+  if (!text) {
+    if (warning && !why.empty()) *warning = why;
+    return s;
+  }
+  try {
+    const nlohmann::json j = nlohmann::json::parse(*text);
+    if (!j.is_object()) throw std::out_of_range("not a JSON object");
+    if (j.contains("window_x") && j.contains("window_y")) {
+      s.window_x = int_field(j, "window_x", -kMaxWindowPosition, kMaxWindowPosition);
+      s.window_y = int_field(j, "window_y", -kMaxWindowPosition, kMaxWindowPosition);
+    }
+    if (j.contains("window_width"))
+      s.window_width = int_field(j, "window_width", kMinWindowSide, kMaxWindowSide);
+    if (j.contains("window_height"))
+      s.window_height = int_field(j, "window_height", kMinWindowSide, kMaxWindowSide);
+    if (j.contains("palette")) {
+      if (!j.at("palette").is_string()) throw std::out_of_range("palette is not a name");
+      s.palette = j.at("palette").get<std::string>();
+    }
+    s.colour.density = float_field(j, "density", kMinDensity, kMaxDensity, s.colour.density);
+    s.colour.offset = float_field(j, "offset", 0.0f, 1.0f, s.colour.offset);
+    s.colour.stripe = float_field(j, "stripe", 0.0f, 1.0f, s.colour.stripe);
+  } catch (const std::exception& e) {  // malformed JSON, wrong types, bad values
+    if (warning) *warning = "ignoring " + file.string() + ": " + e.what();
+    return Settings{};
+  }
+  return s;
+}
+
+void write_state_file(const std::filesystem::path& file, const std::string& text) {
+  std::error_code ec;
+  const bool link = std::filesystem::is_symlink(file, ec);
+  const std::filesystem::path target = link ? std::filesystem::weakly_canonical(file, ec) : file;
+  write_file_atomic(link && !ec ? target : file, text);
+}
+
+void save_settings(const std::filesystem::path& file, const Settings& s) {
+  auto clamp_float = [](float v, float lo, float hi, float fallback) {
+    return std::isfinite(v) ? std::clamp(v, lo, hi) : fallback;
+  };
+  const ColourParams defaults;
+  nlohmann::json j = {
+      {"window_width", std::clamp(s.window_width, kMinWindowSide, kMaxWindowSide)},
+      {"window_height", std::clamp(s.window_height, kMinWindowSide, kMaxWindowSide)},
+      {"palette", s.palette},
+      {"density", clamp_float(s.colour.density, kMinDensity, kMaxDensity, defaults.density)},
+      {"offset", clamp_float(s.colour.offset, 0.0f, 1.0f, defaults.offset)},
+      {"stripe", clamp_float(s.colour.stripe, 0.0f, 1.0f, defaults.stripe)}};
+  if (s.window_x && s.window_y) {
+    j["window_x"] = std::clamp(*s.window_x, -kMaxWindowPosition, kMaxWindowPosition);
+    j["window_y"] = std::clamp(*s.window_y, -kMaxWindowPosition, kMaxWindowPosition);
+  }
+  write_state_file(file, j.dump(2) + "\n");
+}
+
+}  // namespace mp

@@ -1,0 +1,39 @@
+// Per-user state kept between runs in $XDG_CONFIG_HOME/mandelpipe/settings.json.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+
+#include "model/palette.h"
+
+namespace mp {
+
+struct Settings {
+  std::optional<int> window_x, window_y;
+  int window_width = 1280, window_height = 720;
+  std::string palette = "ember";
+  ColourParams colour;
+};
+
+// What the loader accepts, and so what the saver may write: the command line's window sizes,
+// window positions a desktop can have, and the panel's colour ranges.
+inline constexpr int kMinWindowSide = 1, kMaxWindowSide = 16384;
+inline constexpr int kMaxWindowPosition = 65536;
+inline constexpr float kMinDensity = 0.05f, kMaxDensity = 8.0f;
+
+// A state file's text (settings, ImGui's layout): nothing for a missing one; nothing and a
+// `warning` for one that is not a regular file (a FIFO would block the reader) or cannot be read.
+std::optional<std::string> read_state_file(const std::filesystem::path& file, std::string* warning);
+// Written whole (see write_file_atomic); through a symlink to its target, so the link stays.
+void write_state_file(const std::filesystem::path& file, const std::string& text);
+
+// Missing file: defaults. Not a regular file (a FIFO, a folder), unreadable, malformed or out
+// of range: defaults, and `warning` says why (the caller then leaves the file alone rather than
+// overwrite it). Never blocks: a FIFO is not opened.
+Settings load_settings(const std::filesystem::path& file, std::string* warning);
+// Clamps every value into what load_settings accepts before writing; a symlinked file is
+// written through the link (its target replaced), so a dotfiles link stays a link.
+void save_settings(const std::filesystem::path& file, const Settings& s);
+
+}  // namespace mp

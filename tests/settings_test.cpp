@@ -1,0 +1,157 @@
+// The settings file and the other state files: what is read, what is refused with a warning
+// (and so left alone), what is written, and that a symlink stays a link.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "io/settings.h"
+
+namespace mp {
+namespace {
+
+namespace fs = std::filesystem;
+
+class SettingsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("mp-settings-" + std::to_string(getpid()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override {
+    std::error_code ec;
+    fs::permissions(dir_ / "settings.json", fs::perms::owner_all, ec);
+    fs::remove_all(dir_, ec);
+  }
+  fs::path write(const std::string& text) {
+    const fs::path p = dir_ / "settings.json";
+    std::ofstream(p) << text;
+    return p;
+  }
+  // The warning for this text, or "" when it loads.
+  std::string warning_for(const std::string& text) {
+    std::string w;
+    load_settings(write(text), &w);
+    return w;
+  }
+  fs::path dir_;
+};
+
+TEST_F(SettingsTest, MissingIsDefaultsWithoutAWord) {
+  std::string w;
+  const Settings s = load_settings(dir_ / "settings.json", &w);
+  EXPECT_EQ(w, "");
+  EXPECT_EQ(s.window_width, Settings{}.window_width);
+}
+
+TEST_F(SettingsTest, RoundTrip) {
+  Settings s;
+  s.window_width = 32;  // as small as the command line allows a window
+  s.window_height = 24;
+  s.window_x = -1200;
+  s.window_y = 40;
+  s.palette = "ice";
+  s.colour.density = 2.5f;
+  save_settings(dir_ / "settings.json", s);
+  std::string w;
+  const Settings back = load_settings(dir_ / "settings.json", &w);
+  EXPECT_EQ(w, "");
+  EXPECT_EQ(back.window_width, 32);
+  EXPECT_EQ(back.window_height, 24);
+  EXPECT_EQ(back.window_x, -1200);
+  EXPECT_EQ(back.palette, "ice");
+  EXPECT_FLOAT_EQ(back.colour.density, 2.5f);
+}
+
+TEST_F(SettingsTest, WhatTheSaverWritesTheLoaderTakes) {
+  // A window dragged past the GL limit, a colour typed out of range: clamped, never refused later.
+  Settings s;
+  s.window_width = 20000;
+  s.window_height = 0;
+  s.window_x = 1 << 30;
+  s.window_y = 0;
+  s.colour.density = std::numeric_limits<float>::infinity();
+  s.colour.offset = 1e30f;
+  save_settings(dir_ / "settings.json", s);
+  std::string w;
+  const Settings back = load_settings(dir_ / "settings.json", &w);
+  EXPECT_EQ(w, "");
+  EXPECT_EQ(back.window_width, kMaxWindowSide);
+  EXPECT_EQ(back.window_height, kMinWindowSide);
+  EXPECT_EQ(back.window_x, kMaxWindowPosition);
+  EXPECT_FLOAT_EQ(back.colour.density, ColourParams{}.density);
+  EXPECT_FLOAT_EQ(back.colour.offset, 1.0f);
+}
+
+TEST_F(SettingsTest, BadNumbersAreRefusedNotConverted) {
+  EXPECT_NE(warning_for(R"({"window_width": 4.8e122})"), "");     // was undefined behaviour
+  EXPECT_NE(warning_for(R"({"window_width": 4294967936})"), "");  // wrapped to 640
+  EXPECT_NE(warning_for(R"({"window_width": true})"), "");        // read as 1
+  EXPECT_NE(warning_for(R"({"window_width": 20000})"), "");
+  EXPECT_NE(warning_for(R"({"window_width": -1})"), "");
+  EXPECT_NE(warning_for(R"({"window_x": 99999999, "window_y": 0})"), "");
+  EXPECT_NE(warning_for(R"({"density": 1e39})"), "");  // past float: was saved back as null
+  EXPECT_NE(warning_for(R"({"offset": null})"), "");
+  EXPECT_NE(warning_for(R"({"palette": 3})"), "");
+  EXPECT_NE(warning_for("[1, 2]"), "");
+  EXPECT_NE(warning_for("{"), "");
+  EXPECT_EQ(warning_for(R"({"window_width": 32, "window_height": 32})"), "");
+}
+
+TEST_F(SettingsTest, AFifoIsRefusedWithoutBlocking) {
+  const fs::path p = dir_ / "settings.json";
+  ASSERT_EQ(mkfifo(p.c_str(), 0600), 0);
+  std::string w;
+  load_settings(p, &w);  // opening a FIFO for reading would wait for a writer for ever
+  EXPECT_NE(w.find("not a regular file"), std::string::npos) << w;
+  EXPECT_FALSE(read_state_file(p, &w).has_value());
+}
+
+TEST_F(SettingsTest, AFolderIsRefused) {
+  fs::create_directories(dir_ / "settings.json");
+  std::string w;
+  load_settings(dir_ / "settings.json", &w);
+  EXPECT_NE(w.find("not a regular file"), std::string::npos) << w;
+}
+
+TEST_F(SettingsTest, AnUnreadableFileIsReported) {
+  if (geteuid() == 0) GTEST_SKIP() << "root reads a file of mode 000 (run as a user to test)";
+  const fs::path p = write(R"({"window_width": 800})");
+  fs::permissions(p, fs::perms::none);
+  std::string w;
+  load_settings(p, &w);
+  EXPECT_NE(w.find("cannot be read"), std::string::npos) << w;
+}
+
+TEST_F(SettingsTest, ASymlinkStaysALink) {
+  // A dotfiles repository links settings.json to a file of its own.
+  const fs::path real = dir_ / "dotfiles-settings.json";
+  std::ofstream(real) << "{}";
+  const fs::path link = dir_ / "settings.json";
+  fs::create_symlink(real, link);
+  Settings s;
+  s.window_width = 900;
+  save_settings(link, s);
+  EXPECT_TRUE(fs::is_symlink(link));
+  std::string w;
+  EXPECT_EQ(load_settings(real, &w).window_width, 900);
+}
+
+TEST_F(SettingsTest, AnEmptyLayoutFileReadsAsEmpty) {
+  // ImGui 1.86 reads past an empty buffer: the caller gets "" and loads nothing from it.
+  const fs::path p = dir_ / "imgui.ini";
+  std::ofstream(p).flush();
+  std::string w;
+  const auto text = read_state_file(p, &w);
+  ASSERT_TRUE(text.has_value());
+  EXPECT_TRUE(text->empty());
+  EXPECT_EQ(w, "");
+}
+
+}  // namespace
+}  // namespace mp
