@@ -1,6 +1,10 @@
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <cmath>
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <optional>
 #include <ostream>
@@ -8,7 +12,10 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <utility>
+#include <vector>
 
+#include "io/sass_loader.h"
 #include "model/sass.h"
 #include "model/variant_table.h"
 
@@ -178,7 +185,9 @@ TEST(SassFixtures, LoopsMatchTheDeclaredMixesOnEveryArchitecture) {
         EXPECT_EQ(sass::step_loop_candidates(*f).size(), 1u) << v.name << " sm_" << sm;
         const auto loop = sass::find_step_loop(*f);
         ASSERT_TRUE(loop) << v.name << " sm_" << sm;
-        if (!recording) EXPECT_EQ(sass::mix_of(*f, *loop), v.loop.at(sm)) << v.name << " sm_" << sm;
+        if (!recording) {
+          EXPECT_EQ(sass::mix_of(*f, *loop), v.loop.at(sm)) << v.name << " sm_" << sm;
+        }
       }
   }
 }
@@ -300,6 +309,196 @@ TEST(SassFixtures, Sm90PipesMatchHardwareCounters) {
     EXPECT_NEAR(per_step.fp64, m.fp64, 0.02) << v.name;
     EXPECT_NEAR(per_step.total(), m.total, 0.02) << v.name;
   }
+}
+
+}  // namespace
+}  // namespace mp
+
+namespace mp {
+namespace {
+
+// Malformed tool output (issue 18): each of these once crashed the parser or threw from it.
+const char* kMalformedHead = "\tcode for sm_90\n\t\tFunction : k\n";
+
+TEST(SassMalformed, NonMonotonicAddressesMakeNoBackwardLoop) {
+  // The first branch's target, 0x10, only comes after it: no loop, not [3, 1].
+  const std::string text = std::string(kMalformedHead) + R"(
+        /*0020*/                   FFMA R0, R0, R0, R1 ;
+        /*0030*/              @P0 BRA 0x10 ;
+        /*0040*/                   FADD R2, R2, R1 ;
+        /*0010*/                   FFMA R3, R3, R3, R1 ;
+        /*0050*/                   FFMA R4, R4, R4, R1 ;
+        /*0060*/              @P1 BRA 0x50 ;
+        /*0070*/                   EXIT ;
+)";
+  std::vector<sass::Function> fns;
+  ASSERT_NO_THROW(fns = sass::parse_cuobjdump(text));
+  ASSERT_EQ(fns.size(), 1u);
+  ASSERT_EQ(fns[0].code.size(), 7u);
+  const auto loops = sass::step_loop_candidates(fns[0]);
+  ASSERT_EQ(loops.size(), 1u);
+  EXPECT_EQ(loops[0].first, 4u);
+  EXPECT_EQ(loops[0].last, 5u);
+  EXPECT_EQ(sass::mix_of(fns[0], loops[0]).fma, 1);
+}
+
+TEST(SassMalformed, AVeryLongLineIsSkipped) {
+  const std::string text = std::string(kMalformedHead) +
+                           "        /*0000*/ FFMA R0, R0, R0, R1 ;\n"
+                           "        /*0010*/ " +
+                           std::string(250'000, 'R') + " ;\n" + "        /*0020*/ @P0 BRA 0x0 ;\n";
+  std::vector<sass::Function> fns;
+  ASSERT_NO_THROW(fns = sass::parse_cuobjdump(text));
+  ASSERT_EQ(fns.size(), 1u);
+  ASSERT_EQ(fns[0].code.size(), 2u);
+  EXPECT_EQ(fns[0].code[1].address, 0x20u);
+  EXPECT_TRUE(sass::find_step_loop(fns[0]));
+}
+
+TEST(SassMalformed, APredicateWithoutAnOpcodeIsSkipped) {
+  const std::string text = std::string(kMalformedHead) + R"(
+        /*0000*/                   FFMA R0, R0, R0, R1 ;
+        /*0010*/ @P0 ;
+        /*0020*/              @P0 BRA 0x0 ;
+)";
+  std::vector<sass::Function> fns;
+  ASSERT_NO_THROW(fns = sass::parse_cuobjdump(text));
+  ASSERT_EQ(fns.size(), 1u);
+  ASSERT_EQ(fns[0].code.size(), 2u);
+  EXPECT_EQ(fns[0].code[1].opcode, "BRA");
+  EXPECT_EQ(fns[0].code[1].predicate, "@P0");
+  EXPECT_TRUE(sass::find_step_loop(fns[0]));
+}
+
+TEST(SassMalformed, ABranchTargetThatDoesNotFitIsIgnored) {
+  // Beyond 64 bits, and beyond 32 (which once wrapped to 0x0, a loop back to the start).
+  const std::string text = std::string(kMalformedHead) + R"(
+        /*0000*/                   FFMA R0, R0, R0, R1 ;
+        /*0010*/              @P0 BRA 0x1ffffffffffffffffffff ;
+        /*0020*/              @P1 BRA 0x100000000 ;
+)";
+  std::vector<sass::Function> fns;
+  ASSERT_NO_THROW(fns = sass::parse_cuobjdump(text));
+  ASSERT_EQ(fns.size(), 1u);
+  ASSERT_EQ(fns[0].code.size(), 3u);
+  for (std::size_t i : {1u, 2u}) {
+    EXPECT_EQ(fns[0].code[i].opcode, "BRA") << i;
+    EXPECT_FALSE(fns[0].code[i].branch_target) << i;
+  }
+  EXPECT_TRUE(sass::step_loop_candidates(fns[0]).empty());
+}
+
+namespace fs = std::filesystem;
+
+// A fake cuobjdump under $CUDA_PATH/bin that records its arguments and prints a given file, so
+// the loader runs without a CUDA toolkit; the environment is restored afterwards.
+class FakeCuobjdump {
+ public:
+  explicit FakeCuobjdump(const std::string& cuda_dir_name) {
+    std::string pattern = (fs::temp_directory_path() / "mp_sass_test_XXXXXX").string();
+    dir_ = mkdtemp(pattern.data());
+    const fs::path bin = dir_ / cuda_dir_name / "bin";
+    fs::create_directories(bin);
+    tool_ = bin / "cuobjdump";
+    std::ofstream(tool_) << "#!/bin/sh\n"
+                            "printf '%s\\n' \"$@\" > \"$MP_FAKE_ARGS\"\n"
+                            "cat \"$MP_FAKE_SASS\"\n"
+                            "echo 'cuobjdump info : on stderr' >&2\n";
+    fs::permissions(tool_, fs::perms::owner_all);
+    sass_ = dir_ / "sass.txt";
+    std::ofstream{sass_};
+    set("CUDA_PATH", (dir_ / cuda_dir_name).string());
+    set("MP_FAKE_ARGS", args_file().string());
+    set("MP_FAKE_SASS", sass_.string());
+    set("MP_PWN", (dir_ / "pwned").string());
+  }
+  ~FakeCuobjdump() {
+    for (const auto& [name, value] : saved_)
+      if (value)
+        setenv(name.c_str(), value->c_str(), 1);
+      else
+        unsetenv(name.c_str());
+    std::error_code ec;
+    fs::remove_all(dir_, ec);
+  }
+  const fs::path& dir() const { return dir_; }
+  const fs::path& tool() const { return tool_; }
+  const fs::path& sass() const { return sass_; }
+  fs::path args_file() const { return dir_ / "args"; }
+  std::vector<std::string> args() const {
+    std::ifstream in(args_file());
+    std::vector<std::string> lines;
+    for (std::string l; std::getline(in, l);) lines.push_back(l);
+    return lines;
+  }
+
+ private:
+  void set(const std::string& name, const std::string& value) {
+    const char* old = std::getenv(name.c_str());
+    saved_.emplace_back(name, old ? std::optional<std::string>(old) : std::nullopt);
+    setenv(name.c_str(), value.c_str(), 1);
+  }
+  fs::path dir_, tool_, sass_;
+  std::vector<std::pair<std::string, std::optional<std::string>>> saved_;
+};
+
+TEST(SassLoader, ApostrophesInThePathsReachCuobjdumpVerbatim) {
+  const FakeCuobjdump fake("cuda's kit");
+  ASSERT_EQ(find_cuobjdump(), fake.tool().string());
+  const std::string binary = (fake.dir() / "it's" / "mandelpipe").string();
+  LoadedSass s;
+  ASSERT_NO_THROW(s = load_kernel_sass(binary, 90));
+  EXPECT_EQ(fake.args(), (std::vector<std::string>{"-sass", "-arch", "sm_90", binary}));
+  EXPECT_FALSE(s.ok());
+  // stderr is read too, as it says why cuobjdump found nothing.
+  EXPECT_NE(s.source.find("cuobjdump info : on stderr"), std::string::npos) << s.source;
+}
+
+TEST(SassLoader, ShellSyntaxInThePathIsNotRun) {
+  const FakeCuobjdump fake("cuda");
+  const std::string binary = (fake.dir() / "x'; touch $MP_PWN; echo '" / "mandelpipe").string();
+  ASSERT_NO_THROW(load_kernel_sass(binary, 90));
+  EXPECT_FALSE(fs::exists(fake.dir() / "pwned"));
+  EXPECT_EQ(fake.args(), (std::vector<std::string>{"-sass", "-arch", "sm_90", binary}));
+}
+
+TEST(SassLoader, ReadsALargeOutputToTheEndAndLeavesNoChild) {
+  const FakeCuobjdump fake("cuda");
+  {
+    // Megabytes before the kernels: they are found only if the pipe is read to its end.
+    std::ofstream out(fake.sass());
+    for (int i = 0; i < 100'000; ++i) out << "        /* filler line of cuobjdump's text */\n";
+    std::ifstream fixture(std::string(MP_FIXTURES) + "/sass/sm_90.sass");
+    out << fixture.rdbuf();
+  }
+  ASSERT_GT(fs::file_size(fake.sass()), 4'000'000u);
+  const LoadedSass s = load_kernel_sass("mandelpipe", 90);
+  EXPECT_TRUE(s.ok()) << s.source;
+  EXPECT_EQ(s.loops.size(), all_variants().size());
+  EXPECT_LE(waitpid(-1, nullptr, WNOHANG), 0) << "a child was left unreaped";
+}
+
+TEST(SassLoader, AnUnstartableCuobjdumpIsReported) {
+  const FakeCuobjdump fake("cuda");
+  fs::permissions(fake.tool(), fs::perms::owner_read | fs::perms::owner_write);
+  const LoadedSass s = load_kernel_sass("mandelpipe", 90);
+  EXPECT_FALSE(s.ok());
+  EXPECT_EQ(s.source.rfind("could not run " + fake.tool().string() + ": ", 0), 0u) << s.source;
+}
+
+TEST(SassLoader, SassOfAnArchitectureWithNoPipeTableIsNoSass) {
+  const FakeCuobjdump fake("cuda");
+  // A render kernel with a step loop, but for sm_50, which no pipe table models.
+  std::ofstream(fake.sass()) << "\tcode for sm_50\n\t\tFunction : _ZN2mp13render_kernelINS_"
+                             << sass::mangled_variant(all_variants().front().type_name)
+                             << "Lb0EEEvNS_12RenderLaunchE\n"
+                                "        /*0000*/ FFMA R0, R0, R0, R1 ;\n"
+                                "        /*0010*/ @P0 BRA 0x0 ;\n";
+  LoadedSass s;
+  ASSERT_NO_THROW(s = load_kernel_sass("mandelpipe", 90));
+  EXPECT_FALSE(s.ok());
+  EXPECT_TRUE(s.loops_recording.empty());
+  EXPECT_NE(s.source.find("could not read the SASS"), std::string::npos) << s.source;
 }
 
 }  // namespace

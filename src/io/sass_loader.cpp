@@ -1,16 +1,96 @@
 #include "io/sass_loader.h"
 
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <array>
-#include <cstdio>
+#include <cerrno>
 #include <cstdlib>
+#include <exception>
 #include <filesystem>
-#include <memory>
 #include <optional>
+#include <system_error>
 
 #include "model/variant_table.h"
 
+extern char** environ;
+
 namespace mp {
 namespace fs = std::filesystem;
+
+namespace {
+
+// Runs the program at argv[0] without a shell, so no path is read as shell syntax, and returns
+// its stdout and stderr together (cuobjdump says there why it read nothing); nullopt, with
+// `error` saying why, if it could not be started.
+std::optional<std::string> run_captured(const std::vector<std::string>& argv, std::string& error) {
+  int fds[2];
+  if (pipe2(fds, O_CLOEXEC) != 0) {
+    error = std::generic_category().message(errno);
+    return std::nullopt;
+  }
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_adddup2(&actions, fds[1], 1);
+  posix_spawn_file_actions_adddup2(&actions, fds[1], 2);
+  std::vector<char*> args;
+  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  pid_t pid = 0;
+  const int spawned = posix_spawn(&pid, args[0], &actions, nullptr, args.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  close(fds[1]);  // the child's copy alone keeps the pipe open: read() sees its end
+  if (spawned != 0) {
+    close(fds[0]);
+    error = std::generic_category().message(spawned);
+    return std::nullopt;
+  }
+  std::string text;
+  std::array<char, 65536> buf;
+  for (;;) {
+    const ssize_t n = read(fds[0], buf.data(), buf.size());
+    if (n > 0)
+      text.append(buf.data(), static_cast<std::size_t>(n));
+    else if (n == 0 || errno != EINTR)
+      break;
+  }
+  close(fds[0]);
+  while (waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
+  }
+  return text;
+}
+
+// Every variant's step loop (and the sweep kernels') in cuobjdump's text, into `r`'s maps.
+void find_loops(const std::string& text, LoadedSass& r) {
+  const auto functions = sass::parse_cuobjdump(text);
+  auto listing = [](const sass::Function* f) -> std::optional<LoopListing> {
+    const auto candidates = f ? sass::step_loop_candidates(*f) : std::vector<sass::Loop>{};
+    if (candidates.empty()) return std::nullopt;
+    const sass::Loop* loop = &candidates.front();
+    LoopListing l;
+    l.sm = sass::sm_of(f->arch);
+    l.copies = candidates.size();
+    l.code.assign(f->code.begin() + loop->first, f->code.begin() + loop->last + 1);
+    l.mix = sass::mix_of(*f, *loop);
+    for (const sass::Instruction& i : l.code) l.heavy_only += sass::fma_heavy_only(l.sm, i.base());
+    return l;
+  };
+  for (const VariantInfo& v : all_variants())
+    for (bool recording : {false, true})
+      if (auto l = listing(
+              sass::find_render_kernel(functions, sass::mangled_variant(v.type_name), recording)))
+        (recording ? r.loops_recording : r.loops)[v.id] = *l;
+  for (int m = 1; m <= variants::kMaxSweepSines;
+       ++m)  // SinBalance<m>: "variants10SinBalanceILi2EE"
+    if (auto l = listing(sass::find_render_kernel(
+            functions, "variants10SinBalanceILi" + std::to_string(m) + "EE")))
+      r.sin_balance[m] = *l;
+}
+
+}  // namespace
 
 std::string find_cuobjdump() {
   std::vector<fs::path> dirs;
@@ -45,43 +125,24 @@ LoadedSass load_kernel_sass(const std::string& binary, int sm) {
     r.source = "cuobjdump not found ($CUDA_PATH/bin, $PATH, /usr/local/cuda/bin)";
     return r;
   }
-  const std::string cmd = "'" + tool + "' -sass -arch " + r.arch + " '" + binary + "' 2>&1";
-  std::string text;
-  {
-    std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(cmd.c_str(), "r"), pclose);
-    if (!pipe) {
-      r.source = "could not run " + tool;
-      return r;
-    }
-    std::array<char, 65536> buf;
-    for (std::size_t n; (n = fread(buf.data(), 1, buf.size(), pipe.get())) > 0;)
-      text.append(buf.data(), n);
+  std::string error;
+  const std::optional<std::string> text =
+      run_captured({tool, "-sass", "-arch", r.arch, binary}, error);
+  if (!text) {
+    r.source = "could not run " + tool + ": " + error;
+    return r;
   }
-  const auto functions = sass::parse_cuobjdump(text);
-  auto listing = [](const sass::Function* f) -> std::optional<LoopListing> {
-    const auto candidates = f ? sass::step_loop_candidates(*f) : std::vector<sass::Loop>{};
-    if (candidates.empty()) return std::nullopt;
-    const sass::Loop* loop = &candidates.front();
-    LoopListing l;
-    l.sm = sass::sm_of(f->arch);
-    l.copies = candidates.size();
-    l.code.assign(f->code.begin() + loop->first, f->code.begin() + loop->last + 1);
-    l.mix = sass::mix_of(*f, *loop);
-    for (const sass::Instruction& i : l.code) l.heavy_only += sass::fma_heavy_only(l.sm, i.base());
-    return l;
-  };
-  for (const VariantInfo& v : all_variants())
-    for (bool recording : {false, true})
-      if (auto l = listing(
-              sass::find_render_kernel(functions, sass::mangled_variant(v.type_name), recording)))
-        (recording ? r.loops_recording : r.loops)[v.id] = *l;
-  for (int m = 1; m <= variants::kMaxSweepSines;
-       ++m)  // SinBalance<m>: "variants10SinBalanceILi2EE"
-    if (auto l = listing(sass::find_render_kernel(
-            functions, "variants10SinBalanceILi" + std::to_string(m) + "EE")))
-      r.sin_balance[m] = *l;
+  try {
+    find_loops(*text, r);
+  } catch (const std::exception& e) {
+    // Tool output must never take the app down: SASS it cannot model is no SASS, and says why.
+    LoadedSass none;
+    none.arch = r.arch;
+    none.source = "could not read the SASS of " + binary + ": " + e.what();
+    return none;
+  }
   r.source = r.loops.empty() ? "no render kernels for " + r.arch + " in " + binary + " (" +
-                                   text.substr(0, 120) + ")"
+                                   text->substr(0, 120) + ")"
                              : "cuobjdump -sass -arch " + r.arch + " of this executable";
   return r;
 }

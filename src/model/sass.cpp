@@ -1,11 +1,10 @@
 #include "sass.h"
 
 #include <algorithm>
+#include <charconv>
 #include <iterator>
 #include <map>
-#include <regex>
 #include <set>
-#include <sstream>
 #include <unordered_map>
 #include <utility>
 
@@ -14,11 +13,126 @@
 namespace mp::sass {
 namespace {
 
-std::string trim(const std::string& s) {
-  const auto a = s.find_first_not_of(" \t");
-  if (a == std::string::npos) return "";
-  const auto b = s.find_last_not_of(" \t");
-  return s.substr(a, b - a + 1);
+// No cuobjdump line comes near this; skipping longer ones bounds the work on malformed text.
+constexpr std::size_t kMaxLineLength = 4096;
+
+bool is_space(char c) {
+  return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f' || c == '\v';
+}
+bool is_digit(char c) {
+  return c >= '0' && c <= '9';
+}
+bool is_hex(char c) {
+  return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+bool is_lower(char c) {
+  return c >= 'a' && c <= 'z';
+}
+bool is_word(char c) {
+  return is_digit(c) || is_lower(c) || (c >= 'A' && c <= 'Z') || c == '_';
+}
+
+std::string_view trim_left(std::string_view s) {
+  std::size_t a = 0;
+  while (a < s.size() && is_space(s[a])) ++a;
+  return s.substr(a);
+}
+
+std::string_view trim(std::string_view s) {
+  s = trim_left(s);
+  std::size_t b = s.size();
+  while (b > 0 && is_space(s[b - 1])) --b;
+  return s.substr(0, b);
+}
+
+// Length of the run of characters `in_run` accepts at the start of `s`.
+template <class Pred>
+std::size_t run_length(std::string_view s, Pred in_run) {
+  std::size_t n = 0;
+  while (n < s.size() && in_run(s[n])) ++n;
+  return n;
+}
+
+// Length of the word (up to a space) at the start of `s`.
+std::size_t word_length(std::string_view s) {
+  return run_length(s, [](char c) { return !is_space(c); });
+}
+
+// The first `prefix` in `s` that a non-empty run of `in_run` characters follows, with that run;
+// empty if none.
+template <class Pred>
+std::string_view find_prefixed_run(std::string_view s, std::string_view prefix, Pred in_run) {
+  for (auto at = s.find(prefix); at != std::string_view::npos; at = s.find(prefix, at + 1)) {
+    const std::size_t n = run_length(s.substr(at + prefix.size()), in_run);
+    if (n > 0) return s.substr(at, prefix.size() + n);
+  }
+  return {};
+}
+
+// Hex digits as an address; nullopt when they do not fit (tool output is not trusted to).
+std::optional<unsigned> parse_hex(std::string_view digits) {
+  unsigned v = 0;
+  const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v, 16);
+  if (ec != std::errc() || end != digits.data() + digits.size()) return std::nullopt;
+  return v;
+}
+
+// "code for sm_90a" anywhere in the line: the architecture.
+std::string_view arch_in(std::string_view line) {
+  const std::string_view run = find_prefixed_run(line, "code for sm_", is_digit);
+  if (run.empty()) return {};
+  const std::size_t begin = run.data() - line.data() + 9;  // past "code for "
+  std::size_t end = run.data() - line.data() + run.size();
+  if (end < line.size() && is_lower(line[end])) ++end;
+  return line.substr(begin, end - begin);
+}
+
+// "Function : name" anywhere in the line: the mangled name.
+std::string_view function_in(std::string_view line) {
+  for (auto at = line.find("Function"); at != std::string_view::npos;
+       at = line.find("Function", at + 1)) {
+    std::string_view rest = trim_left(line.substr(at + 8));
+    if (rest.empty() || rest[0] != ':') continue;
+    rest = trim_left(rest.substr(1));
+    if (const std::size_t n = word_length(rest); n > 0) return rest.substr(0, n);
+  }
+  return {};
+}
+
+// ".L_x_1:" at the start of the line: the label.
+std::string_view label_in(std::string_view line) {
+  line = trim_left(line);
+  if (line.substr(0, 3) != ".L_") return {};
+  const std::size_t n = 3 + run_length(line.substr(3), is_word);
+  return n > 3 && n < line.size() && line[n] == ':' ? line.substr(0, n) : std::string_view{};
+}
+
+// "/*0280*/  @!P0 BRA P1, 0x1b0 ;": the instruction; nullopt if the line holds none, or one with
+// no opcode or an address that does not fit.
+std::optional<Instruction> instruction_in(std::string_view line) {
+  line = trim_left(line);
+  if (line.substr(0, 2) != "/*") return std::nullopt;
+  const std::size_t digits = run_length(line.substr(2), is_hex);
+  const std::optional<unsigned> address = parse_hex(line.substr(2, digits));
+  std::string_view rest = line.substr(2 + digits);
+  if (!address || rest.substr(0, 2) != "*/" || rest.size() < 3 || !is_space(rest[2]))
+    return std::nullopt;
+  rest = rest.substr(3);
+  const auto semicolon = rest.find(';');
+  if (semicolon == std::string_view::npos) return std::nullopt;
+  std::string_view body = trim(rest.substr(0, semicolon));
+  Instruction ins;
+  ins.address = *address;
+  if (!body.empty() && body[0] == '@') {
+    const std::size_t n = word_length(body);
+    ins.predicate = body.substr(0, n);
+    body = trim(body.substr(n));
+  }
+  if (body.empty()) return std::nullopt;
+  const std::size_t n = word_length(body);
+  ins.opcode = body.substr(0, n);
+  ins.operands = trim(body.substr(n));
+  return ins;
 }
 
 bool is_branch(const std::string& base) {
@@ -27,14 +141,9 @@ bool is_branch(const std::string& base) {
 
 }  // namespace
 
+// Hand-written scanning rather than std::regex: its recursive matcher overflows the stack on a
+// long line, and this parses tool output that must never take the app down.
 std::vector<Function> parse_cuobjdump(std::string_view text) {
-  static const std::regex arch_re(R"(code for (sm_\d+[a-z]?))");
-  static const std::regex func_re(R"(Function\s*:\s*(\S+))");
-  static const std::regex instr_re(R"(^\s*/\*([0-9a-fA-F]+)\*/\s+(.*?)\s*;)");
-  static const std::regex label_re(R"(^\s*(\.L_[A-Za-z0-9_]+):)");
-  static const std::regex hex_target_re(R"(0x([0-9a-fA-F]+))");
-  static const std::regex label_target_re(R"((\.L_[A-Za-z0-9_]+))");
-
   std::vector<Function> out;
   std::string arch;
   std::unordered_map<std::string, unsigned> labels;
@@ -48,45 +157,36 @@ std::vector<Function> parse_cuobjdump(std::string_view text) {
     labels.clear();
   };
   std::vector<std::string> waiting_labels;
-  std::istringstream in{std::string(text)};
-  std::smatch m;
-  for (std::string line; std::getline(in, line);) {
-    if (std::regex_search(line, m, arch_re)) {
-      arch = m[1];
+  for (std::size_t a = 0, b; a < text.size(); a = b + 1) {
+    b = std::min(text.find('\n', a), text.size());
+    const std::string_view line = text.substr(a, b - a);
+    if (line.size() > kMaxLineLength) continue;
+    if (const std::string_view found = arch_in(line); !found.empty()) {
+      arch = found;
       continue;
     }
-    if (std::regex_search(line, m, func_re)) {
+    if (const std::string_view name = function_in(line); !name.empty()) {
       resolve();
-      out.push_back({arch, m[1], {}});
+      out.push_back({arch, std::string(name), {}});
       continue;
     }
     if (out.empty()) continue;
-    if (std::regex_search(line, m, label_re)) {
-      waiting_labels.push_back(m[1]);
+    if (const std::string_view label = label_in(line); !label.empty()) {
+      waiting_labels.emplace_back(label);
       continue;
     }
-    if (!std::regex_search(line, m, instr_re)) continue;
-    Instruction ins;
-    ins.address = static_cast<unsigned>(std::stoul(m[1], nullptr, 16));
-    for (const std::string& l : waiting_labels) labels[l] = ins.address;
+    std::optional<Instruction> ins = instruction_in(line);
+    if (!ins) continue;
+    for (const std::string& l : waiting_labels) labels[l] = ins->address;
     waiting_labels.clear();
-    std::string body = trim(m[2]);
-    if (!body.empty() && body[0] == '@') {
-      const auto sp = body.find(' ');
-      ins.predicate = body.substr(0, sp);
-      body = trim(body.substr(sp));
+    if (is_branch(ins->base())) {
+      // A hex target that does not fit is no target: parse_hex leaves it unset.
+      if (const auto label = find_prefixed_run(ins->operands, ".L_", is_word); !label.empty())
+        pending.emplace_back(out.back().code.size(), label);
+      else if (const auto hex = find_prefixed_run(ins->operands, "0x", is_hex); !hex.empty())
+        ins->branch_target = parse_hex(hex.substr(2));
     }
-    const auto sp = body.find(' ');
-    ins.opcode = body.substr(0, sp);
-    ins.operands = sp == std::string::npos ? "" : trim(body.substr(sp));
-    if (is_branch(ins.base())) {
-      std::smatch t;
-      if (std::regex_search(ins.operands, t, label_target_re))
-        pending.emplace_back(out.back().code.size(), t[1]);
-      else if (std::regex_search(ins.operands, t, hex_target_re))
-        ins.branch_target = static_cast<unsigned>(std::stoul(t[1], nullptr, 16));
-    }
-    out.back().code.push_back(std::move(ins));
+    out.back().code.push_back(std::move(*ins));
   }
   resolve();
   return out;
@@ -254,10 +354,14 @@ const ArchTable& arch_table(int sm) {
 }  // namespace
 
 int sm_of(std::string_view arch) {
-  static const std::regex re(R"(sm_(\d{2,3})[a-z]?)");
-  std::cmatch m;
-  return std::regex_match(arch.data(), arch.data() + arch.size(), m, re) ? std::stoi(m[1].str())
-                                                                         : 0;
+  if (arch.substr(0, 3) != "sm_") return 0;
+  const std::string_view rest = arch.substr(3);
+  const std::size_t digits = run_length(rest, is_digit);
+  const bool suffix = rest.size() == digits + 1 && is_lower(rest.back());
+  if (digits < 2 || digits > 3 || (rest.size() != digits && !suffix)) return 0;
+  int sm = 0;
+  std::from_chars(rest.data(), rest.data() + digits, sm);
+  return sm;
 }
 
 std::optional<PipeClass> table_pipe(int sm, std::string_view base) {
@@ -294,11 +398,12 @@ std::vector<Loop> step_loop_candidates(const Function& f) {
   for (std::size_t i = 0; i < f.code.size(); ++i) {
     const Instruction& br = f.code[i];
     if (!br.branch_target || *br.branch_target > br.address) continue;
-    const auto first = std::find_if(f.code.begin(), f.code.end(), [&](const Instruction& x) {
-      return x.address == *br.branch_target;
-    });
-    if (first != f.code.end())
-      loops.push_back({static_cast<std::size_t>(first - f.code.begin()), i});
+    // Only a head before the branch makes a loop: with addresses out of order, the first
+    // instruction at the target may come after it, and [first, last] would run backwards.
+    const auto end = f.code.begin() + i + 1;
+    const auto first = std::find_if(
+        f.code.begin(), end, [&](const Instruction& x) { return x.address == *br.branch_target; });
+    if (first != end) loops.push_back({static_cast<std::size_t>(first - f.code.begin()), i});
   }
   auto float_ops = [&](const Loop& l) {
     return std::count_if(f.code.begin() + l.first, f.code.begin() + l.last + 1,
