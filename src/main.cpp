@@ -1,23 +1,41 @@
+#include <cerrno>
+#include <cstring>
 #include <exception>
 #include <iostream>
 
 #include "cli/options.h"
 #include "commands/commands.h"
+#include "commands/common.h"
+
+namespace {
+
+// A run whose output was lost (a full disk, a closed pipe) has not succeeded, whatever it did.
+int checked_stdout(int code) {
+  if (std::cout.flush()) return code;
+  std::cerr << "mandelpipe: cannot write to standard output: " << std::strerror(errno) << "\n";
+  return code == 0 ? 2 : code;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   const mp::ParseResult parsed = mp::parse_command_line({argv, argv + argc});
   if (!parsed.options) {
     std::cout << parsed.out;
     if (!parsed.err.empty()) std::cerr << "mandelpipe: " << parsed.err << "\n";
-    return parsed.exit_code;
+    return checked_stdout(parsed.exit_code);
   }
   const mp::Options& o = *parsed.options;
   try {
     switch (o.command) {
-      case mp::Command::Window: return mp::run_window(o);
-      case mp::Command::Render: return mp::run_render(o);
-      case mp::Command::Bench: return mp::run_bench(o);
-      case mp::Command::Experiment: return mp::run_experiment_command(o);
+      case mp::Command::Window:
+        // Checked here, not by the parser: the names live with the experiments, which the
+        // host library does not link.
+        if (!o.open_experiment.empty()) mp::find_experiment(o.open_experiment, "--open-experiment");
+        return checked_stdout(mp::run_window(o));
+      case mp::Command::Render: return checked_stdout(mp::run_render(o));
+      case mp::Command::Bench: return checked_stdout(mp::run_bench(o));
+      case mp::Command::Experiment: return checked_stdout(mp::run_experiment_command(o));
     }
   } catch (const mp::ExitError& e) {
     std::cerr << "mandelpipe: " << e.what() << "\n";

@@ -134,6 +134,75 @@ TEST(Cli, BadInputIsOneLineAndExitCode2) {
   expect_error({"bench", "--tile-order", "random"}, "--tile-order");
 }
 
+TEST(Cli, GivenValuesAreCheckedNotTakenForDefaults) {
+  expect_error({"render", "--out", "a.png", "--width", "-1"}, "--width");  // was 1920
+  expect_error({"--height", "-720"}, "--height");
+  expect_error({"--width", ""}, "--width");
+  expect_error({"--center", ""}, "--center");
+  expect_error({"--span", ""}, "--span");
+  expect_error({"--iters", ""}, "--iters");
+  expect_error({"--frames", ""}, "--frames");
+  expect_error({"bench", "--frames", ""}, "--frames");
+  expect_error({"--counter-interval", ""}, "--counter-interval");
+  expect_error({"--frames", "99999999999"}, "--frames");
+}
+
+TEST(Cli, NumbersAreDecimal) {
+  ParseResult r =
+      parse({"render", "--out", "a.png", "--width", "010", "--height", "08", "--iters", "0100"});
+  ASSERT_TRUE(r.options) << r.err;
+  EXPECT_EQ(r.options->width, 10);  // not octal 8
+  EXPECT_EQ(r.options->height, 8);  // not an error
+  EXPECT_EQ(r.options->view.max_iter, 100u);
+  r = parse({"--frames", "010", "--counter-interval", "010"});
+  ASSERT_TRUE(r.options) << r.err;
+  EXPECT_EQ(r.options->frames, 10);
+  EXPECT_EQ(r.options->counter_interval_us, 10);
+  r = parse({"bench", "--frames", "012"});
+  ASSERT_TRUE(r.options) << r.err;
+  EXPECT_EQ(r.options->bench_frames, 12);
+  expect_error({"--width", "0x10"}, "--width");
+}
+
+TEST(Cli, Cli11ErrorsReadLikeTheOthers) {
+  expect_error({"x"}, "unexpected argument 'x' (see --help)");
+  expect_error({"--bogus", "5"}, "unexpected argument '--bogus'");
+  expect_error({"--", "x"}, "unexpected argument 'x'");
+  expect_error({"render", "--out", "a.png", "bench"}, "unexpected argument 'bench'");
+  expect_error({"experiment", "dispatch", "extra"}, "unexpected argument 'extra'");
+  expect_error({"--frames", "1", "--frames", "2"}, "--frames: given twice");
+  expect_error({"render", "--out", "a.png", "--width", "5", "--width", "6"},
+               "--width: given twice");
+  expect_error({"--width", "5", "render", "--out", "a.png", "--width", "6"},
+               "--width: given twice");
+  expect_error({"--palette", "ember", "--palette", "ocean"}, "--palette: given twice");
+  expect_error({"--width"}, "--width: needs a value");
+  expect_error({"render", "--out"}, "--out: needs a value");
+  expect_error({"render"}, "--out: required");
+  expect_error({"experiment"}, "experiment: needs its name");
+  expect_error({"--cpu=maybe"}, "--cpu: a switch; it takes no value");
+  for (const auto& args : std::vector<std::vector<std::string>>{
+           {"x"}, {"--frames", "1", "--frames", "2"}, {"--width"}, {"render"}, {"--cpu=maybe"}}) {
+    const std::string err = parse(args).err;
+    EXPECT_EQ(err.find("The following"), std::string::npos) << err;
+    EXPECT_EQ(err.find("At Most"), std::string::npos) << err;
+    EXPECT_EQ(err.find("required TEXT"), std::string::npos) << err;
+    EXPECT_EQ(err.find("Could not convert"), std::string::npos) << err;
+  }
+  EXPECT_TRUE(parse({"--cpu", "--cpu"}).options);  // a switch twice means the same
+  EXPECT_TRUE(parse({"--"}).options);
+}
+
+TEST(Cli, OutputNameMustBeUtf8ForTheSidecar) {
+  expect_error({"render", "--out", "\xff.png"}, "--out: the file name is not valid UTF-8");
+  expect_error({"render", "--out", "\xc0\xaf.png"}, "--out");      // overlong '/'
+  expect_error({"render", "--out", "\xed\xa0\x80.png"}, "--out");  // a surrogate
+  expect_error({"render", "--out", "caf\xc3.png"}, "--out");       // cut short
+  EXPECT_TRUE(parse({"render", "--out", "caf\xc3\xa9.png"}).options);
+  EXPECT_TRUE(parse({"render", "--out", "\xf0\x9f\x98\x80.png"}).options);
+  EXPECT_TRUE(parse({"render", "--out", "d\xff/a.png"}).options);  // the folder is not recorded
+}
+
 TEST(Cli, Counters) {
   ParseResult r = parse({"bench", "--counters", "--counter-interval", "500"});
   ASSERT_TRUE(r.options) << r.err;

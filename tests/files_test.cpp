@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <string>
 
 namespace mp {
 namespace {
@@ -37,6 +38,30 @@ TEST(Files, UnwritablePlacesFailBeforeAnyWork) {
   EXPECT_NO_THROW(check_writable(d / "ok.png"));
   EXPECT_FALSE(fs::exists(d / "ok.png"));
   EXPECT_THROW(write_file_atomic("/nonexistent-dir/x.png", "x"), std::runtime_error);
+  fs::remove_all(d);
+}
+
+// The message a check_writable() failure gives, or "" when it passes.
+std::string writable_error(const fs::path& p) {
+  try {
+    check_writable(p);
+  } catch (const std::runtime_error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(Files, AFileWhereAFolderShouldBeIsNamedAsSuch) {
+  const fs::path d = temp_dir();
+  std::ofstream(d / "plain.txt") << "x";
+  for (const fs::path& p : {d / "plain.txt" / "x.png", d / "plain.txt" / "sub" / "x.png"}) {
+    const std::string e = writable_error(p);
+    EXPECT_NE(e.find((d / "plain.txt").string() + " is not a folder"), std::string::npos) << e;
+    EXPECT_EQ(e.find("does not exist"), std::string::npos) << e;
+  }
+  EXPECT_NE(writable_error(d / "missing" / "x.png")
+                .find("folder " + (d / "missing").string() + " does not exist"),
+            std::string::npos);
   fs::remove_all(d);
 }
 

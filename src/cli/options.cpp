@@ -1,8 +1,13 @@
 #include "cli/options.h"
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
+#include <climits>
 #include <cmath>
+#include <filesystem>
+#include <map>
 #include <sstream>
+#include <tuple>
 
 #include "model/variant_table.h"
 #include "version.h"
@@ -20,15 +25,20 @@ std::optional<std::pair<double, double>> parse_point(const std::string& s) {
   return std::make_pair(x, y);
 }
 
+// Values as typed, unset when the option was not given: an empty or negative value given on the
+// command line is then an error, never mistaken for "use the default".
 struct Raw {
-  std::string center, span, iters, variant = "fma4", bench_variant = "all", format = "md",
-                                   present = "auto", tile_order = "cost", counter_interval;
-  int width = -1, height = -1;
+  std::optional<std::string> center, span, iters, width, height, frames, bench_frames,
+      counter_interval;
+  std::string variant = "fma4", bench_variant = "all", format = "md", present = "auto",
+              tile_order = "cost";
   bool no_vsync = false;
   bool palette_given = false;
 };
 
-// Whole-string number parsing, so "12abc" is an error rather than 12.
+// Whole-string number parsing, so "12abc" is an error rather than 12. Integers are read as
+// decimal, leading zeros included ("010" is ten): CLI11 would read them as octal, and "08" not
+// at all.
 template <class T>
 std::optional<T> parse_number(const std::string& s) {
   std::istringstream in(s);
@@ -39,14 +49,54 @@ std::optional<T> parse_number(const std::string& s) {
   return v;
 }
 
+// A whole number from lo to hi, or nullopt.
+std::optional<int> parse_int(const std::string& s, long long lo, long long hi) {
+  const auto v = parse_number<long long>(s);
+  if (!v || *v < lo || *v > hi) return std::nullopt;
+  return static_cast<int>(*v);
+}
+
+// An option whose value is kept as text in `to`, for finish() to check.
+CLI::Option* add_text(CLI::App& app, const std::string& name, std::optional<std::string>& to,
+                      const std::string& help) {
+  return app.add_option_function<std::string>(
+      name, [&to](const std::string& s) { to = s; }, help);
+}
+
+// Strict UTF-8 (no overlong forms, surrogates or code points past U+10FFFF), as JSON needs.
+bool is_utf8(const std::string& s) {
+  for (std::size_t i = 0; i < s.size();) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    const int len = c < 0x80                ? 1
+                    : c >= 0xC2 && c < 0xE0 ? 2
+                    : c >= 0xE0 && c < 0xF0 ? 3
+                    : c >= 0xF0 && c < 0xF5 ? 4
+                                            : 0;
+    if (len == 0 || i + len > s.size()) return false;
+    unsigned cp = len == 1 ? c : c & (0x7F >> len);
+    for (int k = 1; k < len; ++k) {
+      const auto b = static_cast<unsigned char>(s[i + k]);
+      if ((b & 0xC0) != 0x80) return false;
+      cp = cp << 6 | (b & 0x3F);
+    }
+    if ((len == 3 && (cp < 0x800 || (cp >= 0xD800 && cp < 0xE000))) ||
+        (len == 4 && (cp < 0x10000 || cp > 0x10FFFF)))
+      return false;
+    i += len;
+  }
+  return true;
+}
+
 void add_view_options(CLI::App& app, Options& o, Raw& raw, bool image_size) {
-  app.add_option("--center", raw.center, "view centre X,Y in the complex plane (default -0.5,0)");
-  app.add_option("--span", raw.span, "width of the view in the complex plane (default 3)");
-  app.add_option("--iters", raw.iters, "maximum iterations, 1..10^7 (default 1024)");
+  add_text(app, "--center", raw.center, "view centre X,Y in the complex plane (default -0.5,0)");
+  add_text(app, "--span", raw.span, "width of the view in the complex plane (default 3)");
+  add_text(app, "--iters", raw.iters, "maximum iterations, 1..10^7 (default 1024)");
   app.add_option("--variant", raw.variant, "step variant: " + variant_names());
   const char* what = image_size ? "image" : "window";
-  app.add_option("--width", raw.width, std::string(what) + " width in pixels, 1..16384");
-  app.add_option("--height", raw.height, std::string(what) + " height in pixels, 1..16384");
+  add_text(app, "--width", raw.width, std::string(what) + " width in pixels, 1..16384")
+      ->type_name("INT");
+  add_text(app, "--height", raw.height, std::string(what) + " height in pixels, 1..16384")
+      ->type_name("INT");
   app.add_flag("--cpu", o.force_cpu, "use the CPU reference renderer even if a GPU is present");
   app.add_option("--palette", o.palette, "palette name from assets/palettes.json (default ember)")
       ->each([&raw](const std::string&) { raw.palette_given = true; });
@@ -54,34 +104,36 @@ void add_view_options(CLI::App& app, Options& o, Raw& raw, bool image_size) {
 
 // Returns an error message, or "" when every value is usable.
 std::string finish(Options& o, const Raw& raw) {
-  if (!raw.center.empty()) {
-    const auto p = parse_point(raw.center);
-    if (!p) return "--center: expected X,Y (two numbers), got '" + raw.center + "'";
+  if (raw.center) {
+    const auto p = parse_point(*raw.center);
+    if (!p) return "--center: expected X,Y (two numbers), got '" + *raw.center + "'";
     if (!std::isfinite(p->first) || !std::isfinite(p->second))
-      return "--center: coordinates must be finite numbers, got '" + raw.center + "'";
+      return "--center: coordinates must be finite numbers, got '" + *raw.center + "'";
     o.view.center_x = p->first;
     o.view.center_y = p->second;
   }
-  if (!raw.span.empty()) {
-    const auto span = parse_number<double>(raw.span);
+  if (raw.span) {
+    const auto span = parse_number<double>(*raw.span);
     if (!span || !std::isfinite(*span) || *span <= 0)
-      return "--span: must be a finite number > 0, got '" + raw.span + "'";
+      return "--span: must be a finite number > 0, got '" + *raw.span + "'";
     o.view.span = *span;
   }
-  if (!raw.iters.empty()) {
-    const auto iters = parse_number<long long>(raw.iters);
-    if (!iters || *iters < 1 || *iters > static_cast<long long>(kMaxIterations))
-      return "--iters: must be a whole number from 1 to 10000000, got '" + raw.iters + "'";
+  if (raw.iters) {
+    const auto iters = parse_int(*raw.iters, 1, kMaxIterations);
+    if (!iters)
+      return "--iters: must be a whole number from 1 to 10000000, got '" + *raw.iters + "'";
     o.view.max_iter = static_cast<unsigned>(*iters);
   }
-  if (raw.width != -1) o.width = raw.width;
-  if (raw.height != -1) o.height = raw.height;
-  o.window_size_given = raw.width != -1 || raw.height != -1;
+  for (auto [name, text, to] : {std::make_tuple("--width", &raw.width, &o.width),
+                                std::make_tuple("--height", &raw.height, &o.height)}) {
+    if (!*text) continue;
+    const auto v = parse_int(**text, 1, kMaxImageSize);
+    if (!v)
+      return std::string(name) + ": must be a whole number from 1 to 16384, got '" + **text + "'";
+    *to = *v;
+  }
+  o.window_size_given = raw.width || raw.height;
   o.palette_given = raw.palette_given;
-  for (const int* v : {&o.width, &o.height})
-    if (*v < 1 || *v > kMaxImageSize)
-      return std::string(v == &o.width ? "--width" : "--height") +
-             ": must be between 1 and 16384, got " + std::to_string(*v);
   const auto variant = find_variant(raw.variant);
   if (!variant) return "--variant: unknown '" + raw.variant + "' (known: " + variant_names() + ")";
   o.variant = *variant;
@@ -89,9 +141,9 @@ std::string finish(Options& o, const Raw& raw) {
 }
 
 void add_counter_interval(CLI::App& app, Raw& raw) {
-  app.add_option("--counter-interval", raw.counter_interval,
-                 "hardware counters' PM sampling interval in microseconds, 10..100000 (default: "
-                 "the command's own)");
+  add_text(app, "--counter-interval", raw.counter_interval,
+           "hardware counters' PM sampling interval in microseconds, 10..100000 (default: "
+           "the command's own)");
 }
 
 std::string parse_format(const std::string& s, Options& o) {
@@ -106,6 +158,53 @@ std::string parse_format(const std::string& s, Options& o) {
   return "";
 }
 
+// CLI11's own messages ("The following argument was not expected: x", "name is required"),
+// said again in the style of the others: one line that names the option.
+std::string parse_error_line(const CLI::ParseError& e, const std::vector<std::string>& args,
+                             std::initializer_list<const CLI::App*> apps) {
+  // Repeats are counted after the parse, so this is a value that ran out: the option is last.
+  if (dynamic_cast<const CLI::ArgumentMismatch*>(&e))
+    return args.back().substr(0, args.back().find('=')) + ": needs a value";
+  if (dynamic_cast<const CLI::RequiredError*>(&e))
+    for (const CLI::App* a : apps)
+      for (const CLI::Option* opt : a->get_options())
+        if (a->parsed() && opt->get_required() && opt->count() == 0)
+          return (opt->nonpositional() ? opt->get_name() + ": required"
+                                       : a->get_name() + ": needs its " + opt->get_name()) +
+                 " (see " + a->get_name() + " --help)";
+  // Every value is read as text, so only a switch given a value it cannot take gets here.
+  if (dynamic_cast<const CLI::ConversionError*>(&e))
+    for (const std::string& arg : args)
+      for (const CLI::App* a : apps)
+        for (const CLI::Option* opt : a->get_options())
+          if (opt->get_items_expected_max() == 0 && opt->nonpositional() &&
+              arg.rfind(opt->get_name() + "=", 0) == 0)
+            return opt->get_name() + ": a switch; it takes no value, got '" +
+                   arg.substr(opt->get_name().size() + 1) + "'";
+  std::string line = e.what();
+  std::replace(line.begin(), line.end(), '\n', ' ');
+  return line;
+}
+
+// What CLI11 lets through that the program refuses: an unknown argument (extras are allowed so
+// that they can be named here) and a value given twice (CLI11 would keep the last; which one was
+// meant is unclear), the same name before and after a subcommand counting as one option.
+std::string unexpected_or_repeated(const CLI::App& app,
+                                   std::initializer_list<const CLI::App*> apps) {
+  const auto extra = app.remaining(true);
+  // "--" (the end of options) is not itself an argument.
+  if (const auto it =
+          std::find_if(extra.begin(), extra.end(), [](const std::string& x) { return x != "--"; });
+      it != extra.end())
+    return "unexpected argument '" + *it + "' (see --help)";
+  std::map<std::string, std::size_t> given;
+  for (const CLI::App* a : apps)
+    for (const CLI::Option* opt : a->get_options())
+      if (opt->get_items_expected_max() > 0 && (given[opt->get_name()] += opt->count()) > 1)
+        return opt->get_name() + ": given twice";
+  return "";
+}
+
 }  // namespace
 
 ParseResult parse_command_line(const std::vector<std::string>& args) {
@@ -114,8 +213,11 @@ ParseResult parse_command_line(const std::vector<std::string>& args) {
   CLI::App app{"mandelpipe: the Mandelbrot set, and how it keeps the GPU's pipes busy",
                "mandelpipe"};
   app.set_version_flag("--version", std::string("mandelpipe ") + kVersion);
+  app.allow_extras();  // named by unexpected_or_repeated(), and inherited by the subcommands
+  app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   add_view_options(app, o, raw, false);
-  app.add_option("--frames", o.frames, "quit after N frames (0: run until closed)");
+  add_text(app, "--frames", raw.frames, "quit after N frames (0: run until closed)")
+      ->type_name("INT");
   app.add_option("--screenshot", o.screenshot,
                  "save the window, UI included, as PNG at exit (once the kernels' SASS is read)");
   app.add_flag("--no-vsync", raw.no_vsync, "start with vsync off (toggle with V)");
@@ -152,7 +254,8 @@ ParseResult parse_command_line(const std::vector<std::string>& args) {
   bench->add_option("--format", raw.format,
                     "md, csv or json (default md); csv is the views' table alone, so not with "
                     "--sin-sweep or --present");
-  bench->add_option("--frames", o.bench_frames, "timed frames per view, >= 10 (default 10)");
+  add_text(*bench, "--frames", raw.bench_frames, "timed frames per view, >= 10 (default 10)")
+      ->type_name("INT");
   bench->add_flag("--sin-sweep", o.bench_sin_sweep,
                   "also sweep fma4 + 0..4 __sinf per step to find where XU and issue balance");
   bench->add_flag("--present", o.bench_present,
@@ -189,7 +292,7 @@ ParseResult parse_command_line(const std::vector<std::string>& args) {
     return r;
   } catch (const CLI::ParseError& e) {
     r.exit_code = 2;
-    r.err = e.what();
+    r.err = parse_error_line(e, args, {&app, render, bench, experiment});
     return r;
   }
   // Options of the window given before a subcommand would be silently ignored: say so.
@@ -203,6 +306,11 @@ ParseResult parse_command_line(const std::vector<std::string>& args) {
         r.err = std::string(w) + ": a window option; it does nothing with a subcommand";
         return r;
       }
+  if (std::string e = unexpected_or_repeated(app, {&app, render, bench, experiment}); !e.empty()) {
+    r.exit_code = 2;
+    r.err = e;
+    return r;
+  }
   if (render->parsed()) o.command = Command::Render;
   if (bench->parsed()) o.command = Command::Bench;
   if (experiment->parsed()) o.command = Command::Experiment;
@@ -211,13 +319,13 @@ ParseResult parse_command_line(const std::vector<std::string>& args) {
     o.height = 1080;
   }
   std::string e = finish(o, raw);
-  if (e.empty() && !raw.counter_interval.empty()) {
-    const auto us = parse_number<long long>(raw.counter_interval);
-    if (!us || *us < 10 || *us > 100000)
+  if (e.empty() && raw.counter_interval) {
+    const auto us = parse_int(*raw.counter_interval, 10, 100000);
+    if (!us)
       e = "--counter-interval: must be a whole number of microseconds from 10 to 100000, got '" +
-          raw.counter_interval + "'";
+          *raw.counter_interval + "'";
     else
-      o.counter_interval_us = static_cast<int>(*us);
+      o.counter_interval_us = *us;
   }
   auto is_png = [](const std::string& p) {
     return p.size() > 4 &&
@@ -225,11 +333,20 @@ ParseResult parse_command_line(const std::vector<std::string>& args) {
   };
   if (e.empty() && o.command == Command::Render && !is_png(o.out))
     e = "--out: the image is written as PNG, so name it FILE.png (its sidecar is FILE.json)";
+  if (e.empty() && o.command == Command::Render &&
+      !is_utf8(std::filesystem::path(o.out).filename().string()))
+    e = "--out: the file name is not valid UTF-8, which its sidecar JSON cannot record";
   if (e.empty() && !o.screenshot.empty() && !is_png(o.screenshot))
     e = "--screenshot: screenshots are PNG, so name it FILE.png";
   if (e.empty() && o.command == Command::Window) {
     o.vsync = !raw.no_vsync;
-    if (o.frames < 0) e = "--frames: must be >= 0";
+    if (raw.frames) {
+      if (const auto frames = parse_int(*raw.frames, 0, INT_MAX))
+        o.frames = *frames;
+      else
+        e = "--frames: must be a whole number from 0 (run until closed) to 2147483647, got '" +
+            *raw.frames + "'";
+    }
     if (e.empty() && o.overlay_ab && o.frames < 100)
       e = "--overlay-ab: needs --frames N with N >= 100, to time both halves";
     if (e.empty() && o.counters_ab && o.frames < 100)
@@ -262,8 +379,13 @@ ParseResult parse_command_line(const std::vector<std::string>& args) {
       o.tile_order = TileOrder::Rows;
     else if (raw.tile_order != "cost" && e.empty())
       e = "--tile-order: expected cost or rows, got '" + raw.tile_order + "'";
-    if (e.empty() && (o.bench_frames < 10 || o.bench_frames > 10000))
-      e = "--frames: bench needs between 10 and 10000 timed frames";
+    if (raw.bench_frames) {
+      if (const auto frames = parse_int(*raw.bench_frames, 10, 10000))
+        o.bench_frames = *frames;
+      else if (e.empty())
+        e = "--frames: bench needs a whole number from 10 to 10000 timed frames, got '" +
+            *raw.bench_frames + "'";
+    }
   }
   if (e.empty() && o.command == Command::Experiment) e = parse_format(raw.format, o);
   if (!e.empty()) {

@@ -17,9 +17,15 @@ void check_writable(const fs::path& path) {
   if (path.empty()) throw std::runtime_error("cannot write '': empty file name");
   const fs::path dir = path.has_parent_path() ? path.parent_path() : fs::path(".");
   std::error_code ec;
-  if (!fs::is_directory(dir, ec))
+  if (!fs::is_directory(dir, ec)) {
+    // A file where a folder should be is named as such, not as a folder that is missing.
+    for (fs::path p = dir; p.has_relative_path(); p = p.parent_path())
+      if (fs::exists(p, ec) && !fs::is_directory(p, ec))
+        throw std::runtime_error("cannot write " + path.string() + ": " + p.string() +
+                                 " is not a folder");
     throw std::runtime_error("cannot write " + path.string() + ": folder " + dir.string() +
                              " does not exist");
+  }
   if (fs::is_directory(path, ec))
     throw std::runtime_error("cannot write " + path.string() + ": it is a folder");
   // Create (and remove) the temporary file the real write will use: a permission check alone
