@@ -4,6 +4,7 @@
 // need a CUDA GPU; their tests skip, with the reason, where this process finds none.
 #include <gtest/gtest.h>
 #include <stb_image.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -58,19 +59,22 @@ class ProgramTest : public ::testing::Test {
   }
   void TearDown() override { fs::remove_all(dir_); }
 
-  // env: "VAR=value ..." or "-u VAR" words for env(1).
-  Result run(const std::string& args, const std::string& env = "") {
-    const fs::path out = dir_ / "stdout", err = dir_ / "stderr";
+  // env: "VAR=value ..." or "-u VAR" words for env(1); stdout_to: where stdout goes instead of
+  // Result::out.
+  Result run(const std::string& args, const std::string& env = "", const fs::path& stdout_to = {}) {
+    const fs::path out = stdout_to.empty() ? dir_ / "stdout" : stdout_to, err = dir_ / "stderr";
     const std::string cmd = "cd '" + dir_.string() + "' && env " + env + " XDG_CONFIG_HOME='" +
                             (dir_ / "config").string() + "' '" + binary() + "' " + args + " >'" +
                             out.string() + "' 2>'" + err.string() + "' </dev/null";
     const int status = std::system(cmd.c_str());
     Result r;
     r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    r.out = slurp(out);
     r.err = slurp(err);
-    fs::remove(out);
     fs::remove(err);
+    if (stdout_to.empty()) {
+      r.out = slurp(out);
+      fs::remove(out);
+    }
     return r;
   }
 
@@ -80,6 +84,34 @@ class ProgramTest : public ::testing::Test {
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << "one line: " << r.err;
   }
 
+  // The window in the background and, `delay` seconds later, keys pressed at it (names as
+  // scripts/xtest-keys.c takes them: X key names, wN waits N ms); then waited for.
+  Result run_with_keys(const std::string& args, double delay, const std::string& keys) {
+#ifdef MP_XTEST_KEYS
+    const fs::path out = dir_ / "stdout", err = dir_ / "stderr";
+    const std::string cmd = "cd '" + dir_.string() + "' && { env XDG_CONFIG_HOME='" +
+                            (dir_ / "config").string() + "' '" + binary() + "' " + args + " >'" +
+                            out.string() + "' 2>'" + err.string() +
+                            "' </dev/null & pid=$!; sleep " + std::to_string(delay) + "; '" +
+                            MP_XTEST_KEYS + "' " + keys + "; wait $pid; }";
+    const int status = std::system(cmd.c_str());
+    Result r;
+    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    r.out = slurp(out);
+    r.err = slurp(err);
+    return r;
+#else
+    (void)args, (void)delay, (void)keys;
+    return Result{};
+#endif
+  }
+  static bool has_key_presser() {
+#ifdef MP_XTEST_KEYS
+    return true;
+#else
+    return false;
+#endif
+  }
   // Window tests skip without a display, unless MP_REQUIRE_DISPLAY says there must be one.
   static bool has_display() {
     if (const char* d = std::getenv("DISPLAY"); d && *d) return true;
@@ -100,6 +132,12 @@ TEST_F(ProgramTest, HelpAndVersion) {
   EXPECT_EQ(r.out.rfind("mandelpipe ", 0), 0u);
 }
 
+TEST_F(ProgramTest, HelpThatCannotBeWrittenFails) {
+  if (!fs::exists("/dev/full")) GTEST_SKIP() << "no /dev/full here";
+  expect_one_line_error(run("--help", "", "/dev/full"), 2, "cannot write to standard output");
+  expect_one_line_error(run("--version", "", "/dev/full"), 2, "cannot write to standard output");
+}
+
 TEST_F(ProgramTest, BadFlagsGiveOneLineAndExit2) {
   expect_one_line_error(run("--bogus"), 2, "--bogus");
   expect_one_line_error(run("render --out x.png --width 0"), 2, "--width");
@@ -114,6 +152,16 @@ TEST_F(ProgramTest, BadFlagsGiveOneLineAndExit2) {
 TEST_F(ProgramTest, UnwritableOutputFailsBeforeWork) {
   expect_one_line_error(run("render --out /nonexistent-folder/x.png --cpu"), 2, "cannot write");
   expect_one_line_error(run("--screenshot /nonexistent-folder/x.png --cpu"), 2, "cannot write");
+  std::ofstream(dir_ / "plain.txt") << "x";
+  expect_one_line_error(run("render --out plain.txt/x.png --cpu"), 2, "plain.txt is not a folder");
+}
+
+TEST_F(ProgramTest, NonUtf8OutputNameFailsBeforeWork) {
+  // The sidecar JSON records the name, and JSON strings are UTF-8; printf, as sh has no $'\xff'.
+  expect_one_line_error(run("render --out \"$(printf '\\377.png')\" --cpu --width 8 --height 8"), 2,
+                        "--out: the file name is not valid UTF-8");
+  for (const auto& e : fs::directory_iterator(dir_))
+    EXPECT_EQ(e.path().filename(), "config") << "written: " << e.path();
 }
 
 TEST_F(ProgramTest, BenchWithoutGpuSaysSoAndExits3) {
@@ -128,6 +176,12 @@ TEST_F(ProgramTest, ExperimentsCheckTheNameThenNeedAGpu) {
 
 TEST_F(ProgramTest, BadCaptureFolderFailsBeforeAWindowOpens) {
   expect_one_line_error(run("--capture-dir /nonexistent-folder --cpu"), 2, "--capture-dir");
+}
+
+TEST_F(ProgramTest, UnknownExperimentFailsBeforeAWindowOpens) {
+  // Without a display: a window that opened first would fail with "no display" instead.
+  expect_one_line_error(run("--open-experiment nope --cpu", "-u DISPLAY -u WAYLAND_DISPLAY"), 2,
+                        "--open-experiment: unknown 'nope' (known: fma-grouping");
 }
 
 TEST_F(ProgramTest, NoDisplayIsAClearError) {
@@ -206,6 +260,46 @@ TEST_F(ProgramTest, OverlayAbTimesBothHalves) {
       << r.out;
   EXPECT_NE(r.out.find("%), block by block "), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("n/a"), std::string::npos) << r.out;
+}
+
+TEST_F(ProgramTest, AKeyPressedDuringASlowFrameIsKept) {
+  if (!has_display()) GTEST_SKIP() << "no DISPLAY (scripts/test.sh runs this under Xvfb)";
+  if (!has_key_presser()) GTEST_SKIP() << "no XTest to press keys with (libxtst-dev)";
+  // CPU frames of most of a second; "1" goes down and up inside one of them, which polling the
+  // key's state at the next frame's start missed.
+  const Result r = run_with_keys(
+      "--cpu --frames 4 --width 480 --height 270 --center -0.75,0 --span 0.05 --iters 5000", 1.2,
+      "1");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("final view: variant fma5,"), std::string::npos) << r.out;
+}
+
+TEST_F(ProgramTest, TabLeavesTheKeysToTheShortcuts) {
+  if (!has_display()) GTEST_SKIP() << "no DISPLAY (scripts/test.sh runs this under Xvfb)";
+  if (!has_key_presser()) GTEST_SKIP() << "no XTest to press keys with (libxtst-dev)";
+  // Tab hides and shows the panel; the digit after it picks variant 3 (fma4-sin), and does not go
+  // into "max iterations" (where it became the iteration limit).
+  const Result r =
+      run_with_keys("--cpu --frames 400 --width 480 --height 270 --iters 64 --no-vsync", 1.0,
+                    "Tab w150 Tab w150 3");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("final view: variant fma4-sin,"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(", iters 64\n"), std::string::npos) << r.out;
+}
+
+TEST_F(ProgramTest, StateFilesThatAreFifosNeitherBlockNorGetReplaced) {
+  if (!has_display()) GTEST_SKIP() << "no DISPLAY (scripts/test.sh runs this under Xvfb)";
+  const fs::path config = dir_ / "config" / "mandelpipe";
+  fs::create_directories(config);
+  for (const char* name : {"settings.json", "imgui.ini"})
+    ASSERT_EQ(mkfifo((config / name).c_str(), 0600), 0) << name;
+  // Opening a FIFO for reading waits for a writer: before, start-up hung here.
+  const Result r = run("--cpu --frames 2 --width 320 --height 200 --iters 64");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("settings.json: not a regular file"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("imgui.ini: not a regular file"), std::string::npos) << r.err;
+  for (const char* name : {"settings.json", "imgui.ini"})
+    EXPECT_TRUE(fs::is_fifo(config / name)) << name << " was replaced";
 }
 
 TEST_F(ProgramTest, UnreadableSettingsAreReportedAndKept) {

@@ -168,6 +168,10 @@ int App::run() {
                             std::to_string(100 * counters_->worker_cpu_share(true)) + "% of a core"
                       : std::string())
               << "\n";
+  if (opts_.frames > 0)  // where the run ended up: what scripted key presses did
+    std::cout << "final view: variant " << variant_info(variant_).name << ", center "
+              << view_.center_x << "," << view_.center_y << ", span " << view_.span << ", iters "
+              << view_.max_iter << "\n";
   if (opts_.overlay_ab || opts_.counters_ab) {
     // Means, and medians: the X server now and then stretches a frame, which moves a mean.
     auto mean = [](double sum, long n) { return n ? sum / n : 0.0; };
@@ -328,6 +332,10 @@ void App::render_frame() {
   imgui_.begin_frame();
   handle_input();
   const auto [fw, fh] = window_.framebuffer_size();
+  if (std::pair(fw, fh) != drawn_size_) {  // a resize alone redraws
+    drawn_size_ = {fw, fh};
+    dirty_ = true;
+  }
   if (fw > 0 && fh > 0) {
     pipeline_.resize(fw, fh);
     if (live_ || dirty_) {
@@ -415,46 +423,70 @@ void App::handle_input() {
       view_ = zoom_about(view_, std::pow(1.2, io.MouseWheel), io.MousePos.x * px_scale,
                          io.MousePos.y * px_scale, fw, fh);
   }
-  if (!io.WantCaptureKeyboard) {
-    const double step = 0.1 * fw;  // arrows move a tenth of the view
-    if (ImGui::IsKeyPressed(GLFW_KEY_LEFT)) view_ = pan_by_pixels(view_, step, 0, fw, fh);
-    if (ImGui::IsKeyPressed(GLFW_KEY_RIGHT)) view_ = pan_by_pixels(view_, -step, 0, fw, fh);
-    if (ImGui::IsKeyPressed(GLFW_KEY_UP)) view_ = pan_by_pixels(view_, 0, step, fw, fh);
-    if (ImGui::IsKeyPressed(GLFW_KEY_DOWN)) view_ = pan_by_pixels(view_, 0, -step, fw, fh);
-    if (ImGui::IsKeyPressed(GLFW_KEY_EQUAL) || ImGui::IsKeyPressed(GLFW_KEY_KP_ADD))
-      view_ = zoom_about(view_, 1.5, fw / 2.0, fh / 2.0, fw, fh);
-    if (ImGui::IsKeyPressed(GLFW_KEY_MINUS) || ImGui::IsKeyPressed(GLFW_KEY_KP_SUBTRACT))
-      view_ = zoom_about(view_, 1 / 1.5, fw / 2.0, fh / 2.0, fw, fh);
-    if (ImGui::IsKeyPressed(GLFW_KEY_HOME)) view_ = opts_.view;
-    if (ImGui::IsKeyPressed(GLFW_KEY_PAGE_UP))
-      view_.max_iter = std::min(view_.max_iter * 2, kMaxIterations);
-    if (ImGui::IsKeyPressed(GLFW_KEY_PAGE_DOWN)) view_.max_iter = std::max(view_.max_iter / 2, 1u);
+  // Shortcuts work unless a text field is being typed into: ImGui's WantCaptureKeyboard is also
+  // true whenever one of its windows merely has focus, which swallowed P, S, D after a click on
+  // the panel. Keys come as queued presses, so none is lost to a long frame.
+  const std::vector<KeyPress> keys = window_.take_key_presses();
+  const double step = 0.1 * fw;  // arrows move a tenth of the view
+  for (const KeyPress& k : io.WantTextInput ? std::vector<KeyPress>{} : keys) {
+    if (k.mods & (GLFW_MOD_CONTROL | GLFW_MOD_ALT | GLFW_MOD_SUPER)) continue;
+    // Keys that repeat while held: moving, zooming, the iteration limit.
+    switch (k.key) {
+      case GLFW_KEY_LEFT: view_ = pan_by_pixels(view_, step, 0, fw, fh); continue;
+      case GLFW_KEY_RIGHT: view_ = pan_by_pixels(view_, -step, 0, fw, fh); continue;
+      case GLFW_KEY_UP: view_ = pan_by_pixels(view_, 0, step, fw, fh); continue;
+      case GLFW_KEY_DOWN: view_ = pan_by_pixels(view_, 0, -step, fw, fh); continue;
+      case GLFW_KEY_EQUAL:
+      case GLFW_KEY_KP_ADD: view_ = zoom_about(view_, 1.5, fw / 2.0, fh / 2.0, fw, fh); continue;
+      case GLFW_KEY_MINUS:
+      case GLFW_KEY_KP_SUBTRACT:
+        view_ = zoom_about(view_, 1 / 1.5, fw / 2.0, fh / 2.0, fw, fh);
+        continue;
+      case GLFW_KEY_PAGE_UP:
+        view_.max_iter = std::min(view_.max_iter * 2, kMaxIterations);
+        continue;
+      case GLFW_KEY_PAGE_DOWN: view_.max_iter = std::max(view_.max_iter / 2, 1u); continue;
+      default: break;
+    }
+    if (k.repeat) continue;  // the rest toggle, once a press
     const auto& variants = all_variants();
-    for (std::size_t i = 0; i < variants.size() && i < 9; ++i)
-      if (ImGui::IsKeyPressed(GLFW_KEY_1 + static_cast<int>(i), false) &&
-          variant_ != variants[i].id) {
-        variant_ = variants[i].id;
+    const int digit = k.key - GLFW_KEY_1;
+    if (digit >= 0 && digit < 9 && static_cast<std::size_t>(digit) < variants.size()) {
+      if (variant_ != variants[digit].id) {
+        variant_ = variants[digit].id;
         render_ms_.clear();
         dirty_ = true;
       }
-    if (ImGui::IsKeyPressed(GLFW_KEY_V, false)) {
-      vsync_ = !vsync_;
-      window_.set_vsync(vsync_);
+      continue;
     }
-    if (ImGui::IsKeyPressed(GLFW_KEY_TAB, false)) show_panel_ = !show_panel_;
-    if (ImGui::IsKeyPressed(GLFW_KEY_P, false)) {
-      show_overlay_ = !show_overlay_;
-      overlay_.clear();
+    switch (k.key) {
+      case GLFW_KEY_HOME: view_ = opts_.view; break;
+      case GLFW_KEY_V:
+        vsync_ = !vsync_;
+        window_.set_vsync(vsync_);
+        break;
+      case GLFW_KEY_TAB:
+        show_panel_ = !show_panel_;
+        // Nothing keeps the keyboard once the panel goes or comes back.
+        ImGui::SetWindowFocus(nullptr);
+        break;
+      case GLFW_KEY_P:
+        show_overlay_ = !show_overlay_;
+        overlay_.clear();
+        break;
+      case GLFW_KEY_S: show_sass_ = !show_sass_; break;
+      case GLFW_KEY_D:
+        show_divergence_ = !show_divergence_;
+        dirty_ = true;
+        break;
+      case GLFW_KEY_C:
+        if (pipeline_.gpu()) compare_requested_ = true;
+        break;
+      case GLFW_KEY_F12: capture_requested_ = true; break;
+      case GLFW_KEY_E: show_experiments_ = !show_experiments_; break;
+      case GLFW_KEY_ESCAPE: window_.close(); break;
+      default: break;
     }
-    if (ImGui::IsKeyPressed(GLFW_KEY_S, false)) show_sass_ = !show_sass_;
-    if (ImGui::IsKeyPressed(GLFW_KEY_D, false)) {
-      show_divergence_ = !show_divergence_;
-      dirty_ = true;
-    }
-    if (ImGui::IsKeyPressed(GLFW_KEY_C, false) && pipeline_.gpu()) compare_requested_ = true;
-    if (ImGui::IsKeyPressed(GLFW_KEY_F12, false)) capture_requested_ = true;
-    if (ImGui::IsKeyPressed(GLFW_KEY_E, false)) show_experiments_ = !show_experiments_;
-    if (ImGui::IsKeyPressed(GLFW_KEY_ESCAPE, false)) window_.close();
   }
   if (!(view_ == before)) {
     dirty_ = true;

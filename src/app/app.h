@@ -11,7 +11,6 @@
 #include "app/history.h"
 #include "app/imgui_layer.h"
 #include "app/overlay.h"
-#include "io/settings.h"
 #include "app/window.h"
 #include "cli/options.h"
 #include "commands/common.h"
@@ -21,6 +20,7 @@
 #include "gl/gpu_timer.h"
 #include "io/experiment_report.h"
 #include "io/sass_loader.h"
+#include "io/settings.h"
 #include "model/bookmarks.h"
 #include "model/metrics.h"
 #include "model/pipe_rates.h"
@@ -81,6 +81,7 @@ class App {
   bool vsync_;
   bool live_;  // re-render every frame (live measurement) or only when something changed
   bool dirty_ = true;
+  std::pair<int, int> drawn_size_{0, 0};  // the framebuffer size the last frame was drawn at
   bool show_panel_ = true;
   bool show_overlay_;
   bool show_sass_;

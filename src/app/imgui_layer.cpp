@@ -37,6 +37,9 @@ ImGuiLayer::ImGuiLayer(GLFWwindow* window, float scale, std::string ini_path)
   ImGui::StyleColorsDark();
   ImGui::GetStyle().ScaleAllSizes(scale);
   ImGui_ImplGlfw_InitForOpenGL(window, true);
+  // Tab is the panel's key: ImGui's own use of it, moving the keyboard into the next text field,
+  // left focus in "max iterations", where the next digit became the iteration limit.
+  io.KeyMap[ImGuiKey_Tab] = -1;
   ImGui_ImplOpenGL3_Init("#version 450 core");
   merged_list_ = std::make_unique<ImDrawList>(ImGui::GetDrawListSharedData());
   merged_lists_[0] = merged_list_.get();

@@ -41,6 +41,21 @@ Window::Window(int width, int height, const char* title) {
     glfwDestroyWindow(window_);
     throw ExitError(2, "cannot load OpenGL 4.5 core functions");
   }
+  // Installed before ImGui's backend, which chains to it.
+  glfwSetWindowUserPointer(window_, this);
+  glfwSetKeyCallback(window_, &Window::on_key);
+}
+
+void Window::on_key(GLFWwindow* w, int key, int, int action, int mods) {
+  auto* self = static_cast<Window*>(glfwGetWindowUserPointer(w));
+  if (self && action != GLFW_RELEASE)
+    self->key_presses_.push_back({key, mods, action == GLFW_REPEAT});
+}
+
+std::vector<KeyPress> Window::take_key_presses() {
+  std::vector<KeyPress> keys;
+  keys.swap(key_presses_);
+  return keys;
 }
 
 Window::~Window() {

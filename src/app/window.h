@@ -3,6 +3,7 @@
 
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "gl/gl.h"
 // After GLAD: GLFW must not pull in the system GL header first.
@@ -16,6 +17,13 @@ class GlfwSession {
   ~GlfwSession();
   GlfwSession(const GlfwSession&) = delete;
   GlfwSession& operator=(const GlfwSession&) = delete;
+};
+
+// A key going down (or repeating while held), as GLFW reported it.
+struct KeyPress {
+  int key = 0;
+  int mods = 0;
+  bool repeat = false;
 };
 
 class Window {
@@ -34,9 +42,14 @@ class Window {
   void set_vsync(bool on);
   bool should_close() const { return glfwWindowShouldClose(window_); }
   void close() { glfwSetWindowShouldClose(window_, GLFW_TRUE); }
+  // Every key press since the last call, in order: a press and release inside one long frame
+  // is not lost, as it is to polling the key's state at the frame's start.
+  std::vector<KeyPress> take_key_presses();
 
  private:
+  static void on_key(GLFWwindow* w, int key, int scancode, int action, int mods);
   GLFWwindow* window_ = nullptr;
+  std::vector<KeyPress> key_presses_;
 };
 
 }  // namespace mp
