@@ -143,6 +143,19 @@ TEST(Attribution, MissingSamplesWithholdTheFigures) {
   EXPECT_NE(f[0].unavailable.find("cover only 50%"), std::string::npos) << f[0].unavailable;
 }
 
+TEST(Attribution, FewerInstructionsThanTheModelledLoopWithholdTheFigures) {
+  CounterFigures f;
+  f.pipes = {{"issue", 80}};
+  f.warp_instructions = 80;
+  CounterFigures kept = f;
+  withhold_short_counts(kept, 81);  // within 2%: counts and model agree
+  EXPECT_TRUE(kept.unavailable.empty());
+  EXPECT_FALSE(kept.pipes.empty());
+  withhold_short_counts(f, 100);
+  EXPECT_TRUE(f.pipes.empty());
+  EXPECT_NE(f.unavailable.find("a sample was cut short"), std::string::npos) << f.unavailable;
+}
+
 TEST(Attribution, FmaFromItsHalves) {
   MetricChoice m;
   m.fma_from_halves = true;

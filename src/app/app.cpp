@@ -218,9 +218,12 @@ void App::measure(const gl::FrameMeasurement& m) {
   ++totals_.renders;
   last_metrics_.reset();
   if (!m.gpu || !rates_) return;
-  const bool fresh_counters = take_counter_figures();
   const GpuFrameStats& s = m.gpu_stats;
   const InstrMix per_step = per_step_mix(variant_, sm(), sass(), s.recording);
+  if (!counter_readings_.empty() && counter_readings_.back().frame == frames_done_)
+    counter_readings_.back().modelled_instructions =
+        per_step.total() * static_cast<double>(s.warp_iters);
+  const bool fresh_counters = take_counter_figures();
   last_metrics_ = derive_metrics(*rates_, device_.device->sm_count, per_step, frame_numbers(s));
   if (!show_overlay_) return;
   const auto t0 = std::chrono::steady_clock::now();
@@ -238,10 +241,12 @@ void App::measure(const gl::FrameMeasurement& m) {
 bool App::take_counter_figures() {
   bool fresh = false;
   while (counters_ && !counter_readings_.empty()) {
-    std::optional<CounterFigures> f = counters_->take(counter_readings_.front().first, false);
+    const CounterReading& r = counter_readings_.front();
+    std::optional<CounterFigures> f = counters_->take(r.reading, false);
     if (!f) break;  // the oldest is not in yet; the newer ones come after it
+    withhold_short_counts(*f, r.modelled_instructions);
     counter_figures_ = std::move(f);
-    counter_frame_ = counter_readings_.front().second;
+    counter_frame_ = r.frame;
     counter_readings_.pop_front();
     fresh = true;
   }
@@ -343,7 +348,7 @@ void App::render_frame() {
       const gl::FrameMeasurement fm = pipeline_.render(variant_, view_, show_divergence_);
       if (counters_) {
         counters_->end(reading, fm.gpu ? static_cast<double>(fm.gpu_stats.sm_cycles) : 0);
-        counter_readings_.emplace_back(reading, frames_done_);
+        counter_readings_.push_back({reading, frames_done_, 0});
       }
       measure(fm);
       if (ab_settled && fm.gpu) {

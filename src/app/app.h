@@ -104,7 +104,12 @@ class App {
   // The GPU's own pipe counters (CUPTI PM sampling): frames launched whose figures are not in
   // yet (reading, frame number), and the newest figures with their frame.
   std::unique_ptr<counters::PmSampler> counters_;
-  std::deque<std::pair<std::uint64_t, long long>> counter_readings_;
+  struct CounterReading {
+    std::uint64_t reading = 0;
+    long long frame = 0;
+    double modelled_instructions = 0;  // of the frame's step loop, for withhold_short_counts
+  };
+  std::deque<CounterReading> counter_readings_;
   std::optional<CounterFigures> counter_figures_;
   long long counter_frame_ = -1;
 
