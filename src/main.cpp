@@ -6,6 +6,7 @@
 #include "cli/options.h"
 #include "commands/commands.h"
 #include "commands/common.h"
+#include "io/files.h"
 
 namespace {
 
@@ -19,6 +20,7 @@ int checked_stdout(int code) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  mp::install_cleanup_on_signals();
   const mp::ParseResult parsed = mp::parse_command_line({argv, argv + argc});
   if (!parsed.options) {
     std::cout << parsed.out;

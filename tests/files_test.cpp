@@ -1,12 +1,19 @@
 #include "io/files.h"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <vector>
 
 namespace mp {
 namespace {
@@ -62,6 +69,135 @@ TEST(Files, AFileWhereAFolderShouldBeIsNamedAsSuch) {
   EXPECT_NE(writable_error(d / "missing" / "x.png")
                 .find("folder " + (d / "missing").string() + " does not exist"),
             std::string::npos);
+  fs::remove_all(d);
+}
+
+// The names in d, sorted.
+std::vector<std::string> names_in(const fs::path& d) {
+  std::vector<std::string> names;
+  for (const auto& e : fs::directory_iterator(d)) names.push_back(e.path().filename().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+std::string write_error(const std::vector<std::pair<fs::path, std::string>>& files) {
+  try {
+    write_files_atomic(files);
+  } catch (const std::runtime_error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(Files, AWriteThatCannotStartLeavesNothing) {
+  const fs::path d = temp_dir();
+  std::ofstream(d / "plain.txt") << "x";
+  const std::string e = write_error({{d / "plain.txt" / "x.png", "data"}});
+  EXPECT_NE(e.find("cannot write " + (d / "plain.txt" / "x.png").string() + ": "),
+            std::string::npos)
+      << e;
+  EXPECT_EQ(e.find('\n'), std::string::npos) << e;
+  EXPECT_NE(write_error({{"/proc/mp-files-test.png", "data"}}), "");
+  if (geteuid() != 0) {  // root writes anywhere
+    fs::create_directory(d / "ro");
+    fs::permissions(d / "ro", fs::perms::owner_read | fs::perms::owner_exec);
+    EXPECT_NE(write_error({{d / "ro" / "x.png", "data"}}), "");
+    EXPECT_TRUE(fs::is_empty(d / "ro"));
+    fs::permissions(d / "ro", fs::perms::owner_all);
+    fs::remove(d / "ro");
+  }
+  EXPECT_EQ(names_in(d), std::vector<std::string>{"plain.txt"});
+  fs::remove_all(d);
+}
+
+TEST(Files, AFailedRenameLeavesNoPart) {
+  const fs::path d = temp_dir();
+  fs::create_directories(d / "taken" / "inside");  // a folder that rename(2) cannot replace
+  const std::string e = write_error({{d / "taken", "data"}});
+  EXPECT_NE(e.find("cannot write " + (d / "taken").string()), std::string::npos) << e;
+  EXPECT_EQ(names_in(d), std::vector<std::string>{"taken"});
+  fs::remove_all(d);
+}
+
+TEST(Files, PairedWritesLeaveBothOrNeither) {
+  const fs::path d = temp_dir();
+  write_files_atomic({{d / "a.json", "new json"}, {d / "a.png", "new png"}});
+  EXPECT_EQ(names_in(d), (std::vector<std::string>{"a.json", "a.png"}));
+  std::string s;
+  std::ifstream(d / "a.png") >> s;
+  EXPECT_EQ(s, "new");
+  fs::remove(d / "a.json");
+  fs::remove(d / "a.png");
+  std::ofstream(d / "plain.txt") << "x";
+  // The second cannot be written: the first is not renamed into place either.
+  EXPECT_NE(write_error({{d / "b.json", "json"}, {d / "plain.txt" / "b.png", "png"}}), "");
+  // The second cannot be renamed into place: the first, already renamed, is taken back.
+  fs::create_directories(d / "c.png" / "inside");
+  const std::string e = write_error({{d / "c.json", "json"}, {d / "c.png", "png"}});
+  EXPECT_NE(e.find((d / "c.png").string()), std::string::npos) << e;
+  EXPECT_EQ(names_in(d), (std::vector<std::string>{"c.png", "plain.txt"}));
+  fs::remove_all(d);
+}
+
+// Waits for a forked child; its exit code, or 1000 + the signal that ended it.
+int wait_for(pid_t pid) {
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 1000 + WTERMSIG(status);
+}
+
+TEST(Files, AWriteOverTheFileSizeLimitFailsAndLeavesNoPart) {
+  const fs::path d = temp_dir();
+  const pid_t pid = fork();
+  if (pid == 0) {
+    install_cleanup_on_signals();
+    rlimit lim{};
+    getrlimit(RLIMIT_FSIZE, &lim);
+    lim.rlim_cur = 1000;
+    setrlimit(RLIMIT_FSIZE, &lim);
+    try {
+      write_file_atomic(d / "big.bin", std::string(10000, 'x'));
+    } catch (const std::runtime_error& e) {
+      _exit(std::string(e.what()).find("File too large") != std::string::npos ? 3 : 4);
+    }
+    _exit(0);
+  }
+  EXPECT_EQ(wait_for(pid), 3) << "3: failed with EFBIG; 1000 + 25: killed by SIGXFSZ";
+  EXPECT_EQ(names_in(d), std::vector<std::string>{});
+  fs::remove_all(d);
+}
+
+TEST(Files, ASignalDuringAWriteRemovesThePart) {
+  const fs::path d = temp_dir();
+  int go[2];
+  ASSERT_EQ(pipe(go), 0);
+  const pid_t pid = fork();
+  if (pid == 0) {
+    signal(SIGTERM, SIG_DFL);  // as a program started normally has it, whoever runs the tests
+    install_cleanup_on_signals();
+    char c;
+    if (read(go[0], &c, 1) != 1) _exit(5);
+    try {
+      write_file_atomic(d / "x.png", std::string(1 << 20, 'x'));
+    } catch (const std::runtime_error&) {
+      _exit(4);
+    }
+    _exit(0);
+  }
+  // The child's temporary file made a FIFO beforehand: its write then blocks once the pipe is
+  // full, and stays under way until the signal.
+  const fs::path part = d / ("x.png.part-" + std::to_string(pid));
+  ASSERT_EQ(mkfifo(part.c_str(), 0600), 0);
+  ASSERT_EQ(write(go[1], "g", 1), 1);
+  const int fd = open(part.c_str(), O_RDONLY);  // returns once the child opens it to write
+  char buf[16];
+  EXPECT_EQ(read(fd, buf, sizeof buf), static_cast<ssize_t>(sizeof buf));
+  kill(pid, SIGTERM);
+  EXPECT_EQ(wait_for(pid), 1000 + SIGTERM);
+  close(fd);
+  close(go[0]);
+  close(go[1]);
+  EXPECT_EQ(names_in(d), std::vector<std::string>{});
   fs::remove_all(d);
 }
 

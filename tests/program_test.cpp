@@ -3,6 +3,7 @@
 // starts Xvfb); they skip without one unless MP_REQUIRE_DISPLAY is set. bench and experiment
 // need a CUDA GPU; their tests skip, with the reason, where this process finds none.
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <stb_image.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -33,6 +34,7 @@ namespace fs = std::filesystem;
 
 struct Result {
   int code = -1;
+  int signal = 0;  // the signal that ended the program, if one did
   std::string out, err;
 };
 
@@ -76,6 +78,45 @@ class ProgramTest : public ::testing::Test {
       fs::remove(out);
     }
     return r;
+  }
+
+  // The program started, sent `sig` `delay` seconds later, and waited for (killed after 30 s).
+  Result run_and_signal(const std::string& args, double delay, int sig) {
+    const fs::path out = dir_ / "stdout", err = dir_ / "stderr";
+    const std::string cmd = "cd '" + dir_.string() + "' && exec env XDG_CONFIG_HOME='" +
+                            (dir_ / "config").string() + "' '" + binary() + "' " + args + " >'" +
+                            out.string() + "' 2>'" + err.string() + "' </dev/null";
+    const pid_t pid = fork();
+    if (pid == 0) {
+      // Not run by a shell as `cmd &`, which would start it with SIGINT ignored.
+      ::signal(sig, SIG_DFL);
+      execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
+      _exit(127);
+    }
+    usleep(static_cast<useconds_t>(delay * 1e6));
+    kill(pid, sig);
+    int status = 0;
+    for (int i = 0; i < 300 && waitpid(pid, &status, WNOHANG) == 0; ++i) usleep(100000);
+    if (waitpid(pid, &status, WNOHANG) == 0) {
+      ADD_FAILURE() << "still running 30 s after the signal";
+      kill(pid, SIGKILL);
+      waitpid(pid, &status, 0);
+    }
+    Result r;
+    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    r.signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+    r.out = slurp(out);
+    r.err = slurp(err);
+    fs::remove(out);
+    fs::remove(err);
+    return r;
+  }
+  // What the test folder holds besides the config folder.
+  std::vector<std::string> left_files() const {
+    std::vector<std::string> names;
+    for (const auto& e : fs::directory_iterator(dir_))
+      if (e.path().filename() != "config") names.push_back(e.path().filename().string());
+    return names;
   }
 
   void expect_one_line_error(const Result& r, int code, const std::string& fragment) {
@@ -210,6 +251,33 @@ TEST_F(ProgramTest, RenderWritesPngAndSidecar) {
   // Nothing half-written left behind.
   for (const auto& e : fs::directory_iterator(dir_))
     EXPECT_EQ(e.path().string().find(".part"), std::string::npos) << e.path();
+}
+
+TEST_F(ProgramTest, RenderInterruptedLeavesNoFiles) {
+  const Result r = run_and_signal(
+      "render --cpu --width 2000 --height 2000 --center -0.75,0 --span 0.05 --iters 100000 "
+      "--out x.png",
+      1.0, SIGINT);
+  EXPECT_EQ(r.signal, SIGINT) << "exit " << r.code << ": " << r.err;
+  EXPECT_LE(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_EQ(left_files(), std::vector<std::string>{});
+}
+
+TEST_F(ProgramTest, RenderOverTheFileSizeLimitFailsWithOneLineAndNoFiles) {
+  // RLIMIT_FSIZE of a few blocks: the write fails (EFBIG) instead of SIGXFSZ killing the program.
+  const fs::path out = dir_ / "stdout", err = dir_ / "stderr";
+  const std::string cmd = "cd '" + dir_.string() + "' && ulimit -f 2 && env XDG_CONFIG_HOME='" +
+                          (dir_ / "config").string() + "' '" + binary() +
+                          "' render --cpu --width 200 --height 200 --iters 200 --out x.png >'" +
+                          out.string() + "' 2>'" + err.string() + "' </dev/null";
+  const int status = std::system(cmd.c_str());
+  Result r;
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.err = slurp(err);
+  fs::remove(out);
+  fs::remove(err);
+  expect_one_line_error(r, 2, "File too large");
+  EXPECT_EQ(left_files(), std::vector<std::string>{});
 }
 
 TEST_F(ProgramTest, WindowRendersThirtyCpuFramesAndSavesAScreenshot) {

@@ -554,7 +554,8 @@ std::filesystem::path App::capture_path(const std::string& stem, const char* ext
 void App::capture_with_sidecar() {
   const std::filesystem::path png = capture_path("mandelpipe", ".png");
   try {
-    take_screenshot(png.string());
+    // The window as it is now; written with its sidecar once that is complete, both or neither.
+    const std::string image = screenshot_png();
     nlohmann::json j;
     j["image"] = png.filename().string();
     j["view"] = {{"center", {view_.center_x, view_.center_y}},
@@ -584,7 +585,8 @@ void App::capture_with_sidecar() {
     if (compared_now) run_compare();
     if (compare_is_current())
       j["compare"] = nlohmann::json::parse(format_bench(*compare_, OutputFormat::Json));
-    write_file_atomic(sidecar_path(png), j.dump(2) + "\n");
+    write_files_atomic({{sidecar_path(png), j.dump(2) + "\n"}, {png, image}});
+    std::cout << "wrote " << png.string() << " and its .json\n";
     status_ = "saved " + png.string() + " and its .json" +
               (compared_now ? ", with every variant compared at this view" : "");
   } catch (const std::exception& e) {
@@ -592,12 +594,17 @@ void App::capture_with_sidecar() {
   }
 }
 
-void App::take_screenshot(const std::string& path) {
+std::string App::screenshot_png() const {
   const auto [fw, fh] = window_.framebuffer_size();
   glBindFramebuffer(GL_READ_FRAMEBUFFER, 0);
   glReadBuffer(GL_BACK);
   const auto rgba = gl::read_pixels_top_first(fw, fh);
-  write_file_atomic(path, encode_png(fw, fh, rgba.data()));
+  return encode_png(fw, fh, rgba.data());
+}
+
+void App::take_screenshot(const std::string& path) {
+  write_file_atomic(path, screenshot_png());
+  const auto [fw, fh] = window_.framebuffer_size();
   std::cout << "wrote " << path << " (" << fw << "x" << fh << ")\n";
 }
 

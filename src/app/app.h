@@ -42,7 +42,8 @@ class App {
   void draw_compare_window();
   void draw_precision_banner();
   void take_screenshot(const std::string& path);
-  void capture_with_sidecar();  // F12
+  std::string screenshot_png() const;  // the window's back buffer, UI included, as PNG
+  void capture_with_sidecar();         // F12
   void run_compare();
   bool compare_is_current() const;  // the compare table is of the view and size on screen
   void draw_experiments_window();

@@ -123,13 +123,9 @@ int run_render(const Options& o) {
                   {"model", "n/a: the bound model describes GPU pipes"}};
   }
   try {
-    write_file_atomic(png, encode_png(o.width, o.height, r.rgba.data()));
-    try {
-      write_file_atomic(json_path, j.dump(2) + "\n");
-    } catch (...) {
-      std::filesystem::remove(png);  // an image without its sidecar would be half the output
-      throw;
-    }
+    // The image last: whoever waits for it finds its sidecar already there.
+    write_files_atomic(
+        {{json_path, j.dump(2) + "\n"}, {png, encode_png(o.width, o.height, r.rgba.data())}});
   } catch (const std::exception& e) {
     throw ExitError(2, e.what());
   }

@@ -1,17 +1,139 @@
 #include "io/files.h"
 
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
 #include <stb_image_write.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <stdexcept>
 #include <system_error>
 
 namespace mp {
 namespace fs = std::filesystem;
+namespace {
+
+// The temporary files being written, for the signal handler to remove. This is the one
+// process-wide state because a handler can reach nothing else, and it is fixed-size char arrays
+// with atomic states because a handler may not allocate or lock.
+constexpr int kTempSlots = 16;
+enum SlotState : int { kFree, kFilling, kInUse };
+struct TempSlot {
+  std::atomic<int> state{kFree};
+  char path[PATH_MAX];
+};
+static_assert(std::atomic<int>::is_always_lock_free, "the signal handler reads these");
+TempSlot g_temps[kTempSlots];
+// Renames in progress, and a signal that arrived during one, to be acted on once they finish.
+std::atomic<int> g_committing{0};
+std::atomic<int> g_deferred_signal{0};
+
+// The slot now naming `tmp`, or -1 if none is free (the file is then not removed on a signal).
+int register_temp(const fs::path& tmp) {
+  const std::string& s = tmp.native();
+  if (s.size() >= PATH_MAX) return -1;  // too long for open(2) as well
+  for (int i = 0; i < kTempSlots; ++i) {
+    int expected = kFree;
+    if (!g_temps[i].state.compare_exchange_strong(expected, kFilling)) continue;
+    std::memcpy(g_temps[i].path, s.c_str(), s.size() + 1);
+    g_temps[i].state.store(kInUse);
+    return i;
+  }
+  return -1;
+}
+
+void forget_temp(int slot) {
+  if (slot >= 0) g_temps[slot].state.store(kFree);
+}
+
+extern "C" void remove_temps_and_die(int sig) {
+  if (g_committing.load() > 0) {
+    g_deferred_signal.store(sig);  // acted on when the renames finish, so the set stays whole
+    return;
+  }
+  for (TempSlot& t : g_temps)
+    if (t.state.load() == kInUse) ::unlink(t.path);
+  static const char kMessage[] = "mandelpipe: stopped by a signal; unfinished files removed\n";
+  ssize_t ignored = ::write(STDERR_FILENO, kMessage, sizeof kMessage - 1);
+  (void)ignored;
+  struct sigaction dfl {};
+  dfl.sa_handler = SIG_DFL;
+  sigaction(sig, &dfl, nullptr);
+  raise(sig);  // delivered as the handler returns, so the exit status names the signal
+}
+
+// Renames done with the handler holding a signal back until the last one. A process-wide flag
+// rather than sigprocmask(), which is per thread: another thread (CUDA, GL, render workers)
+// would take the signal instead.
+class CommitSection {
+ public:
+  CommitSection() { g_committing.fetch_add(1); }
+  ~CommitSection() {
+    if (g_committing.fetch_sub(1) == 1)
+      if (const int sig = g_deferred_signal.exchange(0)) raise(sig);
+  }
+  CommitSection(const CommitSection&) = delete;
+  CommitSection& operator=(const CommitSection&) = delete;
+};
+
+fs::path temp_path(const fs::path& path) {
+  fs::path tmp = path;
+  tmp += ".part-" + std::to_string(getpid());
+  return tmp;
+}
+
+[[noreturn]] void fail(const fs::path& path, const std::string& reason) {
+  throw std::runtime_error("cannot write " + path.string() + ": " + reason);
+}
+
+// Writes all of `bytes` and closes fd; 0, or the errno that stopped it.
+int write_and_close(int fd, const std::string& bytes) {
+  int err = 0;
+  for (std::size_t done = 0; done < bytes.size();) {
+    const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      err = n < 0 ? errno : EIO;
+      break;
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  if (::close(fd) != 0 && err == 0) err = errno;
+  return err;
+}
+
+struct Temp {
+  fs::path target, tmp;
+  int slot;
+};
+
+// Removes the temporary files not yet renamed.
+void discard(const std::vector<Temp>& temps) {
+  for (const Temp& t : temps) {
+    ::unlink(t.tmp.c_str());
+    forget_temp(t.slot);
+  }
+}
+
+}  // namespace
+
+void install_cleanup_on_signals() {
+  for (const int sig : {SIGINT, SIGTERM, SIGHUP}) {
+    struct sigaction old {};
+    sigaction(sig, nullptr, &old);
+    if (old.sa_handler == SIG_IGN) continue;  // e.g. nohup: the caller wants the signal ignored
+    struct sigaction sa {};
+    sa.sa_handler = remove_temps_and_die;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESTART;
+    sigaction(sig, &sa, nullptr);
+  }
+  signal(SIGXFSZ, SIG_IGN);
+}
 
 void check_writable(const fs::path& path) {
   if (path.empty()) throw std::runtime_error("cannot write '': empty file name");
@@ -21,42 +143,59 @@ void check_writable(const fs::path& path) {
     // A file where a folder should be is named as such, not as a folder that is missing.
     for (fs::path p = dir; p.has_relative_path(); p = p.parent_path())
       if (fs::exists(p, ec) && !fs::is_directory(p, ec))
-        throw std::runtime_error("cannot write " + path.string() + ": " + p.string() +
-                                 " is not a folder");
-    throw std::runtime_error("cannot write " + path.string() + ": folder " + dir.string() +
-                             " does not exist");
+        fail(path, p.string() + " is not a folder");
+    fail(path, "folder " + dir.string() + " does not exist");
   }
-  if (fs::is_directory(path, ec))
-    throw std::runtime_error("cannot write " + path.string() + ": it is a folder");
+  if (fs::is_directory(path, ec)) fail(path, "it is a folder");
   // Create (and remove) the temporary file the real write will use: a permission check alone
   // passes for root on read-only file systems.
-  fs::path probe = path;
-  probe += ".part-" + std::to_string(getpid());
-  std::ofstream f(probe, std::ios::binary | std::ios::trunc);
-  if (!f) throw std::runtime_error("cannot write " + path.string() + ": " + std::strerror(errno));
-  f.close();
-  fs::remove(probe, ec);
+  const fs::path probe = temp_path(path);
+  const int slot = register_temp(probe);
+  const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+  if (fd < 0) {
+    const int err = errno;
+    forget_temp(slot);
+    fail(path, std::strerror(err));
+  }
+  ::close(fd);
+  discard({{path, probe, slot}});
 }
 
 void write_file_atomic(const fs::path& path, const std::string& bytes) {
-  fs::path tmp = path;
-  tmp += ".part-" + std::to_string(getpid());
-  {
-    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    if (!f) throw std::runtime_error("cannot write " + path.string() + ": " + std::strerror(errno));
-    f.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    f.close();
-    if (!f) {
-      std::error_code ec;
-      fs::remove(tmp, ec);
-      throw std::runtime_error("cannot write " + path.string() + ": write failed");
+  write_files_atomic({{path, bytes}});
+}
+
+void write_files_atomic(const std::vector<std::pair<fs::path, std::string>>& files) {
+  std::vector<Temp> temps;
+  for (const auto& [path, bytes] : files) {
+    const fs::path tmp = temp_path(path);
+    // Registered before it exists, so a signal right after open(2) still removes it.
+    const int slot = register_temp(tmp);
+    const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    if (fd < 0) {
+      const int err = errno;
+      forget_temp(slot);
+      discard(temps);
+      fail(path, std::strerror(err));
+    }
+    temps.push_back({path, tmp, slot});
+    if (const int err = write_and_close(fd, bytes)) {
+      discard(temps);
+      fail(path, std::strerror(err));
     }
   }
-  std::error_code ec;
-  fs::rename(tmp, path, ec);
-  if (ec) {
-    fs::remove(tmp, ec);
-    throw std::runtime_error("cannot write " + path.string() + ": " + ec.message());
+  const CommitSection commit;
+  for (std::size_t i = 0; i < temps.size(); ++i) {
+    std::error_code ec;
+    fs::rename(temps[i].tmp, temps[i].target, ec);
+    if (ec) {
+      // Those already in place would be part of a set without the rest.
+      std::error_code ignored;
+      for (std::size_t j = 0; j < i; ++j) fs::remove(temps[j].target, ignored);
+      discard({temps.begin() + static_cast<std::ptrdiff_t>(i), temps.end()});
+      fail(temps[i].target, ec.message());
+    }
+    forget_temp(temps[i].slot);
   }
 }
 
