@@ -28,9 +28,12 @@ struct LaunchSpan {
 inline constexpr double kMinCoverage = 0.98;
 
 // Each sample's work (value x duration) goes to the launches it overlaps: whole to a launch it
-// alone overlaps, since the GPU ran nothing else of ours there; shared by overlap where it
-// straddles two. A launch's figures: each pipe's busy time over its measured SM cycles.
-// Samples of another configuration than the launch's first overlapping one are left out.
+// alone overlaps, exact where the GPU ran nothing else there (bench and the experiments idle it
+// around each launch; in the window an edge sample may hold some of the palette draw); shared
+// by overlap where it straddles two of the launches given. A launch's span is all its kernels
+// (the tile ordering's too), its denominator the frame's measured SM cycles, which span both. A
+// launch's figures: each pipe's busy time over its measured SM cycles. Samples of another
+// configuration than the launch's first overlapping one are left out.
 std::vector<CounterFigures> attribute(const std::vector<PmSample>& samples,
                                       const std::vector<LaunchSpan>& launches,
                                       const MetricChoice& choice);

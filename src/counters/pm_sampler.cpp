@@ -38,7 +38,9 @@ struct ActivitySink {
         got.push_back({k->start, k->end});
       }
       std::lock_guard<std::mutex> inner(s->mutex_);
-      for (const auto& k : got) s->kernels_.push_back(k);
+      // Nobody trims them once CUPTI has refused: the worker has stopped.
+      if (s->unavailable_.empty())
+        for (const auto& k : got) s->kernels_.push_back(k);
     }
     std::free(buffer);
   }
@@ -130,7 +132,7 @@ PmSampler::~PmSampler() {
 
 bool PmSampler::fail(const char* step, CUptiResult r) {
   std::lock_guard<std::mutex> lock(mutex_);
-  unavailable_ = refusal_line(step, r, cupti_->describe(r));
+  if (unavailable_.empty()) unavailable_ = refusal_line(step, r, cupti_->describe(r));  // the first
   return false;
 }
 
@@ -260,8 +262,9 @@ bool PmSampler::configure(int configuration) {
 }
 
 void PmSampler::pause(bool paused) {
+  // Most calls change nothing: they return without waiting for the worker's decode.
+  if (paused == paused_.load() || !sampler_ || !unavailable().empty()) return;
   std::lock_guard<std::mutex> lock(cupti_mutex_);
-  if (paused == paused_ || !sampler_ || !unavailable().empty()) return;
   if (paused) {
     auto s = make_params<CUpti_PmSampling_Stop_Params>(CUpti_PmSampling_Stop_Params_STRUCT_SIZE);
     s.pPmSamplingObject = sampler_;
@@ -310,21 +313,23 @@ double PmSampler::worker_cpu_share(bool whole) const {
 }
 
 std::uint64_t PmSampler::begin() {
-  std::unique_lock<std::mutex> lock(mutex_);
-  if (opts_.isolate && unavailable_.empty()) {
-    // A few intervals of idle GPU on either side: the edge samples hold this launch alone.
-    const auto gap = std::chrono::microseconds(3 * interval_us_ + 20);
-    done_.wait_for(lock, std::chrono::seconds(2), [&] { return !switching_ || stop_; });
-    lock.unlock();
-    // From now, not from the last launch: work nobody bracketed (warm-ups) may have run since.
-    std::this_thread::sleep_for(gap);
-    lock.lock();
+  if (opts_.isolate && unavailable().empty()) {
+    // A few intervals of idle GPU first: the edge samples hold this launch alone. From now, not
+    // from the last launch: work nobody bracketed (warm-ups) may have run since.
+    std::this_thread::sleep_for(std::chrono::microseconds(3 * interval_us_ + 20));
   }
+  const std::uint64_t t0 = now();  // CUPTI's clock, outside the lock its callbacks take
+  std::unique_lock<std::mutex> lock(mutex_);
+  // Inserted under the same lock the wait ends in: a configuration switch (which starts only
+  // while nothing is pending) cannot begin between the two.
+  if (opts_.isolate)
+    done_.wait_for(lock, std::chrono::seconds(2), [&] { return !switching_ || stop_; });
   const std::uint64_t id = ++next_id_;
   if (!unavailable_.empty()) return id;
   Pending p;
   p.id = id;
-  p.t0 = now();
+  p.t0 = opts_.isolate ? now() : t0;
+  p.begun = std::chrono::steady_clock::now();
   pending_[id] = p;
   return id;
 }
@@ -495,6 +500,18 @@ void PmSampler::attribute_ready() {
   const auto now_steady = std::chrono::steady_clock::now();
   std::vector<LaunchSpan> spans;
   std::vector<bool> ready;
+  // A launch begun and never ended (its measuring code failed between the two) would hold every
+  // later sample: after a minute it is given up.
+  for (auto it = pending_.begin(); it != pending_.end();) {
+    if (it->second.t1 == 0 && now_steady - it->second.begun > std::chrono::minutes(1)) {
+      CounterFigures f;
+      f.unavailable = "the launch never ended";
+      results_[it->first] = f;
+      it = pending_.erase(it);
+    } else {
+      ++it;
+    }
+  }
   for (const auto& [id, p] : pending_) {
     if (p.t1 == 0) continue;
     LaunchSpan l{id, 0, 0, p.sm_cycles};

@@ -68,7 +68,7 @@ class PmSampler final : public CounterProbe {
     std::uint64_t id = 0;
     std::uint64_t t0 = 0, t1 = 0;  // CUPTI time around the launch (t1 = 0: not ended)
     double sm_cycles = 0;
-    std::chrono::steady_clock::time_point ended;
+    std::chrono::steady_clock::time_point begun, ended;
   };
   struct Kernel {
     std::uint64_t start = 0, end = 0;
@@ -101,7 +101,7 @@ class PmSampler final : public CounterProbe {
   std::chrono::steady_clock::time_point started_, last_switch_;
 
   std::mutex cupti_mutex_;  // the worker's CUPTI calls against pause()'s
-  bool paused_ = false;
+  std::atomic<bool> paused_{false};
   mutable std::mutex mutex_;
   std::condition_variable wake_, done_;
   std::string unavailable_;

@@ -60,7 +60,7 @@ class CounterProbe {
   // model's utilisation uses too.
   virtual void end(std::uint64_t launch, double sm_cycles) = 0;
   // The figures of `launch` once attributed (empty while not yet). wait: block until they are
-  // (or a second has passed: then they say why none came).
+  // (or 4 s have passed: then they say why none came).
   virtual std::optional<CounterFigures> take(std::uint64_t launch, bool wait) = 0;
 };
 
