@@ -485,7 +485,10 @@ void App::handle_input() {
         dirty_ = true;
         break;
       case GLFW_KEY_C:
-        if (pipeline_.gpu()) compare_requested_ = true;
+        if (pipeline_.gpu())
+          compare_requested_ = true;
+        else  // said, not silently ignored
+          status_ = "compare (C) times the variants' kernels: it needs the CUDA path";
         break;
       case GLFW_KEY_F12: capture_requested_ = true; break;
       case GLFW_KEY_E: show_experiments_ = !show_experiments_; break;
