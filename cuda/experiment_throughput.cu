@@ -22,7 +22,7 @@ struct StepArgs {
   unsigned iterations = 0;
   float z0 = 0, dz = 0;  // thread t's chain k starts from z = z0 + dz * (t * kChains + k)
   // c, the same for every chain, read from the constant bank: held in registers instead, it
-  // made fma4's FFMAs read three registers each and the loop ran 13% slower on an H200.
+  // made fma4's FFMAs read three registers each, and the loop ran slower (docs/measurements.md).
   float cx = 0, cy = 0;
   float* out = nullptr;
   SmSpan span;
@@ -89,9 +89,9 @@ struct SinBody : Chains<variants::Fma4, 0, 4> {  // no z chain: the variant goes
 };
 // Both, a sine beside each step, as seed 000 wrote them, with one z chain and eight sine chains
 // per thread: with four of each, ptxas put some twenty sines back to back at the top of the
-// loop and an H200's XU pipe kept 95.1% of its rate; one z chain and eight sine chains, the
-// best of 1-4 z and 2-8 sine chains in a probe (2026-11-21), kept 97.9%. Full occupancy hides
-// the single z chain's latency.
+// loop and the XU pipe lost part of its rate; one z chain and eight sine chains was the best of
+// 1-4 z and 2-8 sine chains in a probe (docs/measurements.md). Full occupancy hides the single
+// z chain's latency.
 struct SinFma4Body : Chains<variants::Fma4, 1, 8> {
   static constexpr const char* kMangled = "11SinFma4Body";
   static constexpr variants::LoopMixes kOverhead = Fma5Body::kOverhead;

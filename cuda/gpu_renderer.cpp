@@ -27,6 +27,7 @@ DeviceProbe probe_cuda_device() {
   d.cc_major = prop.major;
   d.cc_minor = prop.minor;
   d.sm_count = prop.multiProcessorCount;
+  CUDA_CHECK(cudaDeviceGetAttribute(&d.peak_clock_khz, cudaDevAttrClockRate, 0));
   if (d.cc_major * 10 + d.cc_minor < 75)
     return {std::nullopt, d.name + " is sm_" + std::to_string(d.cc_major * 10 + d.cc_minor) +
                               "; mandelpipe's kernels need sm_75 or newer"};
@@ -40,9 +41,8 @@ struct GpuRenderer::Impl {
   // Layout, kSmSlots entries each: sm_first, sm_last, sm_pixel_iters, sm_warp_iters, indexed
   // by %smid, which may exceed the SM count (it is bounded by %nsmid, not the count); then
   // the tile queue's two counters of units (the rest, the costly), kQueueGap entries (256
-  // bytes) apart, so that the atomics on one do not wait behind those on the other. (On one
-  // line, one more load per unit beside the atomics cost fma4 two points of its bound at view
-  // B; 256 bytes apart, none. H200, 2026-11-21.)
+  // bytes) apart, so that the atomics on one do not wait behind those on the other
+  // (docs/measurements.md, the queue's counters).
   static constexpr int kSmSlots = 1024;
   static constexpr int kQueueGap = 32;
   DeviceBuffer<unsigned long long> stats;
@@ -92,6 +92,9 @@ const DeviceInfo& GpuRenderer::device() const {
 
 void GpuRenderer::set_tile_order(TileOrder order) {
   impl_->tile_order = order;
+}
+void GpuRenderer::forget_view() {
+  impl_->costs_valid = false;
 }
 TileOrder GpuRenderer::tile_order() const {
   return impl_->tile_order;
@@ -157,10 +160,12 @@ GpuFrameStats GpuRenderer::measure(int kernel, const PixelGrid& grid, unsigned m
   args.tile_cost = costs_current ? nullptr : m.tile_cost.get();
   // An order made from the same costs as the last frame's is taken again.
   const bool order_current = m.order_by_cost && m.order_kernel == m.costs_kernel;
-  const bool make_order =
-      by_cost ? !order_current
-              : m.identity_tiles != tiles || m.identity_blocks_across != blocks_across(grid.width);
   const RenderStart start = prepare(args);
+  // Kernels of other shapes than the queue need no order, and leave the order as it was.
+  const bool make_order =
+      start.queue && (by_cost ? !order_current
+                              : m.identity_tiles != tiles ||
+                                    m.identity_blocks_across != blocks_across(grid.width));
   if (make_order)
     CUDA_CHECK(cudaMemsetAsync(m.order_counters.get(), 0,
                                m.order_counters.size() * sizeof(unsigned), m.stream));
@@ -182,7 +187,7 @@ GpuFrameStats GpuRenderer::measure(int kernel, const PixelGrid& grid, unsigned m
     m.identity_blocks_across = blocks_across(grid.width);
     m.order_kernel = m.costs_kernel;
   }
-  m.order_by_cost = by_cost;
+  if (start.queue) m.order_by_cost = by_cost;
   start_render(start, m.stream);
   CUDA_CHECK(cudaEventRecord(m.stop, m.stream));
   CUDA_CHECK(cudaMemcpyAsync(m.host_stats, s, 4 * slots * sizeof(unsigned long long),
@@ -203,12 +208,14 @@ GpuFrameStats GpuRenderer::measure(int kernel, const PixelGrid& grid, unsigned m
     r.warp_iters += m.host_stats[3 * slots + i];
   }
   if (r.sms_used > 0) r.sm_cycles_mean /= r.sms_used;
-  r.by_cost = by_cost;
-  r.recording = counts || warp_efficiency || !costs_current;
-  m.costs_valid = true;
-  m.costs_kernel = kernel;
-  m.costs_grid = grid;
-  m.costs_max_iter = max_iter;
+  r.by_cost = start.queue && by_cost;
+  r.recording = start.recording;
+  if (start.args.tile_cost) {  // the frame left its tile costs
+    m.costs_valid = true;
+    m.costs_kernel = kernel;
+    m.costs_grid = grid;
+    m.costs_max_iter = max_iter;
+  }
   return r;
 }
 

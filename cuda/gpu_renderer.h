@@ -17,6 +17,7 @@ struct DeviceInfo {
   int cc_major = 0;
   int cc_minor = 0;
   int sm_count = 0;
+  int peak_clock_khz = 0;  // the SM clock's peak (the driver's figure), for the physical limit
 };
 
 // The first CUDA device, or why there is none usable (no driver, no device, ...).
@@ -52,6 +53,8 @@ class GpuRenderer {
 
   const DeviceInfo& device() const;
   void set_tile_order(TileOrder order);
+  // The next frame is a view's first: nothing is known about it (its tile costs are forgotten).
+  void forget_view();
   TileOrder tile_order() const;
 
   // Renders into device memory `out` (grid.width * grid.height * kFloatsPerPixel floats) and,

@@ -34,13 +34,92 @@ MP_HD double pixel_coord<double>(int p, double delta, double origin) {
 #endif
 }
 
-// The step comes before the escape test so that the test's y*y (on the new z) cannot be
-// shared with the step's y*y (on the old z): the step's instruction count stays visible.
-// One bottom-tested condition keeps the loop to a single backward branch (max_iter >= 1).
+// The escape test: |z|^2 within the bailout. Variants with kExactFma write it, like their step,
+// as the fused operations the GPU runs, so the CPU reference gets the same bits; inf and NaN (an
+// orbit that left long ago overflows) fail it.
+template <class V, class R>
+MP_HD bool within_bailout(R x, R y) {
+  if constexpr (V::kExactFma)
+    return fma_exact(x, x, y * y) <= kEscapeRadius2;
+  else
+    return x * x + y * y <= static_cast<R>(kEscapeRadius2);
+}
+
+// A pixel's result from where its orbit stopped: n steps, at z = (x, y), escaped or not. The
+// lane-refill kernel finishes its pixels with it too, so every kernel's values are the same bits.
 template <class V>
-MP_HD PixelResult iterate(typename V::Real cx, typename V::Real cy, unsigned max_iter) {
+MP_HD PixelResult pixel_result(unsigned n, typename V::Real x, typename V::Real y, bool inside,
+                               float acc) {
+  PixelResult r{-1.0f, 0.0f, n};
+  // Smooth value n + 1 - log2(log2|z|) = n + 2 - log2(log2|z|^2): continuous across the bands
+  // where n changes. (Written with |z|^2, the halving is one instruction per pixel less.)
+  if (!inside)
+    r.smooth =
+        static_cast<float>(n) + 2.0f - fast_log2(fast_log2(static_cast<float>(x * x + y * y)));
+  // Without a colouring term acc stays 0; nvcc cannot drop 0 * (1/n) (n might be 0 or inf to
+  // its eyes), so the test is at compile time: two instructions per pixel less.
+  if constexpr (V::kAux) r.aux = fast_div(acc, static_cast<float>(n));
+  return r;
+}
+
+// Steps one at a time from n to an escape or max_iter; true while z is still inside.
+template <class V>
+MP_HD bool single_steps(typename V::Real& x, typename V::Real& y, typename V::Real cx,
+                        typename V::Real cy, float& acc, unsigned& n, unsigned max_iter) {
+#ifdef __CUDA_ARCH__
+#pragma unroll 1
+#endif
+  while (n < max_iter) {
+    V::step(x, y, cx, cy, acc);
+    ++n;
+    if (!within_bailout<V>(x, y)) return false;
+  }
+  return true;
+}
+
+// Blocks of K steps, two per trip, each block starting from where the last one ended: the start
+// of a block is the previous block's result, still in its registers, and one count of pairs
+// stands for the step counter. An escaped block is replayed one step at a time from its start,
+// so the count is exactly the one-step loop's. The exits meet before the replay, so that lanes
+// leaving at either block replay together (docs/measurements.md: a replay per exit was slower).
+template <class V>
+MP_HD PixelResult iterate_paired(typename V::Real cx, typename V::Real cy, unsigned max_iter) {
+  static_assert(!V::kAux, "an undone block would need its colouring term undone too");
   using R = typename V::Real;
-  constexpr R kR2 = kEscapeRadius2;
+  constexpr int K = V::kStepsPerCheck;
+  R x = 0, y = 0;
+  float acc = 0.0f;
+  const unsigned pairs = max_iter / (2 * K);
+  unsigned t = 0, n = 0;
+  for (; t < pairs; ++t) {
+    R x1 = x, y1 = y;
+#ifdef __CUDA_ARCH__
+#pragma unroll
+#endif
+    for (int i = 0; i < K; ++i) V::step(x1, y1, cx, cy, acc);
+    if (!within_bailout<V>(x1, y1)) break;
+    R x2 = x1, y2 = y1;
+#ifdef __CUDA_ARCH__
+#pragma unroll
+#endif
+    for (int i = 0; i < K; ++i) V::step(x2, y2, cx, cy, acc);
+    if (!within_bailout<V>(x2, y2)) {
+      x = x1;
+      y = y1;
+      n = K;
+      break;
+    }
+    x = x2;
+    y = y2;
+  }
+  n += t * 2 * K;
+  const bool inside = single_steps<V>(x, y, cx, cy, acc, n, max_iter);
+  return pixel_result<V>(n, x, y, inside, acc);
+}
+
+template <class V>
+MP_HD PixelResult iterate_blocks(typename V::Real cx, typename V::Real cy, unsigned max_iter) {
+  using R = typename V::Real;
   R x = 0, y = 0;
   float acc = 0.0f;
   unsigned n = 0;
@@ -57,7 +136,7 @@ MP_HD PixelResult iterate(typename V::Real cx, typename V::Real cy, unsigned max
 #pragma unroll
 #endif
       for (int i = 0; i < K; ++i) V::step(x, y, cx, cy, acc);
-      if (!(x * x + y * y <= kR2)) {
+      if (!within_bailout<V>(x, y)) {
         x = sx;
         y = sy;
         acc = sacc;
@@ -75,19 +154,18 @@ MP_HD PixelResult iterate(typename V::Real cx, typename V::Real cy, unsigned max
     do {
       V::step(x, y, cx, cy, acc);
       ++n;
-      inside = x * x + y * y <= kR2;
+      inside = within_bailout<V>(x, y);
     } while (inside && n < max_iter);
   }
-  PixelResult r{-1.0f, 0.0f, n};
-  // Smooth value n + 1 - log2(log2|z|) = n + 2 - log2(log2|z|^2): continuous across the bands
-  // where n changes. (Written with |z|^2, the halving is one instruction per pixel less.)
-  if (!inside)
-    r.smooth =
-        static_cast<float>(n) + 2.0f - fast_log2(fast_log2(static_cast<float>(x * x + y * y)));
-  // Without a colouring term acc stays 0; nvcc cannot drop 0 * (1/n) (n might be 0 or inf to
-  // its eyes), so the test is at compile time: two instructions per pixel less.
-  if constexpr (V::kAux) r.aux = fast_div(acc, static_cast<float>(n));
-  return r;
+  return pixel_result<V>(n, x, y, inside, acc);
+}
+
+template <class V>
+MP_HD PixelResult iterate(typename V::Real cx, typename V::Real cy, unsigned max_iter) {
+  if constexpr (V::kPaired)
+    return iterate_paired<V>(cx, cy, max_iter);
+  else
+    return iterate_blocks<V>(cx, cy, max_iter);
 }
 
 template <class V>

@@ -155,30 +155,189 @@ __device__ __forceinline__ void render_warps(const RenderLaunch& a) {
   }
 }
 
-// ptxas puts a kernel's step loop on registers of its own choosing, and on sm_90 that choice
-// alone moves a variant's bound by up to 14 points (README: a loop that reads the even and the
-// odd registers alike runs fastest). A cap on the registers changes the choice: kRegCap<V> is
-// the cap measured best for each variant (H200, 2026-11-21: caps 29 to 32 and none, all seven
-// variants at the three bench views). At most 32 keeps eight blocks on an SM. The caps were
-// measured on sm_90 only; other architectures keep the compiler's own choice, which fits there
-// without spilling.
-template <class V>
-inline constexpr int kRegCap = 32;
-template <>
-inline constexpr int kRegCap<variants::Fma5> = 29;
-template <>
-inline constexpr int kRegCap<variants::Fma4> = 29;
-template <>
-inline constexpr int kRegCap<variants::Fma4Esc4> = 31;
+// A plain launch's per-SM figures: a block's warps add theirs up in shared memory and the last
+// warp to finish hands the block's total to the per-SM counters, a few atomics per block.
+struct BlockTally {
+  unsigned long long pixel_iters, warp_iters, first;
+  unsigned done;
+};
+__device__ __forceinline__ void tally_start(BlockTally& t) {
+  if (threadIdx.x == 0) t = {0, 0, static_cast<unsigned long long>(clock64()), 0};
+  __syncthreads();
+}
+__device__ __forceinline__ void tally_warp(BlockTally& t, const RenderLaunch& a,
+                                           unsigned long long pixel_iters,
+                                           unsigned long long warp_iters, unsigned lane) {
+  if (lane != 0) return;
+  atomicAdd(&t.pixel_iters, pixel_iters);
+  atomicAdd(&t.warp_iters, warp_iters);
+  __threadfence_block();
+  if (atomicAdd(&t.done, 1u) != kRenderWarps - 1) return;
+  __threadfence_block();
+  const volatile BlockTally& v = t;
+  const unsigned sm = sm_id();
+  atomicAdd(&a.sm_pixel_iters[sm], v.pixel_iters);
+  atomicAdd(&a.sm_warp_iters[sm], v.warp_iters);
+  atomicMin(&a.sm_first[sm], v.first);
+  atomicMax(&a.sm_last[sm], static_cast<unsigned long long>(clock64()));
+}
 
+// Shape::Grid: block b is 16x16 pixel block b (rows of blocks_across), warp w its tile w.
+template <class V, bool kRecord>
+__device__ __forceinline__ void render_grid(const RenderLaunch& a) {
+  __shared__ BlockTally tally;
+  tally_start(tally);
+  const unsigned lane = threadIdx.x & 31, warp = threadIdx.x / 32;
+  const unsigned bx = blockIdx.x % a.blocks_across, by = blockIdx.x / a.blocks_across;
+  const unsigned ref = (by * kBlockH + warp * (32 / kBlockW)) << 16 | bx * kBlockW;
+  const TileSteps w = render_tile<V, kRecord>(a, ref, lane);
+  tally_warp(tally, a, w.sum, w.warp_max, lane);
+}
+
+// Shape::Refill: persistent warps, each lane on a pixel of its own. A warp starts on one 16x2 tile
+// (the tiles in numbering order; warp k is given tile k, later tiles come from a counter). A lane
+// whose pixel escaped in a block of steps (or cannot run another whole block before max_iter)
+// waits, its block's start kept; once kRefillWait lanes wait, or none runs, the waiting lanes
+// replay one step at a time to the exact count, write their pixels and take the warp's next
+// pixels, ranked by ballot, a new tile when the warp's runs out. Waiting for several lanes pays
+// the refill's own instructions once for all of them. A warp ends with its last long pixel: the
+// frame's tail is the slowest pixel, not the slowest tile.
+constexpr unsigned kRefillWait = 8;
+template <class V, bool kRecord>
+__device__ __forceinline__ void render_refill(const RenderLaunch& a) {
+  using R = typename V::Real;
+  constexpr int K = V::kStepsPerCheck;
+  __shared__ BlockTally tally;
+  tally_start(tally);
+  const unsigned lane = threadIdx.x & 31, below = (1u << lane) - 1;
+  const unsigned tiles = static_cast<unsigned>(warp_count(a.grid.width, a.grid.height));
+  const unsigned given = gridDim.x * kRenderWarps;
+  unsigned long long pixel_iters = 0, warp_iters = 0, lane_steps = 0;
+  // The warp's current tile and the next of its 32 pixels to hand out; a tile past the last one
+  // means there is no more work.
+  unsigned tile = warp_max(blockIdx.x * kRenderWarps + threadIdx.x / 32), next = 0;
+  // The divergence view: each tile's share of lanes stepping while it was the warp's current one.
+  unsigned long long tile_warp_iters = 0, tile_lane_steps = 0;
+  auto leave_tile = [&]() {
+    if (kRecord && a.warp_efficiency && lane == 0 && tile < tiles) {
+      const unsigned long long w = warp_iters - tile_warp_iters;
+      a.warp_efficiency[tile] = w ? (lane_steps - tile_lane_steps) / (32.0f * w) : 1.0f;
+    }
+    tile_warp_iters = warp_iters;
+    tile_lane_steps = lane_steps;
+  };
+  R cx = 0, cy = 0, x = 0, y = 0;
+  float acc = 0.0f;
+  unsigned n = 0, ref = 0;  // the lane's pixel: its tile (packed) and its place in the tile, q
+  unsigned q = 0;
+  bool has = false;  // the lane holds a pixel of the image
+  // Gives the lane pixel `place` of the warp's tiles from the current one on: its c.
+  auto start = [&](unsigned t, unsigned place) {
+    has = false;
+    if (t >= tiles) return;
+    ref = tile_ref(t, a.grid.width);
+    q = place;
+    const int px = static_cast<int>((ref & 0xffffu) | q % kBlockW);
+    const int py = static_cast<int>(ref >> 16 | q / kBlockW);
+    if (px >= a.grid.width || py >= a.grid.height) return;
+    cx = pixel_coord<R>(px, a.grid.dx, a.grid.x0);
+    cy = pixel_coord<R>(py, a.grid.dy, a.grid.y0);
+    x = y = 0;
+    acc = 0.0f;
+    n = 0;
+    has = true;
+  };
+  start(tile, lane);
+  next = 32;
+  bool wait = !has || a.max_iter < K;
+  bool holds = has;  // the lane has a pixel to finish (running or waiting)
+  unsigned running = __ballot_sync(kAll, !wait);
+  for (;;) {
+    if (running) {
+      warp_iters += K;
+      lane_steps += __popc(running) * K;
+    }
+    if (!wait) {
+      const R sx = x, sy = y;
+#pragma unroll
+      for (int i = 0; i < K; ++i) V::step(x, y, cx, cy, acc);
+      if (within_bailout<V>(x, y)) {
+        n += K;
+        wait = n + K > a.max_iter;
+      } else {  // escaped in this block: undone, to be replayed
+        x = sx;
+        y = sy;
+        wait = true;
+      }
+    }
+    running = __ballot_sync(kAll, !wait);
+    // Lanes that need a new pixel: waiting, or holding none while tiles remain.
+    const unsigned waiting = __ballot_sync(kAll, wait);
+    const bool more = tile < tiles;
+    if (running && (!more || __popc(waiting) < kRefillWait)) continue;
+    if (!running && !__any_sync(kAll, holds) && !more) break;
+    unsigned replayed = 0;
+    if (wait && holds) {
+      const unsigned from = n;
+      const bool inside = single_steps<V>(x, y, cx, cy, acc, n, a.max_iter);
+      replayed = n - from;
+      const PixelResult r = pixel_result<V>(n, x, y, inside, acc);
+      const unsigned px = (ref & 0xffffu) | q % kBlockW, py = ref >> 16 | q / kBlockW;
+      const unsigned i = py * static_cast<unsigned>(a.grid.width) + px;
+      reinterpret_cast<float2*>(a.out)[i] = make_float2(r.smooth, r.aux);
+      if (kRecord && a.counts) a.counts[i] = n;
+      pixel_iters += n;
+      holds = false;
+    }
+    const unsigned replay_max = warp_max(replayed);
+    warp_iters += replay_max;
+    lane_steps += warp_sum(replayed);
+    // New pixels for the waiting lanes, in rank order: the rest of the current tile, then the
+    // start of the next one.
+    const unsigned need = __popc(waiting), rank = __popc(waiting & below), left = 32 - next;
+    unsigned fresh = tile;
+    if (more && need > left) {
+      unsigned taken = 0;
+      if (lane == 0) taken = take(a.next_unit);
+      fresh = given + warp_sum(taken);
+    }
+    if (wait) {
+      if (rank < left)
+        start(tile, next + rank);
+      else
+        start(fresh, rank - left);
+      holds = has;
+      wait = !has || a.max_iter < K;
+    }
+    if (more && need > left) {
+      leave_tile();
+      tile = fresh;
+      next = need - left;
+    } else {
+      next += need;
+    }
+    running = __ballot_sync(kAll, !wait);
+  }
+  leave_tile();
+  pixel_iters = warp_sum(static_cast<unsigned>(pixel_iters));
+  tally_warp(tally, a, pixel_iters, warp_iters, lane);
+}
+
+// The register cap (V::kRegCap) applies on sm_90 only, where it was measured; other
+// architectures keep the compiler's own choice, which fits there without spilling.
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-#define MANDELPIPE_RENDER_REGS(V) __maxnreg__(kRegCap<V>)
+#define MANDELPIPE_RENDER_REGS(V) __maxnreg__(V::kRegCap)
 #else
 #define MANDELPIPE_RENDER_REGS(V) __launch_bounds__(kRenderThreads)
 #endif
 template <class V, bool kRecord>
 __global__ void MANDELPIPE_RENDER_REGS(V) render_kernel(RenderLaunch a) {
-  render_warps<V, kRecord>(a);
+  if constexpr (V::kShape == variants::Shape::Grid)
+    render_grid<V, kRecord>(a);
+  else if constexpr (V::kShape == variants::Shape::Refill)
+    render_refill<V, kRecord>(a);
+  else
+    render_warps<V, kRecord>(a);
 }
 #undef MANDELPIPE_RENDER_REGS
 
@@ -193,15 +352,28 @@ RenderStart prepare(const RenderLaunch& args) {
                                 std::to_string(args.grid.height) +
                                 " pixels is more than the kernel can address");
   r.kernel = render_kernel<V, kRecord>;
+  r.args = args;
+  r.args.blocks_across = blocks_across(args.grid.width);
+  r.recording = kRecord;
+  const long long pixel_blocks =
+      static_cast<long long>(r.args.blocks_across) * ((args.grid.height + kBlockH - 1) / kBlockH);
+  if constexpr (V::kShape == variants::Shape::Grid) {
+    r.blocks = static_cast<int>(pixel_blocks);
+    r.args.tile_cost = nullptr;
+    return r;
+  }
   int device = 0, sms = 0, blocks_per_sm = 0;
   CUDA_CHECK(cudaGetDevice(&device));
   CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
   CUDA_CHECK(
       cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, r.kernel, kRenderThreads, 0));
   r.blocks = std::max(1, blocks_per_sm) * sms;
-  r.args = args;
+  if constexpr (V::kShape == variants::Shape::Refill) {
+    r.args.tile_cost = nullptr;  // the tiles go in numbering order, each lane at its own pace
+    return r;
+  }
   r.args.senior_blocks = sms * kSeniorBlocksPerSm;
-  r.args.blocks_across = blocks_across(args.grid.width);
+  r.queue = true;
   return r;
 }
 
@@ -317,7 +489,9 @@ void launch_tile_order(const OrderLaunch& args, cudaStream_t stream) {
 // The recording kernel where the frame records anything (tile costs, counts, efficiencies).
 template <class V>
 RenderStart prepare_either(const RenderLaunch& args) {
-  if (args.tile_cost || args.counts || args.warp_efficiency) return prepare<V, true>(args);
+  // Only the queue orders tiles by cost: the other shapes record nothing a frame did not ask for.
+  const bool costs = args.tile_cost && V::kShape == variants::Shape::Queue;
+  if (costs || args.counts || args.warp_efficiency) return prepare<V, true>(args);
   return prepare<V, false>(args);
 }
 

@@ -45,16 +45,14 @@ struct RenderLaunch {
 // of the youngest blocks may wait most of a frame for issue slots. So the costly units (the
 // kCostlyBuckets costliest buckets: tiles down to 1/32 of the costliest one's cost) have a
 // queue of their own, which the first kSeniorBlocksPerSm waves of blocks take from first; the
-// others take it up only when the rest is done. Both numbers are measured (H200, fma4, bench
-// view B, 2026-11-21): 3 blocks and 5 buckets ran at 88.5% of the bound, 1 block and 4 buckets
-// at 87.6% (view A: 94.7% against 95.0%); 2, 4, 6 or 8 blocks, 2 to 6 buckets, or the cheapest
-// bucket's tiles one per unit did no better.
+// others take it up only when the rest is done. Both numbers were picked by measurement at
+// bench view B (docs/measurements.md: tile order and the queue).
 inline constexpr int kUnitBucket = 7;
 // The tail: the cheapest places of an order by cost, kTailTilesPerWarp for each warp the GPU
 // holds (at most 1/kTailShare of the tiles), handed out by block, one tile at a time from a
 // counter in shared memory. A warp that finds the queue empty near the frame's end takes
-// them while the warps beside it finish their last units, instead of waiting: SM balance at
-// view B 98.8% -> 99.4%, fma4 +0.4 points of its bound (H200).
+// them while the warps beside it finish their last units, instead of waiting, which evens out
+// the SMs' ends (docs/measurements.md).
 inline constexpr int kTailTilesPerWarp = 2;
 inline constexpr unsigned kTailShare = 4;
 inline constexpr int kCostlyBuckets = 5;
@@ -78,6 +76,8 @@ struct RenderStart {
   void (*kernel)(RenderLaunch) = nullptr;
   int blocks = 0;
   RenderLaunch args;
+  bool queue = false;      // the kernel takes its tiles from the queue: it needs an order
+  bool recording = false;  // the kernel writes what args asks it to record
 };
 RenderStart prepare_render(VariantId variant, const RenderLaunch& args);
 

@@ -25,17 +25,33 @@ struct LoopMixes {
   }
 };
 
+// Where a variant's warps get their pixels (render_kernel.cu). Queue: as many warps as fit on the
+// GPU, each taking 16x2-pixel tiles from a queue ordered by the last frame's tile costs. Grid: a
+// plain launch, one warp per tile, nothing between the kernel and its pixels. Refill: one warp per
+// 16x16 block whose lanes each take the block's next pixel when theirs is done.
+enum class Shape { Queue, Grid, Refill };
+
 // Defaults every variant starts from: float arithmetic, the escape test after every step, no
-// colouring term (kAux: the step adds a term to `acc` each time; the pixel's aux is its mean).
+// colouring term (kAux: the step adds a term to `acc` each time; the pixel's aux is its mean),
+// the queue, and the register cap of its kernel on sm_90 (kRegCap: ptxas's register choice moves
+// a bound by many points there; at most 32 keeps eight blocks on an SM; docs/measurements.md has
+// the caps tried). kPaired: blocks of kStepsPerCheck steps run two per loop trip (pixel.h).
+// kExactFma: the step and the escape test are written as the fused operations the GPU runs, so
+// the CPU reference computes the same bits, not only the same instructions' worth.
 struct FloatVariant {
   using Real = float;
   static constexpr int kStepsPerCheck = 1;
+  static constexpr bool kPaired = false;
+  static constexpr bool kExactFma = false;
   static constexpr bool kAux = false;
+  static constexpr Shape kShape = Shape::Queue;
+  static constexpr int kRegCap = 32;
 };
 
 // z = (x*x - y*y + cx, 2xy + cy) as written: nvcc emits FMUL, FFMA, FADD for the real part
 // and FADD, FFMA for the imaginary part - five FMA-pipe instructions.
 struct Fma5 : FloatVariant {
+  static constexpr int kRegCap = 29;
   static constexpr const char* kName = "fma5";
   static constexpr const char* kSummary = "naive x*x - y*y + cx: 5 FMA-pipe instructions per step";
   static constexpr InstrMix step_mix(int) { return {5, 0, 0, 0, 0}; }
@@ -51,6 +67,7 @@ struct Fma5 : FloatVariant {
 // Grouping the constant with y*y lets both products become FFMAs: x*x - (y*y - cx) is
 // FFMA(y,y,-cx) then FFMA(x,x,-t): four FMA-pipe instructions per step.
 struct Fma4 : FloatVariant {
+  static constexpr int kRegCap = 29;
   static constexpr const char* kName = "fma4";
   static constexpr const char* kSummary =
       "grouped x*x - (y*y - cx): 4 FMA-pipe instructions per step";
@@ -86,10 +103,9 @@ struct Fma4Sin : FloatVariant {
 // loop: one MUFU per 8 clocks per SM sub-partition against about (7 + 2 per sine) FMA-pipe and
 // (10 + 3 per sine) issued instructions; sm_86+ issue an FFMA every clock: balance at 2
 // sines; sm_75/sm_80 need 2 clocks per FFMA: balance between 3 and 4, so 4 (seed 000's "4:1").
-// Measured on sm_90 (H200, `mandelpipe bench --sin-sweep`, 2026-11-21, persistent-warp
-// kernel): at 2 sines XU and issue both 87% busy, at 3 sines XU 95% and issue 79%: 2 keeps
-// the less busy one busiest, as the model predicts. sm_75/sm_80 and sm_86/sm_89 keep
-// the model's choice (not measured here).
+// Measured on sm_90 with `mandelpipe bench --sin-sweep` (docs/measurements.md): 2 keeps the
+// less busy of XU and issue busiest, as the model predicts. sm_75/sm_80 and sm_86/sm_89 keep
+// the model's choice (not measured).
 MP_HD_CONSTEXPR int sines_per_step(int sm) {
   return sm < 86 ? 4 : 2;
 }
@@ -145,6 +161,7 @@ struct EscapeEvery : FloatVariant {
 // at the top (a second branch); on sm_90 ptxas also reloads max_iter from the constant bank
 // every trip (an LDC: an issue slot, no modelled pipe).
 struct Fma4Esc4 : EscapeEvery<4> {
+  static constexpr int kRegCap = 31;
   static constexpr const char* kName = "fma4-esc4";
   static constexpr const char* kSummary = "fma4, escape test every 4 steps with exact back-off";
   static constexpr LoopMixes kLoop{
@@ -157,6 +174,55 @@ struct Fma4Esc8 : EscapeEvery<8> {
       {37, 4, 0, 0, 2}, {36, 5, 0, 0, 2}, {36, 5, 0, 0, 2}, {36, 5, 0, 0, 2}, {37, 4, 0, 0, 3}};
 };
 
+// fma4's step as the GPU runs it, FFMA(y, y, -cx), FFMA(x, x, -t), FADD x + x, FFMA(2x, y, cy),
+// spelt out so that the CPU reference rounds the same way (kExactFma).
+struct ExactFma4 : FloatVariant {
+  static constexpr bool kExactFma = true;
+  static constexpr InstrMix step_mix(int) { return {4, 0, 0, 0, 0}; }
+  MP_HD static void step(float& x, float& y, float cx, float cy, float& /*acc*/) {
+    const float nx = fma_exact(x, x, -fma_exact(y, y, -cx));
+    y = fma_exact(x + x, y, cy);
+    x = nx;
+  }
+};
+
+// The variant at the limit: fma4's step in blocks of 16, two blocks per loop trip, so the escape
+// test, the trip count and the branch are paid once per 16 steps and nothing is copied to undo a
+// block (pixel.h: iterate_paired); a plain launch, so a frame is the pixels' work and no more.
+struct Fma4X16 : ExactFma4 {
+  static constexpr int kStepsPerCheck = 16;
+  static constexpr bool kPaired = true;
+  static constexpr Shape kShape = Shape::Grid;
+  static constexpr const char* kName = "fma4-x16";
+  static constexpr const char* kSummary =
+      "fma4 in paired 16-step blocks, plain launch: as near 4 issue slots per step as it gets";
+  // Per trip (32 steps): the steps' 128 FFMA/FADD, two escape tests (FMUL, FFMA, FSETP, BRA), the
+  // pair count (IADD3, ISETP, BRA) and what ptxas adds to set the exits up.
+  static constexpr LoopMixes kLoop{{132, 10, 0, 0, 3},
+                                   {132, 9, 0, 0, 4},
+                                   {132, 10, 0, 0, 3},
+                                   {132, 10, 0, 0, 3},
+                                   {133, 9, 0, 0, 3}};
+};
+
+// Lane refill, the cure for divergence: a warp owns a 16x16 block, and a lane whose pixel is done
+// takes the block's next one instead of idling until the warp's slowest pixel is. Steps go in
+// blocks of 8 with one escape test; lanes whose pixel escaped wait, their block's start kept,
+// until enough of them are waiting (render_kernel.cu), then replay it one step at a time and take
+// new pixels together, so the counts stay exactly the one-step loop's.
+struct Fma4Refill : ExactFma4 {
+  static constexpr int kStepsPerCheck = 8;
+  static constexpr Shape kShape = Shape::Refill;
+  static constexpr const char* kName = "fma4-refill";
+  static constexpr const char* kSummary =
+      "fma4, lanes refilled with new pixels as theirs escape: divergence cured, at a cost";
+  // From sm_80 on the loop read off the SASS is the whole trip, a block of 8 steps with the votes
+  // and the refill (the pixel's finish: MUFU.LG2 on the XU) laid out inside it; on sm_75 ptxas
+  // lays the refill out of line, and the innermost loop found is the replay's single step.
+  static constexpr LoopMixes kLoop{
+      {6, 4, 0, 0, 2}, {39, 16, 1, 0, 8}, {39, 17, 1, 0, 7}, {39, 17, 1, 0, 7}, {39, 16, 1, 0, 8}};
+};
+
 // fma4 in double precision: DADD + 3 DFMA per step on the FP64 pipe (half the FP32 rate on
 // H100/H200, 1/64 on consumer chips), and c in double, so deep zooms stay sharp longer.
 struct Fp64 {
@@ -164,7 +230,11 @@ struct Fp64 {
   static constexpr const char* kSummary = "fma4 in double: DADD + 3 DFMA per step on the FP64 pipe";
   using Real = double;
   static constexpr int kStepsPerCheck = 1;
+  static constexpr bool kPaired = false;
+  static constexpr bool kExactFma = false;
   static constexpr bool kAux = false;
+  static constexpr Shape kShape = Shape::Queue;
+  static constexpr int kRegCap = 32;
   static constexpr InstrMix step_mix(int) { return {0, 0, 0, 4, 0}; }
   // Escape DMUL + DFMA + DSETP on the FP64 pipe; the counter on the FMA (VIADD) or ALU pipe.
   static constexpr LoopMixes kLoop{
@@ -186,7 +256,9 @@ struct Fp64 {
   X(SinRatio)                  \
   X(Fma4Esc4)                  \
   X(Fma4Esc8)                  \
-  X(Fp64)
+  X(Fp64)                      \
+  X(Fma4X16)                   \
+  X(Fma4Refill)
 
 namespace mp {
 

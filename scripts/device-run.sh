@@ -2,8 +2,8 @@
 # Runs on the GPU machine (device tool) over a carried build in .carry/ (scripts/carry.sh):
 # every GPU test, the SASS, a headless render, the window as users drive it, the hardware
 # counters (as root, as nobody, refused, under ncu), what the overlay and the counters cost,
-# the bench and the experiments. Everything lands in $OUT/logs.tgz; the pictures worth a look,
-# and log.txt with a short table last, beside it (the device tool brings back 8 files).
+# the bench and the experiments (scripts/device-long.sh has the longer runs). Everything lands in
+# $OUT/logs.tgz; four pictures worth a look, and log.txt with a short table last, beside it.
 set -u
 tar xJf .carry/bin.tar.xz -C .carry
 source .device/setup.sh >/dev/null
@@ -20,15 +20,25 @@ for t in $B/*_tests; do step $t; done
 cuobjdump -sass $B/mandelpipe >"$A/sass.txt" 2>&1
 step $B/mandelpipe render --out "$A/render.png" --width 1920 --height 1080 --variant fma4-sin \
   --center -0.743643887037151,0.131825904205330 --span 0.005 --iters 4096
-step $B/mandelpipe --frames 120 --screenshot "$OUT/window.png" --width 1600 --height 900 --no-vsync \
+step $B/mandelpipe --frames 120 --screenshot "$A/window.png" --width 1600 --height 900 --no-vsync \
   --overlay --sass --divergence --variant sin-ratio
+# The panel as a new user meets it, at the two sizes people use (nothing may be cut or covered).
+step $B/mandelpipe --frames 60 --screenshot "$OUT/window-720.png" --width 1280 --height 720 --no-vsync
+step $B/mandelpipe --frames 60 --screenshot "$OUT/window-1080.png" --width 1920 --height 1080 \
+  --no-vsync --overlay
+# The divergence view at view B, without and with lane refill: what refill cures.
+for v in fma4-x16 fma4-refill; do
+  step $B/mandelpipe --frames 30 --screenshot "$OUT/divergence-$v.png" --width 1600 --height 900 \
+    --no-vsync --divergence --variant $v --center -0.743643887037151,0.131825904205330 \
+    --span 0.005 --iters 4096
+done
 # The experiments window as a speaker opens it, run and plotted on the GPU.
-step $B/mandelpipe --frames 30 --screenshot "$OUT/window-experiment.png" --width 1600 \
+step $B/mandelpipe --frames 30 --screenshot "$A/window-experiment.png" --width 1600 \
   --height 900 --no-vsync --open-experiment warps-per-smsp
 # The window as a user opens it, counters live beside the model, at view B.
 step $B/mandelpipe --frames 400 --no-vsync --overlay --width 1600 --height 900 --variant fma4 \
   --center -0.743643887037151,0.131825904205330 --span 0.005 --iters 4096 \
-  --screenshot "$OUT/window-counters.png"
+  --screenshot "$A/window-counters.png"
 # F12 as a user presses it: the window's PNG and its sidecar, which gets a table of every
 # variant at this view (compared on the spot: none was made before), counters and all.
 if [ -x $B/xtest-keys ]; then
@@ -43,7 +53,7 @@ if [ -x $B/xtest-keys ]; then
   python3 -c "import json,glob;j=json.load(open(glob.glob('$A/capture/*.json')[0]));c=j['compare'];print('   sidecar:',j['device']['name'],'clock',round(j['clock_ghz'],3),'GHz,',len(c['rows']),'variants compared, with counters:',sum(1 for r in c['rows'] if r.get('counters') and not r['counters']['unavailable']),'|',j['counters_source'][:100])" 2>&1 | tee -a "$log"
   # sin-ratio's "measure the balance" clicked in the panel (where the default layout puts it).
   $B/mandelpipe --frames 2500 --no-vsync --width 1600 --height 900 --variant sin-ratio \
-    --screenshot "$OUT/window-sweep.png" >>"$log" 2>&1 &
+    --screenshot "$A/window-sweep.png" >>"$log" 2>&1 &
   app=$!
   sleep 6
   $B/xtest-keys click 270 175 >>"$log" 2>&1
@@ -58,13 +68,13 @@ setpriv --reuid=65534 --regid=65534 --clear-groups env XDG_CONFIG_HOME=/tmp/nobo
   $B/mandelpipe --frames 300 --no-vsync --overlay --width 1280 --height 720 \
   --screenshot /tmp/nobody/window-nobody.png >>"$log" 2>&1
 echo "   rc=$?" | tee -a "$log"
-cp /tmp/nobody/window-nobody.png "$OUT/" 2>/dev/null
+cp /tmp/nobody/window-nobody.png "$A/" 2>/dev/null
 setpriv --reuid=65534 --regid=65534 --clear-groups env XDG_CONFIG_HOME=/tmp/nobody \
   $B/mandelpipe bench --variant fma4 --counters --format md >"$A/bench-nobody.md" 2>>"$log"
 echo "   nobody bench rc=$?" | tee -a "$log"
 # The refusal as a user without profiling rights meets it (CUPTI's answer injected).
 MANDELPIPE_COUNTERS_REFUSE=enable step $B/mandelpipe --frames 60 --no-vsync --overlay \
-  --width 1280 --height 720 --screenshot "$OUT/window-refused.png"
+  --width 1280 --height 720 --screenshot "$A/window-refused.png"
 # Another profiler holding the counters: ncu around the bench (its first two kernels profiled).
 echo "== under ncu" | tee -a "$log"
 timeout 180 ncu --metrics smsp__inst_executed.sum -c 2 $B/mandelpipe bench --variant fma4 \

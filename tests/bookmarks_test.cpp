@@ -2,7 +2,13 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <map>
+#include <string>
+#include <vector>
+
 #include "io/embedded.h"
+#include "render/cpu_renderer.h"
 
 namespace mp {
 namespace {
@@ -23,6 +29,40 @@ TEST(Bookmarks, BadEntriesAreRejected) {
   EXPECT_THROW(
       parse_bookmarks(R"({"bookmarks": [{"name": "x", "center": [0, 0], "span": 1, "iters": 0}]})"),
       std::runtime_error);
+}
+
+// Why a view is not worth opening on, or "": rendered small on the CPU reference, some pixels
+// must escape, no single value may cover the screen, and there must be many iteration counts.
+std::string dull(const View& v) {
+  constexpr int kW = 96, kH = 54, kPixels = kW * kH;
+  std::vector<float> out(kPixels * kFloatsPerPixel);
+  std::vector<unsigned> counts(kPixels);
+  CpuRenderer().render(VariantId::Fma4, pixel_grid(v, kW, kH), v.max_iter, out.data(),
+                       counts.data());
+  std::map<unsigned, int> histogram;
+  for (unsigned n : counts) ++histogram[n];
+  const auto inside = histogram.find(v.max_iter);
+  const int escaped = kPixels - (inside == histogram.end() ? 0 : inside->second);
+  int commonest = 0;
+  for (const auto& [count, pixels] : histogram) commonest = std::max(commonest, pixels);
+  const std::size_t distinct = histogram.size() - (inside == histogram.end() ? 0 : 1);
+  if (escaped < kPixels * 5 / 100) return "almost nothing escapes (a black screen)";
+  if (commonest > kPixels * 95 / 100) return "one value covers the screen";
+  if (distinct < 32) return "too few distinct iteration counts";
+  return "";
+}
+
+TEST(Bookmarks, EveryShippedBookmarkShowsSomething) {
+  for (const Bookmark& b : parse_bookmarks(embedded::bookmarks_json))
+    EXPECT_EQ(dull(b.view), "") << b.name;
+}
+
+TEST(Bookmarks, DullViewsAreCaught) {
+  // The old "Mini-brot on the needle": no pixel within 2e-5 of it escapes in 4096 steps.
+  EXPECT_NE(dull({-1.7685736562, 0.0, 2.0e-5, 4096}), "");
+  EXPECT_NE(dull({-0.75, 0.0, 0.05, 16384}), "") << "the neck itself is a thin line";
+  EXPECT_NE(dull({3.0, 3.0, 0.1, 1000}), "") << "far outside: every pixel escapes at once";
+  EXPECT_NE(dull({0.3, 0.0, 1e-6, 1000}), "") << "just outside the cusp: nearly flat";
 }
 
 }  // namespace

@@ -112,7 +112,8 @@ TEST(Cli, WindowOptions) {
 
 TEST(Cli, BadInputIsOneLineAndExitCode2) {
   expect_error({"--width", "0"}, "--width");
-  expect_error({"render", "--out", "a.png", "--height", "16385"}, "--height");
+  expect_error({"render", "--out", "a.png", "--height", "65537"}, "--height");
+  expect_error({"--height", "16385"}, "--height");
   expect_error({"--width", "abc"}, "--width");
   expect_error({"--iters", "0"}, "--iters");
   expect_error({"--iters", "10000001"}, "--iters");
@@ -162,6 +163,13 @@ TEST(Cli, NumbersAreDecimal) {
   ASSERT_TRUE(r.options) << r.err;
   EXPECT_EQ(r.options->bench_frames, 12);
   expect_error({"--width", "0x10"}, "--width");
+}
+
+// What was typed is quoted with its control characters escaped, so the error stays one line.
+TEST(Cli, ErrorsEscapeControlCharacters) {
+  expect_error({"-\rvariant"}, "unexpected argument '-\\rvariant'");
+  expect_error({"--frames", "1\n2"}, "got '1\\n2'");
+  expect_error({"--present", "\x1b[2J"}, "got '\\x1b[2J'");
 }
 
 TEST(Cli, Cli11ErrorsReadLikeTheOthers) {

@@ -27,6 +27,31 @@ TEST(Iterate, KnownOrbits) {
   EXPECT_EQ(iterate<variants::Fma4>(0.0f, 1.0f, 500).iters, 500u);
 }
 
+// Blocks of steps, paired or not, undone and replayed where they escaped: the same counts and the
+// same smooth values as one step at a time, at every iteration limit around a block's edges.
+TEST(Iterate, BlocksOfStepsGiveExactlyTheOneStepCounts) {
+  int escaped = 0, inside = 0;
+  for (unsigned max_iter : {1u, 2u, 7u, 8u, 15u, 16u, 17u, 31u, 32u, 33u, 63u, 100u, 1000u})
+    for (int i = 0; i < 61; ++i)
+      for (int j = 0; j < 37; ++j) {
+        const float cx = -2.1f + i * 0.045f, cy = -0.1f + j * 0.033f;
+        // fma4 as written, and as the GPU fuses it (the exact-FMA variants' one-step form).
+        const PixelResult one = iterate<variants::Fma4>(cx, cy, max_iter);
+        const PixelResult fused = iterate<variants::ExactFma4>(cx, cy, max_iter);
+        const std::pair<PixelResult, PixelResult> pairs[] = {
+            {iterate<variants::Fma4Esc8>(cx, cy, max_iter), one},
+            {iterate<variants::Fma4X16>(cx, cy, max_iter), fused},
+            {iterate<variants::Fma4Refill>(cx, cy, max_iter), fused}};
+        for (const auto& [r, ref] : pairs) {
+          ASSERT_EQ(r.iters, ref.iters) << cx << "," << cy << " at " << max_iter;
+          ASSERT_EQ(r.smooth, ref.smooth) << cx << "," << cy << " at " << max_iter;
+        }
+        (one.iters < max_iter ? escaped : inside) += 1;
+      }
+  EXPECT_GT(escaped, 1000);  // the grid holds both kinds of points
+  EXPECT_GT(inside, 1000);
+}
+
 TEST(Iterate, SmoothValueIsContinuousAroundTheCount) {
   const PixelResult r = iterate<variants::Fma4>(0.26f, 0.0f, 1000);  // just past the cusp
   ASSERT_GT(r.iters, 0u);

@@ -64,7 +64,7 @@ INSTANTIATE_TEST_SUITE_P(All, ExperimentGpuTest, ::testing::ValuesIn(experiment_
 // A bound is a bound: a kernel measured faster than it means the model (rates or mix) is wrong.
 // The half-percent allowed above it is for measurement noise: fma5 and fma4 run at their bound.
 // How close the kernels come is a benchmark (`mandelpipe experiment fma-grouping`,
-// `... sin-overlap`; the README keeps the latest H200 figures), not a test: the interleaved
+// `... sin-overlap`; docs/measurements.md keeps the latest figures), not a test: the interleaved
 // kernel sits furthest below its bound, by how well ptxas spreads the MUFUs among the FMA-pipe
 // instructions, which moves from build to build.
 TEST(ExperimentBound, ThroughputKernelsNeverBeatTheirBound) {

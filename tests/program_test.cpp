@@ -746,3 +746,86 @@ TEST_F(ProgramGpuTest, BenchCsvParsesBack) {
 
 }  // namespace
 }  // namespace mp
+
+namespace mp {
+namespace {
+
+// A user's own places (issue 17): keys pressed at a CPU window that Escape ends (3000 frames
+// end it should a key be lost); the --frames summary says where it ended. The view is not the
+// default one, so it is not moved beside the panel.
+constexpr const char* kPlacesWindow =
+    "--cpu --frames 3000 --width 480 --height 270 --center -0.6,0 --span 3 --iters 64 "
+    "--no-vsync";
+
+TEST_F(ProgramTest, LCyclesThePalette) {
+  if (!has_display()) GTEST_SKIP() << "no DISPLAY (scripts/test.sh runs this under Xvfb)";
+  if (!has_key_presser()) GTEST_SKIP() << "no XTest to press keys with (libxtst-dev)";
+  const Result still = run_with_keys(kPlacesWindow, 1.0, "Escape");
+  ASSERT_EQ(still.code, 0) << still.err;
+  EXPECT_NE(still.out.find("final colour: palette ember,"), std::string::npos) << still.out;
+  const Result r = run_with_keys(kPlacesWindow, 1.0, "l w200 Escape");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("final colour: palette "), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("final colour: palette ember,"), std::string::npos) << r.out;
+}
+
+TEST_F(ProgramTest, BackspaceGoesBackAfterAZoom) {
+  if (!has_display()) GTEST_SKIP() << "no DISPLAY (scripts/test.sh runs this under Xvfb)";
+  if (!has_key_presser()) GTEST_SKIP() << "no XTest to press keys with (libxtst-dev)";
+  // The first zoom (span 2) stays long enough to be kept; Backspace leaves the second (1.333).
+  const Result r = run_with_keys(kPlacesWindow, 1.0, "equal w800 equal w100 BackSpace w200 Escape");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("final view: variant fma4, center -0.6,0, span 2, iters 64\n"),
+            std::string::npos)
+      << r.out;
+  // Alt+Left goes back as well, and Alt+Right forward again; plain arrows still pan.
+  const Result f =
+      run_with_keys(kPlacesWindow, 1.0, "equal w800 alt+Left w100 alt+Right w100 Escape");
+  ASSERT_EQ(f.code, 0) << f.err;
+  EXPECT_NE(f.out.find("final view: variant fma4, center -0.6,0, span 2, iters 64\n"),
+            std::string::npos)
+      << f.out;
+}
+
+TEST_F(ProgramTest, CopyThenPasteKeepsTheView) {
+  if (!has_display()) GTEST_SKIP() << "no DISPLAY (scripts/test.sh runs this under Xvfb)";
+  if (!has_key_presser()) GTEST_SKIP() << "no XTest to press keys with (libxtst-dev)";
+  // Between the copy and the paste: a zoom, a pan, another palette and another variant.
+  const Result r = run_with_keys(
+      kPlacesWindow, 1.0, "ctrl+c w100 equal w100 Right w100 l w100 3 w100 ctrl+v w200 Escape");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("final view: variant fma4, center -0.6,0, span 3, iters 64\n"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("final colour: palette ember,"), std::string::npos) << r.out;
+}
+
+TEST_F(ProgramTest, BSavesABookmarkAndTypingTakesNoShortcut) {
+  if (!has_display()) GTEST_SKIP() << "no DISPLAY (scripts/test.sh runs this under Xvfb)";
+  if (!has_key_presser()) GTEST_SKIP() << "no XTest to press keys with (libxtst-dev)";
+  // "l", "p" and "c" go into the name, not to the palette, the overlay and compare.
+  const Result r =
+      run_with_keys(kPlacesWindow, 1.0, "b w300 m y space p l a c e w100 Return w300 Escape");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("final colour: palette ember,"), std::string::npos) << r.out;
+  const nlohmann::json saved =
+      nlohmann::json::parse(slurp(dir_ / "config" / "mandelpipe" / "bookmarks.json"));
+  ASSERT_EQ(saved["bookmarks"].size(), 1u) << saved.dump();
+  EXPECT_EQ(saved["bookmarks"][0]["name"], "my place");
+  EXPECT_EQ(saved["bookmarks"][0]["span"], 3.0);
+}
+
+TEST_F(ProgramTest, WindowTakesTheColourFlags) {
+  if (!has_display()) GTEST_SKIP() << "no DISPLAY (scripts/test.sh runs this under Xvfb)";
+  const Result r =
+      run("--cpu --frames 2 --width 320 --height 200 --iters 64 --density 2 "
+          "--offset 0.25");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("final colour: palette ember, density 2, offset 0.25, stripe 0.6\n"),
+            std::string::npos)
+      << r.out;
+  expect_one_line_error(run("--cpu --frames 2 --stripe 2"), 2, "--stripe");
+}
+
+}  // namespace
+}  // namespace mp

@@ -29,6 +29,7 @@ BenchReport two_rows() {
     r.metrics.fraction_of_bound = 0.75;
     r.tiles_by_cost = by_cost;
     r.differing_from_fma4 = 3;
+    if (by_cost) r.limit = ViewLimit{1e6, 2e6, 0.4, 0.25, 1.98};
     rep.rows.push_back(r);
   }
   return rep;
@@ -49,10 +50,39 @@ TEST(BenchReport, CsvRowsMatchTheHeader) {
   const auto col = std::find(head.begin(), head.end(), "tile_order") - head.begin();
   ASSERT_LT(col, static_cast<long>(head.size()));
   for (int i = 1; i <= 2; ++i) {
-    const std::vector<std::string> f = split(lines[i], ',');
+    std::vector<std::string> f = split(lines[i], ',');
+    if (lines[i].back() == ',') f.emplace_back();  // the last field left empty
     ASSERT_EQ(f.size(), head.size()) << lines[i];
     EXPECT_EQ(f[col], i == 1 ? "rows" : "cost");
+    // The view's limit and the frame's share of it; empty where there is none.
+    const auto at = [&](const char* name) {
+      return f[std::find(head.begin(), head.end(), name) - head.begin()];
+    };
+    EXPECT_EQ(at("limit_ms"), i == 1 ? "" : "0.4000");
+    EXPECT_EQ(at("pct_of_limit"), i == 1 ? "" : "80.00");
+    EXPECT_EQ(at("pct_of_limit_free"), i == 1 ? "" : "50.00");
   }
+}
+
+// A zoom path's views added up per variant, with the limits' sums, in Markdown and JSON.
+TEST(BenchReport, ZoomTotalsAddUpTheRowsPerVariant) {
+  BenchReport rep = two_rows();
+  rep.rows.push_back(rep.rows[1]);  // fma4 at a second view: 0.5 ms, limit 0.4 (free 0.25)
+  rep.zoom = zoom_totals(rep.rows);
+  ASSERT_EQ(rep.zoom.size(), 2u);
+  EXPECT_EQ(rep.zoom[1].variant, "fma4");
+  EXPECT_EQ(rep.zoom[1].views, 2);
+  EXPECT_DOUBLE_EQ(rep.zoom[1].kernel_ms, 1.0);
+  EXPECT_DOUBLE_EQ(rep.zoom[1].limit_ms, 0.8);
+  EXPECT_DOUBLE_EQ(rep.zoom[1].limit_free_ms, 0.5);
+  EXPECT_EQ(rep.zoom[0].limit_ms, 0.0);  // fma5's row has no limit
+  const std::string md = format_bench(rep, OutputFormat::Markdown);
+  EXPECT_NE(md.find("| fma4 | 2 | 1.000 | 0.800 (0.500) | 80.0% (50.0%) |"), std::string::npos)
+      << md;
+  const nlohmann::json j = nlohmann::json::parse(format_bench(rep, OutputFormat::Json));
+  EXPECT_EQ(j["zoom_totals"][1]["views"], 2);
+  EXPECT_DOUBLE_EQ(j["rows"][1]["limit"]["pct_of_limit"].get<double>(), 80.0);
+  EXPECT_TRUE(j["rows"][0]["limit"].is_null());
 }
 
 // One CSV file is one table: the present paths and the sine sweep, tables of their own, are

@@ -94,6 +94,7 @@ TEST_F(SettingsTest, BadNumbersAreRefusedNotConverted) {
   EXPECT_NE(warning_for(R"({"window_width": true})"), "");        // read as 1
   EXPECT_NE(warning_for(R"({"window_width": 20000})"), "");
   EXPECT_NE(warning_for(R"({"window_width": -1})"), "");
+  EXPECT_NE(warning_for(R"({"window_height": 0})"), "");  // unsigned in JSON: was let through
   EXPECT_NE(warning_for(R"({"window_x": 99999999, "window_y": 0})"), "");
   EXPECT_NE(warning_for(R"({"density": 1e39})"), "");  // past float: was saved back as null
   EXPECT_NE(warning_for(R"({"offset": null})"), "");

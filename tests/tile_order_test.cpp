@@ -239,5 +239,27 @@ TEST_F(TileOrderTest, RecordsTheTileCostsUntilTheyAreThisKernelsOnThisView) {
   }
 }
 
+// Plain launches and lane refill take no order: they record nothing a frame did not ask for
+// and leave the queue's costs as they were. forget_view() makes the next frame a view's first.
+TEST_F(TileOrderTest, OtherShapesLeaveTheQueueAloneAndForgettingStartsAfresh) {
+  GpuRenderer gpu(device_);
+  const View seahorse{-0.743643887037151, 0.131825904205330, 0.005, 1024};
+  const int w = 613, h = 347;
+  struct Step {
+    VariantId variant;
+    bool forget, recording, by_cost;
+  };
+  const Step steps[] = {
+      {VariantId::Fma4, false, true, false}, {VariantId::Fma4X16, false, false, false},
+      {VariantId::Fma4, false, false, true}, {VariantId::Fma4Refill, false, false, false},
+      {VariantId::Fma4, false, false, true}, {VariantId::Fma4, true, true, false}};
+  for (std::size_t i = 0; i < std::size(steps); ++i) {
+    if (steps[i].forget) gpu.forget_view();
+    const Frame f = render(gpu, seahorse, w, h, steps[i].variant, false);
+    EXPECT_EQ(f.stats.recording, steps[i].recording) << "frame " << i;
+    EXPECT_EQ(f.stats.by_cost, steps[i].by_cost) << "frame " << i;
+  }
+}
+
 }  // namespace
 }  // namespace mp

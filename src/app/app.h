@@ -1,29 +1,40 @@
-// The interactive window: explore the set, switch variants live, watch the measurements.
+// The interactive window: explore the set, switch variants live, watch the measurements. The
+// App owns the windows and runs the frame: input, render, measure, draw the windows, then the
+// jobs they queued.
 #pragma once
 
-#include <deque>
 #include <filesystem>
 #include <future>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "app/compare_window.h"
+#include "app/counter_feed.h"
+#include "app/experiments_window.h"
+#include "app/explorer.h"
 #include "app/history.h"
 #include "app/imgui_layer.h"
+#include "app/key_bindings.h"
 #include "app/overlay.h"
+#include "app/panel.h"
+#include "app/sweep_window.h"
 #include "app/window.h"
 #include "cli/options.h"
 #include "commands/common.h"
-#include "counters/pm_sampler.h"
 #include "gl/colorizer.h"
 #include "gl/frame_pipeline.h"
 #include "gl/gpu_timer.h"
-#include "io/experiment_report.h"
+#include "io/bookmark_store.h"
 #include "io/sass_loader.h"
 #include "io/settings.h"
+#include "model/ab_recorder.h"
 #include "model/bookmarks.h"
 #include "model/metrics.h"
 #include "model/pipe_rates.h"
+#include "model/view_history.h"
+#include "model/view_text.h"
 
 namespace mp {
 
@@ -34,26 +45,32 @@ class App {
   int run();
 
  private:
-  void handle_input();
   void render_frame();
+  void handle_input();
+  // What a key (key_bindings.h) or the panel's button for it does; `index`: which of the
+  // binding's keys (the direction, the variant).
+  void perform(Action a, int index = 0);
+  // The place on screen, and going to one: the view, variant, palette and colours.
+  ViewState view_state() const;
+  void show(const ViewState& s);
+  // A jump (a bookmark, a paste, Home): kept in the history on both sides, so that Back returns.
+  void go_to(const ViewState& target);
+  void go_to(const View& view);
+  void paste_view();
+  bool save_bookmark(const std::string& name);
+  void draw_windows();
   void measure(const gl::FrameMeasurement& m);
-  void draw_panel();
-  void draw_counters_section(const GpuFrameStats& s);
-  void draw_compare_window();
-  void draw_precision_banner();
+  void print_summary() const;  // --frames: what the frames cost
+  // The window's back buffer, UI included, as PNG; --screenshot and F12 (with its sidecar).
+  std::string screenshot_png() const;
   void take_screenshot(const std::string& path);
-  std::string screenshot_png() const;  // the window's back buffer, UI included, as PNG
-  void capture_with_sidecar();         // F12
-  void run_compare();
-  bool compare_is_current() const;  // the compare table is of the view and size on screen
-  void draw_experiments_window();
-  void draw_sweep_window();
-  std::filesystem::path capture_path(const std::string& stem, const char* ext) const;
+  void capture_with_sidecar();
+  void queue_compare();
   const LoadedSass* sass() const { return sass_ && sass_->ok() ? &*sass_ : nullptr; }
   std::string mix_source() const;
-  // Where the counter figures come from, or why there are none; brief: the overlay's short form.
-  std::string counters_source(bool brief) const;
-  bool take_counter_figures();  // the newest figures the sampler has finished; true if new
+  std::string counters_source(bool brief) const {
+    return counters_.source(brief, device_.device.has_value(), frames_done_);
+  }
   // 10 x compute capability of the GPU in use (sm_90 mixes where there is none).
   int sm() const {
     return device_.device ? device_.device->cc_major * 10 + device_.device->cc_minor : 90;
@@ -67,6 +84,9 @@ class App {
   std::optional<PipeRates> rates_;
   std::vector<Palette> palettes_;
   std::vector<Bookmark> bookmarks_;
+  BookmarkStore user_bookmarks_{user_bookmarks_path()};
+  ViewHistory places_;     // Back and Forward
+  BookmarkNaming naming_;  // B: the name typed in the panel
   std::future<LoadedSass> sass_loading_;
   std::optional<LoadedSass> sass_;
 
@@ -76,48 +96,21 @@ class App {
   gl::FramePipeline pipeline_;
   gl::Colorizer colorizer_;
 
-  View view_;
-  VariantId variant_;
-  int palette_index_ = 0;
-  bool vsync_;
-  bool live_;  // re-render every frame (live measurement) or only when something changed
-  bool dirty_ = true;
+  Explorer ex_;
+  int palette_shown_ = -1;                // the palette the colorizer holds
+  bool fit_view_ = false;                 // move the starting view clear of the panel
+  float laid_out_scale_ = 0;              // the UI size the windows were last placed for
   std::pair<int, int> drawn_size_{0, 0};  // the framebuffer size the last frame was drawn at
-  bool show_panel_ = true;
-  bool show_overlay_;
-  bool show_sass_;
-  bool show_divergence_;
-  bool compare_requested_ = false;
-  bool show_experiments_ = false;
-  int experiment_index_ = 0;
-  bool experiment_requested_ = false;
-  std::optional<ExperimentReport> experiment_;
-  std::string experiment_error_;
-  bool capture_requested_ = false;
-  // sin-ratio's balance point: the sweep of 0..4 __sinf per step, run on request.
-  bool sweep_requested_ = false;
-  bool show_sweep_ = false;
-  std::vector<SineSweepRow> sweep_;
-  std::string sweep_error_;
-  // A result came after its window opened: fit the window's height to it once.
-  bool refit_sweep_ = false, refit_experiments_ = false;
 
-  // The GPU's own pipe counters (CUPTI PM sampling): frames launched whose figures are not in
-  // yet (reading, frame number), and the newest figures with their frame.
-  std::unique_ptr<counters::PmSampler> counters_;
-  struct CounterReading {
-    std::uint64_t reading = 0;
-    long long frame = 0;
-    double modelled_instructions = 0;  // of the frame's step loop, for withhold_short_counts
-  };
-  std::deque<CounterReading> counter_readings_;
-  std::optional<CounterFigures> counter_figures_;
-  long long counter_frame_ = -1;
+  // The windows besides the panel (a function of the Explorer) and the banner.
+  PipeOverlay overlay_;
+  CompareWindow compare_;
+  ExperimentsWindow experiments_;
+  SweepWindow sweep_;
 
+  CounterFeed counters_;
   gl::FrameMeasurement last_;
   std::optional<Metrics> last_metrics_;
-  PipeOverlay overlay_;
-  History frame_ms_, render_ms_;
   History overlay_ms_;         // CPU time the pipe overlay took per frame (model + drawing)
   float overlay_cost_ms_ = 0;  // this frame's share so far
   // GPU time of the UI's draw (every ImGui window): with and without the overlay, the
@@ -127,31 +120,13 @@ class App {
   struct Totals {  // over the whole run, for the --frames summary
     double frame_ms = 0, render_ms = 0, overlay_ms = 0, ui_gpu_ms = 0;
     long frames = 0, renders = 0, overlays = 0, ui_gpu_frames = 0;
-    // --overlay-ab, by whether the overlay was shown ([0] without, [1] with): frame times, and
-    // the UI's end of frame (ImGui's render and the GL backend's calls) on the CPU and, from
-    // the GL timer query that may lag a frame or two, on the GPU.
-    std::vector<double> ab_frame_ms[2];
-    std::vector<std::vector<double>> ab_blocks;  // the same frame times, by block
-    double ab_ui_cpu_ms[2] = {0, 0}, ab_ui_gpu_ms[2] = {0, 0};
-    long ab_ui_frames[2] = {0, 0}, ab_ui_gpu_frames[2] = {0, 0};
-    double ab_kernel_ms[2] = {0, 0};  // the render kernel's event time, by half
-    long ab_kernels[2] = {0, 0};
     double mean_frame_ms() const { return frames ? frame_ms / frames : 0; }
     double mean_render_ms() const { return renders ? render_ms / renders : 0; }
     double mean_overlay_ms() const { return overlays ? overlay_ms / overlays : 0; }
     double mean_ui_gpu_ms() const { return ui_gpu_frames ? ui_gpu_ms / ui_gpu_frames : 0; }
   } totals_;
-  std::optional<BenchReport> compare_;
-  std::string status_;                              // last capture / save message
-  static constexpr long long kOverlayAbBlock = 10;  // --overlay-ab: frames per block
+  AbRecorder ab_;  // --overlay-ab, --counters-ab
   double last_frame_start_ = 0;
-  bool last_frame_b_ = false;  // the frame being timed is in the B half of an A/B run
-  // Which half of an A/B run a frame's UI times go to: the overlay's, as drawn, or the counters'.
-  int last_frame_ab_b(bool overlay_drawn, bool b_half) const {
-    return opts_.counters_ab ? b_half : overlay_drawn;
-  }
-  bool last_frame_settled_ = false;   // ...and counts for --overlay-ab (not a block's first)
-  std::size_t last_frame_block_ = 0;  // ...in this block
   long long frames_done_ = 0;
 };
 

@@ -13,8 +13,17 @@
 
 namespace mp {
 
-ImGuiLayer::ImGuiLayer(GLFWwindow* window, float scale, std::string ini_path)
-    : ini_path_(std::move(ini_path)) {
+namespace {
+
+// The font's size at UI scale 1: ImGui's 13 px default is too small to read from a few steps
+// away; the UI size setting goes on from here.
+constexpr float kFontPixels = 15.0f;
+
+}  // namespace
+
+ImGuiLayer::ImGuiLayer(GLFWwindow* window, float content_scale, float ui_scale,
+                       std::string ini_path)
+    : ini_path_(std::move(ini_path)), content_scale_(content_scale), ui_scale_(ui_scale) {
   IMGUI_CHECKVERSION();
   ImGui::CreateContext();
   ImGuiIO& io = ImGui::GetIO();
@@ -30,12 +39,7 @@ ImGuiLayer::ImGuiLayer(GLFWwindow* window, float scale, std::string ini_path)
       ImGui::LoadIniSettingsFromMemory(text->data(), text->size());
     save_ini_ = warning.empty();
   }
-  // Rasterize the font at the display's scale instead of stretching a 13 px bitmap.
-  ImFontConfig font;
-  font.SizePixels = std::round(13.0f * scale);
-  io.Fonts->AddFontDefault(&font);
-  ImGui::StyleColorsDark();
-  ImGui::GetStyle().ScaleAllSizes(scale);
+  apply_scale();
   ImGui_ImplGlfw_InitForOpenGL(window, true);
   // Tab is the panel's key: ImGui's own use of it, moving the keyboard into the next text field,
   // left focus in "max iterations", where the next digit became the iteration limit.
@@ -62,7 +66,28 @@ ImGuiLayer::~ImGuiLayer() {
   ImGui::DestroyContext();
 }
 
+// The font rasterized at the scaled size rather than a small bitmap stretched, and every
+// padding and spacing scaled from ImGui's defaults.
+void ImGuiLayer::apply_scale() {
+  const float scale = content_scale_ * ui_scale_;
+  ImGuiIO& io = ImGui::GetIO();
+  io.Fonts->Clear();
+  ImFontConfig font;
+  font.SizePixels = std::round(kFontPixels * scale);
+  io.Fonts->AddFontDefault(&font);
+  ImGuiStyle& style = ImGui::GetStyle();
+  style = ImGuiStyle();
+  ImGui::StyleColorsDark(&style);
+  style.ScaleAllSizes(scale);
+  applied_scale_ = ui_scale_;
+}
+
 void ImGuiLayer::begin_frame() {
+  if (ui_scale_ != applied_scale_) {
+    apply_scale();
+    ImGui_ImplOpenGL3_DestroyFontsTexture();
+    ImGui_ImplOpenGL3_CreateFontsTexture();
+  }
   ImGui_ImplOpenGL3_NewFrame();
   ImGui_ImplGlfw_NewFrame();
   ImGui::NewFrame();

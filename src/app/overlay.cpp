@@ -22,11 +22,13 @@ ImVec4 pipe_colour(const std::string& pipe) {
   return {0.6f, 0.6f, 0.6f, 1};
 }
 
-void corner(int corner_index, float scale) {
+// `below`: room kept free above a top corner (the precision banner's).
+void corner(int corner_index, float scale, float below = 0) {
   const ImGuiViewport* vp = ImGui::GetMainViewport();
   const float pad = 10 * scale;
-  const ImVec2 pos(corner_index & 1 ? vp->WorkPos.x + vp->WorkSize.x - pad : vp->WorkPos.x + pad,
-                   corner_index & 2 ? vp->WorkPos.y + vp->WorkSize.y - pad : vp->WorkPos.y + pad);
+  const ImVec2 pos(
+      corner_index & 1 ? vp->WorkPos.x + vp->WorkSize.x - pad : vp->WorkPos.x + pad,
+      corner_index & 2 ? vp->WorkPos.y + vp->WorkSize.y - pad : vp->WorkPos.y + pad + below);
   ImGui::SetNextWindowPos(pos, ImGuiCond_Always,
                           ImVec2(corner_index & 1 ? 1.0f : 0.0f, corner_index & 2 ? 1.0f : 0.0f));
   ImGui::SetNextWindowBgAlpha(0.8f);
@@ -120,7 +122,28 @@ int plot_points(const std::map<std::string, History>& histories, const std::stri
   return static_cast<int>(n);
 }
 
+// The fixed columns: name | model's bar over counters' bar | diff | history of both | note.
+struct Columns {
+  float gap, name, bar, value, diff, plot, note;
+  float width() const { return name + bar + gap + value + diff + plot + gap + note; }
+};
+
+Columns columns(float scale) {
+  const float gap = ImGui::GetStyle().ItemSpacing.x;
+  return {gap,
+          ImGui::CalcTextSize(kSmActive).x + gap,
+          110 * scale,
+          ImGui::CalcTextSize("100.0").x + gap,
+          ImGui::CalcTextSize("+000.0").x + gap,
+          80 * scale,
+          ImGui::CalcTextSize("0.000 ms <- limits (both)").x};
+}
+
 }  // namespace
+
+float PipeOverlay::width(float scale) {
+  return columns(scale).width() + 2 * ImGui::GetStyle().WindowPadding.x;
+}
 
 void PipeOverlay::update(const std::vector<PipeLoad>& loads, const CounterFigures* counters) {
   for (const PipeLoad& p : loads)
@@ -196,23 +219,21 @@ void PipeOverlay::clear() {
 
 void PipeOverlay::draw(const std::string& title, const std::string& mix_source,
                        const std::string& counters_source, float cost_ms, float ui_gpu_ms,
-                       float frame_ms, float scale) const {
-  corner(1, scale);  // top right
+                       float frame_ms, float scale, float below) const {
+  corner(1, scale, below);  // top right
   ImGui::Begin("##pipes", nullptr, kOverlayFlags);
   // Plain edges: anti-aliasing adds triangles, and on a datacenter GPU's slow raster path what
   // the overlay draws shows in the frame time. Its area too: the window's background took 10
   // of its 14 us of GPU time on an H200, so the text lines wrap at the width the pipe rows set.
   ImDrawList* dl = ImGui::GetWindowDrawList();
   dl->Flags &= ~(ImDrawListFlags_AntiAliasedLines | ImDrawListFlags_AntiAliasedFill);
-  // Fixed columns: name | model's bar over counters' bar | diff | history of both | note, 530 px
-  // at scale 1 (545 with the window's padding), so that the overlay fits a 1280x720 window.
+  // Fixed columns (columns()), about 40 em in all, so that the overlay fits beside the panel in
+  // a 1280x720 window.
   const float line = ImGui::GetTextLineHeight();
   const float gap = ImGui::GetStyle().ItemSpacing.x, spacing = ImGui::GetStyle().ItemSpacing.y;
-  const float name_w = ImGui::CalcTextSize(kSmActive).x + gap, bar_w = 110 * scale;
-  const float value_w = ImGui::CalcTextSize("100.0").x + gap;
-  const float diff_w = ImGui::CalcTextSize("+000.0").x + gap, plot_w = 80 * scale;
-  const float note_w = ImGui::CalcTextSize("0.000 ms <- limits (both)").x;
-  const float width = name_w + bar_w + gap + value_w + diff_w + plot_w + gap + note_w;
+  const Columns col = columns(scale);
+  const float name_w = col.name, bar_w = col.bar, value_w = col.value, diff_w = col.diff;
+  const float plot_w = col.plot, width = col.width();
   ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + width);
   ImGui::TextUnformatted(title.c_str());
   ImGui::TextDisabled("busy = cycles over the measured SM cycles");

@@ -26,10 +26,12 @@ class PipeOverlay {
   // counters_source where the counters' figures come from, or why there are none and how to
   // allow them. cost_ms: what the overlay itself costs per frame in CPU time, ui_gpu_ms: the
   // GPU time of the whole UI's draw (its share in it is the overlay's GPU cost), frame_ms: the
-  // frame time.
+  // frame time. below: room kept free above it (the precision banner's).
   void draw(const std::string& title, const std::string& mix_source,
             const std::string& counters_source, float cost_ms, float ui_gpu_ms, float frame_ms,
-            float scale) const;
+            float scale, float below) const;
+  // Its width on screen at `scale` and the current font: its columns are fixed.
+  static float width(float scale);
 
  private:
   // One pipe as drawn, worked out on update so that draw, which runs every frame, only draws.

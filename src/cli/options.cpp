@@ -4,11 +4,13 @@
 #include <algorithm>
 #include <climits>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <map>
 #include <sstream>
 #include <tuple>
 
+#include "io/settings.h"
 #include "model/variant_table.h"
 #include "version.h"
 
@@ -34,6 +36,11 @@ struct Raw {
               tile_order = "cost";
   bool no_vsync = false;
   bool palette_given = false;
+  // bench: --view (repeatable) and the zoom path's parts
+  std::vector<std::string> bench_views;
+  std::optional<std::string> zoom, zoom_from, zoom_to, zoom_steps, zoom_iters;
+  // render: colour settings, supersampling, zoom sequence
+  std::optional<std::string> density, offset, stripe, ss, render_zoom_to, render_frames;
 };
 
 // Whole-string number parsing, so "12abc" is an error rather than 12. Integers are read as
@@ -54,6 +61,25 @@ std::optional<int> parse_int(const std::string& s, long long lo, long long hi) {
   const auto v = parse_number<long long>(s);
   if (!v || *v < lo || *v > hi) return std::nullopt;
   return static_cast<int>(*v);
+}
+
+// An error quotes what was typed: its control characters escaped (\r, \x1b), so that the
+// message stays one line and cannot move the terminal's cursor.
+std::string printable(const std::string& s) {
+  std::string out;
+  for (const char ch : s) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c >= 0x20 && c != 0x7F) {
+      out += ch;
+    } else if (c == '\n' || c == '\r' || c == '\t') {
+      out += c == '\n' ? "\\n" : c == '\r' ? "\\r" : "\\t";
+    } else {
+      char hex[8];
+      std::snprintf(hex, sizeof hex, "\\x%02x", c);
+      out += hex;
+    }
+  }
+  return out;
 }
 
 // An option whose value is kept as text in `to`, for finish() to check.
@@ -92,11 +118,10 @@ void add_view_options(CLI::App& app, Options& o, Raw& raw, bool image_size) {
   add_text(app, "--span", raw.span, "width of the view in the complex plane (default 3)");
   add_text(app, "--iters", raw.iters, "maximum iterations, 1..10^7 (default 1024)");
   app.add_option("--variant", raw.variant, "step variant: " + variant_names());
-  const char* what = image_size ? "image" : "window";
-  add_text(app, "--width", raw.width, std::string(what) + " width in pixels, 1..16384")
-      ->type_name("INT");
-  add_text(app, "--height", raw.height, std::string(what) + " height in pixels, 1..16384")
-      ->type_name("INT");
+  const std::string what = image_size ? "image" : "window";
+  const std::string range = image_size ? "1..65536" : "1..16384";
+  add_text(app, "--width", raw.width, what + " width in pixels, " + range)->type_name("INT");
+  add_text(app, "--height", raw.height, what + " height in pixels, " + range)->type_name("INT");
   app.add_flag("--cpu", o.force_cpu, "use the CPU reference renderer even if a GPU is present");
   app.add_option("--palette", o.palette, "palette name from assets/palettes.json (default ember)")
       ->each([&raw](const std::string&) { raw.palette_given = true; });
@@ -127,9 +152,11 @@ std::string finish(Options& o, const Raw& raw) {
   for (auto [name, text, to] : {std::make_tuple("--width", &raw.width, &o.width),
                                 std::make_tuple("--height", &raw.height, &o.height)}) {
     if (!*text) continue;
-    const auto v = parse_int(**text, 1, kMaxImageSize);
+    const int max_side = o.command == Command::Render ? kMaxRenderSide : kMaxImageSize;
+    const auto v = parse_int(**text, 1, max_side);
     if (!v)
-      return std::string(name) + ": must be a whole number from 1 to 16384, got '" + **text + "'";
+      return std::string(name) + ": must be a whole number from 1 to " + std::to_string(max_side) +
+             ", got '" + **text + "'";
     *to = *v;
   }
   o.window_size_given = raw.width || raw.height;
@@ -137,6 +164,157 @@ std::string finish(Options& o, const Raw& raw) {
   const auto variant = find_variant(raw.variant);
   if (!variant) return "--variant: unknown '" + raw.variant + "' (known: " + variant_names() + ")";
   o.variant = *variant;
+  return "";
+}
+
+void add_bench_view_options(CLI::App& app, Raw& raw) {
+  app.add_option_function<std::vector<std::string>>(
+         "--view", [&raw](const std::vector<std::string>& s) { raw.bench_views = s; },
+         "time this view instead of A, B and C, each frame as the view's first: X,Y,SPAN,ITERS "
+         "(repeatable)")
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+      ->type_name("X,Y,SPAN,ITERS");
+  add_text(app, "--zoom", raw.zoom,
+           "time a zoom path about X,Y, each view as a first frame (with --from, --to, --steps)")
+      ->type_name("X,Y");
+  add_text(app, "--from", raw.zoom_from, "--zoom: the first view's span")->type_name("SPAN");
+  add_text(app, "--to", raw.zoom_to, "--zoom: the last view's span")->type_name("SPAN");
+  add_text(app, "--steps", raw.zoom_steps, "--zoom: views on the path, 1..10000")->type_name("INT");
+  add_text(app, "--iters", raw.zoom_iters, "--zoom: iteration limit, 1..10^7 (default 1024)")
+      ->type_name("INT");
+  for (const char* name : {"--width", "--height"})
+    add_text(app, name, name[2] == 'w' ? raw.width : raw.height,
+             std::string("image ") + (name[2] == 'w' ? "width" : "height") +
+                 " for every view, 1..16384 (default 3840x2160)")
+        ->type_name("INT");
+}
+
+// bench's own views: --view and --zoom, checked. Returns an error message or "".
+std::string finish_bench_views(Options& o, const Raw& raw) {
+  auto span_of = [](const std::string& s) -> std::optional<double> {
+    const auto v = parse_number<double>(s);
+    if (!v || !std::isfinite(*v) || *v <= 0) return std::nullopt;
+    return v;
+  };
+  for (const std::string& text : raw.bench_views) {
+    std::string fields[4];
+    std::istringstream in(text);
+    int n = 0;
+    while (n < 4 && std::getline(in, fields[n], ',')) ++n;
+    const auto x = parse_number<double>(fields[0]), y = parse_number<double>(fields[1]);
+    const auto span = span_of(fields[2]);
+    const auto iters = parse_int(fields[3], 1, kMaxIterations);
+    if (n != 4 || !in.eof() || !x || !y || !std::isfinite(*x) || !std::isfinite(*y) || !span ||
+        !iters)
+      return "--view: expected X,Y,SPAN,ITERS (finite centre, span > 0, iterations 1..10000000), "
+             "got '" +
+             text + "'";
+    o.bench_views.push_back({*x, *y, *span, static_cast<unsigned>(*iters)});
+  }
+  const bool parts = raw.zoom_from || raw.zoom_to || raw.zoom_steps || raw.zoom_iters;
+  if (!raw.zoom) return parts ? "--from, --to, --steps and --iters belong to --zoom X,Y" : "";
+  if (!raw.zoom_from || !raw.zoom_to || !raw.zoom_steps)
+    return "--zoom: needs --from SPAN, --to SPAN and --steps N";
+  ZoomPath z;
+  const auto p = parse_point(*raw.zoom);
+  if (!p || !std::isfinite(p->first) || !std::isfinite(p->second))
+    return "--zoom: expected X,Y (two finite numbers), got '" + *raw.zoom + "'";
+  z.x = p->first;
+  z.y = p->second;
+  const auto from = span_of(*raw.zoom_from), to = span_of(*raw.zoom_to);
+  if (!from) return "--from: must be a finite span > 0, got '" + *raw.zoom_from + "'";
+  if (!to) return "--to: must be a finite span > 0, got '" + *raw.zoom_to + "'";
+  if (*from == *to) return "--zoom: --from and --to are the same span: there is no path";
+  z.from = *from;
+  z.to = *to;
+  const auto steps = parse_int(*raw.zoom_steps, 1, 10000);
+  if (!steps)
+    return "--steps: must be a whole number from 1 to 10000, got '" + *raw.zoom_steps + "'";
+  z.steps = *steps;
+  if (raw.zoom_iters) {
+    const auto iters = parse_int(*raw.zoom_iters, 1, kMaxIterations);
+    if (!iters)
+      return "--iters: must be a whole number from 1 to 10000000, got '" + *raw.zoom_iters + "'";
+    z.iters = static_cast<unsigned>(*iters);
+  }
+  o.bench_zoom = z;
+  return "";
+}
+
+// render's and the window's colour settings.
+void add_colour_options(CLI::App& app, Raw& raw) {
+  add_text(app, "--density", raw.density,
+           "palette cycles per doubling of the iteration value, 0.05..8 (default 1)");
+  add_text(app, "--offset", raw.offset, "palette phase, 0..1 (default 0)");
+  add_text(app, "--stripe", raw.stripe,
+           "weight of the variant's stripe term (fma4-sin), 0..1 (default 0.6)");
+}
+
+// The colour settings given, checked. Returns an error message or "".
+std::string finish_colour(Options& o, const Raw& raw) {
+  for (auto [name, text, lo, hi, to, given] :
+       {std::make_tuple("--density", &raw.density, kMinDensity, kMaxDensity, &o.colour.density,
+                        &o.colour_given.density),
+        std::make_tuple("--offset", &raw.offset, 0.0f, 1.0f, &o.colour.offset,
+                        &o.colour_given.offset),
+        std::make_tuple("--stripe", &raw.stripe, 0.0f, 1.0f, &o.colour.stripe,
+                        &o.colour_given.stripe)}) {
+    if (!*text) continue;
+    // Read as a float, so that the bounds as printed ("0.05", the float kMinDensity) pass.
+    const auto v = parse_number<float>(**text);
+    if (!v || !std::isfinite(*v) || *v < lo || *v > hi) {
+      std::ostringstream range;
+      range << lo << " to " << hi;
+      return std::string(name) + ": must be a number from " + range.str() + ", got '" + **text +
+             "'";
+    }
+    *to = *v;
+    *given = true;
+  }
+  return "";
+}
+
+void add_render_options(CLI::App& app, Raw& raw) {
+  add_colour_options(app, raw);
+  add_text(app, "--ss", raw.ss,
+           "supersampling: 2, 3 or 4 samples a side per pixel, their colours averaged")
+      ->type_name("N");
+  add_text(app, "--zoom-to", raw.render_zoom_to,
+           "write a zoom sequence from the view (--center, --span) to this one into the folder "
+           "--out: frame-00000.png ... and frames.json (with --frames)")
+      ->type_name("X,Y,SPAN");
+  add_text(app, "--frames", raw.render_frames, "--zoom-to: frames in the sequence, 2..100000")
+      ->type_name("INT");
+}
+
+// render's colour, supersampling and zoom sequence, checked. Returns an error message or "".
+std::string finish_render(Options& o, const Raw& raw) {
+  if (std::string e = finish_colour(o, raw); !e.empty()) return e;
+  if (raw.ss) {
+    const auto ss = parse_int(*raw.ss, 1, 4);
+    if (!ss)
+      return "--ss: expected 2, 3 or 4 samples a side per pixel (1: none), got '" + *raw.ss + "'";
+    o.ss = *ss;
+  }
+  if (!raw.render_zoom_to)
+    return raw.render_frames ? "--frames: belongs to --zoom-to X,Y,SPAN (a zoom sequence)" : "";
+  std::string fields[3];
+  std::istringstream in(*raw.render_zoom_to);
+  int n = 0;
+  while (n < 3 && std::getline(in, fields[n], ',')) ++n;
+  const auto x = parse_number<double>(fields[0]), y = parse_number<double>(fields[1]),
+             span = parse_number<double>(fields[2]);
+  if (n != 3 || !in.eof() || !x || !y || !span || !std::isfinite(*x) || !std::isfinite(*y) ||
+      !std::isfinite(*span) || *span <= 0)
+    return "--zoom-to: expected X,Y,SPAN (finite centre, span > 0), got '" + *raw.render_zoom_to +
+           "'";
+  o.zoom_to = View{*x, *y, *span, o.view.max_iter};
+  if (!raw.render_frames) return "--zoom-to: needs --frames N (2..100000)";
+  const auto frames = parse_int(*raw.render_frames, 2, 100000);
+  if (!frames)
+    return "--frames: a zoom sequence needs a whole number from 2 to 100000, got '" +
+           *raw.render_frames + "'";
+  o.zoom_frames = *frames;
   return "";
 }
 
@@ -200,7 +378,8 @@ std::string unexpected_or_repeated(const CLI::App& app,
   std::map<std::string, std::size_t> given;
   for (const CLI::App* a : apps)
     for (const CLI::Option* opt : a->get_options())
-      if (opt->get_items_expected_max() > 0 && (given[opt->get_name()] += opt->count()) > 1)
+      if (opt->get_items_expected_max() > 0 && opt->get_name() != "--view" &&
+          (given[opt->get_name()] += opt->count()) > 1)
         return opt->get_name() + ": given twice";
   return "";
 }
@@ -241,15 +420,23 @@ ParseResult parse_command_line(const std::vector<std::string>& args) {
   app.add_option("--capture-dir", o.capture_dir,
                  "folder for F12 captures and saved tables (default: the working folder)");
   app.add_flag("--no-counters", o.no_counters, "do not start the hardware counters");
+  add_colour_options(app, raw);
   add_counter_interval(app, raw);
 
-  CLI::App* render = app.add_subcommand("render", "render one image without a window (PNG + JSON)");
-  render->add_option("--out", o.out, "output PNG; a sidecar FILE.json gets the measurements")
+  CLI::App* render = app.add_subcommand(
+      "render", "render one image without a window (PNG + JSON), or a zoom sequence of them");
+  render
+      ->add_option("--out", o.out,
+                   "output PNG; a sidecar FILE.json gets the measurements (with --zoom-to: the "
+                   "folder for the frames, new or empty)")
       ->required();
   add_view_options(*render, o, raw, true);
+  add_render_options(*render, raw);
 
   CLI::App* bench = app.add_subcommand(
-      "bench", "time every variant at three fixed 3840x2160 views (needs a GPU)");
+      "bench",
+      "time every variant at three fixed 3840x2160 views, or at yours (--view, --zoom), beside "
+      "each view's physical limit (needs a GPU)");
   bench->add_option("--variant", raw.bench_variant, "variant to time, or all (default all)");
   bench->add_option("--format", raw.format,
                     "md, csv or json (default md); csv is the views' table alone, so not with "
@@ -262,12 +449,14 @@ ParseResult parse_command_line(const std::vector<std::string>& args) {
                   "also time the CUDA-to-GL present paths at 4K (needs EGL)");
   bench->add_option("--tile-order", raw.tile_order,
                     "cost (default): tiles costliest first, by the previous frame of the same "
-                    "view; rows: every frame in tile numbering order, as a new view's first");
+                    "view; rows: every frame timed as a new view's first (tiles in numbering "
+                    "order, nothing known about the view), as --view and --zoom always are");
   const char* counters_help =
       "read the GPU's pipe counters (CUPTI PM sampling) beside the model; columns say n/a with "
       "the reason where unavailable";
   bench->add_flag("--counters", o.counters, counters_help);
   add_counter_interval(*bench, raw);
+  add_bench_view_options(*bench, raw);
   CLI::App* experiment = app.add_subcommand(
       "experiment",
       "run one of the seed experiments: prediction, measurement, ratio (needs a GPU)");
@@ -292,7 +481,7 @@ ParseResult parse_command_line(const std::vector<std::string>& args) {
     return r;
   } catch (const CLI::ParseError& e) {
     r.exit_code = 2;
-    r.err = parse_error_line(e, args, {&app, render, bench, experiment});
+    r.err = printable(parse_error_line(e, args, {&app, render, bench, experiment}));
     return r;
   }
   // Options of the window given before a subcommand would be silently ignored: say so.
@@ -308,7 +497,7 @@ ParseResult parse_command_line(const std::vector<std::string>& args) {
       }
   if (std::string e = unexpected_or_repeated(app, {&app, render, bench, experiment}); !e.empty()) {
     r.exit_code = 2;
-    r.err = e;
+    r.err = printable(e);
     return r;
   }
   if (render->parsed()) o.command = Command::Render;
@@ -317,6 +506,10 @@ ParseResult parse_command_line(const std::vector<std::string>& args) {
   if (o.command == Command::Render) {
     o.width = 1920;  // a picture, not a window: defaults to full HD
     o.height = 1080;
+  }
+  if (o.command == Command::Bench) {
+    o.width = 3840;
+    o.height = 2160;
   }
   std::string e = finish(o, raw);
   if (e.empty() && raw.counter_interval) {
@@ -331,13 +524,17 @@ ParseResult parse_command_line(const std::vector<std::string>& args) {
     return p.size() > 4 &&
            (p.compare(p.size() - 4, 4, ".png") == 0 || p.compare(p.size() - 4, 4, ".PNG") == 0);
   };
-  if (e.empty() && o.command == Command::Render && !is_png(o.out))
+  if (e.empty() && o.command == Command::Render) e = finish_render(o, raw);
+  if (e.empty() && o.command == Command::Render && o.zoom_to && is_png(o.out))
+    e = "--out: with --zoom-to it names the folder for the frames, not a PNG";
+  if (e.empty() && o.command == Command::Render && !o.zoom_to && !is_png(o.out))
     e = "--out: the image is written as PNG, so name it FILE.png (its sidecar is FILE.json)";
   if (e.empty() && o.command == Command::Render &&
       !is_utf8(std::filesystem::path(o.out).filename().string()))
     e = "--out: the file name is not valid UTF-8, which its sidecar JSON cannot record";
   if (e.empty() && !o.screenshot.empty() && !is_png(o.screenshot))
     e = "--screenshot: screenshots are PNG, so name it FILE.png";
+  if (e.empty() && o.command == Command::Window) e = finish_colour(o, raw);
   if (e.empty() && o.command == Command::Window) {
     o.vsync = !raw.no_vsync;
     if (raw.frames) {
@@ -379,6 +576,7 @@ ParseResult parse_command_line(const std::vector<std::string>& args) {
       o.tile_order = TileOrder::Rows;
     else if (raw.tile_order != "cost" && e.empty())
       e = "--tile-order: expected cost or rows, got '" + raw.tile_order + "'";
+    if (e.empty()) e = finish_bench_views(o, raw);
     if (raw.bench_frames) {
       if (const auto frames = parse_int(*raw.bench_frames, 10, 10000))
         o.bench_frames = *frames;
@@ -390,7 +588,7 @@ ParseResult parse_command_line(const std::vector<std::string>& args) {
   if (e.empty() && o.command == Command::Experiment) e = parse_format(raw.format, o);
   if (!e.empty()) {
     r.exit_code = 2;
-    r.err = e;
+    r.err = printable(e);
     return r;
   }
   r.options = o;

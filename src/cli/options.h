@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "gpu_renderer.h"
+#include "model/palette.h"
 #include "model/view.h"
 #include "render/present_mode.h"
 #include "variants.h"
@@ -13,6 +14,8 @@
 namespace mp {
 
 enum class Command { Window, Render, Bench, Experiment };
+// render computes its image in bands, so its sides go past the window's.
+inline constexpr int kMaxRenderSide = 65536;
 enum class OutputFormat { Markdown, Csv, Json };
 
 struct Options {
@@ -42,6 +45,15 @@ struct Options {
 
   // render
   std::string out;
+  // render and window: --density, --offset, --stripe; the window applies only those given, over
+  // its settings.
+  ColourParams colour;
+  struct {
+    bool density = false, offset = false, stripe = false;
+  } colour_given;
+  int ss = 1;                   // --ss: samples a side per pixel, their colours averaged
+  std::optional<View> zoom_to;  // --zoom-to X,Y,SPAN: frames from the view to this one...
+  int zoom_frames = 0;          // ...this many (--frames), into the folder --out
 
   // bench
   std::vector<VariantId> bench_variants;  // empty: all
@@ -50,6 +62,10 @@ struct Options {
   bool bench_present = false;
   bool bench_sin_sweep = false;
   TileOrder tile_order = TileOrder::CostliestFirst;
+  // Views timed instead of A, B and C, each frame as a view's first (nothing known about it):
+  // --view X,Y,SPAN,ITERS (repeatable), and --zoom's path, at width x height (default 4K).
+  std::vector<View> bench_views;
+  std::optional<ZoomPath> bench_zoom;
 
   // experiment (the name is checked against the catalogue by the command)
   std::string experiment;

@@ -109,12 +109,37 @@ int run_bench(const Options& o) {
   GpuRenderer gpu(dev);
   gpu.set_tile_order(o.tile_order);
   const std::unique_ptr<counters::PmSampler> counters = start_counters(o, dev);
-  for (const NamedView& nv : kBenchViews) {
-    for (MeasuredRow& r : measure_variants(gpu, nv.name, nv.view, kWidth, kHeight, variants,
-                                           o.bench_frames, kWarmup, &sass, counters.get()))
-      rep.rows.push_back(std::move(r));
-    std::cerr << "bench: view " << nv.name << " done\n";
+  // The user's views and zoom path are timed as a user meets them: each frame a view's first.
+  struct Timed {
+    std::string name;
+    View view;
+  };
+  std::vector<Timed> views;
+  const bool own = !o.bench_views.empty() || o.bench_zoom;
+  for (std::size_t i = 0; i < o.bench_views.size(); ++i)
+    views.push_back({"view " + std::to_string(i + 1), o.bench_views[i]});
+  const std::size_t zoom_start = views.size();
+  if (o.bench_zoom) {
+    const std::vector<View> path = zoom_views(*o.bench_zoom);
+    for (std::size_t i = 0; i < path.size(); ++i)
+      views.push_back(
+          {"zoom " + std::to_string(i + 1) + "/" + std::to_string(path.size()), path[i]});
   }
+  if (!own)
+    for (const NamedView& nv : kBenchViews) views.push_back({nv.name, nv.view});
+  // --tile-order rows times A, B and C the same way.
+  const bool first_frames = own || o.tile_order == TileOrder::Rows;
+  std::vector<MeasuredRow> zoom_rows;
+  for (std::size_t i = 0; i < views.size(); ++i) {
+    std::vector<MeasuredRow> rows =
+        measure_variants(gpu, views[i].name, views[i].view, o.width, o.height, variants,
+                         o.bench_frames, kWarmup, &sass, counters.get(), first_frames);
+    if (o.bench_zoom && i >= zoom_start)
+      zoom_rows.insert(zoom_rows.end(), rows.begin(), rows.end());
+    for (MeasuredRow& r : rows) rep.rows.push_back(std::move(r));
+    std::cerr << "bench: " << views[i].name << " done\n";
+  }
+  rep.zoom = zoom_totals(zoom_rows);
   if (o.bench_sin_sweep) rep.sweep = sine_sweep(gpu, &sass, o.bench_frames, kWarmup);
   if (o.bench_present) {
     try {

@@ -4,6 +4,7 @@
 #include "device_buffer.h"
 #include "model/median.h"
 #include "model/variant_table.h"
+#include "model/view_limit.h"
 #include "variants.h"
 
 namespace mp {
@@ -16,7 +17,7 @@ std::vector<MeasuredRow> measure_variants(GpuRenderer& gpu, const std::string& v
                                           const View& view, int width, int height,
                                           const std::vector<VariantId>& variants, int frames,
                                           int warmup, const LoadedSass* sass,
-                                          CounterProbe* counters) {
+                                          CounterProbe* counters, bool first_frames) {
   const std::size_t pixels = static_cast<std::size_t>(width) * height;
   const PixelGrid grid = pixel_grid(view, width, height);
   DeviceBuffer<float> out(pixels * kFloatsPerPixel);
@@ -30,20 +31,30 @@ std::vector<MeasuredRow> measure_variants(GpuRenderer& gpu, const std::string& v
     return host;
   };
   const std::vector<unsigned> reference = counts_of(VariantId::Fma4);
+  const DeviceInfo& dev = gpu.device();
+  std::optional<ViewLimit> limit;
+  if (dev.peak_clock_khz > 0)
+    limit = view_limit(reference, width, height, pipe_rates(dev.cc_major, dev.cc_minor),
+                       dev.sm_count, dev.peak_clock_khz * 1e3);
+  auto frame = [&](VariantId v) {
+    if (first_frames) gpu.forget_view();
+    return gpu.render(v, grid, view.max_iter, out.get());
+  };
   std::vector<MeasuredRow> rows;
   for (VariantId v : variants) {
     const std::vector<unsigned> mine = v == VariantId::Fma4 ? reference : counts_of(v);
-    for (int i = 0; i < warmup; ++i) gpu.render(v, grid, view.max_iter, out.get());
+    for (int i = 0; i < warmup; ++i) frame(v);
     std::vector<GpuFrameStats> timed;
     std::vector<std::uint64_t> readings;
     for (int i = 0; i < frames; ++i) {
       if (counters) readings.push_back(counters->begin());
-      timed.push_back(gpu.render(v, grid, view.max_iter, out.get()));
+      timed.push_back(frame(v));
       if (counters) counters->end(readings.back(), static_cast<double>(timed.back().sm_cycles));
     }
     const GpuFrameStats median = median_frame(timed);
     rows.push_back(
         measured_row(gpu.device(), v, view_name, view, width, height, frames, median, sass));
+    rows.back().limit = limit;
     if (counters) {
       // Every frame's figures are taken (so none are left behind); the median frame's kept.
       for (std::size_t i = 0; i < readings.size(); ++i) {
@@ -61,8 +72,8 @@ std::vector<MeasuredRow> measure_variants(GpuRenderer& gpu, const std::string& v
   return rows;
 }
 
-// View C: SIMT efficiency 99.8%, almost every pixel runs all 16384 steps, so the pipes' balance
-// is the kernel's, not the divergence's.
+// View C: almost every pixel runs all 16384 steps (SIMT efficiency near 100%), so the pipes'
+// balance is the kernel's, not the divergence's.
 std::vector<SineSweepRow> sine_sweep(GpuRenderer& gpu, const LoadedSass* sass, int frames,
                                      int warmup) {
   const DeviceInfo& dev = gpu.device();

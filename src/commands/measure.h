@@ -26,13 +26,16 @@ inline const NamedView kBenchViews[] = {
 GpuFrameStats median_frame(std::vector<GpuFrameStats> frames);
 
 // Every variant in `variants` at `view`, width x height: `warmup` untimed frames, the median
-// of `frames` timed ones, and how many pixels' step counts differ from fma4's; with `counters`,
-// what the hardware counters read over the median frame.
+// of `frames` timed ones, and how many pixels' step counts differ from fma4's; each row with the
+// view's physical limit (from fma4's counts) where the device gives its peak clock. With
+// `first_frames`, every frame is timed as the view's first (nothing known about it); with
+// `counters`, what the hardware counters read over the median frame.
 std::vector<MeasuredRow> measure_variants(GpuRenderer& gpu, const std::string& view_name,
                                           const View& view, int width, int height,
                                           const std::vector<VariantId>& variants, int frames,
                                           int warmup, const LoadedSass* sass,
-                                          CounterProbe* counters = nullptr);
+                                          CounterProbe* counters = nullptr,
+                                          bool first_frames = false);
 
 // fma4 with 0..4 __sinf per step (the sweep behind sin-ratio) at bench view C, 1920x1080:
 // `warmup` untimed frames, then the median of `frames`; each row with its bound from the mix of

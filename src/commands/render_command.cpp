@@ -1,139 +1,414 @@
-// mandelpipe render: one image without a window, plus a sidecar JSON of what was measured.
+// mandelpipe render: one image without a window, or a zoom sequence of them, computed in bands and
+// streamed into PNG so that memory stays bounded whatever the size; plus a JSON of how each was
+// made.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <sstream>
+#include <thread>
 
 #include "commands/commands.h"
 #include "commands/common.h"
 #include "cuda_check.h"
 #include "device_buffer.h"
-#include "gl/colorizer.h"
-#include "gl/egl_context.h"
-#include "gl/frame_pipeline.h"
-#include "gl/offscreen_target.h"
+#include "io/colour_settings.h"
 #include "io/files.h"
+#include "io/png_stream.h"
 #include "model/variant_table.h"
+#include "render/cpu_renderer.h"
 #include "version.h"
 
 namespace mp {
 namespace {
+namespace fs = std::filesystem;
 
-struct Rendered {
-  std::vector<std::uint8_t> rgba;
-  gl::FrameMeasurement m;
-  std::string renderer, present, fallback;
+// Computed pixels in one piece of a band: one launch (or CPU pass) and one colour pass, so this
+// bounds the working memory, and keeps each launch far below the kernel's 2^32 pixels.
+constexpr long long kPiecePixels = 1LL << 22;
+// Computed pixels a piece's side: within the kernel's 65536 whatever the image's shape.
+constexpr int kPieceSide = 16384;
+
+// How an image is cut: bands of whole output rows, each computed in pieces side by side.
+struct Plan {
+  int width = 0, height = 0, ss = 1;
+  int piece_columns = 0;  // output columns per piece
+  int band_rows = 0;      // output rows per band
+
+  int bands() const { return (height + band_rows - 1) / band_rows; }
+  int pieces_across() const { return (width + piece_columns - 1) / piece_columns; }
+  long long piece_pixels() const {
+    return static_cast<long long>(piece_columns) * ss * band_rows * ss;
+  }
+  // The piece's data and colours, the GPU's copy of the data, and the band's output rows.
+  double working_mib(bool gpu) const {
+    const double data = piece_pixels() * kFloatsPerPixel * sizeof(float);
+    return (data * (gpu ? 2 : 1) + piece_pixels() * 4.0 + 3.0 * width * band_rows) / (1 << 20);
+  }
 };
 
-// The window's path, off screen: kernel into a GL surface, palette shader into an FBO.
-Rendered render_with_gl(const Options& o, const DeviceChoice& dc, const Palette& palette) {
-  gl::EglContext egl;
-  gl::FramePipeline pipe(dc.device, dc.cpu_reason, PresentMode::Auto);
-  pipe.resize(o.width, o.height);
-  Rendered r;
-  r.m = pipe.render(o.variant, o.view);
-  gl::OffscreenTarget target(o.width, o.height);
-  target.bind();
-  gl::Colorizer colorizer;
-  colorizer.set_palette(palette);
-  colorizer.draw(pipe.surface(), ColourParams{});
-  r.rgba = target.read_rgba();
-  r.renderer = pipe.renderer_description();
-  r.present = pipe.present_description() + " (" + egl.description() + ")";
-  r.fallback = pipe.fallback_reason();
-  return r;
+Plan plan_for(int width, int height, int ss) {
+  Plan p;
+  p.width = width;
+  p.height = height;
+  p.ss = ss;
+  p.piece_columns = std::min(width, kPieceSide / ss);
+  const long long rows = kPiecePixels / (static_cast<long long>(p.piece_columns) * ss * ss);
+  p.band_rows = static_cast<int>(std::clamp<long long>(rows, 1, std::min(height, kPieceSide / ss)));
+  return p;
 }
 
-// No EGL at all: the same data, coloured by the CPU twin of the shader.
-Rendered render_without_gl(const Options& o, const DeviceChoice& dc, const Palette& palette,
-                           const std::string& why) {
-  Rendered r;
-  const std::size_t floats = static_cast<std::size_t>(o.width) * o.height * kFloatsPerPixel;
-  std::vector<float> data(floats);
-  const PixelGrid grid = pixel_grid(o.view, o.width, o.height);
-  if (dc.device) {
-    GpuRenderer gpu(*dc.device);
-    DeviceBuffer<float> out(floats);
-    r.m.gpu = true;
-    r.m.gpu_stats = gpu.render(o.variant, grid, o.view.max_iter, out.get());
-    CUDA_CHECK(cudaMemcpy(data.data(), out.get(), floats * sizeof(float), cudaMemcpyDeviceToHost));
-    r.renderer = "CUDA on " + dc.device->name;
-  } else {
-    CpuRenderer cpu;
-    r.m.cpu_stats = cpu.render(o.variant, grid, o.view.max_iter, data.data());
-    r.renderer = "CPU reference (" + std::to_string(cpu.threads()) + " threads)";
+// Computes a piece's per-pixel data into host memory: the CUDA kernel, or the CPU reference.
+class PieceRenderer {
+ public:
+  PieceRenderer(const DeviceChoice& dc, long long max_pixels) : device_(dc.device) {
+    if (device_) {
+      gpu_ = std::make_unique<GpuRenderer>(*device_);
+      scratch_ = DeviceBuffer<float>(static_cast<std::size_t>(max_pixels) * kFloatsPerPixel);
+    }
   }
-  r.rgba.resize(static_cast<std::size_t>(o.width) * o.height * 4);
-  colourize_image(data.data(), o.width, o.height, build_lut(palette), ColourParams{},
-                  r.rgba.data());
-  r.present = "CPU colour mapping";
-  r.fallback = dc.cpu_reason.empty() ? why : dc.cpu_reason + "; " + why;
-  return r;
+  std::string description() const {
+    return device_ ? "CUDA on " + device_->name
+                   : "CPU reference (" + std::to_string(cpu_.threads()) + " threads)";
+  }
+  bool gpu() const { return device_.has_value(); }
+
+  void render(VariantId variant, const PixelGrid& g, unsigned max_iter, float* out) {
+    ++launches;
+    if (!gpu_) {
+      const CpuFrameStats s = cpu_.render(variant, g, max_iter, out);
+      cpu.ms += s.ms;
+      cpu.pixel_iters += s.pixel_iters;
+      cpu.threads = s.threads;
+      return;
+    }
+    const GpuFrameStats s = gpu_->render(variant, g, max_iter, scratch_.get());
+    const std::size_t floats = static_cast<std::size_t>(g.width) * g.height * kFloatsPerPixel;
+    CUDA_CHECK(cudaMemcpy(out, scratch_.get(), floats * sizeof(float), cudaMemcpyDeviceToHost));
+    gpu_stats.kernel_ms += s.kernel_ms;
+    gpu_stats.sm_cycles += s.sm_cycles;
+    gpu_stats.sm_cycles_mean += s.sm_cycles_mean;
+    gpu_stats.sms_used = std::max(gpu_stats.sms_used, s.sms_used);
+    gpu_stats.pixel_iters += s.pixel_iters;
+    gpu_stats.warp_iters += s.warp_iters;
+    gpu_stats.recording = gpu_stats.recording || s.recording;
+  }
+  void reset_stats() {
+    launches = 0;
+    gpu_stats = {};
+    cpu = {};
+  }
+
+  // Summed over the launches since reset_stats().
+  int launches = 0;
+  GpuFrameStats gpu_stats;
+  CpuFrameStats cpu;
+
+ private:
+  std::optional<DeviceInfo> device_;
+  std::unique_ptr<GpuRenderer> gpu_;
+  DeviceBuffer<float> scratch_;
+  CpuRenderer cpu_;
+};
+
+// Progress on stderr for work that lasts: nothing in the first second, then a line a second.
+class Progress {
+ public:
+  double elapsed_s() const {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  }
+  void report(const std::string& where, double fraction) {
+    const double t = elapsed_s();
+    if (t < 1.0 || t - last_ < 1.0) return;
+    last_ = t;
+    char line[160];
+    std::snprintf(line, sizeof line, "mandelpipe: %s, %.0f%%, %.1f s\n", where.c_str(),
+                  100 * fraction, t);
+    std::cerr << line << std::flush;
+  }
+
+ private:
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+  double last_ = 0;
+};
+
+// colourize_image over the piece's rows, split between the hardware's threads.
+void colourize_parallel(const float* data, int width, int height,
+                        const std::vector<std::uint8_t>& lut, const ColourParams& c,
+                        std::uint8_t* rgba) {
+  const int threads =
+      std::clamp(static_cast<int>(std::thread::hardware_concurrency()), 1, std::max(height, 1));
+  std::vector<std::thread> pool;
+  for (int t = 0; t < threads; ++t) {
+    const int y0 = height * t / threads, y1 = height * (t + 1) / threads;
+    const std::size_t at = static_cast<std::size_t>(y0) * width;
+    pool.emplace_back([=, &lut, &c] {
+      colourize_image(data + at * kFloatsPerPixel, width, y1 - y0, lut, c, rgba + at * 4);
+    });
+  }
+  for (std::thread& th : pool) th.join();
+}
+
+struct Look {
+  VariantId variant;
+  std::vector<std::uint8_t> lut;
+  ColourParams colour;
+};
+
+// The view's image into `png`, band by band: each piece computed at ss x ss samples a pixel,
+// coloured, and its colours averaged into the band's rows, which then go out as PNG rows.
+void render_image(const View& view, const Plan& plan, const Look& look, PieceRenderer& renderer,
+                  std::FILE* png, Progress& progress, const std::string& label, double done,
+                  double share) {
+  const int ss = plan.ss, n = ss * ss;
+  const PixelGrid whole = pixel_grid(view, plan.width * ss, plan.height * ss);
+  std::vector<float> data(static_cast<std::size_t>(plan.piece_pixels()) * kFloatsPerPixel);
+  std::vector<std::uint8_t> rgba(static_cast<std::size_t>(plan.piece_pixels()) * 4);
+  std::vector<std::uint8_t> band(static_cast<std::size_t>(plan.width) * plan.band_rows * 3);
+  PngStream out(png, plan.width, plan.height);
+  const int bands = plan.bands();
+  for (int b = 0; b < bands; ++b) {
+    const int row0 = b * plan.band_rows, rows = std::min(plan.band_rows, plan.height - row0);
+    for (int col0 = 0; col0 < plan.width; col0 += plan.piece_columns) {
+      const int cols = std::min(plan.piece_columns, plan.width - col0);
+      PixelGrid g = whole;
+      g.width = cols * ss;
+      g.height = rows * ss;
+      // The piece's first sample where the whole image's grid has it.
+      g.x0 = std::fma(static_cast<double>(col0) * ss, whole.dx, whole.x0);
+      g.y0 = std::fma(static_cast<double>(row0) * ss, whole.dy, whole.y0);
+      renderer.render(look.variant, g, view.max_iter, data.data());
+      colourize_parallel(data.data(), g.width, g.height, look.lut, look.colour, rgba.data());
+      for (int r = 0; r < rows; ++r)
+        for (int c = 0; c < cols; ++c) {
+          unsigned sum[3] = {0, 0, 0};
+          for (int sy = 0; sy < ss; ++sy) {
+            const std::uint8_t* s =
+                &rgba[(static_cast<std::size_t>(r * ss + sy) * g.width + c * ss) * 4];
+            for (int sx = 0; sx < ss; ++sx, s += 4)
+              for (int k = 0; k < 3; ++k) sum[k] += s[k];
+          }
+          std::uint8_t* d = &band[(static_cast<std::size_t>(r) * plan.width + col0 + c) * 3];
+          for (int k = 0; k < 3; ++k) d[k] = static_cast<std::uint8_t>((sum[k] + n / 2) / n);
+        }
+    }
+    for (int r = 0; r < rows; ++r)
+      out.write_row(&band[static_cast<std::size_t>(r) * plan.width * 3]);
+    const std::string band_k = "band " + std::to_string(b + 1) + "/" + std::to_string(bands);
+    progress.report(label.empty() ? band_k
+                    : bands > 1   ? label + ", " + band_k
+                                  : label,
+                    done + share * (row0 + rows) / plan.height);
+  }
+}
+
+// One line on stderr when float (or double) precision has run out at this view.
+std::string precision_note(const View& v, const Plan& plan, VariantId variant) {
+  const bool fp64 = variant_info(variant).fp64;
+  const PrecisionStatus p = float_precision(v, plan.width * plan.ss, plan.height * plan.ss, fp64);
+  if (!p.exhausted) return "";
+  std::ostringstream s;
+  s << (fp64 ? "double" : "float") << " precision exhausted at span " << v.span
+    << ": pixel spacing " << p.pixel_spacing << " is under 4 ulps (" << p.float_ulp
+    << ") at these coordinates; neighbouring pixels merge"
+    << (fp64 ? "" : " (the fp64 variant goes deeper)");
+  return s.str();
+}
+
+// The plan said before long work: the size, the bands, the memory they need.
+void say_plan(const Plan& plan, bool gpu) {
+  if (plan.bands() == 1) return;
+  char line[200];
+  std::snprintf(
+      line, sizeof line,
+      "mandelpipe: %dx%d%s in %d bands of %d rows: about %.0f MiB of working memory\n", plan.width,
+      plan.height,
+      plan.ss > 1 ? (" at " + std::to_string(plan.ss * plan.ss) + " samples a pixel").c_str() : "",
+      plan.bands(), plan.band_rows, plan.working_mib(gpu));
+  std::cerr << line;
+}
+
+nlohmann::json tiling_json(const Plan& plan, int launches, bool gpu) {
+  return {{"bands", plan.bands()},
+          {"band_rows", plan.band_rows},
+          {"pieces_per_band", plan.pieces_across()},
+          {"launches", launches},
+          {"working_mib", std::round(plan.working_mib(gpu))},
+          {"colour", "on the CPU (the colour shader's twin), averaged over ss x ss samples"}};
+}
+
+Look look_for(const Options& o, const Palette& palette) {
+  return {o.variant, build_lut(palette), o.colour};
+}
+
+int render_one(const Options& o, const DeviceChoice& dc, const Palette& palette) {
+  const fs::path png = o.out;
+  const fs::path json_path = sidecar_path(png);
+  const Plan plan = plan_for(o.width, o.height, o.ss);
+  PieceRenderer renderer(dc, plan.piece_pixels());
+  say_plan(plan, renderer.gpu());
+  const std::string note = precision_note(o.view, plan, o.variant);
+  if (!note.empty()) std::cerr << "mandelpipe: note: " << note << "\n";
+
+  Progress progress;
+  try {
+    StreamedFile image(png);
+    render_image(o.view, plan, look_for(o, palette), renderer, image.stream(), progress, "", 0, 1);
+
+    nlohmann::json j;
+    j["mandelpipe"] = kVersion;
+    j["image"] = png.filename().string();
+    j["parameters"] = {{"width", o.width},
+                       {"height", o.height},
+                       {"ss", o.ss},
+                       {"center", {o.view.center_x, o.view.center_y}},
+                       {"span", o.view.span},
+                       {"iters", o.view.max_iter},
+                       {"variant", variant_info(o.variant).name}};
+    j["parameters"].update(colour_settings_json({palette.name, o.colour}));
+    j["renderer"] = renderer.description();
+    j["tiling"] = tiling_json(plan, renderer.launches, renderer.gpu());
+    if (!dc.cpu_reason.empty()) j["fallback"] = dc.cpu_reason;
+    j["precision_exhausted"] = !note.empty();
+    if (renderer.gpu()) {
+      j["device"] = {{"name", dc.device->name},
+                     {"compute_capability", std::to_string(dc.device->cc_major) + "." +
+                                                std::to_string(dc.device->cc_minor)},
+                     {"sm_count", dc.device->sm_count}};
+      j["frame"] = to_json(measured_row(*dc.device, o.variant, "render", o.view, o.width * o.ss,
+                                        o.height * o.ss, 1, renderer.gpu_stats, nullptr));
+      j["frame"]["summed_over_launches"] = renderer.launches;
+    } else {
+      j["frame"] = {{"measured",
+                     {{"cpu_ms", renderer.cpu.ms},
+                      {"pixel_iters", renderer.cpu.pixel_iters},
+                      {"threads", renderer.cpu.threads}}},
+                    {"model", "n/a: the bound model describes GPU pipes"}};
+    }
+    // The image last: whoever waits for it finds its sidecar already there.
+    write_files_atomic({{json_path, j.dump(2) + "\n"}}, image);
+  } catch (const CudaError&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw ExitError(2, e.what());
+  }
+  std::cout << "wrote " << png.string() << " and " << json_path.string() << " (" << o.width << "x"
+            << o.height << (o.ss > 1 ? ", ss " + std::to_string(o.ss) : "") << ", "
+            << variant_info(o.variant).name << ", " << renderer.description() << ", "
+            << std::lround(progress.elapsed_s() * 1000) << " ms)\n";
+  if (!dc.cpu_reason.empty()) std::cerr << "mandelpipe: note: " << dc.cpu_reason << "\n";
+  return 0;
+}
+
+// The zoom's views: spans in geometric steps, and the centre moving so that the point the two
+// views share stays put on screen (a pure zoom), or straight across when the spans are equal.
+std::vector<View> zoom_sequence(const View& from, const View& to, int frames) {
+  std::vector<View> views;
+  for (int k = 0; k < frames; ++k) {
+    const double t = static_cast<double>(k) / (frames - 1);
+    View v = from;
+    v.span = from.span * std::pow(to.span / from.span, t);
+    const double u = from.span == to.span ? t : (from.span - v.span) / (from.span - to.span);
+    v.center_x = k == frames - 1 ? to.center_x : from.center_x + (to.center_x - from.center_x) * u;
+    v.center_y = k == frames - 1 ? to.center_y : from.center_y + (to.center_y - from.center_y) * u;
+    views.push_back(v);
+  }
+  return views;
+}
+
+std::string frame_name(int k) {
+  char name[32];
+  std::snprintf(name, sizeof name, "frame-%05d.png", k);
+  return name;
+}
+
+int render_zoom(const Options& o, const DeviceChoice& dc, const Palette& palette) {
+  const fs::path dir = o.out;
+  std::error_code ec;
+  if (fs::exists(dir, ec)) {
+    if (!fs::is_directory(dir, ec))
+      throw ExitError(2, "--out: " + dir.string() + " is not a folder");
+    if (!fs::is_empty(dir, ec))
+      throw ExitError(2, "--out: " + dir.string() +
+                             " is not empty: a zoom sequence goes into a new or empty folder");
+  } else if (fs::create_directories(dir, ec); ec) {
+    throw ExitError(2, "--out: cannot make the folder " + dir.string() + ": " + ec.message());
+  }
+  const Plan plan = plan_for(o.width, o.height, o.ss);
+  PieceRenderer renderer(dc, plan.piece_pixels());
+  say_plan(plan, renderer.gpu());
+  const std::vector<View> views = zoom_sequence(o.view, *o.zoom_to, o.zoom_frames);
+
+  const nlohmann::json colour = colour_settings_json({palette.name, o.colour});
+  nlohmann::json j;
+  j["mandelpipe"] = kVersion;
+  j["width"] = o.width;
+  j["height"] = o.height;
+  j["ss"] = o.ss;
+  j["renderer"] = renderer.description();
+  j["tiling"] = tiling_json(plan, plan.bands() * plan.pieces_across(), renderer.gpu());
+  nlohmann::json frames = nlohmann::json::array();
+  int first_exhausted = -1;
+  for (int k = 0; k < o.zoom_frames; ++k) {
+    const View& v = views[k];
+    nlohmann::json f = {{"image", frame_name(k)},
+                        {"center", {v.center_x, v.center_y}},
+                        {"span", v.span},
+                        {"iters", v.max_iter},
+                        {"variant", variant_info(o.variant).name}};
+    f.update(colour);
+    const std::string note = precision_note(v, plan, o.variant);
+    f["precision_exhausted"] = !note.empty();
+    if (!note.empty() && first_exhausted < 0) {
+      first_exhausted = k;
+      std::cerr << "mandelpipe: note: from " << frame_name(k) << " on, " << note << "\n";
+    }
+    frames.push_back(f);
+  }
+  j["frames"] = frames;
+
+  const Look look = look_for(o, palette);
+  Progress progress;
+  try {
+    // The parameters first: every frame written is then already described.
+    write_file_atomic(dir / "frames.json", j.dump(2) + "\n");
+    for (int k = 0; k < o.zoom_frames; ++k) {
+      StreamedFile image(dir / frame_name(k));
+      const std::string label =
+          "frame " + std::to_string(k + 1) + "/" + std::to_string(o.zoom_frames);
+      render_image(views[k], plan, look, renderer, image.stream(), progress, label,
+                   static_cast<double>(k) / o.zoom_frames, 1.0 / o.zoom_frames);
+      write_files_atomic({}, image);
+    }
+  } catch (const CudaError&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw ExitError(2, e.what());
+  }
+  std::cout << "wrote " << o.zoom_frames << " frames and frames.json to " << dir.string() << " ("
+            << o.width << "x" << o.height << ", " << variant_info(o.variant).name << ", "
+            << renderer.description() << ", " << std::lround(progress.elapsed_s() * 1000)
+            << " ms)\n";
+  if (!dc.cpu_reason.empty()) std::cerr << "mandelpipe: note: " << dc.cpu_reason << "\n";
+  return 0;
 }
 
 }  // namespace
 
 int run_render(const Options& o) {
-  const std::filesystem::path png = o.out;
-  const std::filesystem::path json_path = sidecar_path(png);
-  try {
-    check_writable(png);
-    check_writable(json_path);
-  } catch (const std::exception& e) {
-    throw ExitError(2, e.what());
+  if (!o.zoom_to) {
+    try {
+      check_writable(o.out);
+      check_writable(sidecar_path(o.out));
+    } catch (const std::exception& e) {
+      throw ExitError(2, e.what());
+    }
   }
   const Palette palette = find_palette(o.palette);
   const DeviceChoice dc = choose_device(o.force_cpu);
-
-  Rendered r;
-  try {
-    r = render_with_gl(o, dc, palette);
-  } catch (const CudaError&) {
-    throw;
-  } catch (const std::runtime_error& e) {
-    r = render_without_gl(o, dc, palette, std::string("no GL off screen: ") + e.what());
-  }
-
-  nlohmann::json j;
-  j["mandelpipe"] = kVersion;
-  j["image"] = png.filename().string();
-  j["parameters"] = {{"width", o.width},
-                     {"height", o.height},
-                     {"center", {o.view.center_x, o.view.center_y}},
-                     {"span", o.view.span},
-                     {"iters", o.view.max_iter},
-                     {"variant", variant_info(o.variant).name},
-                     {"palette", palette.name}};
-  j["renderer"] = r.renderer;
-  j["present"] = r.present;
-  if (!r.fallback.empty()) j["fallback"] = r.fallback;
-  const PrecisionStatus prec =
-      float_precision(o.view, o.width, o.height, variant_info(o.variant).fp64);
-  j["precision_exhausted"] = prec.exhausted;
-  if (r.m.gpu) {
-    j["device"] = {{"name", dc.device->name},
-                   {"compute_capability", std::to_string(dc.device->cc_major) + "." +
-                                              std::to_string(dc.device->cc_minor)},
-                   {"sm_count", dc.device->sm_count}};
-    j["frame"] = to_json(measured_row(*dc.device, o.variant, "render", o.view, o.width, o.height, 1,
-                                      r.m.gpu_stats, nullptr));
-  } else {
-    j["frame"] = {{"measured",
-                   {{"cpu_ms", r.m.cpu_stats.ms},
-                    {"pixel_iters", r.m.cpu_stats.pixel_iters},
-                    {"threads", r.m.cpu_stats.threads}}},
-                  {"model", "n/a: the bound model describes GPU pipes"}};
-  }
-  try {
-    // The image last: whoever waits for it finds its sidecar already there.
-    write_files_atomic(
-        {{json_path, j.dump(2) + "\n"}, {png, encode_png(o.width, o.height, r.rgba.data())}});
-  } catch (const std::exception& e) {
-    throw ExitError(2, e.what());
-  }
-  std::cout << "wrote " << png.string() << " and " << json_path.string() << " (" << o.width << "x"
-            << o.height << ", " << variant_info(o.variant).name << ", " << r.renderer << ", "
-            << r.m.render_ms() << " ms)\n";
-  if (!r.fallback.empty()) std::cerr << "mandelpipe: note: " << r.fallback << "\n";
-  return 0;
+  return o.zoom_to ? render_zoom(o, dc, palette) : render_one(o, dc, palette);
 }
 
 }  // namespace mp

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <stdexcept>
 #include <vector>
 
@@ -10,6 +11,7 @@
 
 #include "cuda_check.h"
 #include "device_buffer.h"
+#include "gl/cuda_mapping.h"
 #include "gl/gl_objects.h"
 #include "kernel_params.h"
 
@@ -30,6 +32,24 @@ std::vector<float> read_texture(GLuint texture, int w, int h) {
   glGetTexImage(GL_TEXTURE_2D, 0, GL_RG, GL_FLOAT, v.data());
   glBindTexture(GL_TEXTURE_2D, 0);
   return v;
+}
+
+CudaRegistration register_buffer(GLuint buffer) {
+  cudaGraphicsResource_t r = nullptr;
+  CUDA_CHECK(cudaGraphicsGLRegisterBuffer(&r, buffer, cudaGraphicsRegisterFlagsWriteDiscard));
+  return CudaRegistration(r);
+}
+
+// The frame's mapping from begin_frame to end_frame; a frame left unfinished by an exception
+// is unmapped when the next one begins.
+float* begin_mapped(std::optional<CudaMapping>& mapping, const CudaRegistration& resource) {
+  mapping.emplace(resource.get());
+  return mapping->pointer<float>();
+}
+
+void end_mapped(std::optional<CudaMapping>& mapping) {
+  mapping.value().unmap();
+  mapping.reset();
 }
 
 // One GL buffer holding the frame, shown either in place as a texture buffer or copied into
@@ -54,15 +74,10 @@ class BufferSurface : public Surface {
       glBindTexture(GL_TEXTURE_2D, 0);
     }
     check_error("creating the frame buffer");
-    if (interop) {
-      CUDA_CHECK(cudaGraphicsGLRegisterBuffer(&resource_, buffer_.id(),
-                                              cudaGraphicsRegisterFlagsWriteDiscard));
-    } else {
+    if (interop)
+      resource_ = register_buffer(buffer_.id());
+    else
       host_.resize(static_cast<std::size_t>(w) * h * kFloatsPerPixel);
-    }
-  }
-  ~BufferSurface() override {
-    if (resource_) cudaGraphicsUnregisterResource(resource_);
   }
 
   std::string describe() const override {
@@ -76,16 +91,12 @@ class BufferSurface : public Surface {
 
   float* begin_frame() override {
     if (!interop_) return host_.data();
-    CUDA_CHECK(cudaGraphicsMapResources(1, &resource_, 0));
-    void* ptr = nullptr;
-    size_t size = 0;
-    CUDA_CHECK(cudaGraphicsResourceGetMappedPointer(&ptr, &size, resource_));
-    return static_cast<float*>(ptr);
+    return begin_mapped(mapping_, resource_);
   }
 
   void end_frame() override {
     if (interop_) {
-      CUDA_CHECK(cudaGraphicsUnmapResources(1, &resource_, 0));
+      end_mapped(mapping_);
     } else {
       // In pieces: a 16384x16384 frame is 2 GiB, past what a driver's int-sized copy takes
       // (Mesa's memcpy got a negative size).
@@ -131,7 +142,8 @@ class BufferSurface : public Surface {
   bool texture_buffer_, interop_;
   Buffer buffer_;
   Texture texture_;
-  cudaGraphicsResource* resource_ = nullptr;
+  CudaRegistration resource_;
+  std::optional<CudaMapping> mapping_;  // declared after resource_: unmapped before unregistering
   std::vector<float> host_;
 };
 
@@ -147,10 +159,11 @@ class ImageSurface : public Surface {
     glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
     glBindTexture(GL_TEXTURE_2D, 0);
     check_error("creating the frame texture");
-    CUDA_CHECK(cudaGraphicsGLRegisterImage(&resource_, texture_.id(), GL_TEXTURE_2D,
+    cudaGraphicsResource_t r = nullptr;
+    CUDA_CHECK(cudaGraphicsGLRegisterImage(&r, texture_.id(), GL_TEXTURE_2D,
                                            cudaGraphicsRegisterFlagsWriteDiscard));
+    resource_ = CudaRegistration(r);
   }
-  ~ImageSurface() override { cudaGraphicsUnregisterResource(resource_); }
 
   std::string describe() const override {
     return "CUDA-GL interop: texture as CUDA array (device copy)";
@@ -159,13 +172,11 @@ class ImageSurface : public Surface {
   PresentMode mode() const override { return PresentMode::ImageCopy; }
   float* begin_frame() override { return scratch_.get(); }
   void end_frame() override {
-    CUDA_CHECK(cudaGraphicsMapResources(1, &resource_, 0));
-    cudaArray_t array = nullptr;
-    CUDA_CHECK(cudaGraphicsSubResourceGetMappedArray(&array, resource_, 0, 0));
+    CudaMapping mapping(resource_.get());
     const size_t row = static_cast<size_t>(width_) * kFloatsPerPixel * sizeof(float);
-    CUDA_CHECK(cudaMemcpy2DToArray(array, 0, 0, scratch_.get(), row, row, height_,
+    CUDA_CHECK(cudaMemcpy2DToArray(mapping.array(), 0, 0, scratch_.get(), row, row, height_,
                                    cudaMemcpyDeviceToDevice));
-    CUDA_CHECK(cudaGraphicsUnmapResources(1, &resource_, 0));
+    mapping.unmap();
   }
   GLenum data_target() const override { return GL_TEXTURE_2D; }
   GLuint data_texture() const override { return texture_.id(); }
@@ -176,7 +187,7 @@ class ImageSurface : public Surface {
  private:
   Texture texture_;
   DeviceBuffer<float> scratch_;
-  cudaGraphicsResource* resource_ = nullptr;
+  CudaRegistration resource_;
 };
 
 }  // namespace
@@ -184,7 +195,8 @@ class ImageSurface : public Surface {
 struct WarpBuffer::Impl {
   Buffer buffer;
   Texture texture;
-  cudaGraphicsResource* resource = nullptr;
+  CudaRegistration resource;
+  std::optional<CudaMapping> mapping;  // declared after resource: unmapped before unregistering
   std::vector<float> host;
 };
 
@@ -198,28 +210,21 @@ WarpBuffer::WarpBuffer(long long warps, bool interop)
   glBindBuffer(GL_TEXTURE_BUFFER, 0);
   check_error("creating the warp buffer");
   if (interop)
-    CUDA_CHECK(cudaGraphicsGLRegisterBuffer(&impl_->resource, impl_->buffer.id(),
-                                            cudaGraphicsRegisterFlagsWriteDiscard));
+    impl_->resource = register_buffer(impl_->buffer.id());
   else
     impl_->host.resize(warps);
 }
 
-WarpBuffer::~WarpBuffer() {
-  if (impl_->resource) cudaGraphicsUnregisterResource(impl_->resource);
-}
+WarpBuffer::~WarpBuffer() = default;
 
 float* WarpBuffer::begin_frame() {
   if (!interop_) return impl_->host.data();
-  CUDA_CHECK(cudaGraphicsMapResources(1, &impl_->resource, 0));
-  void* ptr = nullptr;
-  size_t size = 0;
-  CUDA_CHECK(cudaGraphicsResourceGetMappedPointer(&ptr, &size, impl_->resource));
-  return static_cast<float*>(ptr);
+  return begin_mapped(impl_->mapping, impl_->resource);
 }
 
 void WarpBuffer::end_frame() {
   if (interop_) {
-    CUDA_CHECK(cudaGraphicsUnmapResources(1, &impl_->resource, 0));
+    end_mapped(impl_->mapping);
     return;
   }
   glBindBuffer(GL_TEXTURE_BUFFER, impl_->buffer.id());

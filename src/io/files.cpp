@@ -165,7 +165,10 @@ void write_file_atomic(const fs::path& path, const std::string& bytes) {
   write_files_atomic({{path, bytes}});
 }
 
-void write_files_atomic(const std::vector<std::pair<fs::path, std::string>>& files) {
+namespace {
+
+// The strings under their temporary names; on failure none is left and this throws.
+std::vector<Temp> write_temps(const std::vector<std::pair<fs::path, std::string>>& files) {
   std::vector<Temp> temps;
   for (const auto& [path, bytes] : files) {
     const fs::path tmp = temp_path(path);
@@ -184,7 +187,12 @@ void write_files_atomic(const std::vector<std::pair<fs::path, std::string>>& fil
       fail(path, std::strerror(err));
     }
   }
-  const CommitSection commit;
+  return temps;
+}
+
+// Renames the written files into place in order, all or none.
+void commit(const std::vector<Temp>& temps) {
+  const CommitSection section;
   for (std::size_t i = 0; i < temps.size(); ++i) {
     std::error_code ec;
     fs::rename(temps[i].tmp, temps[i].target, ec);
@@ -197,6 +205,50 @@ void write_files_atomic(const std::vector<std::pair<fs::path, std::string>>& fil
     }
     forget_temp(temps[i].slot);
   }
+}
+
+}  // namespace
+
+void write_files_atomic(const std::vector<std::pair<fs::path, std::string>>& files) {
+  commit(write_temps(files));
+}
+
+StreamedFile::StreamedFile(fs::path target)
+    : target_(std::move(target)), tmp_(temp_path(target_)), slot_(register_temp(tmp_)) {
+  const int fd = ::open(tmp_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+  if (fd < 0) {
+    const int err = errno;
+    forget_temp(slot_);
+    fail(target_, std::strerror(err));
+  }
+  stream_ = ::fdopen(fd, "wb");
+  if (!stream_) {
+    const int err = errno;
+    ::close(fd);
+    discard({{target_, tmp_, slot_}});
+    fail(target_, std::strerror(err));
+  }
+}
+
+StreamedFile::~StreamedFile() {
+  if (stream_) std::fclose(stream_);
+  if (!tmp_.empty()) discard({{target_, tmp_, slot_}});
+}
+
+void write_files_atomic(const std::vector<std::pair<fs::path, std::string>>& files,
+                        StreamedFile& last) {
+  std::vector<Temp> temps = write_temps(files);
+  errno = 0;
+  int err = std::fflush(last.stream_) != 0 || std::ferror(last.stream_) ? (errno ? errno : EIO) : 0;
+  if (std::fclose(last.stream_) != 0 && err == 0) err = errno ? errno : EIO;
+  last.stream_ = nullptr;
+  if (err) {
+    discard(temps);
+    fail(last.target_, std::strerror(err));  // its own temporary file goes with it
+  }
+  temps.push_back({last.target_, last.tmp_, last.slot_});
+  last.tmp_.clear();  // commit() renames or removes it now
+  commit(temps);
 }
 
 std::string encode_png(int width, int height, const std::uint8_t* rgba) {

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdio>
 #include <filesystem>
 #include <string>
 #include <utility>
@@ -17,6 +18,29 @@ void write_file_atomic(const std::filesystem::path& path, const std::string& byt
 // order with SIGINT/SIGTERM/SIGHUP held off, so an interruption leaves the old set or the new one.
 // On failure no temporary file is left and none is renamed; throws "cannot write FILE: reason".
 void write_files_atomic(const std::vector<std::pair<std::filesystem::path, std::string>>& files);
+
+// A file too big to hold in memory (a streamed image), written in pieces under the temporary
+// name write_files_atomic uses: removed on SIGINT/SIGTERM/SIGHUP, or when destroyed unless
+// renamed into place by the overload below. Throws "cannot write FILE: reason".
+class StreamedFile {
+ public:
+  explicit StreamedFile(std::filesystem::path target);
+  ~StreamedFile();
+  StreamedFile(const StreamedFile&) = delete;
+  StreamedFile& operator=(const StreamedFile&) = delete;
+
+  std::FILE* stream() const { return stream_; }
+
+ private:
+  friend void write_files_atomic(
+      const std::vector<std::pair<std::filesystem::path, std::string>>& files, StreamedFile& last);
+  std::filesystem::path target_, tmp_;
+  int slot_;
+  std::FILE* stream_ = nullptr;
+};
+// As above, with `last` (written in full by the caller) closed and renamed into place last.
+void write_files_atomic(const std::vector<std::pair<std::filesystem::path, std::string>>& files,
+                        StreamedFile& last);
 // Once, before any writing: SIGINT, SIGTERM and SIGHUP (unless ignored) remove the temporary files
 // being written and then end the program as the signal would; SIGXFSZ is ignored, so a write over
 // the file size limit fails with EFBIG like any other write error.

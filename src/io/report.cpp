@@ -1,5 +1,6 @@
 #include "io/report.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <sstream>
 #include <stdexcept>
@@ -21,6 +22,39 @@ nlohmann::json device_json(const DeviceSummary& d) {
 
 const char* tile_order_name(const MeasuredRow& r) {
   return r.tiles_by_cost ? "cost" : "rows";
+}
+
+// The frame's share of the view's limits, %: divergence-aware and divergence-free.
+double pct_of_limit(const MeasuredRow& r, bool free) {
+  return r.limit ? 100 * fraction_of_limit(free ? r.limit->free_ms : r.limit->aware_ms,
+                                           r.measured.kernel_ms)
+                 : 0;
+}
+
+nlohmann::json limit_json(const MeasuredRow& r) {
+  if (!r.limit) return nullptr;
+  const ViewLimit& l = *r.limit;
+  return {{"ms", l.aware_ms},
+          {"free_ms", l.free_ms},
+          {"clock_ghz", l.clock_ghz},
+          {"slots_per_step", kLimitSlotsPerStep},
+          {"pixel_steps", l.pixel_steps},
+          {"warp_steps", l.warp_steps},
+          {"pct_of_limit", pct_of_limit(r, false)},
+          {"pct_of_limit_free", pct_of_limit(r, true)}};
+}
+
+std::string limit_csv_cells(const MeasuredRow& r) {
+  if (!r.limit) return ",,,,";
+  return "," + fmt("%.4f", r.limit->aware_ms) + "," + fmt("%.4f", r.limit->free_ms) + "," +
+         fmt("%.2f", pct_of_limit(r, false)) + "," + fmt("%.2f", pct_of_limit(r, true));
+}
+
+std::string limit_md_cells(const MeasuredRow& r) {
+  if (!r.limit) return " n/a | n/a |";
+  return " " + fmt("%.3f", r.limit->aware_ms) + " (" + fmt("%.3f", r.limit->free_ms) + ") | " +
+         fmt("%.1f%%", pct_of_limit(r, false)) + " (" + fmt("%.1f%%", pct_of_limit(r, true)) +
+         ") |";
 }
 
 nlohmann::json row_json(const MeasuredRow& r, bool with_counters) {
@@ -52,7 +86,8 @@ nlohmann::json row_json(const MeasuredRow& r, bool with_counters) {
                         {"bound_sum_cycles", m.bound.sum_cycles},
                         {"bound_sum_ms", m.bound_sum_ms},
                         {"limiting_pipe", pipe_name(m.bound.limiting)},
-                        {"pct_of_bound", 100 * m.fraction_of_bound}}}};
+                        {"pct_of_bound", 100 * m.fraction_of_bound}}},
+                      {"limit", limit_json(r)}};
   if (with_counters) {
     j["counters"] = counter_json(r.counters);
     j["model_busy"] = model_busy_json(r.model_busy);
@@ -69,6 +104,22 @@ nlohmann::json to_json(const MeasuredRow& r) {
 
 std::string bench_csv_header(bool with_counters) {
   return kBenchCsvHeader + (with_counters ? counter_csv_header() : std::string());
+}
+
+std::vector<ZoomTotal> zoom_totals(const std::vector<MeasuredRow>& rows) {
+  std::vector<ZoomTotal> totals;
+  for (const MeasuredRow& r : rows) {
+    auto t = std::find_if(totals.begin(), totals.end(),
+                          [&](const ZoomTotal& z) { return z.variant == r.variant; });
+    if (t == totals.end()) t = totals.insert(totals.end(), ZoomTotal{r.variant});
+    ++t->views;
+    t->kernel_ms += r.measured.kernel_ms;
+    if (r.limit) {
+      t->limit_ms += r.limit->aware_ms;
+      t->limit_free_ms += r.limit->free_ms;
+    }
+  }
+  return totals;
 }
 
 int balance_point(const std::vector<SineSweepRow>& sweep, bool measured) {
@@ -117,6 +168,15 @@ std::string format_bench(const BenchReport& rep, OutputFormat format) {
     j["device"] = device_json(rep.device);
     j["rows"] = nlohmann::json::array();
     for (const MeasuredRow& r : rep.rows) j["rows"].push_back(row_json(r, counters));
+    if (!rep.zoom.empty()) {
+      j["zoom_totals"] = nlohmann::json::array();
+      for (const ZoomTotal& z : rep.zoom)
+        j["zoom_totals"].push_back({{"variant", z.variant},
+                                    {"views", z.views},
+                                    {"kernel_ms", z.kernel_ms},
+                                    {"limit_ms", z.limit_ms},
+                                    {"limit_free_ms", z.limit_free_ms}});
+    }
     if (!rep.present.empty()) {
       j["present"] = nlohmann::json::array();
       for (const PresentRow& p : rep.present)
@@ -150,7 +210,8 @@ std::string format_bench(const BenchReport& rep, OutputFormat format) {
         << fmt("%.0f", m.bound.max_cycles) << "," << fmt("%.4f", m.bound_max_ms) << ","
         << fmt("%.0f", m.bound.sum_cycles) << "," << fmt("%.4f", m.bound_sum_ms) << ","
         << pipe_name(m.bound.limiting) << "," << fmt("%.2f", 100 * m.fraction_of_bound) << ","
-        << r.differing_from_fma4 << (counters ? counter_csv_cells(r.counters) : "") << "\n";
+        << r.differing_from_fma4 << limit_csv_cells(r)
+        << (counters ? counter_csv_cells(r.counters) : "") << "\n";
     }
     return s.str();
   }
@@ -159,9 +220,13 @@ std::string format_bench(const BenchReport& rep, OutputFormat format) {
     << "; instruction mix: " << rep.device.mix_source << "\n\n";
   s << "Tile order: cost = costliest tiles first, by the previous frame of the same view; rows = "
        "in tile numbering order, as the first frame of a new view.\n\n";
+  s << "Limit: the view's physical limit, 4 FMA-pipe issue slots per step at the peak clock, "
+       "with warps of 16x2 pixels running to their slowest pixel (in brackets: every lane busy); "
+       "% of limit = limit / kernel ms.\n\n";
   s << "| view | variant | tile order | kernel ms | SM cycles | clock GHz | Giter/s | SIMT eff. | "
-       "SM balance | bound max ms (pipe) | bound sum ms | % of bound | px ≠ fma4 |\n"
-    << "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
+       "SM balance | bound max ms (pipe) | bound sum ms | % of bound | px ≠ fma4 | limit ms "
+       "(free) | % of limit (free) |\n"
+    << "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
   for (const MeasuredRow& r : rep.rows) {
     const Metrics& m = r.metrics;
     s << "| " << r.view_name << " | " << r.variant << " | " << tile_order_name(r) << " | "
@@ -171,7 +236,16 @@ std::string format_bench(const BenchReport& rep, OutputFormat format) {
       << " | " << fmt("%.3f", m.bound_max_ms) << " (" << pipe_name(m.bound.limiting) << ") | "
       << fmt("%.3f", m.bound_sum_ms) << " | " << fmt("%.1f%%", 100 * m.fraction_of_bound) << " | "
       << (r.differing_from_fma4 < 0 ? std::string("-") : std::to_string(r.differing_from_fma4))
-      << " |\n";
+      << " |" << limit_md_cells(r) << "\n";
+  }
+  if (!rep.zoom.empty()) {
+    s << "\nThe zoom path, every view's first frame added up:\n\n| variant | views | kernel ms | "
+         "limit ms (free) | % of limit (free) |\n|---|---:|---:|---:|---:|\n";
+    for (const ZoomTotal& z : rep.zoom)
+      s << "| " << md_text(z.variant) << " | " << z.views << " | " << fmt("%.3f", z.kernel_ms)
+        << " | " << fmt("%.3f", z.limit_ms) << " (" << fmt("%.3f", z.limit_free_ms) << ") | "
+        << fmt("%.1f%%", 100 * fraction_of_limit(z.limit_ms, z.kernel_ms)) << " ("
+        << fmt("%.1f%%", 100 * fraction_of_limit(z.limit_free_ms, z.kernel_ms)) << ") |\n";
   }
   if (counters) {
     s << counter_md_head("| view | variant |", "|---|---|");

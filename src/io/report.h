@@ -9,6 +9,7 @@
 #include "cli/options.h"
 #include "model/counter_figures.h"
 #include "model/metrics.h"
+#include "model/view_limit.h"
 
 namespace mp {
 
@@ -26,6 +27,7 @@ struct MeasuredRow {
   std::optional<CounterFigures> counters;  // empty: the counters were not asked for
   std::vector<CounterPipe> model_busy;     // each pipe's busy share by the model, %
   double model_instructions = 0;           // warp instructions in the modelled step loop
+  std::optional<ViewLimit> limit;          // the view's physical limit; empty: no peak clock
 };
 
 struct PresentRow {
@@ -53,9 +55,19 @@ struct SineSweepRow {
   double xu_busy = 0, issue_busy = 0, xu_predicted = 0, issue_predicted = 0;
 };
 
+// A zoom path's frames added up, per variant: what a user zooming along it waits, against the
+// limits' sums.
+struct ZoomTotal {
+  std::string variant;
+  int views = 0;
+  double kernel_ms = 0, limit_ms = 0, limit_free_ms = 0;
+};
+std::vector<ZoomTotal> zoom_totals(const std::vector<MeasuredRow>& rows);
+
 struct BenchReport {
   DeviceSummary device;
   std::vector<MeasuredRow> rows;
+  std::vector<ZoomTotal> zoom;  // the rows of a zoom path, added up
   std::vector<PresentRow> present;
   std::vector<SineSweepRow> sweep;
 };
@@ -71,7 +83,7 @@ inline constexpr const char* kBenchCsvHeader =
     "view,variant,width,height,center_x,center_y,span,iters,frames,kernel_ms,sm_cycles,clock_ghz,"
     "giter_per_s,pixel_iters,warp_iters,simt_efficiency,sm_cycles_mean,sm_balance,tile_order,"
     "bound_max_cycles,bound_max_ms,bound_sum_cycles,bound_sum_ms,limiting_pipe,pct_of_bound,"
-    "pixels_differing_from_fma4";
+    "pixels_differing_from_fma4,limit_ms,limit_free_ms,pct_of_limit,pct_of_limit_free";
 // kBenchCsvHeader, followed by the ctr_ columns when any row has counters.
 std::string bench_csv_header(bool with_counters);
 // Any row with counters gives every row the counter columns (JSON: "counters", null where none)

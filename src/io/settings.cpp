@@ -24,9 +24,11 @@ int int_field(const nlohmann::json& j, const char* key, int lo, int hi) {
                              std::to_string(lo) + ".." + std::to_string(hi));
   };
   if (!v.is_number_integer()) throw out_of_range();
-  if (v.is_number_unsigned()) {
-    if (v.get<std::uint64_t>() > static_cast<std::uint64_t>(hi)) throw out_of_range();
-    return static_cast<int>(v.get<std::uint64_t>());
+  if (v.is_number_unsigned()) {  // every literal without a minus sign, 0 included
+    const std::uint64_t u = v.get<std::uint64_t>();
+    if (u > static_cast<std::uint64_t>(hi) || static_cast<std::int64_t>(u) < lo)
+      throw out_of_range();
+    return static_cast<int>(u);
   }
   const std::int64_t x = v.get<std::int64_t>();
   if (x < lo || x > hi) throw out_of_range();
@@ -90,6 +92,7 @@ Settings load_settings(const std::filesystem::path& file, std::string* warning) 
     s.colour.density = float_field(j, "density", kMinDensity, kMaxDensity, s.colour.density);
     s.colour.offset = float_field(j, "offset", 0.0f, 1.0f, s.colour.offset);
     s.colour.stripe = float_field(j, "stripe", 0.0f, 1.0f, s.colour.stripe);
+    s.ui_scale = float_field(j, "ui_scale", kMinUiScale, kMaxUiScale, s.ui_scale);
   } catch (const std::exception& e) {  // malformed JSON, wrong types, bad values
     if (warning) *warning = "ignoring " + file.string() + ": " + e.what();
     return Settings{};
@@ -115,7 +118,8 @@ void save_settings(const std::filesystem::path& file, const Settings& s) {
       {"palette", s.palette},
       {"density", clamp_float(s.colour.density, kMinDensity, kMaxDensity, defaults.density)},
       {"offset", clamp_float(s.colour.offset, 0.0f, 1.0f, defaults.offset)},
-      {"stripe", clamp_float(s.colour.stripe, 0.0f, 1.0f, defaults.stripe)}};
+      {"stripe", clamp_float(s.colour.stripe, 0.0f, 1.0f, defaults.stripe)},
+      {"ui_scale", clamp_float(s.ui_scale, kMinUiScale, kMaxUiScale, Settings().ui_scale)}};
   if (s.window_x && s.window_y) {
     j["window_x"] = std::clamp(*s.window_x, -kMaxWindowPosition, kMaxWindowPosition);
     j["window_y"] = std::clamp(*s.window_y, -kMaxWindowPosition, kMaxWindowPosition);

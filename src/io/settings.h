@@ -14,6 +14,7 @@ struct Settings {
   int window_width = 1280, window_height = 720;
   std::string palette = "ember";
   ColourParams colour;
+  float ui_scale = 1.0f;  // the window's UI size, on top of the display's scale
 };
 
 // What the loader accepts, and so what the saver may write: the command line's window sizes,
@@ -21,6 +22,7 @@ struct Settings {
 inline constexpr int kMinWindowSide = 1, kMaxWindowSide = 16384;
 inline constexpr int kMaxWindowPosition = 65536;
 inline constexpr float kMinDensity = 0.05f, kMaxDensity = 8.0f;
+inline constexpr float kMinUiScale = 0.75f, kMaxUiScale = 2.5f;
 
 // A state file's text (settings, ImGui's layout): nothing for a missing one; nothing and a
 // `warning` for one that is not a regular file (a FIFO would block the reader) or cannot be read.

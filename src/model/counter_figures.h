@@ -33,8 +33,8 @@ struct CounterFigures {
 };
 
 // The counters cannot count fewer instructions than the modelled step loop alone executes; where
-// they do (seen once on an H100: a launch read 17% low), a sample was cut short, and the
-// figures give way to the reason.
+// they do, a sample was cut short (docs/measurements.md: the short-count row), and the figures
+// give way to the reason.
 inline void withhold_short_counts(CounterFigures& f, double modelled_instructions) {
   if (!f.unavailable.empty() || f.warp_instructions <= 0 ||
       f.warp_instructions >= 0.98 * modelled_instructions)

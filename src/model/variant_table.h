@@ -16,8 +16,11 @@ struct VariantInfo {
   std::string_view type_name;  // the struct in cuda/variants.h, as in mangled kernel names
   std::string_view name;
   std::string_view summary;
-  int steps_per_check;  // > 1: the escape test runs once per that many steps
-  bool fp64;            // double-precision arithmetic and coordinates
+  // Steps per trip of the step loop: > 1 where the escape test runs once per block of steps
+  // (once per that many, or twice for variants that run two blocks a trip).
+  int steps_per_check;
+  bool fp64;              // double-precision arithmetic and coordinates
+  variants::Shape shape;  // where its warps get their pixels
   // On sm_XY (sm = 10 x cc): the step alone; the whole loop body (steps_per_check steps and
   // one escape test); per step, the loop body's share, and what it adds to the step.
   InstrMix (*step)(int sm);

@@ -2,6 +2,8 @@
 // kernels get float pixel coordinates from pixel_grid()).
 #pragma once
 
+#include <vector>
+
 #include "kernel_params.h"
 
 namespace mp {
@@ -21,6 +23,15 @@ struct View {
            max_iter == o.max_iter;
   }
 };
+
+// A zoom as a user makes it: `steps` views about one centre, the span shrinking (or growing)
+// by the same factor each step from `from` to `to`.
+struct ZoomPath {
+  double x = 0, y = 0, from = 0, to = 0;
+  int steps = 0;  // >= 1; one step is the first view alone
+  unsigned iters = 1024;
+};
+std::vector<View> zoom_views(const ZoomPath& z);
 
 // Pixel centres: c(px, py) = centre + ((px + 0.5 - w/2) d, (h/2 - py - 0.5) d), d = span / w.
 PixelGrid pixel_grid(const View& v, int width, int height);

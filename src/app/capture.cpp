@@ -1,0 +1,75 @@
+// F12 and --screenshot: the window as the user sees it, for articles and slides; F12 adds a
+// sidecar of what produced it.
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "app/app.h"
+#include "app/capture_path.h"
+#include "gl/offscreen_target.h"
+#include "io/colour_settings.h"
+#include "io/counter_columns.h"
+#include "io/files.h"
+#include "model/variant_table.h"
+
+namespace mp {
+
+void App::capture_with_sidecar() {
+  const std::filesystem::path png = capture_path(opts_.capture_dir, "mandelpipe", ".png");
+  // The window as it is now; written with its sidecar once that is complete, both or neither.
+  const std::string image = screenshot_png();
+  const View& view = ex_.view;
+  nlohmann::json j;
+  j["image"] = png.filename().string();
+  j["view"] = {
+      {"center", {view.center_x, view.center_y}}, {"span", view.span}, {"iters", view.max_iter}};
+  j["variant"] = variant_info(ex_.variant).name;
+  j["colour"] = colour_settings_json({palettes_[ex_.palette].name, ex_.colour});
+  j["renderer"] = pipeline_.renderer_description();
+  j["present"] = pipeline_.present_description();
+  const int width = pipeline_.surface().width(), height = pipeline_.surface().height();
+  if (device_.device) {
+    j["device"] = {{"name", device_.device->name},
+                   {"compute_capability", std::to_string(device_.device->cc_major) + "." +
+                                              std::to_string(device_.device->cc_minor)}};
+    j["frame"] = to_json(measured_row(*device_.device, ex_.variant, "current", view, width, height,
+                                      1, last_.gpu_stats, sass()));
+    j["clock_ghz"] = last_metrics_ ? last_metrics_->clock_ghz : 0.0;
+  } else {
+    j["frame"] = {{"cpu_ms", last_.cpu_stats.ms}, {"pixel_iters", last_.cpu_stats.pixel_iters}};
+  }
+  j["instruction_mix"] = mix_source();
+  j["counters_source"] = counters_source(false);
+  j["counters"] = counter_json(counters_.figures());
+  j["counters_frame"] = counters_.frame();
+  // The table of every variant belongs with the picture: made now where the one on hand is of
+  // another view (the image above is already taken, so it shows the window as it was).
+  const auto [fw, fh] = window_.framebuffer_size();
+  GpuRenderer* gpu = pipeline_.gpu();
+  const bool compared_now = gpu && !compare_.current(view, fw, fh);
+  if (compared_now) {
+    compare_.run(*gpu, view, fw, fh, sass(), counters_.sampler());
+    ex_.dirty = true;
+  }
+  if (compare_.current(view, fw, fh))
+    j["compare"] = nlohmann::json::parse(format_bench(*compare_.report(), OutputFormat::Json));
+  write_files_atomic({{sidecar_path(png), j.dump(2) + "\n"}, {png, image}});
+  std::cout << "wrote " << png.string() << " and its .json\n";
+  ex_.status = "saved " + png.string() + " and its .json" +
+               (compared_now ? ", with every variant compared at this view" : "");
+}
+
+std::string App::screenshot_png() const {
+  const auto [fw, fh] = window_.framebuffer_size();
+  glBindFramebuffer(GL_READ_FRAMEBUFFER, 0);
+  glReadBuffer(GL_BACK);
+  const auto rgba = gl::read_pixels_top_first(fw, fh);
+  return encode_png(fw, fh, rgba.data());
+}
+
+void App::take_screenshot(const std::string& path) {
+  write_file_atomic(path, screenshot_png());
+  const auto [fw, fh] = window_.framebuffer_size();
+  std::cout << "wrote " << path << " (" << fw << "x" << fh << ")\n";
+}
+
+}  // namespace mp

@@ -1,0 +1,77 @@
+#include "app/counter_feed.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+
+namespace mp {
+namespace {
+
+// PM sampling interval in the window: decoding costs the counter thread some 60 us of CPU per
+// sample whether the GPU is busy or not, so 200 us keeps it near 40% of a core
+// (docs/measurements.md); `--counter-interval` trades that against finer samples.
+constexpr unsigned kWindowCounterInterval = 200;
+
+}  // namespace
+
+void CounterFeed::start(int device_index, int interval_us) {
+  counters::SamplerOptions so;
+  so.device_index = device_index;
+  // For tests and screenshots of the refusal banner: CUPTI is made to answer "insufficient
+  // privileges" at the named step (one of PmSampler::steps()).
+  if (const char* step = std::getenv("MANDELPIPE_COUNTERS_REFUSE"))
+    so.fault = counters::Fault{step, CUPTI_ERROR_INSUFFICIENT_PRIVILEGES};
+  if (std::getenv("MANDELPIPE_COUNTERS_TRACE"))
+    so.trace = [](const std::string& line) { std::cerr << "counters: " << line << "\n"; };
+  so.interval_us = interval_us > 0 ? static_cast<unsigned>(interval_us) : kWindowCounterInterval;
+  sampler_ = std::make_unique<counters::PmSampler>(so);
+  if (!sampler_->unavailable().empty())
+    std::cerr << "mandelpipe: " << sampler_->unavailable() << "\n";
+}
+
+void CounterFeed::end(std::uint64_t reading, long long frame, double sm_cycles) {
+  if (!sampler_) return;
+  sampler_->end(reading, sm_cycles);
+  readings_.push_back({reading, frame, 0});
+}
+
+void CounterFeed::modelled(long long frame, double instructions) {
+  if (!readings_.empty() && readings_.back().frame == frame)
+    readings_.back().modelled_instructions = instructions;
+}
+
+bool CounterFeed::take() {
+  bool fresh = false;
+  while (sampler_ && !readings_.empty()) {
+    const Reading& r = readings_.front();
+    std::optional<CounterFigures> f = sampler_->take(r.reading, false);
+    if (!f) break;  // the oldest is not in yet; the newer ones come after it
+    withhold_short_counts(*f, r.modelled_instructions);
+    figures_ = std::move(f);
+    frame_ = r.frame;
+    readings_.pop_front();
+    fresh = true;
+  }
+  // Readings the sampler gave up on are dropped with it, not kept forever.
+  while (readings_.size() > 64) readings_.pop_front();
+  return fresh;
+}
+
+std::string CounterFeed::source(bool brief, bool gpu, long long frames_done) const {
+  if (!gpu) return "counters: need the CUDA path";
+  if (!sampler_) return "counters: off (--no-counters)";
+  if (!sampler_->unavailable().empty()) return sampler_->unavailable();
+  // The overlay's line is short (it is drawn every frame); the panel has the whole source.
+  std::string s =
+      "counters: " + (brief ? std::string("CUPTI PM sampling") : sampler_->description());
+  if (frame_ >= 0)
+    s +=
+        "; frame " + std::to_string(frame_) + " (" + std::to_string(frames_done - frame_) + " ago)";
+  if (brief) return s;
+  char cpu[64];
+  std::snprintf(cpu, sizeof cpu, "; reading them took %.0f%% of a CPU core over the last second",
+                100 * sampler_->worker_cpu_share(false));
+  return s + cpu;
+}
+
+}  // namespace mp

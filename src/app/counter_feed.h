@@ -1,0 +1,51 @@
+// The GPU's own pipe counters (CUPTI PM sampling) for the window: the sampler, the frames
+// launched whose figures are not in yet, and the newest figures with their frame.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "counters/pm_sampler.h"
+#include "model/counter_figures.h"
+
+namespace mp {
+
+class CounterFeed {
+ public:
+  // Starts sampling device `device_index` every `interval_us` (0: the window's default); says on
+  // stderr when the counters cannot be had.
+  void start(int device_index, int interval_us);
+  // Null when not started (no GPU, --no-counters).
+  counters::PmSampler* sampler() const { return sampler_.get(); }
+  bool refused() const { return sampler_ && !sampler_->unavailable().empty(); }
+
+  // Around frame `frame`'s launch.
+  std::uint64_t begin() { return sampler_ ? sampler_->begin() : 0; }
+  void end(std::uint64_t reading, long long frame, double sm_cycles);
+  // What the model's step loop accounts for in frame `frame`, for withhold_short_counts.
+  void modelled(long long frame, double instructions);
+  // Takes the newest figures the sampler has finished; true if there were new ones.
+  bool take();
+
+  const std::optional<CounterFigures>& figures() const { return figures_; }
+  long long frame() const { return frame_; }  // of figures(); -1 before any
+  // Where the figures come from, or why there are none; brief: the overlay's short form.
+  // `gpu`: the CUDA path is in use; `frames_done`: for how long ago the figures are.
+  std::string source(bool brief, bool gpu, long long frames_done) const;
+
+ private:
+  struct Reading {
+    std::uint64_t reading = 0;
+    long long frame = 0;
+    double modelled_instructions = 0;
+  };
+  std::unique_ptr<counters::PmSampler> sampler_;
+  std::deque<Reading> readings_;
+  std::optional<CounterFigures> figures_;
+  long long frame_ = -1;
+};
+
+}  // namespace mp

@@ -1,0 +1,154 @@
+#include "app/experiments_window.h"
+
+#include <imgui.h>
+
+#include <algorithm>
+#include <utility>
+#include <vector>
+
+#include "app/glossary.h"
+#include "experiments.h"
+#include "io/format_number.h"
+
+namespace mp {
+namespace {
+
+// Rows of one unit on one scale from zero: a bar for each measurement, a white tick at its
+// prediction, the scale's top written at the left; hovering a bar names its row.
+void plot_against_model(const std::string& unit, const std::vector<const ExperimentRow*>& rows) {
+  double top = 0;
+  for (const ExperimentRow* row : rows)
+    top = std::max({top, row->measured, row->predicted.value_or(0.0)});
+  if (!(top > 0)) return;
+  const float em = ImGui::GetFontSize();
+  ImGui::Text("%s: bars measured, white ticks predicted (axis 0 to %.4g %s)", unit.c_str(), top,
+              unit.c_str());
+  const float width = ImGui::GetContentRegionAvail().x, height = 6.5f * em;
+  const ImVec2 p0 = ImGui::GetCursorScreenPos();
+  ImGui::InvisibleButton(("##plot " + unit).c_str(), ImVec2(width, height));
+  const bool hovered = ImGui::IsItemHovered();
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const float bottom = p0.y + height, pad = 0.4f * em;
+  dl->AddRectFilled(p0, ImVec2(p0.x + width, bottom), ImGui::GetColorU32(ImGuiCol_FrameBg));
+  const auto y = [&](double v) { return bottom - static_cast<float>(v / top) * (height - pad); };
+  const float slot = width / static_cast<float>(rows.size());
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const ExperimentRow& row = *rows[i];
+    const float left = p0.x + slot * static_cast<float>(i);
+    const float x0 = left + slot * 0.2f, x1 = left + slot * 0.8f;
+    dl->AddRectFilled(ImVec2(x0, y(row.measured)), ImVec2(x1, bottom),
+                      ImGui::GetColorU32(ImGuiCol_PlotHistogram));
+    if (row.predicted)
+      dl->AddLine(ImVec2(left + slot * 0.1f, y(*row.predicted)),
+                  ImVec2(left + slot * 0.9f, y(*row.predicted)), IM_COL32(255, 255, 255, 255),
+                  std::max(1.0f, 0.15f * em));
+    const float mx = ImGui::GetIO().MousePos.x;
+    if (hovered && mx >= left && mx < left + slot) {
+      const auto ratio = row.ratio();
+      ImGui::SetTooltip("%s\npredicted %s, measured %.4g %s%s", row.label.c_str(),
+                        row.predicted ? fmt("%.4g", *row.predicted).c_str() : "-", row.measured,
+                        unit.c_str(), ratio ? fmt(" (x%.3f)", *ratio).c_str() : "");
+    }
+  }
+  // The scale: its top and zero at the left edge.
+  const ImU32 dim = ImGui::GetColorU32(ImGuiCol_TextDisabled);
+  dl->AddText(ImVec2(p0.x + 2, p0.y), dim, fmt("%.4g", top).c_str());
+  dl->AddText(ImVec2(p0.x + 2, bottom - ImGui::GetTextLineHeight()), dim, "0");
+}
+
+void draw_report(const ExperimentReport& r, Explorer& ex) {
+  ImGui::Separator();
+  ImGui::TextWrapped("%s on %s", r.title.c_str(), r.device.c_str());
+  ImGui::PushTextWrapPos(0.0f);
+  ImGui::TextDisabled("model: %s", r.model.c_str());
+  ImGui::PopTextWrapPos();
+  if (ImGui::BeginTable("exp", 5, ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg)) {
+    ImGui::TableSetupColumn("what (hover: note)", ImGuiTableColumnFlags_WidthStretch, 3.0f);
+    for (const char* h : {"predicted", "measured", "unit", "measured/predicted"})
+      ImGui::TableSetupColumn(h, ImGuiTableColumnFlags_WidthStretch, 1.0f);
+    ImGui::TableHeadersRow();
+    for (const ExperimentRow& row : r.rows) {
+      ImGui::TableNextRow();
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(row.label.c_str());
+      if (!row.note.empty() && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", row.note.c_str());
+      ImGui::TableNextColumn();
+      if (row.predicted)
+        ImGui::Text("%.4g", *row.predicted);
+      else
+        ImGui::TextDisabled("-");
+      ImGui::TableNextColumn();
+      ImGui::Text("%.4g", row.measured);
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(row.unit.c_str());
+      ImGui::TableNextColumn();
+      if (const auto ratio = row.ratio())
+        ImGui::Text("%.3f", *ratio);
+      else
+        ImGui::TextDisabled("-");
+    }
+    ImGui::EndTable();
+  }
+  // One plot per unit that the model predicts, in the table's order.
+  std::vector<std::pair<std::string, std::vector<const ExperimentRow*>>> by_unit;
+  for (const ExperimentRow& row : r.rows) {
+    auto it = std::find_if(by_unit.begin(), by_unit.end(),
+                           [&](const auto& g) { return g.first == row.unit; });
+    if (it == by_unit.end()) it = by_unit.insert(by_unit.end(), {row.unit, {}});
+    it->second.push_back(&row);
+  }
+  for (const auto& [unit, rows] : by_unit)
+    if (std::any_of(rows.begin(), rows.end(), [](const auto* x) { return x->predicted; }))
+      plot_against_model(unit, rows);
+  ImGui::TextWrapped("%s", r.conclusion.c_str());
+  if (ImGui::Button("Copy as Markdown")) {
+    ImGui::SetClipboardText(format_experiment(r, OutputFormat::Markdown).c_str());
+    ex.status = "experiment copied as Markdown";
+  }
+}
+
+}  // namespace
+
+void ExperimentsWindow::request(RunQueue& jobs, const DeviceInfo& device, CounterProbe* counters) {
+  const std::string_view name = experiment_names()[index_];
+  jobs.push(
+      kJob,
+      [this, name, &device, counters] {
+        report_ = run_experiment(name, device, counters);
+        error_.clear();
+        refit_ = true;
+      },
+      [this](const std::string& why) {
+        error_ = why;
+        refit_ = true;
+      });
+}
+
+void ExperimentsWindow::draw(bool* open, Explorer& ex, const Layout& layout,
+                             const DeviceInfo* device, CounterProbe* counters) {
+  layout.place_tool_window(54 * ImGui::GetFontSize(), std::exchange(refit_, false));
+  ImGui::Begin("Experiments (E)", open);
+  const auto& catalogue = experiment_catalogue();
+  if (ImGui::BeginCombo("experiment", std::string(catalogue[index_].name).c_str())) {
+    for (std::size_t i = 0; i < catalogue.size(); ++i)
+      if (ImGui::Selectable(std::string(catalogue[i].name).c_str(), static_cast<int>(i) == index_))
+        index_ = static_cast<int>(i);
+    ImGui::EndCombo();
+  }
+  text_with_term("Questions from the seed articles, each measured against the model.",
+                 "the seed articles");
+  ImGui::TextWrapped("%s", std::string(catalogue[index_].question).c_str());
+  const bool pending = ex.jobs.pending(kJob);
+  ImGui::BeginDisabled(!device || pending);
+  if (ImGui::Button(pending ? "running..." : "Run") && device) request(ex.jobs, *device, counters);
+  ImGui::EndDisabled();
+  if (!device) {
+    ImGui::SameLine();
+    ImGui::TextDisabled("Experiments run on the GPU: the CUDA path is not in use.");
+  }
+  if (!error_.empty()) ImGui::TextColored(ImVec4(1, 0.4f, 0.3f, 1), "%s", error_.c_str());
+  if (device && report_) draw_report(*report_, ex);
+  ImGui::End();
+}
+
+}  // namespace mp

@@ -1,0 +1,80 @@
+#include "app/glossary.h"
+
+#include <imgui.h>
+
+#include <utility>
+
+namespace mp {
+namespace {
+
+constexpr std::pair<std::string_view, std::string_view> kTerms[] = {
+    {"pipe",
+     "A pipe is one of an SM's execution units that warp instructions issue to: FMA (float "
+     "multiply-add), ALU (integer and logic), XU (transcendentals), FP64 (double). Each accepts "
+     "a fixed number of warp instructions per cycle, so the mix of a loop sets how busy each "
+     "is."},
+    {"XU",
+     "The transcendental unit (also called SFU or MUFU): __sinf, __cosf, reciprocal square root "
+     "and the like. It takes far fewer instructions per cycle than the FMA pipe."},
+    {"issue-bound",
+     "Limited by the schedulers, which issue at most one warp instruction per cycle each, "
+     "rather than by any one pipe: the loop has more instructions than any single pipe is slow "
+     "for."},
+    {"% of bound",
+     "The model's least possible SM cycles for this frame (from the instruction mix, the "
+     "iteration count and each pipe's rate) over the SM cycles measured. 100% would mean the "
+     "kernel ran as fast as the pipes allow; the rest is latency, divergence, imbalance."},
+    {"SIMT efficiency",
+     "Pixel-iterations over 32 x warp-iterations: the share of a warp's 32 lanes doing useful "
+     "work. A lane whose pixel has escaped idles until its warp's last pixel is done."},
+    {"SM balance",
+     "The mean busy span of the SMs over the longest one: 100% means every SM finished "
+     "together; less means some idled while the last one worked."},
+    {"the seed articles",
+     "Three short articles, in Japanese, Chinese and English, on the SASS (the GPU's machine "
+     "code) of the Mandelbrot step: how nvcc turns z*z + c into FMA-pipe instructions, and how "
+     "fast that can run. The variants and experiments here test their claims; the articles "
+     "are not in this repository."},
+};
+
+}  // namespace
+
+std::string_view glossary(std::string_view term) {
+  for (const auto& [name, definition] : kTerms)
+    if (name == term) return definition;
+  return {};
+}
+
+namespace {
+
+// The term as a heading, its definition wrapped under it.
+void tooltip(std::string_view term) {
+  const std::string_view definition = glossary(term);
+  ImGui::BeginTooltip();
+  ImGui::PushTextWrapPos(ImGui::GetFontSize() * 30);
+  ImGui::TextUnformatted(term.data(), term.data() + term.size());
+  ImGui::Separator();
+  ImGui::TextUnformatted(definition.data(), definition.data() + definition.size());
+  ImGui::PopTextWrapPos();
+  ImGui::EndTooltip();
+}
+
+}  // namespace
+
+void explain_last_item(std::string_view term) {
+  if (ImGui::IsItemHovered()) tooltip(term);
+}
+
+void glossary_marker(std::string_view term) {
+  ImGui::SameLine(0, ImGui::GetStyle().ItemInnerSpacing.x);
+  ImGui::TextDisabled("(?)");
+  if (ImGui::IsItemHovered()) tooltip(term);
+}
+
+void text_with_term(const char* text, std::string_view term) {
+  ImGui::TextUnformatted(text);
+  explain_last_item(term);
+  glossary_marker(term);
+}
+
+}  // namespace mp

@@ -1,0 +1,33 @@
+// sin-ratio's balance point found by measurement: fma4 with 0..4 __sinf per step, each beside
+// the model's prediction from its loop's mix.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "app/explorer.h"
+#include "app/layout.h"
+#include "io/report.h"
+
+namespace mp {
+
+class GpuRenderer;
+struct LoadedSass;
+
+class SweepWindow {
+ public:
+  static constexpr const char* kJob = "sine sweep";
+
+  // Queues the sweep and opens the window.
+  void request(RunQueue& jobs, GpuRenderer& gpu, const LoadedSass* sass, bool* dirty);
+  bool shown() const { return shown_; }
+  void draw(Explorer& ex, const Layout& layout, int sm);
+
+ private:
+  bool shown_ = false;
+  std::vector<SineSweepRow> rows_;
+  std::string error_;
+  bool refit_ = false;  // a result came after the window opened: fit its height to it once
+};
+
+}  // namespace mp

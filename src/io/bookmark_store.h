@@ -1,0 +1,45 @@
+// The user's own bookmarks, kept in $XDG_CONFIG_HOME/mandelpipe/bookmarks.json in the format of
+// the built-in ones (assets/bookmarks.json). A file that cannot be read or parsed is reported
+// and left as it is: saving is refused until the user fixes or removes it.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "model/bookmarks.h"
+
+namespace mp {
+
+// The file in config_dir(), or an empty path where there is no configuration folder.
+std::filesystem::path user_bookmarks_path();
+
+// The bookmarks as the file holds them, for a file that parse_bookmarks() reads back.
+std::string bookmarks_json(const std::vector<Bookmark>& bookmarks);
+
+class BookmarkStore {
+ public:
+  // Reads `file` (empty: nowhere to keep bookmarks; a missing file: none yet).
+  explicit BookmarkStore(std::filesystem::path file);
+
+  const std::vector<Bookmark>& bookmarks() const { return bookmarks_; }
+  // Why the file was not used ("" when it was, or is missing): one line for the panel.
+  const std::string& problem() const { return problem_; }
+  const std::filesystem::path& file() const { return file_; }
+
+  // Both re-read the file first, so that bookmarks another window saved meanwhile are kept;
+  // "" on success, otherwise one line saying why nothing was written.
+  // A bookmark of the same name is replaced; the name is trimmed and must not be empty.
+  std::string add(Bookmark b);
+  std::string remove(const std::string& name);
+
+ private:
+  bool reload();  // false (and problem_ set) when the file is unusable
+  std::string save();
+
+  std::filesystem::path file_;
+  std::vector<Bookmark> bookmarks_;
+  std::string problem_;
+};
+
+}  // namespace mp

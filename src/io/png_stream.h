@@ -1,0 +1,28 @@
+// A PNG written row by row through libpng, so that an image of any size needs one row in memory.
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <memory>
+
+namespace mp {
+
+struct PngWriter;  // libpng's state (png_stream.cpp)
+
+class PngStream {
+ public:
+  // 8-bit RGB, `height` rows of `width` pixels, into `out` (left open: the caller owns it).
+  // Throws std::runtime_error with libpng's or the system's reason.
+  PngStream(std::FILE* out, int width, int height);
+  ~PngStream();
+  PngStream(const PngStream&) = delete;
+  PngStream& operator=(const PngStream&) = delete;
+
+  // rgb: width*3 bytes, rows top first; the last one also writes the PNG's end.
+  void write_row(const std::uint8_t* rgb);
+
+ private:
+  std::unique_ptr<PngWriter> impl_;
+};
+
+}  // namespace mp

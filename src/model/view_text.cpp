@@ -1,0 +1,139 @@
+#include "model/view_text.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <set>
+
+#include "cli/options.h"
+#include "model/variant_table.h"
+
+namespace mp {
+namespace {
+
+// Longer text is not a view someone copied; refusing it keeps a stray clipboard cheap to reject.
+constexpr std::size_t kMaxViewText = 4096;
+
+// The fewest significant digits that read back to exactly `v` (17 always do).
+std::string shortest(double v) {
+  char buf[40];
+  for (int digits = 15; digits <= 17; ++digits) {
+    std::snprintf(buf, sizeof buf, "%.*g", digits, v);
+    if (std::strtod(buf, nullptr) == v) break;
+  }
+  return buf;
+}
+
+// The same for a float (9 digits always do).
+std::string shortest(float v) {
+  char buf[40];
+  for (int digits = 6; digits <= 9; ++digits) {
+    std::snprintf(buf, sizeof buf, "%.*g", digits, static_cast<double>(v));
+    if (std::strtof(buf, nullptr) == v) break;
+  }
+  return buf;
+}
+
+std::vector<std::string> split_words(std::string_view text) {
+  std::vector<std::string> words;
+  std::string word;
+  for (char c : text) {
+    if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+      if (!word.empty()) words.push_back(std::move(word));
+      word.clear();
+    } else {
+      word += c;
+    }
+  }
+  if (!word.empty()) words.push_back(std::move(word));
+  return words;
+}
+
+bool is_program_name(const std::string& word) {
+  const std::size_t slash = word.rfind('/');
+  return word.compare(slash == std::string::npos ? 0 : slash + 1, std::string::npos,
+                      "mandelpipe") == 0;
+}
+
+}  // namespace
+
+std::string format_view_text(const ViewState& s) {
+  return "mandelpipe --center " + shortest(s.view.center_x) + "," + shortest(s.view.center_y) +
+         " --span " + shortest(s.view.span) + " --iters " + std::to_string(s.view.max_iter) +
+         " --variant " + std::string(variant_info(s.variant).name) + " --palette " + s.palette +
+         " --density " + shortest(s.colour.density) + " --offset " + shortest(s.colour.offset) +
+         " --stripe " + shortest(s.colour.stripe);
+}
+
+ViewTextResult parse_view_text(std::string_view text, const ViewState& current,
+                               const std::vector<std::string>& palettes) {
+  ViewTextResult r;
+  if (text.size() > kMaxViewText) {
+    r.error = "view text: too long to be a view (" + std::to_string(text.size()) + " characters)";
+    return r;
+  }
+  std::vector<std::string> words = split_words(text);
+  if (!words.empty() && is_program_name(words.front())) words.erase(words.begin());
+  if (words.empty()) {
+    r.error = "view text: empty; expected mandelpipe --center X,Y --span S --iters N ...";
+    return r;
+  }
+  // Each option with its value joined to it, so that a value such as "-1" reaches the parser
+  // as a value and never as an option.
+  static const std::set<std::string> kViewOptions = {"--center",  "--span",    "--iters",
+                                                     "--variant", "--palette", "--density",
+                                                     "--offset",  "--stripe"};
+  // Read as render reads its options: it takes every one of them (the colours included).
+  std::vector<std::string> args = {"mandelpipe", "render", "--out", "view.png"};
+  std::set<std::string> given;
+  for (std::size_t i = 0; i < words.size(); ++i) {
+    const std::string& w = words[i];
+    const std::size_t eq = w.find('=');
+    const std::string name = w.substr(0, eq);
+    if (w.rfind("--", 0) != 0) {
+      r.error = "view text: expected an option such as --center, got '" + w + "'";
+      return r;
+    }
+    if (!kViewOptions.count(name)) {
+      r.error = "view text: " + name + " is not part of a view (a view has --center, --span, " +
+                "--iters, --variant, --palette, --density, --offset, --stripe)";
+      return r;
+    }
+    if (eq == std::string::npos && i + 1 == words.size()) {
+      r.error = name + ": needs a value";
+      return r;
+    }
+    args.push_back(eq == std::string::npos ? w + "=" + words[++i] : w);
+    given.insert(name);
+  }
+  const ParseResult parsed = parse_command_line(args);
+  if (!parsed.options) {
+    r.error = parsed.err;
+    return r;
+  }
+  const Options& o = *parsed.options;
+  r.state = current;
+  if (given.count("--center")) {
+    r.state.view.center_x = o.view.center_x;
+    r.state.view.center_y = o.view.center_y;
+  }
+  if (given.count("--span")) r.state.view.span = o.view.span;
+  if (given.count("--iters")) r.state.view.max_iter = o.view.max_iter;
+  if (given.count("--variant")) r.state.variant = o.variant;
+  if (given.count("--palette")) {
+    if (std::find(palettes.begin(), palettes.end(), o.palette) == palettes.end()) {
+      std::string known;
+      for (const std::string& p : palettes) known += (known.empty() ? "" : ", ") + p;
+      r.error = "--palette: unknown '" + o.palette + "' (known: " + known + ")";
+      return r;
+    }
+    r.state.palette = o.palette;
+  }
+  if (given.count("--density")) r.state.colour.density = o.colour.density;
+  if (given.count("--offset")) r.state.colour.offset = o.colour.offset;
+  if (given.count("--stripe")) r.state.colour.stripe = o.colour.stripe;
+  r.ok = true;
+  return r;
+}
+
+}  // namespace mp

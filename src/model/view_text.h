@@ -1,0 +1,47 @@
+// A view as one line of text, the command line that shows it ("mandelpipe --center X,Y
+// --span S --iters N --variant V --palette P --density D --offset O --stripe S"): what Ctrl+C
+// copies and Ctrl+V reads back.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "model/palette.h"
+#include "model/view.h"
+#include "variants.h"
+
+namespace mp {
+
+// Everything that makes a place look as it does: where, how deep, which step and which colours.
+struct ViewState {
+  View view;
+  VariantId variant = VariantId::Fma4;
+  std::string palette = "ember";
+  ColourParams colour;
+
+  bool operator==(const ViewState& o) const {
+    return view == o.view && variant == o.variant && palette == o.palette &&
+           colour.density == o.colour.density && colour.offset == o.colour.offset &&
+           colour.stripe == o.colour.stripe;
+  }
+  bool operator!=(const ViewState& o) const { return !(*this == o); }
+};
+
+// One line, no newline; every number in the fewest digits that read back to the same value.
+std::string format_view_text(const ViewState& s);
+
+struct ViewTextResult {
+  bool ok = false;
+  ViewState state;    // when ok
+  std::string error;  // otherwise: one line saying what is wrong
+};
+
+// Reads a line format_view_text writes, and the same options typed by hand: the program name
+// may be left out, spaces and a trailing newline do not matter. Options the line leaves out
+// keep their value in `current`; any option that is not part of a view is refused, as are a
+// palette not among `palettes` and every value the command line itself refuses.
+ViewTextResult parse_view_text(std::string_view text, const ViewState& current,
+                               const std::vector<std::string>& palettes);
+
+}  // namespace mp

@@ -1,0 +1,312 @@
+// render past the window's sizes, as a user runs it (CPU path): the banded, streamed PNG against
+// untiled renders, supersampling, zoom sequences with their JSON, colour settings in the sidecar,
+// progress, signals, and bad values.
+#include <gtest/gtest.h>
+#include <png.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "io/colour_settings.h"
+
+namespace mp {
+namespace {
+namespace fs = std::filesystem;
+
+struct Result {
+  int code = -1;
+  int signal = 0;
+  std::string out, err;
+};
+
+struct Image {
+  int width = 0, height = 0;
+  std::vector<std::uint8_t> rgb;
+  const std::uint8_t* at(int x, int y) const {
+    return &rgb[(static_cast<std::size_t>(y) * width + x) * 3];
+  }
+};
+
+// Decoded by libpng's own reader, as RGB; empty if it is not a whole, valid PNG.
+Image read_png(const fs::path& file) {
+  png_image image{};
+  image.version = PNG_IMAGE_VERSION;
+  Image out;
+  if (!png_image_begin_read_from_file(&image, file.c_str())) return out;
+  image.format = PNG_FORMAT_RGB;
+  std::vector<std::uint8_t> rgb(PNG_IMAGE_SIZE(image));
+  if (!png_image_finish_read(&image, nullptr, rgb.data(), 0, nullptr)) {
+    png_image_free(&image);
+    return out;
+  }
+  out.width = static_cast<int>(image.width);
+  out.height = static_cast<int>(image.height);
+  out.rgb = std::move(rgb);
+  return out;
+}
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+class RenderBigTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("mp_render_big_test_" + std::to_string(getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  std::string command(const std::string& args) const {
+    return "cd '" + dir_.string() + "' && exec '" + std::string(MANDELPIPE_BIN) + "' " + args +
+           " >'" + (dir_ / ".stdout").string() + "' 2>'" + (dir_ / ".stderr").string() +
+           "' </dev/null";
+  }
+  Result collect(int status) {
+    Result r;
+    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    r.signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+    r.out = slurp(dir_ / ".stdout");
+    r.err = slurp(dir_ / ".stderr");
+    fs::remove(dir_ / ".stdout");
+    fs::remove(dir_ / ".stderr");
+    return r;
+  }
+  Result run(const std::string& args) { return collect(std::system(command(args).c_str())); }
+  // Started, sent `sig` `delay` seconds later, and waited for (killed after 60 s).
+  Result run_and_signal(const std::string& args, double delay, int sig) {
+    const std::string cmd = command(args);
+    const pid_t pid = fork();
+    if (pid == 0) {
+      ::signal(sig, SIG_DFL);
+      execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
+      _exit(127);
+    }
+    usleep(static_cast<useconds_t>(delay * 1e6));
+    kill(pid, sig);
+    int status = 0;
+    for (int i = 0; i < 600 && waitpid(pid, &status, WNOHANG) == 0; ++i) usleep(100000);
+    if (waitpid(pid, &status, WNOHANG) == 0) {
+      ADD_FAILURE() << "still running 60 s after the signal";
+      kill(pid, SIGKILL);
+      waitpid(pid, &status, 0);
+    }
+    return collect(status);
+  }
+  void expect_one_line_error(const Result& r, const std::string& fragment) {
+    EXPECT_EQ(r.code, 2) << r.err;
+    EXPECT_NE(r.err.find(fragment), std::string::npos) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << "one line: " << r.err;
+  }
+  std::vector<std::string> files() const {
+    std::vector<std::string> names;
+    for (const auto& e : fs::directory_iterator(dir_)) names.push_back(e.path().filename());
+    return names;
+  }
+
+  fs::path dir_;
+};
+
+// 20000 columns are two pieces side by side (16384 + 3616); a pixel spacing of 2^-14 and dyadic
+// centres make every sample's coordinates exact, so a crop across the seam, rendered on its own
+// as one piece, must match pixel for pixel.
+TEST_F(RenderBigTest, TwentyThousandWideStreamedImageMatchesAnUntiledCrop) {
+  const Result big = run(
+      "render --cpu --width 20000 --height 100 --center -0.125,0 --span 1.220703125 --iters 200 "
+      "--out big.png");
+  ASSERT_EQ(big.code, 0) << big.err;
+  const Image img = read_png(dir_ / "big.png");
+  ASSERT_EQ(img.width, 20000);
+  ASSERT_EQ(img.height, 100);
+  // Rows plausible: the view is symmetric about the real axis, so row y mirrors row 99 - y, and
+  // each row holds both the black interior and many escape colours.
+  for (int y = 0; y < 50; ++y)
+    ASSERT_EQ(0, std::memcmp(img.at(0, y), img.at(0, 99 - y), 20000 * 3)) << "row " << y;
+  for (int y : {0, 50, 99}) {
+    std::set<unsigned> colours;
+    for (int x = 0; x < img.width; ++x)
+      colours.insert(img.at(x, y)[0] << 16 | img.at(x, y)[1] << 8 | img.at(x, y)[2]);
+    EXPECT_GT(colours.size(), 100u) << "row " << y;
+    EXPECT_TRUE(colours.count(0)) << "row " << y << " has no interior";
+  }
+  // Columns 16300..16499 (the second piece starts at 16384): centre -0.125 + 6400 * 2^-14.
+  const Result crop = run(
+      "render --cpu --width 200 --height 100 --center 0.265625,0 --span 0.01220703125 --iters 200 "
+      "--out crop.png");
+  ASSERT_EQ(crop.code, 0) << crop.err;
+  const Image ref = read_png(dir_ / "crop.png");
+  ASSERT_EQ(ref.width, 200);
+  ASSERT_EQ(ref.height, 100);
+  std::set<unsigned> colours;
+  for (int y = 0; y < 100; ++y)
+    for (int x = 0; x < 200; ++x) {
+      ASSERT_EQ(0, std::memcmp(ref.at(x, y), img.at(16300 + x, y), 3)) << x << "," << y;
+      colours.insert(ref.at(x, y)[0] << 16 | ref.at(x, y)[1] << 8 | ref.at(x, y)[2]);
+    }
+  EXPECT_GT(colours.size(), 20u) << "the crop must show detail to compare";
+  const auto j = nlohmann::json::parse(slurp(dir_ / "big.json"));
+  EXPECT_EQ(j["tiling"]["pieces_per_band"], 2);
+  EXPECT_EQ(j["parameters"]["width"], 20000);
+}
+
+TEST_F(RenderBigTest, SupersamplingAveragesTheColoursOfTheFinerGrid) {
+  const std::string view = "--cpu --center -0.7435,0.1314 --span 0.003 --iters 500";
+  ASSERT_EQ(run("render " + view + " --width 64 --height 48 --ss 2 --out ss.png").code, 0);
+  ASSERT_EQ(run("render " + view + " --width 128 --height 96 --out fine.png").code, 0);
+  const Image ss = read_png(dir_ / "ss.png"), fine = read_png(dir_ / "fine.png");
+  ASSERT_EQ(ss.width, 64);
+  ASSERT_EQ(ss.height, 48);
+  ASSERT_EQ(fine.width, 128);
+  int differs_from_a_sample = 0;
+  for (int y = 0; y < 48; ++y)
+    for (int x = 0; x < 64; ++x)
+      for (int k = 0; k < 3; ++k) {
+        const unsigned sum = fine.at(2 * x, 2 * y)[k] + fine.at(2 * x + 1, 2 * y)[k] +
+                             fine.at(2 * x, 2 * y + 1)[k] + fine.at(2 * x + 1, 2 * y + 1)[k];
+        ASSERT_EQ(ss.at(x, y)[k], (sum + 2) / 4) << x << "," << y;
+        differs_from_a_sample += ss.at(x, y)[k] != fine.at(2 * x, 2 * y)[k];
+      }
+  EXPECT_GT(differs_from_a_sample, 100) << "a view without edges tests no averaging";
+  const auto j = nlohmann::json::parse(slurp(dir_ / "ss.json"));
+  EXPECT_EQ(j["parameters"]["ss"], 2);
+}
+
+TEST_F(RenderBigTest, ColourSettingsGoIntoTheSidecarAndComeBack) {
+  const Result r =
+      run("render --cpu --width 64 --height 48 --variant fma4-sin --palette ocean --density 2.5 "
+          "--offset 0.25 --stripe 0.1 --out c.png");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = nlohmann::json::parse(slurp(dir_ / "c.json"));
+  const ColourSettings c = colour_settings_from_json(j["parameters"]);
+  EXPECT_EQ(c.palette, "ocean");
+  EXPECT_FLOAT_EQ(c.params.density, 2.5f);
+  EXPECT_FLOAT_EQ(c.params.offset, 0.25f);
+  EXPECT_FLOAT_EQ(c.params.stripe, 0.1f);
+  ASSERT_EQ(
+      run("render --cpu --width 64 --height 48 --variant fma4-sin --palette ocean --out d.png")
+          .code,
+      0);
+  EXPECT_NE(read_png(dir_ / "c.png").rgb, read_png(dir_ / "d.png").rgb)
+      << "the colour flags changed nothing";
+  EXPECT_THROW(colour_settings_from_json({{"density", 99}}), std::out_of_range);
+}
+
+TEST_F(RenderBigTest, ZoomSequenceWritesNumberedFramesAndTheirParameters) {
+  const std::string common = "--cpu --width 64 --height 48 --iters 300 --palette ember";
+  const Result r = run("render " + common +
+                       " --center -0.5,0 --span 3 --zoom-to -0.7435,0.1314,0.003 --frames 5 "
+                       "--out seq");
+  ASSERT_EQ(r.code, 0) << r.err;
+  for (int k = 0; k < 5; ++k) {
+    const Image f = read_png(dir_ / "seq" / ("frame-0000" + std::to_string(k) + ".png"));
+    EXPECT_EQ(f.width, 64) << k;
+    EXPECT_EQ(f.height, 48) << k;
+  }
+  EXPECT_FALSE(fs::exists(dir_ / "seq" / "frame-00005.png"));
+  const auto j = nlohmann::json::parse(slurp(dir_ / "seq" / "frames.json"));
+  ASSERT_EQ(j["frames"].size(), 5u);
+  EXPECT_EQ(j["frames"][0]["center"][0], -0.5);
+  EXPECT_EQ(j["frames"][0]["span"], 3.0);
+  EXPECT_EQ(j["frames"][4]["center"][0], -0.7435);
+  EXPECT_EQ(j["frames"][4]["center"][1], 0.1314);
+  EXPECT_DOUBLE_EQ(j["frames"][4]["span"].get<double>(), 0.003);
+  for (int k = 0; k < 5; ++k) {
+    const auto& f = j["frames"][k];
+    EXPECT_EQ(f["image"], "frame-0000" + std::to_string(k) + ".png");
+    EXPECT_EQ(f["iters"], 300);
+    EXPECT_EQ(f["variant"], "fma4");
+    EXPECT_EQ(f["palette"], "ember");
+    EXPECT_TRUE(f.contains("density") && f.contains("offset") && f.contains("stripe"));
+    if (k > 0)  // geometric: the same ratio from frame to frame
+      EXPECT_NEAR(f["span"].get<double>() / j["frames"][k - 1]["span"].get<double>(),
+                  std::pow(0.001, 0.25), 1e-12);
+  }
+  // A frame is the still of its view: frame 2 re-rendered from its parameters alone.
+  const auto& f2 = j["frames"][2];
+  std::ostringstream still;
+  still.precision(17);
+  still << "render " << common << " --center " << f2["center"][0].get<double>() << ","
+        << f2["center"][1].get<double>() << " --span " << f2["span"].get<double>()
+        << " --out still.png";
+  ASSERT_EQ(run(still.str()).code, 0);
+  EXPECT_EQ(read_png(dir_ / "still.png").rgb, read_png(dir_ / "seq" / "frame-00002.png").rgb);
+  // The folder is not empty now: a second sequence is refused, the first left alone.
+  expect_one_line_error(run("render " + common + " --zoom-to 0,0,1 --frames 3 --out seq"),
+                        "not empty");
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir_ / "seq"), fs::directory_iterator()), 6);
+}
+
+TEST_F(RenderBigTest, BadValuesAreOneLineAndExitCode2) {
+  expect_one_line_error(run("render --cpu --out x.png --ss 5"), "--ss");
+  expect_one_line_error(run("render --cpu --out x.png --ss 1.5"), "--ss");
+  expect_one_line_error(run("render --cpu --out x.png --density 9"), "--density");
+  expect_one_line_error(run("render --cpu --out x.png --offset -0.1"), "--offset");
+  expect_one_line_error(run("render --cpu --out x.png --stripe nan"), "--stripe");
+  expect_one_line_error(run("render --cpu --out x.png --width 65537"), "--width");
+  expect_one_line_error(run("render --cpu --out x.png --frames 5"), "--zoom-to");
+  expect_one_line_error(run("render --cpu --out d --zoom-to 0,0,1"), "--frames");
+  expect_one_line_error(run("render --cpu --out d --zoom-to 0,0,1 --frames 1"), "--frames");
+  expect_one_line_error(run("render --cpu --out d --zoom-to 0,0 --frames 3"), "--zoom-to");
+  expect_one_line_error(run("render --cpu --out d --zoom-to 0,0,-1 --frames 3"), "--zoom-to");
+  expect_one_line_error(run("render --cpu --out d.png --zoom-to 0,0,1 --frames 3"), "folder");
+  std::ofstream(dir_ / "plain");
+  expect_one_line_error(run("render --cpu --out plain --zoom-to 0,0,1 --frames 3"), "not a folder");
+  EXPECT_EQ(files(), std::vector<std::string>{"plain"});
+}
+
+TEST_F(RenderBigTest, QuickRenderPrintsNoProgress) {
+  const Result r = run("render --cpu --width 64 --height 48 --out q.png");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.err.find("band"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("memory"), std::string::npos) << r.err;
+}
+
+// Interrupted mid-render of a big image: the plan and progress were said, and nothing is left.
+TEST_F(RenderBigTest, SigintMidRenderLeavesNoFileAndShowsProgress) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const Result r = run_and_signal(
+      "render --cpu --width 20000 --height 20000 --iters 60 --out huge.png", 4.0, SIGINT);
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_TRUE(r.signal == SIGINT || r.code != 0) << "exit " << r.code << ": " << r.err;
+  EXPECT_LT(s, 30) << "the signal did not end it";
+  EXPECT_EQ(files(), std::vector<std::string>{}) << r.err;
+  EXPECT_NE(r.err.find("20000x20000 in 79 bands"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("working memory"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("/79, "), std::string::npos) << "no progress after 4 s: " << r.err;
+}
+
+TEST_F(RenderBigTest, PrecisionRunningOutIsSaid) {
+  const Result r =
+      run("render --cpu --width 64 --height 48 --center -0.75,0.1 --span 1e-9 "
+          "--iters 100 --out p.png");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("float precision exhausted"), std::string::npos) << r.err;
+  EXPECT_TRUE(nlohmann::json::parse(slurp(dir_ / "p.json"))["precision_exhausted"].get<bool>());
+  const Result fp64 =
+      run("render --cpu --width 64 --height 48 --center -0.75,0.1 --span 1e-9 "
+          "--iters 100 --variant fp64 --out q.png");
+  ASSERT_EQ(fp64.code, 0) << fp64.err;
+  EXPECT_EQ(fp64.err.find("precision exhausted"), std::string::npos) << fp64.err;
+}
+
+}  // namespace
+}  // namespace mp

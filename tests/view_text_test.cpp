@@ -1,0 +1,201 @@
+#include "model/view_text.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <sstream>
+
+#include "cli/options.h"
+#include "io/embedded.h"
+#include "io/settings.h"
+#include "model/variant_table.h"
+
+namespace mp {
+namespace {
+
+const std::vector<std::string> kPalettes = {"ember", "ocean", "grey"};
+
+ViewTextResult parse(const std::string& text, const ViewState& current = {}) {
+  return parse_view_text(text, current, kPalettes);
+}
+
+bool same_bits(double a, double b) {
+  return std::memcmp(&a, &b, sizeof a) == 0;
+}
+
+TEST(ViewText, FormatsTheCommandLine) {
+  ViewState s;
+  s.view = {-0.743643887037151, 0.131825904205330, 0.005, 4096};
+  s.variant = VariantId::Fma4;
+  s.palette = "ocean";
+  s.colour = {1.5f, 0.1f, 0.6f};
+  EXPECT_EQ(format_view_text(s),
+            "mandelpipe --center -0.743643887037151,0.13182590420533 --span 0.005 --iters 4096 "
+            "--variant fma4 --palette ocean --density 1.5 --offset 0.1 --stripe 0.6");
+}
+
+TEST(ViewText, RandomViewsRoundTripExactly) {
+  std::mt19937_64 rng(17);
+  std::uniform_real_distribution<double> coord(-2.5, 2.5), exponent(-15.0, 1.0);
+  std::uniform_int_distribution<unsigned> iters(1, kMaxIterations);
+  std::uniform_real_distribution<double> density(kMinDensity, kMaxDensity), unit(0.0, 1.0);
+  const auto& variants = all_variants();
+  for (int k = 0; k < 5000; ++k) {
+    ViewState s;
+    s.view.center_x = coord(rng);
+    s.view.center_y = coord(rng);
+    s.view.span = std::pow(10.0, exponent(rng));
+    s.view.max_iter = iters(rng);
+    s.variant = variants[rng() % variants.size()].id;
+    s.palette = kPalettes[rng() % kPalettes.size()];
+    s.colour.density = static_cast<float>(density(rng));
+    s.colour.offset = static_cast<float>(unit(rng));
+    s.colour.stripe = static_cast<float>(unit(rng));
+    const std::string text = format_view_text(s);
+    const ViewTextResult r = parse(text);
+    ASSERT_TRUE(r.ok) << text << ": " << r.error;
+    ASSERT_TRUE(same_bits(r.state.view.center_x, s.view.center_x)) << text;
+    ASSERT_TRUE(same_bits(r.state.view.center_y, s.view.center_y)) << text;
+    ASSERT_TRUE(same_bits(r.state.view.span, s.view.span)) << text;
+    ASSERT_EQ(r.state, s) << text;
+  }
+}
+
+TEST(ViewText, ColourEndsRoundTrip) {
+  for (float v : {0.0f, 1.0f, std::nextafter(0.0f, 1.0f), std::nextafter(1.0f, 0.0f), 0.1f}) {
+    ViewState s;
+    s.colour = {std::max(v * kMaxDensity, kMinDensity), v, v};
+    const ViewTextResult r = parse(format_view_text(s));
+    ASSERT_TRUE(r.ok) << format_view_text(s) << ": " << r.error;
+    EXPECT_EQ(r.state, s) << format_view_text(s);
+  }
+}
+
+TEST(ViewText, AwkwardDoublesRoundTrip) {
+  for (double x : {0.0, -0.0, 0.1, 1.0 / 3.0, -2.0, 1e-300, std::nextafter(1.0, 2.0),
+                   std::numeric_limits<double>::max(), -std::numeric_limits<double>::min()}) {
+    ViewState s;
+    s.view.center_x = x;
+    s.view.center_y = -x;
+    if (x > 0) s.view.span = x;
+    const ViewTextResult r = parse(format_view_text(s));
+    ASSERT_TRUE(r.ok) << format_view_text(s) << ": " << r.error;
+    EXPECT_TRUE(same_bits(r.state.view.center_x, x)) << format_view_text(s);
+    EXPECT_TRUE(same_bits(r.state.view.center_y, -x)) << format_view_text(s);
+    EXPECT_TRUE(same_bits(r.state.view.span, s.view.span)) << format_view_text(s);
+  }
+}
+
+TEST(ViewText, ToleratesWhatPeopleTypeAndPaste) {
+  ViewState current;
+  current.variant = VariantId::Fma5;
+  current.palette = "grey";
+  for (const char* text : {"mandelpipe --center -1.25,0.5 --span 0.01 --iters 300\n",
+                           "  --center   -1.25,0.5\t--span 0.01  --iters 300  \r\n",
+                           "./build/mandelpipe --center=-1.25,0.5 --span=0.01 --iters=300",
+                           "/usr/bin/mandelpipe --iters 300 --span 1e-2 --center -1.25,0.5"}) {
+    const ViewTextResult r = parse(text, current);
+    ASSERT_TRUE(r.ok) << text << ": " << r.error;
+    EXPECT_EQ(r.state.view, (View{-1.25, 0.5, 0.01, 300})) << text;
+    EXPECT_EQ(r.state.variant, VariantId::Fma5) << "left out: kept";
+    EXPECT_EQ(r.state.palette, "grey") << "left out: kept";
+    EXPECT_EQ(r.state.colour.density, current.colour.density) << "left out: kept";
+  }
+  const ViewTextResult partial = parse("--span 0.5", current);
+  ASSERT_TRUE(partial.ok) << partial.error;
+  EXPECT_EQ(partial.state.view.center_x, current.view.center_x);
+  EXPECT_EQ(partial.state.view.span, 0.5);
+}
+
+TEST(ViewText, RefusesWhatIsNotAView) {
+  struct Case {
+    const char* text;
+    const char* says;
+  } cases[] = {
+      {"", "empty"},
+      {"  \n", "empty"},
+      {"mandelpipe", "empty"},
+      {"hello world", "'hello'"},
+      {"mandelpipe render --center 0,0", "'render'"},
+      {"--center nan,0", "--center"},
+      {"--center 0,inf", "--center"},
+      {"--center 1", "--center"},
+      {"--span 0", "--span"},
+      {"--span -1", "--span"},
+      {"--span inf", "--span"},
+      {"--span nan", "--span"},
+      {"--span 1x", "--span"},
+      {"--iters 0", "--iters"},
+      {"--iters 10000001", "--iters"},
+      {"--iters 2.5", "--iters"},
+      {"--variant fma9", "--variant"},
+      {"--palette neon", "--palette: unknown 'neon' (known: ember, ocean, grey)"},
+      {"--density 0", "--density"},
+      {"--density 9", "--density"},
+      {"--offset -0.1", "--offset"},
+      {"--offset nan", "--offset"},
+      {"--stripe 2", "--stripe"},
+      {"--ss 2", "--ss is not part of a view"},
+      {"--out x.png", "--out is not part of a view"},
+      {"--zoom-to 0,0,1", "--zoom-to is not part of a view"},
+      {"--span", "--span: needs a value"},
+      {"--span 1 --span 2", "given twice"},
+      {"--width 640", "--width is not part of a view"},
+      {"--frames=3", "--frames is not part of a view"},
+      {"--help", "--help is not part of a view"},
+  };
+  for (const Case& c : cases) {
+    const ViewTextResult r = parse(c.text);
+    EXPECT_FALSE(r.ok) << c.text;
+    EXPECT_NE(r.error.find(c.says), std::string::npos) << c.text << " -> " << r.error;
+    EXPECT_EQ(r.error.find('\n'), std::string::npos) << "one line: " << r.error;
+  }
+  EXPECT_FALSE(parse(std::string(5000, ' ') + "--span 1").ok);
+}
+
+// What Ctrl+C copies is a command line that opens the window at the same place: the window's own
+// parser reads every value back, bit for bit.
+TEST(ViewText, CopiedTextIsAWindowCommandLine) {
+  std::vector<std::string> palettes;
+  for (const Palette& p : parse_palettes(embedded::palettes_json)) palettes.push_back(p.name);
+  ASSERT_FALSE(palettes.empty());
+  std::mt19937_64 rng(1717);
+  std::uniform_real_distribution<double> coord(-2.5, 2.5), exponent(-15.0, 1.0);
+  std::uniform_int_distribution<unsigned> iters(1, kMaxIterations);
+  std::uniform_real_distribution<double> density(kMinDensity, kMaxDensity), unit(0.0, 1.0);
+  const auto& variants = all_variants();
+  for (int k = 0; k < 500; ++k) {
+    ViewState s;
+    s.view = {coord(rng), coord(rng), std::pow(10.0, exponent(rng)), iters(rng)};
+    s.variant = variants[rng() % variants.size()].id;
+    s.palette = palettes[rng() % palettes.size()];
+    s.colour = {static_cast<float>(density(rng)), static_cast<float>(unit(rng)),
+                static_cast<float>(unit(rng))};
+    const std::string text = format_view_text(s);
+    std::vector<std::string> args;
+    std::istringstream words(text);
+    for (std::string w; words >> w;) args.push_back(w);
+    const ParseResult r = parse_command_line(args);
+    ASSERT_TRUE(r.options) << text << ": " << r.err;
+    const Options& o = *r.options;
+    EXPECT_EQ(o.command, Command::Window) << text;
+    ASSERT_TRUE(same_bits(o.view.center_x, s.view.center_x)) << text;
+    ASSERT_TRUE(same_bits(o.view.center_y, s.view.center_y)) << text;
+    ASSERT_TRUE(same_bits(o.view.span, s.view.span)) << text;
+    ASSERT_EQ(o.view.max_iter, s.view.max_iter) << text;
+    ASSERT_EQ(o.variant, s.variant) << text;
+    ASSERT_TRUE(o.palette_given) << text;
+    ASSERT_EQ(o.palette, s.palette) << text;
+    ASSERT_TRUE(o.colour_given.density && o.colour_given.offset && o.colour_given.stripe) << text;
+    ASSERT_EQ(o.colour.density, s.colour.density) << text;
+    ASSERT_EQ(o.colour.offset, s.colour.offset) << text;
+    ASSERT_EQ(o.colour.stripe, s.colour.stripe) << text;
+  }
+}
+
+}  // namespace
+}  // namespace mp
