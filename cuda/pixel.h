@@ -1,6 +1,9 @@
 // One pixel of the escape-time iteration, shared by the CUDA kernel and the CPU reference.
 #pragma once
 
+#include <type_traits>
+
+#include "df64.h"
 #include "hd.h"
 #include "kernel_params.h"
 #include "variants.h"
@@ -33,13 +36,29 @@ MP_HD double pixel_coord<double>(int p, double delta, double origin) {
   return std::fma(static_cast<double>(p), delta, origin);
 #endif
 }
+template <>
+MP_HD Df64 pixel_coord<Df64>(int p, double delta, double origin) {
+  return df64_from(pixel_coord<double>(p, delta, origin));
+}
+
+// |z|^2 as a float, for the escape test and the smooth value. A double-float's low parts do not
+// move it at the bailout: its high parts alone, fused as the GPU runs it.
+template <class R>
+MP_HD float norm2(R x, R y) {
+  if constexpr (std::is_same_v<R, Df64>)
+    return fma_exact(x.hi, x.hi, mul_rn(y.hi, y.hi));
+  else
+    return static_cast<float>(x * x + y * y);
+}
 
 // The escape test: |z|^2 within the bailout. Variants with kExactFma write it, like their step,
 // as the fused operations the GPU runs, so the CPU reference gets the same bits; inf and NaN (an
 // orbit that left long ago overflows) fail it.
 template <class V, class R>
 MP_HD bool within_bailout(R x, R y) {
-  if constexpr (V::kExactFma)
+  if constexpr (std::is_same_v<R, Df64>)
+    return norm2(x, y) <= kEscapeRadius2;
+  else if constexpr (V::kExactFma)
     return fma_exact(x, x, y * y) <= kEscapeRadius2;
   else
     return x * x + y * y <= static_cast<R>(kEscapeRadius2);
@@ -53,9 +72,7 @@ MP_HD PixelResult pixel_result(unsigned n, typename V::Real x, typename V::Real 
   PixelResult r{-1.0f, 0.0f, n};
   // Smooth value n + 1 - log2(log2|z|) = n + 2 - log2(log2|z|^2): continuous across the bands
   // where n changes. (Written with |z|^2, the halving is one instruction per pixel less.)
-  if (!inside)
-    r.smooth =
-        static_cast<float>(n) + 2.0f - fast_log2(fast_log2(static_cast<float>(x * x + y * y)));
+  if (!inside) r.smooth = static_cast<float>(n) + 2.0f - fast_log2(fast_log2(norm2(x, y)));
   // Without a colouring term acc stays 0; nvcc cannot drop 0 * (1/n) (n might be 0 or inf to
   // its eyes), so the test is at compile time: two instructions per pixel less.
   if constexpr (V::kAux) r.aux = fast_div(acc, static_cast<float>(n));

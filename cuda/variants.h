@@ -7,6 +7,7 @@
 // To add a variant: write a struct like the ones below and add it to MANDELPIPE_VARIANTS.
 #pragma once
 
+#include "df64.h"
 #include "hd.h"
 #include "instr_mix.h"
 
@@ -246,9 +247,35 @@ struct Fp64 {
   }
 };
 
+// z^2 + c in double-float (df64.h): a float pair, about 48 bits, by error-free transforms, all
+// on the FMA pipe. Three products (FMUL + 3 FFMA + a 3-add renormalisation each), three sums
+// (two-sum, two adds, renormalisation: 11 each) and an exact doubling: 56 FMA-pipe instructions
+// a step where fp64 takes 4 on the FP64 pipe. The escape test reads the high parts.
+struct Df64Step {
+  static constexpr const char* kName = "df64";
+  static constexpr const char* kSummary =
+      "z^2 + c in double-float (float pairs, ~48 bits) on the FMA pipe: a double without FP64";
+  using Real = Df64;
+  static constexpr int kStepsPerCheck = 1;
+  static constexpr bool kPaired = false;
+  static constexpr bool kExactFma = true;
+  static constexpr bool kAux = false;
+  static constexpr Shape kShape = Shape::Queue;
+  static constexpr int kRegCap = 40;
+  static constexpr InstrMix step_mix(int) { return {56, 0, 0, 0, 0}; }
+  // Per trip: the step's 56, the escape test's FMUL + FFMA, the counter, FSETP, ISETP and BRA.
+  static constexpr LoopMixes kLoop{
+      {58, 3, 0, 0, 1}, {58, 3, 0, 0, 1}, {58, 3, 0, 0, 1}, {58, 3, 0, 0, 1}, {58, 3, 0, 0, 1}};
+  MP_HD static void step(Df64& x, Df64& y, Df64 cx, Df64 cy, float& /*acc*/) {
+    const Df64 xx = x * x, yy = y * y, xy = x * y;
+    y = twice(xy) + cy;
+    x = (xx - yy) + cx;
+  }
+};
+
 }  // namespace mp::variants
 
-// The one list of variants, in the order of the UI and of keys 1, 2, 3, ...
+// The one list of variants, in the order of the UI and of keys 1, 2, 3, ... 9, 0.
 #define MANDELPIPE_VARIANTS(X) \
   X(Fma5)                      \
   X(Fma4)                      \
@@ -257,6 +284,7 @@ struct Fp64 {
   X(Fma4Esc4)                  \
   X(Fma4Esc8)                  \
   X(Fp64)                      \
+  X(Df64Step)                  \
   X(Fma4X16)                   \
   X(Fma4Refill)
 

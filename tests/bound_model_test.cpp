@@ -51,6 +51,24 @@ TEST(PipeRates, Fp64RatioDatacentreVersusConsumer) {
   EXPECT_DOUBLE_EQ(pipe_rates(8, 6)[Pipe::Fma] * 32, 128);  // GA10x: fmaheavy + fmalite
 }
 
+// What a double costs without fast FP64 units: on Hopper fp64's four DFMA-pipe instructions a
+// step beat df64's ~60 FMA-pipe ones; on Ada, whose FP64 runs at 1/64, the model has df64 ahead
+// by the ratio of their loops' bounds.
+TEST(BoundModel, Df64AgainstFp64OnDatacentreAndConsumerChips) {
+  auto cycles = [](VariantId v, int major, int minor) {
+    const int sm = major * 10 + minor;
+    return compute_bound(pipe_rates(major, minor), 1, variant_info(v).per_iteration(sm), 1000)
+        .max_cycles;
+  };
+  const double hopper = cycles(VariantId::Df64Step, 9, 0) / cycles(VariantId::Fp64, 9, 0);
+  const double ada = cycles(VariantId::Fp64, 8, 9) / cycles(VariantId::Df64Step, 8, 9);
+  // sm_90: df64 62 issue slots / 4 a clock against fp64's 7 FP64 instructions / 2 a clock.
+  EXPECT_NEAR(hopper, (62.0 / 4) / (7.0 / 2), 1e-9);
+  // sm_89: fp64's 7 FP64 instructions at 2 lanes per SM (1/16 a clock) against 62 / 4.
+  EXPECT_NEAR(ada, (7.0 * 16) / (62.0 / 4), 1e-9);
+  EXPECT_GT(ada, 7.0);
+}
+
 TEST(PipeRates, NewerChipsUseTheNearestOlderRowAndSaySo) {
   const PipeRates r = pipe_rates(12, 1);
   EXPECT_FALSE(r.exact);

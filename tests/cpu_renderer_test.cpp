@@ -133,3 +133,116 @@ TEST(TileRef, PacksTheTilesPixels) {
 
 }  // namespace
 }  // namespace mp
+
+namespace mp {
+namespace {
+
+// A frame in slices (issue 17): the window renders a CPU frame a slice at a time.
+struct SliceCase {
+  View view;
+  int width, height;
+};
+
+const SliceCase kSliceCase{{-0.75, 0.1, 0.3, 700}, 83, 29};
+
+struct Frame {
+  std::vector<float> data;
+  std::vector<unsigned> counts;
+  std::uint64_t pixel_iters = 0;
+};
+
+Frame whole_frame(const SliceCase& c) {
+  Frame f{std::vector<float>(std::size_t{2} * c.width * c.height),
+          std::vector<unsigned>(std::size_t{1} * c.width * c.height)};
+  const CpuFrameStats s =
+      CpuRenderer(3).render(VariantId::Fma4Sin, pixel_grid(c.view, c.width, c.height),
+                            c.view.max_iter, f.data.data(), f.counts.data());
+  f.pixel_iters = s.pixel_iters;
+  EXPECT_EQ(s.pixels, std::uint64_t{1} * c.width * c.height);
+  EXPECT_EQ(s.slices, 1u);
+  return f;
+}
+
+TEST(CpuRenderer, SlicesInAnyCutGiveTheWholeFrame) {
+  const SliceCase& c = kSliceCase;
+  const Frame whole = whole_frame(c);
+  const PixelGrid g = pixel_grid(c.view, c.width, c.height);
+  const std::uint64_t n = std::uint64_t{1} * c.width * c.height;
+  // Cuts mid-row, on row edges, a pixel long and empty, on 1 to 4 threads.
+  const std::vector<std::vector<std::uint64_t>> cuts = {
+      {0, n}, {0, 1, 2, n}, {0, 83, 83, 166, 1000, n - 1, n}, {0, 17, 400, 401, 2000, n}};
+  for (unsigned threads = 1; threads <= 4; ++threads)
+    for (const auto& cut : cuts) {
+      // Sentinels: a pixel computed twice or never shows as a mismatch or a leftover value.
+      Frame f{std::vector<float>(whole.data.size(), -7.0f),
+              std::vector<unsigned>(whole.counts.size(), 12345u)};
+      CpuFrameStats sum;
+      for (std::size_t k = 0; k + 1 < cut.size(); ++k) {
+        const CpuFrameStats s =
+            CpuRenderer(threads).render_pixels(VariantId::Fma4Sin, g, c.view.max_iter, cut[k],
+                                               cut[k + 1], f.data.data(), f.counts.data());
+        EXPECT_EQ(s.pixels, cut[k + 1] - cut[k]);
+        sum += s;
+      }
+      EXPECT_EQ(f.data, whole.data) << threads << " threads, " << cut.size() - 1 << " slices";
+      EXPECT_EQ(f.counts, whole.counts);
+      EXPECT_EQ(sum.pixel_iters, whole.pixel_iters);
+      EXPECT_EQ(sum.pixels, n);
+      EXPECT_EQ(sum.slices, cut.size() - 1);
+    }
+}
+
+TEST(CpuRenderer, TimeBoundedSlicesResumeWhereTheyStopped) {
+  const SliceCase& c = kSliceCase;
+  const Frame whole = whole_frame(c);
+  const CpuRenderer r(2);
+  // A bound far below one chunk's cost: every call stops early, yet each makes progress.
+  CpuSlicedFrame frame(VariantId::Fma4Sin, pixel_grid(c.view, c.width, c.height), c.view.max_iter);
+  Frame f{std::vector<float>(whole.data.size(), -7.0f),
+          std::vector<unsigned>(whole.counts.size(), 12345u)};
+  double last_progress = 0;
+  while (!frame.done()) {
+    frame.step(r, f.data.data(), f.counts.data(), 1e-6);
+    ASSERT_GT(frame.progress(), last_progress);
+    last_progress = frame.progress();
+  }
+  EXPECT_EQ(frame.progress(), 1.0);
+  EXPECT_EQ(f.data, whole.data);
+  EXPECT_EQ(f.counts, whole.counts);
+  EXPECT_EQ(frame.stats().pixel_iters, whole.pixel_iters);
+  EXPECT_EQ(frame.stats().pixels, whole.counts.size());
+  EXPECT_GT(frame.stats().slices, 1u);
+  // Done is done: a further step computes nothing.
+  const CpuFrameStats before = frame.stats();
+  frame.step(r, f.data.data(), f.counts.data(), 20);
+  EXPECT_EQ(frame.stats().slices, before.slices);
+  // Unbounded, the one slice is the whole frame.
+  CpuSlicedFrame once(VariantId::Fma4Sin, pixel_grid(c.view, c.width, c.height), c.view.max_iter);
+  EXPECT_EQ(once.next_slice_pixels(0), whole.counts.size());
+  once.step(r, f.data.data(), f.counts.data(), 0);
+  EXPECT_TRUE(once.done());
+  EXPECT_EQ(once.stats().slices, 1u);
+}
+
+TEST(CpuSlicedFrame, SlicesFollowTheMeasuredRate) {
+  const View v{-0.75, 0.1, 0.3, 64};
+  const CpuRenderer r(2);
+  CpuSlicedFrame frame(VariantId::Fma4, pixel_grid(v, 1000, 1000), v.max_iter);
+  std::vector<float> data(2'000'000);
+  // No rate yet: a small first piece, which a cheap frame's step goes on from within its time.
+  const std::uint64_t first = frame.next_slice_pixels(20);
+  EXPECT_GT(first, 0u);
+  EXPECT_LT(first, 10'000u);
+  frame.step(r, data.data(), nullptr, 20);
+  EXPECT_EQ(frame.stats().slices, 1u);
+  EXPECT_GT(frame.stats().pixels, first);
+  // With a rate: at most a few times the last piece, and no fewer pixels for a longer target.
+  const std::uint64_t last = frame.next_slice_pixels(1e9);
+  EXPECT_LE(frame.next_slice_pixels(20), last);
+  EXPECT_GE(frame.next_slice_pixels(40), frame.next_slice_pixels(10));
+  while (!frame.done()) frame.step(r, data.data(), nullptr, 20);
+  EXPECT_EQ(frame.stats().pixels, 1'000'000u);
+}
+
+}  // namespace
+}  // namespace mp

@@ -187,12 +187,13 @@ TEST_F(GpuTest, EscapeEveryKStepsGivesExactlyFma4Counts) {
 }
 
 // The variants written as the GPU's own fused operations (kExactFma) give the CPU reference's
-// counts exactly: blocks of 16 steps in pairs, and lanes that take new pixels as theirs escape.
+// counts exactly: blocks of 16 steps in pairs, lanes that take new pixels as theirs escape, and
+// double-float arithmetic.
 TEST_F(GpuTest, ExactFmaVariantsGiveTheCpuReferenceCountsExactly) {
   const int w = 211, h = 127;
   CpuRenderer cpu;
   for (const Case& c : kCases) {
-    for (VariantId v : {VariantId::Fma4X16, VariantId::Fma4Refill}) {
+    for (VariantId v : {VariantId::Fma4X16, VariantId::Fma4Refill, VariantId::Df64Step}) {
       const GpuImage g = render_gpu(*gpu_, v, c.view, w, h);
       std::vector<float> data(g.data.size());
       std::vector<unsigned> counts(g.counts.size());

@@ -333,11 +333,11 @@ TEST_F(ProgramTest, OverlayAbTimesBothHalves) {
 TEST_F(ProgramTest, AKeyPressedDuringASlowFrameIsKept) {
   if (!has_display()) GTEST_SKIP() << "no DISPLAY (scripts/test.sh runs this under Xvfb)";
   if (!has_key_presser()) GTEST_SKIP() << "no XTest to press keys with (libxtst-dev)";
-  // CPU frames of most of a second; "1" goes down and up inside one of them, which polling the
-  // key's state at the next frame's start missed.
+  // CPU frames of most of a second, rendered a slice per window frame; "1" goes down and up
+  // inside one window frame, which polling the key's state at the next frame's start missed.
   const Result r = run_with_keys(
-      "--cpu --frames 4 --width 480 --height 270 --center -0.75,0 --span 0.05 --iters 5000", 1.2,
-      "1");
+      "--cpu --frames 100000 --width 480 --height 270 --center -0.75,0 --span 0.05 --iters 5000",
+      1.2, "1 w300 Escape");
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("final view: variant fma5,"), std::string::npos) << r.out;
 }
@@ -825,6 +825,37 @@ TEST_F(ProgramTest, WindowTakesTheColourFlags) {
             std::string::npos)
       << r.out;
   expect_one_line_error(run("--cpu --frames 2 --stripe 2"), 2, "--stripe");
+}
+
+}  // namespace
+}  // namespace mp
+
+#include <chrono>
+
+namespace mp {
+namespace {
+
+// Responsive at any cost per frame (issue 17): a CPU frame of many seconds is rendered a slice
+// per window frame, so keys take effect and Escape ends the window long before it is done.
+TEST_F(ProgramTest, AHeavyCpuFrameLeavesTheWindowAnswering) {
+  if (!has_display()) GTEST_SKIP() << "no DISPLAY (scripts/test.sh runs this under Xvfb)";
+  if (!has_key_presser()) GTEST_SKIP() << "no XTest to press keys with (libxtst-dev)";
+  // A third of the pixels never escape: some 3e10 iterations a frame, far beyond this run.
+  const auto t0 = std::chrono::steady_clock::now();
+  const Result r = run_with_keys(
+      "--cpu --frames 100000 --width 1280 --height 720 --center -0.6,0 --span 3 --iters 100000 "
+      "--no-vsync",
+      1.5, "1 w300 Escape");
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  ASSERT_EQ(r.code, 0) << r.err;
+  // The variant key was taken, and the frame it restarted, like the first, never finished.
+  EXPECT_NE(r.out.find("final view: variant fma5,"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("(no frame finished)"), std::string::npos) << r.out;
+  // Escape ended it at once, and the window kept drawing meanwhile.
+  EXPECT_LT(s, 1.5 + 0.3 + 3.0) << r.out;
+  const std::size_t at = r.out.find("frames ");
+  ASSERT_NE(at, std::string::npos) << r.out;
+  EXPECT_GE(std::stol(r.out.substr(at + 7)), 10) << r.out;
 }
 
 }  // namespace

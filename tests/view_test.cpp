@@ -47,10 +47,16 @@ TEST(View, FloatPrecisionRunsOutAtDeepZoom) {
   EXPECT_TRUE(p.exhausted);
   EXPECT_NEAR(p.float_ulp, 5.96e-8, 1e-9);
   EXPECT_DOUBLE_EQ(p.pixel_spacing, 2e-6 / 1920);
-  // Double precision goes on far deeper.
-  EXPECT_FALSE(float_precision(v, 1920, 1080, true).exhausted);
+  // Double precision goes on far deeper, double-float almost as deep: 48 bits near 0.74 are
+  // 2^-48 = 3.6e-15 apart.
+  EXPECT_FALSE(float_precision(v, 1920, 1080, 53).exhausted);
+  EXPECT_FALSE(float_precision(v, 1920, 1080, 48).exhausted);
+  EXPECT_DOUBLE_EQ(float_precision(v, 1920, 1080, 48).float_ulp, std::ldexp(1.0, -48));
+  v.span = 1e-11;  // spacing 5.2e-15: double-float is out, double is not
+  EXPECT_TRUE(float_precision(v, 1920, 1080, 48).exhausted);
+  EXPECT_FALSE(float_precision(v, 1920, 1080, 53).exhausted);
   v.span = 1e-13;
-  EXPECT_TRUE(float_precision(v, 1920, 1080, true).exhausted);
+  EXPECT_TRUE(float_precision(v, 1920, 1080, 53).exhausted);
 }
 
 }  // namespace

@@ -22,6 +22,9 @@ namespace {
 
 // Ctrl+= and Ctrl+-: the UI size moves in steps an eighth apart.
 constexpr float kUiScaleStep = 0.125f;
+// The CPU path's wall time per window frame spent rendering: short enough that the window
+// draws and answers input at well over 30 fps while a heavy frame refines.
+constexpr double kCpuSliceMs = 20;
 
 std::filesystem::path config_file(const std::filesystem::path& dir, const char* name) {
   return dir.empty() ? std::filesystem::path() : dir / name;
@@ -121,7 +124,7 @@ int App::run() {
   last_frame_start_ = glfwGetTime();
   int settle_frames = 0;
   for (;;) {
-    if (ex_.live || ex_.dirty || !ex_.jobs.empty())
+    if (ex_.live || ex_.dirty || !ex_.jobs.empty() || pipeline_.refining())
       glfwPollEvents();
     else
       glfwWaitEventsTimeout(0.25);  // idle: nothing changes, nothing to redraw
@@ -142,6 +145,9 @@ int App::run() {
     // The point of the frame where queued work runs: drawn (a capture reads the back buffer),
     // not yet shown.
     ex_.jobs.run();
+    // A scripted screenshot shows the finished image: the CPU frame's last slices come first.
+    if (last && !opts_.screenshot.empty() && pipeline_.refining() && !window_.should_close())
+      last = false;
     if (last) {
       if (!opts_.screenshot.empty()) {
         try {
@@ -163,6 +169,10 @@ void App::print_summary() const {
   std::cout << "frames " << frames_done_ << ", mean frame " << totals_.mean_frame_ms()
             << " ms (start to start), mean " << (last_.gpu ? "kernel " : "CPU render ")
             << totals_.mean_render_ms() << " ms"
+            << (last_.gpu         ? std::string()
+                : totals_.renders ? " over " + std::to_string(totals_.mean_slices()) +
+                                        (totals_.mean_slices() == 1 ? " slice" : " slices")
+                                  : " (no frame finished)")
             << (totals_.overlays ? ", pipe overlay " + std::to_string(totals_.mean_overlay_ms()) +
                                        " ms CPU per frame"
                                  : std::string())
@@ -192,6 +202,7 @@ void App::measure(const gl::FrameMeasurement& m) {
   last_ = m;
   ex_.render_ms.push(static_cast<float>(m.render_ms()));
   totals_.render_ms += m.render_ms();
+  totals_.slices += m.gpu ? 1 : m.cpu_stats.slices;
   ++totals_.renders;
   last_metrics_.reset();
   if (!m.gpu || !rates_) return;
@@ -266,7 +277,14 @@ void App::render_frame() {
   }
   if (fw > 0 && fh > 0) {
     pipeline_.resize(fw, fh);
-    if (ex_.live || ex_.dirty) {
+    if (pipeline_.sliced()) {
+      // A new view drops the stale frame at once; live starts the next once one is done.
+      if (ex_.dirty || (ex_.live && !pipeline_.refining())) {
+        pipeline_.start_slices(ex_.variant, ex_.view, ex_.divergence);
+        ex_.dirty = false;
+      }
+      if (const auto fm = pipeline_.render_slice(kCpuSliceMs)) measure(*fm);
+    } else if (ex_.live || ex_.dirty) {
       const std::uint64_t reading = counters_.begin();
       const gl::FrameMeasurement fm = pipeline_.render(ex_.variant, ex_.view, ex_.divergence);
       counters_.end(reading, frames_done_,

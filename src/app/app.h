@@ -119,9 +119,10 @@ class App {
   History ui_gpu_ms_;
   struct Totals {  // over the whole run, for the --frames summary
     double frame_ms = 0, render_ms = 0, overlay_ms = 0, ui_gpu_ms = 0;
-    long frames = 0, renders = 0, overlays = 0, ui_gpu_frames = 0;
+    long frames = 0, renders = 0, overlays = 0, ui_gpu_frames = 0, slices = 0;
     double mean_frame_ms() const { return frames ? frame_ms / frames : 0; }
     double mean_render_ms() const { return renders ? render_ms / renders : 0; }
+    long mean_slices() const { return renders ? (slices + renders / 2) / renders : 0; }
     double mean_overlay_ms() const { return overlays ? overlay_ms / overlays : 0; }
     double mean_ui_gpu_ms() const { return ui_gpu_frames ? ui_gpu_ms / ui_gpu_frames : 0; }
   } totals_;

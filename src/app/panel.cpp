@@ -94,7 +94,8 @@ void variant_section(Explorer& ex, const PanelInputs& in) {
   const int per_row = std::max(1, static_cast<int>(ImGui::GetContentRegionAvail().x / cell));
   for (std::size_t i = 0; i < variants.size(); ++i) {
     char label[64];
-    std::snprintf(label, sizeof label, "%zu: %s", i + 1, variants[i].name.data());
+    // Keys 1-9, then 0 for the tenth (key_bindings.cpp).
+    std::snprintf(label, sizeof label, "%zu: %s", (i + 1) % 10, variants[i].name.data());
     if (i % per_row != 0)
       ImGui::SameLine(static_cast<float>(i % per_row) * cell + style.WindowPadding.x);
     if (ImGui::RadioButton(label, ex.variant == variants[i].id)) ex.set_variant(variants[i].id);
@@ -233,15 +234,34 @@ void counters_part(const Explorer& ex, const PanelInputs& in, const GpuFrameStat
   }
 }
 
+// The CPU path's frame, rendered a slice per window frame: how far it is, or in how many slices
+// it was done. Always one line, so that nothing below it moves as frames start and end.
+void slice_progress(const PanelInputs& in) {
+  char text[64];
+  if (in.pipeline.refining())
+    std::snprintf(text, sizeof text, "rendering %.0f%%", 100 * in.pipeline.progress());
+  else
+    std::snprintf(text, sizeof text, "done in %u slice%s", in.last.cpu_stats.slices,
+                  in.last.cpu_stats.slices == 1 ? "" : "s");
+  ImGui::ProgressBar(static_cast<float>(in.pipeline.progress()), ImVec2(-1.0f, 0), text);
+}
+
 void measurement_section(Explorer& ex, const PanelInputs& in) {
   char label[96];
-  std::snprintf(label, sizeof label, "Measurement: %s %.3f ms", in.last.gpu ? "kernel" : "CPU",
-                ex.render_ms.mean());
+  const bool refining = in.pipeline.refining();
+  if (refining)
+    std::snprintf(label, sizeof label, "Measurement: rendering %.0f%%",
+                  100 * in.pipeline.progress());
+  else
+    std::snprintf(label, sizeof label, "Measurement: %s %.3f ms", in.last.gpu ? "kernel" : "CPU",
+                  ex.render_ms.mean());
   if (!section(label, "measurement", true)) return;
   bool live = ex.live;
   if (ImGui::Checkbox("live: re-render every frame", &live)) ex.live = live;
-  // Without live, frames come only on a change, and their spacing says nothing of the speed.
-  if (ex.live)
+  if (in.pipeline.sliced()) slice_progress(in);
+  // Without live, frames come only on a change (or while one refines), and their spacing
+  // otherwise says nothing of the speed.
+  if (ex.live || refining)
     ImGui::Text("Frame %.2f ms (%.0f fps)", ex.frame_ms.mean(),
                 1000.0 / std::max(ex.frame_ms.mean(), 1e-3f));
   else
@@ -249,9 +269,13 @@ void measurement_section(Explorer& ex, const PanelInputs& in) {
   render_plot(ex, in);
   const double iters_done = static_cast<double>(in.last.pixel_iters());
   if (!(in.last.gpu && in.metrics && in.rates)) {
-    bullet("%.3g pixel-iterations, %.3f Giter/s on %u threads", iters_done,
-           in.last.cpu_stats.ms > 0 ? iters_done / (in.last.cpu_stats.ms * 1e6) : 0.0,
-           in.last.cpu_stats.threads);
+    if (!in.last.gpu && in.last.cpu_stats.slices == 0)
+      bullet("no frame finished yet");
+    else
+      bullet("%.3g pixel-iterations, %.3f Giter/s on %u threads, over %u slice%s", iters_done,
+             in.last.cpu_stats.ms > 0 ? iters_done / (in.last.cpu_stats.ms * 1e6) : 0.0,
+             in.last.cpu_stats.threads, in.last.cpu_stats.slices,
+             in.last.cpu_stats.slices == 1 ? "" : "s");
     ImGui::TextDisabled("SM cycles and the pipe bound need the CUDA path.");
     return;
   }

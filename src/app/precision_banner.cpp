@@ -10,9 +10,10 @@ namespace mp {
 
 float draw_precision_banner(const View& view, VariantId variant, int fb_width, int fb_height,
                             const Layout& layout) {
-  const bool fp64 = variant_info(variant).fp64;
+  const VariantInfo& vi = variant_info(variant);
+  const bool fp64 = vi.fp64, df64 = vi.mantissa_bits == 48;
   const PrecisionStatus p =
-      float_precision(view, std::max(fb_width, 1), std::max(fb_height, 1), fp64);
+      float_precision(view, std::max(fb_width, 1), std::max(fb_height, 1), vi.mantissa_bits);
   if (!p.exhausted) return 0;
   const float wrap = layout.place_banner();
   ImGui::SetNextWindowBgAlpha(0.8f);
@@ -25,8 +26,13 @@ float draw_precision_banner(const View& view, VariantId variant, int fb_width, i
   ImGui::TextWrapped(
       "%s precision exhausted: pixel spacing %.3g is under 4 ulps (%.3g) at these coordinates; "
       "neighbouring pixels merge.%s",
-      fp64 ? "Double" : "Float", p.pixel_spacing, p.float_ulp,
-      fp64 ? "" : " The fp64 variant (7) goes deeper.");
+      fp64   ? "Double"
+      : df64 ? "Double-float"
+             : "Float",
+      p.pixel_spacing, p.float_ulp,
+      fp64   ? ""
+      : df64 ? " The fp64 variant goes deeper."
+             : " The df64 and fp64 variants go deeper.");
   ImGui::PopStyleColor();
   ImGui::PopTextWrapPos();
   const float height = ImGui::GetWindowHeight() + layout.pad;

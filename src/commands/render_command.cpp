@@ -206,14 +206,21 @@ void render_image(const View& view, const Plan& plan, const Look& look, PieceRen
 
 // One line on stderr when float (or double) precision has run out at this view.
 std::string precision_note(const View& v, const Plan& plan, VariantId variant) {
-  const bool fp64 = variant_info(variant).fp64;
-  const PrecisionStatus p = float_precision(v, plan.width * plan.ss, plan.height * plan.ss, fp64);
+  const VariantInfo& vi = variant_info(variant);
+  const bool fp64 = vi.fp64;
+  const PrecisionStatus p =
+      float_precision(v, plan.width * plan.ss, plan.height * plan.ss, vi.mantissa_bits);
   if (!p.exhausted) return "";
   std::ostringstream s;
-  s << (fp64 ? "double" : "float") << " precision exhausted at span " << v.span
-    << ": pixel spacing " << p.pixel_spacing << " is under 4 ulps (" << p.float_ulp
-    << ") at these coordinates; neighbouring pixels merge"
-    << (fp64 ? "" : " (the fp64 variant goes deeper)");
+  const bool df64 = vi.mantissa_bits == 48;
+  s << (fp64   ? "double"
+        : df64 ? "double-float"
+               : "float")
+    << " precision exhausted at span " << v.span << ": pixel spacing " << p.pixel_spacing
+    << " is under 4 ulps (" << p.float_ulp << ") at these coordinates; neighbouring pixels merge"
+    << (fp64   ? ""
+        : df64 ? " (the fp64 variant goes deeper)"
+               : " (df64 and fp64 go deeper)");
   return s.str();
 }
 

@@ -43,6 +43,11 @@ void FramePipeline::resize(int width, int height) {
   if (!gpu_) {
     fallback_reason_ = clamped.empty() ? cpu_reason_ : clamped + "; " + cpu_reason_;
     surface_ = make_host_surface(width, height);
+    // Black (never escaped) until the first slices land, rather than the palette's first colour.
+    float* out = surface_->begin_frame();
+    std::fill(out, out + static_cast<std::size_t>(width) * height * kFloatsPerPixel, -1.0f);
+    surface_->end_frame();
+    cpu_frame_ = CpuSlicedFrame();  // its size is gone
     return;
   }
   try {
@@ -68,34 +73,61 @@ float* FramePipeline::warp_output() {
 }
 
 FrameMeasurement FramePipeline::render(VariantId variant, const View& view, bool divergence) {
+  if (!gpu_) {  // one slice of it all: the one CPU code path
+    start_slices(variant, view, divergence);
+    return render_slice(0).value_or(FrameMeasurement{});  // an empty frame has no slice
+  }
   const int w = surface_->width(), h = surface_->height();
   const PixelGrid grid = pixel_grid(view, w, h);
   FrameMeasurement m;
   float* out = surface_->begin_frame();
   float* warp_out = divergence ? warp_output() : nullptr;
-  if (gpu_) {
-    m.gpu = true;
-    const bool device_frame = surface_->device_memory();
-    m.gpu_stats =
-        gpu_->render(variant, grid, view.max_iter, device_frame ? out : scratch_.get(), nullptr,
-                     !warp_out      ? nullptr
-                     : device_frame ? warp_out
-                                    : warp_scratch_.get());
-    if (!device_frame) {
-      CUDA_CHECK(
-          cudaMemcpy(out, scratch_.get(), scratch_.size() * sizeof(float), cudaMemcpyDeviceToHost));
-      if (warp_out)
-        CUDA_CHECK(cudaMemcpy(warp_out, warp_scratch_.get(), warp_scratch_.size() * sizeof(float),
-                              cudaMemcpyDeviceToHost));
-    }
-  } else {
-    if (warp_out) cpu_counts_.resize(static_cast<std::size_t>(w) * h);
-    m.cpu_stats =
-        cpu_.render(variant, grid, view.max_iter, out, warp_out ? cpu_counts_.data() : nullptr);
-    if (warp_out) warp_efficiency_from_counts(cpu_counts_.data(), w, h, warp_out);
+  m.gpu = true;
+  const bool device_frame = surface_->device_memory();
+  m.gpu_stats =
+      gpu_->render(variant, grid, view.max_iter, device_frame ? out : scratch_.get(), nullptr,
+                   !warp_out      ? nullptr
+                   : device_frame ? warp_out
+                                  : warp_scratch_.get());
+  if (!device_frame) {
+    CUDA_CHECK(
+        cudaMemcpy(out, scratch_.get(), scratch_.size() * sizeof(float), cudaMemcpyDeviceToHost));
+    if (warp_out)
+      CUDA_CHECK(cudaMemcpy(warp_out, warp_scratch_.get(), warp_scratch_.size() * sizeof(float),
+                            cudaMemcpyDeviceToHost));
   }
   surface_->end_frame();
   if (warp_out) warps_->end_frame();
+  return m;
+}
+
+void FramePipeline::start_slices(VariantId variant, const View& view, bool divergence) {
+  const int w = surface_->width(), h = surface_->height();
+  cpu_frame_ = CpuSlicedFrame(variant, pixel_grid(view, w, h), view.max_iter);
+  cpu_divergence_ = divergence;
+  if (divergence) {
+    cpu_counts_.resize(static_cast<std::size_t>(w) * h);
+    if (!warps_) {  // no tint until the frame's warps are known, rather than GL's leftovers
+      float* warp_out = warp_output();
+      std::fill(warp_out, warp_out + warps_->size(), 1.0f);
+      warps_->end_frame();
+    }
+  }
+}
+
+std::optional<FrameMeasurement> FramePipeline::render_slice(double target_ms) {
+  if (!refining()) return std::nullopt;
+  float* out = surface_->begin_frame();
+  cpu_frame_.step(cpu_, out, cpu_divergence_ ? cpu_counts_.data() : nullptr, target_ms);
+  surface_->end_frame();
+  if (refining()) return std::nullopt;
+  if (cpu_divergence_) {
+    warp_efficiency_from_counts(cpu_counts_.data(), surface_->width(), surface_->height(),
+                                warp_output());
+    warps_->end_frame();
+  }
+  FrameMeasurement m;
+  m.cpu_stats = cpu_frame_.stats();
   return m;
 }
 

@@ -34,8 +34,20 @@ class FramePipeline {
   FramePipeline(const std::optional<DeviceInfo>& device, std::string cpu_reason, PresentMode mode);
 
   void resize(int width, int height);
-  // With `divergence`, also fills warp_buffer() with each warp's SIMT efficiency.
+  // With `divergence`, also fills warp_buffer() with each warp's SIMT efficiency. Renders the
+  // whole frame before it returns.
   FrameMeasurement render(VariantId variant, const View& view, bool divergence = false);
+
+  // The CPU path renders a frame in slices across calls, so that the window keeps drawing and
+  // taking input meanwhile: start_slices() drops any unfinished frame and starts this one;
+  // each render_slice() renders about target_ms of it (0: all that is left) and hands the
+  // surface to GL, the pixels not yet rendered still holding the previous frame. It returns
+  // the frame's measurement, summed over its slices, once the last one is done.
+  bool sliced() const { return !gpu_; }
+  void start_slices(VariantId variant, const View& view, bool divergence = false);
+  std::optional<FrameMeasurement> render_slice(double target_ms);
+  bool refining() const { return !cpu_frame_.done(); }
+  double progress() const { return cpu_frame_.progress(); }
 
   Surface& surface() { return *surface_; }
   const WarpBuffer* warp_buffer() const { return warps_.get(); }
@@ -58,6 +70,8 @@ class FramePipeline {
   DeviceBuffer<float> scratch_;       // GPU output when the surface is host memory
   DeviceBuffer<float> warp_scratch_;  // GPU per-warp output when the warp buffer is host memory
   std::vector<unsigned> cpu_counts_;  // CPU path: counts for the per-warp efficiency
+  CpuSlicedFrame cpu_frame_;          // CPU path: the frame being rendered, or done
+  bool cpu_divergence_ = false;       // whether it fills the warp buffer when done
 };
 
 }  // namespace mp::gl

@@ -3,6 +3,14 @@
 #include <type_traits>
 
 namespace mp {
+namespace {
+
+template <class R>
+constexpr int mantissa_bits() {
+  return std::is_same_v<R, double> ? 53 : std::is_same_v<R, Df64> ? 48 : 24;
+}
+
+}  // namespace
 
 const std::vector<VariantInfo>& all_variants() {
   static const std::vector<VariantInfo> table = {
@@ -13,6 +21,7 @@ const std::vector<VariantInfo>& all_variants() {
               variants::V::kSummary,                                        \
               variants::V::kStepsPerCheck * (variants::V::kPaired ? 2 : 1), \
               std::is_same_v<variants::V::Real, double>,                    \
+              mantissa_bits<variants::V::Real>(),                           \
               variants::V::kShape,                                          \
               &variants::V::step_mix,                                       \
               variants::V::kLoop},

@@ -20,6 +20,7 @@ struct VariantInfo {
   // (once per that many, or twice for variants that run two blocks a trip).
   int steps_per_check;
   bool fp64;              // double-precision arithmetic and coordinates
+  int mantissa_bits;      // of its arithmetic: 24 (float), 48 (double-float), 53 (double)
   variants::Shape shape;  // where its warps get their pixels
   // On sm_XY (sm = 10 x cc): the step alone; the whole loop body (steps_per_check steps and
   // one escape test); per step, the loop body's share, and what it adds to the step.

@@ -64,13 +64,15 @@ View zoom_about(View v, double factor, double px, double py, int width, int heig
   return v;
 }
 
-PrecisionStatus float_precision(const View& v, int width, int height, bool fp64) {
+PrecisionStatus float_precision(const View& v, int width, int height, int mantissa_bits) {
   PrecisionStatus s;
   s.pixel_spacing = v.span / width;
   const double half_h = s.pixel_spacing * height / 2;
   const double largest = std::max(std::abs(v.center_x) + v.span / 2, std::abs(v.center_y) + half_h);
-  if (fp64) {
+  if (mantissa_bits >= 53) {
     s.float_ulp = std::nextafter(largest, INFINITY) - largest;
+  } else if (mantissa_bits > 24) {  // a double-float: its spacing by its bits, not a type's
+    s.float_ulp = largest > 0 ? std::ldexp(1.0, std::ilogb(largest) - (mantissa_bits - 1)) : 0;
   } else {
     const float f = static_cast<float>(largest);
     s.float_ulp = std::nextafter(f, INFINITY) - f;

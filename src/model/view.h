@@ -47,7 +47,8 @@ struct PrecisionStatus {
   double float_ulp = 0;      // spacing of floats at the largest coordinate in view
 };
 // Precision runs out when the pixel spacing nears the ulp at the view's coordinates: below 4
-// ulps pixels visibly collapse into blocks. `fp64`: the variant computes in double.
-PrecisionStatus float_precision(const View& v, int width, int height, bool fp64 = false);
+// ulps pixels visibly collapse into blocks. `mantissa_bits`: of the variant's arithmetic (24
+// float, 48 double-float, 53 double).
+PrecisionStatus float_precision(const View& v, int width, int height, int mantissa_bits = 24);
 
 }  // namespace mp

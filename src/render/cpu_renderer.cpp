@@ -10,17 +10,45 @@
 namespace mp {
 namespace {
 
+using Clock = std::chrono::steady_clock;
+
+// A slice's first guess when no rate is known yet, and how much faster than the last one the
+// next may grow: a cheap region says little about the costly one that may follow.
+constexpr std::uint64_t kFirstSlicePixels = 256;
+constexpr std::uint64_t kSliceGrowth = 4;
+
+double ms_since(Clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
+
+// What the threads share: the next pixel to take and the time after which none is taken.
+struct Work {
+  const PixelGrid& g;
+  unsigned max_iter;
+  float* out;
+  unsigned* counts;
+  std::uint64_t end, chunk;
+  Clock::time_point start;
+  double stop_after_ms;
+  std::atomic<std::uint64_t> next;
+};
+
 template <class V>
-std::uint64_t render_rows(const PixelGrid& g, unsigned max_iter, float* out, unsigned* counts,
-                          std::atomic<int>& next_row) {
+std::uint64_t render_chunks(Work& w) {
   std::uint64_t iters = 0;
-  for (int py; (py = next_row.fetch_add(1)) < g.height;) {
-    for (int px = 0; px < g.width; ++px) {
-      const PixelResult r = pixel_at<V>(g, px, py, max_iter);
-      const std::size_t i = static_cast<std::size_t>(py) * g.width + px;
-      out[i * kFloatsPerPixel] = r.smooth;
-      out[i * kFloatsPerPixel + 1] = r.aux;
-      if (counts) counts[i] = r.iters;
+  const auto width = static_cast<std::uint64_t>(w.g.width);
+  // Each thread takes one chunk whatever the time, so that every call makes progress.
+  for (bool once = true; once || !(w.stop_after_ms > 0 && ms_since(w.start) >= w.stop_after_ms);
+       once = false) {
+    const std::uint64_t first = w.next.fetch_add(w.chunk);
+    if (first >= w.end) break;
+    const std::uint64_t last = std::min(first + w.chunk, w.end);
+    for (std::uint64_t i = first; i < last; ++i) {
+      const PixelResult r =
+          pixel_at<V>(w.g, static_cast<int>(i % width), static_cast<int>(i / width), w.max_iter);
+      w.out[i * kFloatsPerPixel] = r.smooth;
+      w.out[i * kFloatsPerPixel + 1] = r.aux;
+      if (w.counts) w.counts[i] = r.iters;
       iters += r.iters;
     }
   }
@@ -28,14 +56,12 @@ std::uint64_t render_rows(const PixelGrid& g, unsigned max_iter, float* out, uns
 }
 
 template <class V>
-std::uint64_t render_all(unsigned threads, const PixelGrid& g, unsigned max_iter, float* out,
-                         unsigned* counts) {
-  std::atomic<int> next_row{0};
+std::uint64_t render_all(unsigned threads, Work& w) {
   std::vector<std::uint64_t> iters(threads, 0);
   std::vector<std::thread> pool;
   for (unsigned t = 1; t < threads; ++t)
-    pool.emplace_back([&, t] { iters[t] = render_rows<V>(g, max_iter, out, counts, next_row); });
-  iters[0] = render_rows<V>(g, max_iter, out, counts, next_row);
+    pool.emplace_back([&, t] { iters[t] = render_chunks<V>(w); });
+  iters[0] = render_chunks<V>(w);
   for (std::thread& th : pool) th.join();
   std::uint64_t total = 0;
   for (std::uint64_t n : iters) total += n;
@@ -43,6 +69,15 @@ std::uint64_t render_all(unsigned threads, const PixelGrid& g, unsigned max_iter
 }
 
 }  // namespace
+
+CpuFrameStats& CpuFrameStats::operator+=(const CpuFrameStats& s) {
+  ms += s.ms;
+  pixel_iters += s.pixel_iters;
+  pixels += s.pixels;
+  threads = s.threads;
+  slices += s.slices;
+  return *this;
+}
 
 void warp_efficiency_from_counts(const unsigned* counts, int width, int height, float* out) {
   const long long warps = warp_count(width, height);
@@ -64,19 +99,68 @@ CpuRenderer::CpuRenderer(unsigned threads)
 
 CpuFrameStats CpuRenderer::render(VariantId variant, const PixelGrid& grid, unsigned max_iter,
                                   float* out, unsigned* counts) const {
-  const auto t0 = std::chrono::steady_clock::now();
+  return render_pixels(variant, grid, max_iter, 0,
+                       static_cast<std::uint64_t>(grid.width) * grid.height, out, counts);
+}
+
+CpuFrameStats CpuRenderer::render_pixels(VariantId variant, const PixelGrid& grid,
+                                         unsigned max_iter, std::uint64_t begin, std::uint64_t end,
+                                         float* out, unsigned* counts, double stop_after_ms) const {
+  const std::uint64_t n = end > begin ? end - begin : 0;
+  // Chunks small enough to share a slice out evenly and to stop soon after its time is up,
+  // large enough that taking one costs nothing beside its pixels.
+  const std::uint64_t chunk = std::clamp<std::uint64_t>(n / (threads_ * 16ull), 1, 1024);
+  Work w{grid, max_iter, out, counts, end, chunk, Clock::now(), stop_after_ms, {begin}};
   CpuFrameStats s;
   s.threads = threads_;
+  s.slices = 1;
   switch (variant) {
-#define MP_CPU_CASE(V)                                                              \
-  case VariantId::V:                                                                \
-    s.pixel_iters = render_all<variants::V>(threads_, grid, max_iter, out, counts); \
-    break;
+#define MP_CPU_CASE(V) \
+  case VariantId::V: s.pixel_iters = render_all<variants::V>(threads_, w); break;
     MANDELPIPE_VARIANTS(MP_CPU_CASE)
 #undef MP_CPU_CASE
   }
-  s.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  // Every chunk taken was finished: what was done is one run from `begin`.
+  s.pixels = std::min(w.next.load(), end) - std::min(begin, end);
+  s.ms = ms_since(w.start);
   return s;
+}
+
+CpuSlicedFrame::CpuSlicedFrame(VariantId variant, const PixelGrid& grid, unsigned max_iter)
+    : variant_(variant),
+      grid_(grid),
+      max_iter_(max_iter),
+      total_(static_cast<std::uint64_t>(grid.width) * grid.height) {}
+
+std::uint64_t CpuSlicedFrame::next_slice_pixels(double target_ms) const {
+  const std::uint64_t left = total_ - std::min(next_, total_);
+  if (target_ms <= 0) return left;
+  std::uint64_t n = kFirstSlicePixels;
+  if (last_pixels_ > 0 && pixels_per_ms_ > 0)
+    n = std::min(static_cast<std::uint64_t>(pixels_per_ms_ * target_ms),
+                 last_pixels_ * kSliceGrowth);
+  return std::clamp<std::uint64_t>(n, std::min<std::uint64_t>(left, 1), left);
+}
+
+const CpuFrameStats& CpuSlicedFrame::step(const CpuRenderer& r, float* out, unsigned* counts,
+                                          double target_ms) {
+  if (done()) return stats_;
+  // Sized pieces until the time is used: a cheap frame is done in one step, as the first
+  // pieces, sized before the rate is known, are small.
+  CpuFrameStats slice;
+  do {
+    const double left_ms = target_ms > 0 ? target_ms - slice.ms : 0;
+    const std::uint64_t n = next_slice_pixels(left_ms);
+    const CpuFrameStats s =
+        r.render_pixels(variant_, grid_, max_iter_, next_, next_ + n, out, counts, left_ms);
+    next_ += s.pixels;
+    last_pixels_ = s.pixels;
+    pixels_per_ms_ = s.ms > 0 ? s.pixels / s.ms : 0;
+    slice += s;
+  } while (!done() && target_ms > 0 && slice.ms < target_ms);
+  slice.slices = 1;
+  stats_ += slice;
+  return stats_;
 }
 
 }  // namespace mp
