@@ -103,12 +103,19 @@ TEST(ExperimentSass, DeclaredLoopMixesMatchTheBuiltKernels) {
   const std::string cuobjdump = find_cuobjdump();
   if (cuobjdump.empty())
     GTEST_SKIP() << "cuobjdump not found (CUDA_PATH, PATH, /usr/local/cuda/bin)";
+  // A build for the GPU at hand (CMake's native) holds one architecture; CI's full list and the
+  // fixtures check the others.
+  int checked = 0;
   for (int sm : {75, 80, 86, 89, 90}) {
     const std::string arch = "sm_" + std::to_string(sm);
     const std::string text =
         run(cuobjdump + " -sass -arch " + arch + " '" + self_executable() + "' 2>&1");
     const std::vector<sass::Function> functions = sass::parse_cuobjdump(text);
-    ASSERT_FALSE(functions.empty()) << "no SASS for " << arch << ":\n" << text.substr(0, 400);
+    if (functions.empty()) {
+      std::printf("  %s: not in this build\n", arch.c_str());
+      continue;
+    }
+    ++checked;
     for (const DeclaredLoop& d : declared_loops(sm)) {
       const sass::Function* f = find_function(functions, d.kernel);
       ASSERT_NE(f, nullptr) << "no kernel matching " << d.kernel << " in " << arch;
@@ -134,6 +141,7 @@ TEST(ExperimentSass, DeclaredLoopMixesMatchTheBuiltKernels) {
     EXPECT_GE(count["MUFU"], 256) << arch;
     EXPECT_GE(count["IADD3"], 256) << arch;
   }
+  EXPECT_GT(checked, 0) << "no architecture's SASS found in " << self_executable();
 }
 
 // The GPU's own counters on the throughput kernels: the FMA pipe near full on fma4 and the XU
