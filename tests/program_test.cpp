@@ -26,29 +26,16 @@
 #include "gpu_renderer.h"
 #include "io/experiment_report.h"
 #include "io/report.h"
+#include "program_runner.h"
 #include "variants.h"
 
 namespace mp {
 namespace {
 namespace fs = std::filesystem;
 
-struct Result {
-  int code = -1;
-  int signal = 0;  // the signal that ended the program, if one did
-  std::string out, err;
-};
-
-std::string binary() {
-  if (const char* b = std::getenv("MANDELPIPE_BIN")) return b;
-  return MANDELPIPE_BIN;
-}
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using program::binary;
+using program::Result;
+using program::slurp;
 
 class ProgramTest : public ::testing::Test {
  protected:
@@ -86,30 +73,7 @@ class ProgramTest : public ::testing::Test {
     const std::string cmd = "cd '" + dir_.string() + "' && exec env XDG_CONFIG_HOME='" +
                             (dir_ / "config").string() + "' '" + binary() + "' " + args + " >'" +
                             out.string() + "' 2>'" + err.string() + "' </dev/null";
-    const pid_t pid = fork();
-    if (pid == 0) {
-      // Not run by a shell as `cmd &`, which would start it with SIGINT ignored.
-      ::signal(sig, SIG_DFL);
-      execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
-      _exit(127);
-    }
-    usleep(static_cast<useconds_t>(delay * 1e6));
-    kill(pid, sig);
-    int status = 0;
-    for (int i = 0; i < 300 && waitpid(pid, &status, WNOHANG) == 0; ++i) usleep(100000);
-    if (waitpid(pid, &status, WNOHANG) == 0) {
-      ADD_FAILURE() << "still running 30 s after the signal";
-      kill(pid, SIGKILL);
-      waitpid(pid, &status, 0);
-    }
-    Result r;
-    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    r.signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
-    r.out = slurp(out);
-    r.err = slurp(err);
-    fs::remove(out);
-    fs::remove(err);
-    return r;
+    return program::result_of(program::run_signalled(cmd, delay, sig, 30), out, err);
   }
   // What the test folder holds besides the config folder.
   std::vector<std::string> left_files() const {

@@ -21,16 +21,14 @@
 #include <vector>
 
 #include "io/colour_settings.h"
+#include "program_runner.h"
 
 namespace mp {
 namespace {
 namespace fs = std::filesystem;
 
-struct Result {
-  int code = -1;
-  int signal = 0;
-  std::string out, err;
-};
+using program::Result;
+using program::slurp;
 
 struct Image {
   int width = 0, height = 0;
@@ -58,13 +56,6 @@ Image read_png(const fs::path& file) {
   return out;
 }
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 class RenderBigTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -77,40 +68,16 @@ class RenderBigTest : public ::testing::Test {
   void TearDown() override { fs::remove_all(dir_); }
 
   std::string command(const std::string& args) const {
-    return "cd '" + dir_.string() + "' && exec '" + std::string(MANDELPIPE_BIN) + "' " + args +
-           " >'" + (dir_ / ".stdout").string() + "' 2>'" + (dir_ / ".stderr").string() +
-           "' </dev/null";
+    return "cd '" + dir_.string() + "' && exec '" + program::binary() + "' " + args + " >'" +
+           (dir_ / ".stdout").string() + "' 2>'" + (dir_ / ".stderr").string() + "' </dev/null";
   }
   Result collect(int status) {
-    Result r;
-    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    r.signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
-    r.out = slurp(dir_ / ".stdout");
-    r.err = slurp(dir_ / ".stderr");
-    fs::remove(dir_ / ".stdout");
-    fs::remove(dir_ / ".stderr");
-    return r;
+    return program::result_of(status, dir_ / ".stdout", dir_ / ".stderr");
   }
   Result run(const std::string& args) { return collect(std::system(command(args).c_str())); }
   // Started, sent `sig` `delay` seconds later, and waited for (killed after 60 s).
   Result run_and_signal(const std::string& args, double delay, int sig) {
-    const std::string cmd = command(args);
-    const pid_t pid = fork();
-    if (pid == 0) {
-      ::signal(sig, SIG_DFL);
-      execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
-      _exit(127);
-    }
-    usleep(static_cast<useconds_t>(delay * 1e6));
-    kill(pid, sig);
-    int status = 0;
-    for (int i = 0; i < 600 && waitpid(pid, &status, WNOHANG) == 0; ++i) usleep(100000);
-    if (waitpid(pid, &status, WNOHANG) == 0) {
-      ADD_FAILURE() << "still running 60 s after the signal";
-      kill(pid, SIGKILL);
-      waitpid(pid, &status, 0);
-    }
-    return collect(status);
+    return collect(program::run_signalled(command(args), delay, sig, 60));
   }
   void expect_one_line_error(const Result& r, const std::string& fragment) {
     EXPECT_EQ(r.code, 2) << r.err;

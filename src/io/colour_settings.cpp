@@ -10,16 +10,6 @@
 namespace mp {
 namespace {
 
-float number(const nlohmann::json& j, const char* key, float lo, float hi, float fallback) {
-  if (!j.contains(key)) return fallback;
-  const nlohmann::json& v = j.at(key);
-  if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() < lo ||
-      v.get<double>() > hi)
-    throw std::out_of_range(std::string(key) + " " + v.dump() + " is outside " +
-                            std::to_string(lo) + ".." + std::to_string(hi));
-  return v.get<float>();
-}
-
 // The shortest decimal that reads back as the same float: 0.6, not 0.6000000238418579.
 double tidy(float f) {
   char text[32];
@@ -29,6 +19,24 @@ double tidy(float f) {
 }
 
 }  // namespace
+
+float json_float(const nlohmann::json& j, const char* key, float lo, float hi, float fallback) {
+  if (!j.contains(key)) return fallback;
+  const nlohmann::json& v = j.at(key);
+  if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() < lo ||
+      v.get<double>() > hi)
+    throw std::out_of_range(std::string(key) + " " + v.dump() + " is outside " +
+                            std::to_string(lo) + ".." + std::to_string(hi));
+  return v.get<float>();
+}
+
+ColourParams colour_params_from_json(const nlohmann::json& j, ColourParams fallback) {
+  ColourParams c = fallback;
+  c.density = json_float(j, "density", kMinDensity, kMaxDensity, c.density);
+  c.offset = json_float(j, "offset", 0.0f, 1.0f, c.offset);
+  c.stripe = json_float(j, "stripe", 0.0f, 1.0f, c.stripe);
+  return c;
+}
 
 nlohmann::json colour_settings_json(const ColourSettings& c) {
   return {{"palette", c.palette},
@@ -44,9 +52,7 @@ ColourSettings colour_settings_from_json(const nlohmann::json& j) {
     if (!j.at("palette").is_string()) throw std::out_of_range("palette is not a name");
     c.palette = j.at("palette").get<std::string>();
   }
-  c.params.density = number(j, "density", kMinDensity, kMaxDensity, c.params.density);
-  c.params.offset = number(j, "offset", 0.0f, 1.0f, c.params.offset);
-  c.params.stripe = number(j, "stripe", 0.0f, 1.0f, c.params.stripe);
+  c.params = colour_params_from_json(j, c.params);
   return c;
 }
 

@@ -19,5 +19,10 @@ nlohmann::json colour_settings_json(const ColourSettings& c);
 // Absent fields keep their defaults; throws std::out_of_range naming a field of the wrong type or
 // outside the range the window's settings accept.
 ColourSettings colour_settings_from_json(const nlohmann::json& j);
+// The same for density, offset and stripe alone, over `fallback` (settings.json holds them too).
+ColourParams colour_params_from_json(const nlohmann::json& j, ColourParams fallback);
+// A finite number in [lo, hi] at `key`, or `fallback` where there is none; throws
+// std::out_of_range naming the field otherwise.
+float json_float(const nlohmann::json& j, const char* key, float lo, float hi, float fallback);
 
 }  // namespace mp

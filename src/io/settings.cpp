@@ -10,6 +10,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "io/colour_settings.h"
 #include "io/files.h"
 
 namespace mp {
@@ -33,17 +34,6 @@ int int_field(const nlohmann::json& j, const char* key, int lo, int hi) {
   const std::int64_t x = v.get<std::int64_t>();
   if (x < lo || x > hi) throw out_of_range();
   return static_cast<int>(x);
-}
-
-// A colour field: a finite number in [lo, hi].
-float float_field(const nlohmann::json& j, const char* key, float lo, float hi, float fallback) {
-  if (!j.contains(key)) return fallback;
-  const nlohmann::json& v = j.at(key);
-  if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() < lo ||
-      v.get<double>() > hi)
-    throw std::out_of_range(std::string(key) + " " + v.dump() + " is outside " +
-                            std::to_string(lo) + ".." + std::to_string(hi));
-  return v.get<float>();
 }
 
 }  // namespace
@@ -89,10 +79,8 @@ Settings load_settings(const std::filesystem::path& file, std::string* warning) 
       if (!j.at("palette").is_string()) throw std::out_of_range("palette is not a name");
       s.palette = j.at("palette").get<std::string>();
     }
-    s.colour.density = float_field(j, "density", kMinDensity, kMaxDensity, s.colour.density);
-    s.colour.offset = float_field(j, "offset", 0.0f, 1.0f, s.colour.offset);
-    s.colour.stripe = float_field(j, "stripe", 0.0f, 1.0f, s.colour.stripe);
-    s.ui_scale = float_field(j, "ui_scale", kMinUiScale, kMaxUiScale, s.ui_scale);
+    s.colour = colour_params_from_json(j, s.colour);
+    s.ui_scale = json_float(j, "ui_scale", kMinUiScale, kMaxUiScale, s.ui_scale);
   } catch (const std::exception& e) {  // malformed JSON, wrong types, bad values
     if (warning) *warning = "ignoring " + file.string() + ": " + e.what();
     return Settings{};

@@ -1,0 +1,74 @@
+// Running mandelpipe as a user does, shared by the program tests: the program under test, its
+// outputs read back, and a run interrupted by a signal.
+#pragma once
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <gtest/gtest.h>
+
+namespace mp::program {
+
+namespace fs = std::filesystem;
+
+struct Result {
+  int code = -1;
+  int signal = 0;  // the signal that ended the program, if one did
+  std::string out, err;
+};
+
+// MANDELPIPE_BIN from the environment (the GPU machine's carried copy), else the one built.
+inline std::string binary() {
+  if (const char* b = std::getenv("MANDELPIPE_BIN")) return b;
+  return MANDELPIPE_BIN;
+}
+
+inline std::string slurp(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// A finished run's exit and the outputs it wrote to `out` and `err`, which are removed.
+inline Result result_of(int status, const fs::path& out, const fs::path& err) {
+  Result r;
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+  r.out = slurp(out);
+  r.err = slurp(err);
+  fs::remove(out);
+  fs::remove(err);
+  return r;
+}
+
+// Runs the shell line `cmd`, sends `sig` `delay` seconds later and waits for it (killed, and a
+// failure, after `limit_s` seconds more); its wait status.
+inline int run_signalled(const std::string& cmd, double delay, int sig, int limit_s) {
+  const pid_t pid = fork();
+  if (pid == 0) {
+    // Not run by a shell as `cmd &`, which would start it with SIGINT ignored.
+    ::signal(sig, SIG_DFL);
+    execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  usleep(static_cast<useconds_t>(delay * 1e6));
+  kill(pid, sig);
+  int status = 0;
+  for (int i = 0; i < 10 * limit_s && waitpid(pid, &status, WNOHANG) == 0; ++i) usleep(100000);
+  if (waitpid(pid, &status, WNOHANG) == 0) {
+    ADD_FAILURE() << "still running " << limit_s << " s after the signal";
+    kill(pid, SIGKILL);
+    waitpid(pid, &status, 0);
+  }
+  return status;
+}
+
+}  // namespace mp::program
