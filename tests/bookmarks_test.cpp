@@ -29,6 +29,12 @@ TEST(Bookmarks, BadEntriesAreRejected) {
   EXPECT_THROW(
       parse_bookmarks(R"({"bookmarks": [{"name": "x", "center": [0, 0], "span": 1, "iters": 0}]})"),
       std::runtime_error);
+  // Not whole numbers, or past any integer type (CI's fuzzing found the second undefined).
+  for (const char* iters : {"1.5", "8193333333333333333333333333333333332", "1e80", "true"})
+    EXPECT_THROW(parse_bookmarks(std::string(R"({"bookmarks": [{"name": "x", "center": [0, 0], )") +
+                                 R"("span": 1, "iters": )" + iters + "}]}"),
+                 std::runtime_error)
+        << iters;
 }
 
 // Why a view is not worth opening on, or "": rendered small on the CPU reference, some pixels
