@@ -17,8 +17,8 @@ struct ExperimentInfo {
   std::string_view name, title, question;
 };
 
-// The seven experiments, in the order of the UI: fma-grouping, sin-overlap, warps-per-smsp,
-// single-warp-ilp, launch-overhead, dependent-latency, dispatch.
+// The experiments in the order of the UI: the one list that the command (`experiment --list`),
+// its errors, the window and the scripts read (entries in experiment_catalogue.cu).
 const std::vector<ExperimentInfo>& experiment_catalogue();
 const std::vector<std::string_view>& experiment_names();
 

@@ -5,6 +5,7 @@
 
 #include "cuda_check.h"
 #include "device_buffer.h"
+#include "measure_kit.h"
 #include "render_kernel.cuh"
 
 namespace mp {
@@ -36,17 +37,13 @@ DeviceProbe probe_cuda_device() {
 
 struct GpuRenderer::Impl {
   DeviceInfo device;
-  cudaStream_t stream = nullptr;
-  cudaEvent_t start = nullptr, stop = nullptr;
-  // Layout, kSmSlots entries each: sm_first, sm_last, sm_pixel_iters, sm_warp_iters, indexed
-  // by %smid, which may exceed the SM count (it is bounded by %nsmid, not the count); then
-  // the tile queue's two counters of units (the rest, the costly), kQueueGap entries (256
-  // bytes) apart, so that the atomics on one do not wait behind those on the other
-  // (docs/measurements.md, the queue's counters).
-  static constexpr int kSmSlots = 1024;
+  // The measuring kit's spans (sm_spans.h) with two extras, sm_pixel_iters and sm_warp_iters;
+  // then, as scratch, the tile queue's two counters of units (the rest, the costly),
+  // kQueueGap entries (256 bytes) apart, so that the atomics on one do not wait behind those
+  // on the other (docs/measurements.md, the queue's counters). Declared before the buffers
+  // below: it chooses the device.
   static constexpr int kQueueGap = 32;
-  DeviceBuffer<unsigned long long> stats;
-  unsigned long long* host_stats = nullptr;  // pinned mirror of `stats`
+  MeasureKit kit;
 
   // The tile order: the tiles in queue order and each one's cost in the last frame; then the
   // ordering's per-bucket counters (tiles, places taken).
@@ -61,26 +58,15 @@ struct GpuRenderer::Impl {
   // the last frame are `costs_kernel`'s. The same kernel on the same view leaves the same costs.
   bool order_by_cost = false;
   int order_kernel = 0, costs_kernel = 0;
-  bool costs_valid = false;     // tile_cost holds the costs of:
+  bool costs_valid = false;     // tile_cost holds all the costs of:
   PixelGrid costs_grid;         // ...this grid
   unsigned costs_max_iter = 0;  // ...and this iteration limit
+  unsigned costs_recorded = 0;  // tiles [0, this) of them are in, from a frame's first ranges
+  // The queue's order and plan are for tiles [order_begin, order_end).
+  unsigned order_begin = 0, order_end = 0;
 
-  explicit Impl(const DeviceInfo& d) : device(d), stats(4 * kSmSlots + 2 * kQueueGap) {
-    CUDA_CHECK(cudaSetDevice(d.index));
-    // A blocking stream: it waits for work on the legacy stream, where interop maps and
-    // unmaps GL resources, so a kernel never writes a buffer GL is still reading.
-    CUDA_CHECK(cudaStreamCreate(&stream));
-    CUDA_CHECK(cudaEventCreate(&start));
-    CUDA_CHECK(cudaEventCreate(&stop));
-    CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&host_stats),
-                              stats.size() * sizeof(unsigned long long)));
-  }
-  ~Impl() {
-    cudaFreeHost(host_stats);
-    cudaEventDestroy(stop);
-    cudaEventDestroy(start);
-    cudaStreamDestroy(stream);
-  }
+  explicit Impl(const DeviceInfo& d)
+      : device(d), kit(d.index, SpanLayout{false, 2, 2 * kQueueGap}) {}
 };
 
 GpuRenderer::GpuRenderer(const DeviceInfo& device) : impl_(std::make_unique<Impl>(device)) {}
@@ -95,6 +81,7 @@ void GpuRenderer::set_tile_order(TileOrder order) {
 }
 void GpuRenderer::forget_view() {
   impl_->costs_valid = false;
+  impl_->costs_recorded = 0;
 }
 TileOrder GpuRenderer::tile_order() const {
   return impl_->tile_order;
@@ -107,72 +94,101 @@ bool same_grid(const PixelGrid& a, const PixelGrid& b) {
 }
 }  // namespace
 
+GpuFrameStats& GpuFrameStats::operator+=(const GpuFrameStats& s) {
+  by_cost = launches == 0 ? s.by_cost : by_cost && s.by_cost;
+  kernel_ms += s.kernel_ms;
+  sm_cycles += s.sm_cycles;
+  sm_cycles_mean += s.sm_cycles_mean;
+  sms_used = std::max(sms_used, s.sms_used);
+  launches += s.launches;
+  longest_launch_ms = std::max(longest_launch_ms, s.longest_launch_ms);
+  pixel_iters += s.pixel_iters;
+  warp_iters += s.warp_iters;
+  recording = recording || s.recording;
+  return *this;
+}
+
 GpuFrameStats GpuRenderer::render(VariantId variant, const PixelGrid& grid, unsigned max_iter,
                                   float* out, unsigned* counts, float* warp_efficiency) {
-  return measure(static_cast<int>(variant), grid, max_iter, out, counts, warp_efficiency,
+  return render_tiles(variant, grid, max_iter, 0, ~0u, out, counts, warp_efficiency);
+}
+
+GpuFrameStats GpuRenderer::render_tiles(VariantId variant, const PixelGrid& grid, unsigned max_iter,
+                                        unsigned tile_begin, unsigned tile_end, float* out,
+                                        unsigned* counts, float* warp_efficiency) {
+  return measure(static_cast<int>(variant), grid, max_iter, tile_begin, tile_end, out, counts,
+                 warp_efficiency,
                  [variant](const RenderLaunch& a) { return prepare_render(variant, a); });
 }
 
 GpuFrameStats GpuRenderer::render_sin_balance(int sines, const PixelGrid& grid, unsigned max_iter,
                                               float* out) {
-  return measure(-sines, grid, max_iter, out, nullptr, nullptr,
+  return measure(-sines, grid, max_iter, 0, ~0u, out, nullptr, nullptr,
                  [sines](const RenderLaunch& a) { return prepare_sin_balance(sines, a); });
 }
 
 template <class Prepare>
-GpuFrameStats GpuRenderer::measure(int kernel, const PixelGrid& grid, unsigned max_iter, float* out,
+GpuFrameStats GpuRenderer::measure(int kernel, const PixelGrid& grid, unsigned max_iter,
+                                   unsigned tile_begin, unsigned tile_end, float* out,
                                    unsigned* counts, float* warp_efficiency, Prepare&& prepare) {
   Impl& m = *impl_;
-  const int slots = Impl::kSmSlots;
-  unsigned long long* s = m.stats.get();
-  CUDA_CHECK(cudaMemsetAsync(s, 0xff, slots * sizeof(unsigned long long), m.stream));
-  CUDA_CHECK(cudaMemsetAsync(
-      s + slots, 0, (3 * slots + 2 * Impl::kQueueGap) * sizeof(unsigned long long), m.stream));
+  const SmSpan& span = m.kit.span();
+  m.kit.clear();
 
-  const unsigned tiles = static_cast<unsigned>(warp_count(grid.width, grid.height));
-  if (m.order.size() < tiles) {
-    m.order = DeviceBuffer<unsigned>(tiles);
-    m.tile_cost = DeviceBuffer<unsigned>(tiles);
+  const unsigned all_tiles = static_cast<unsigned>(warp_count(grid.width, grid.height));
+  const unsigned end = std::min(tile_end, all_tiles), begin = std::min(tile_begin, end);
+  const unsigned tiles = end - begin;
+  if (m.order.size() < all_tiles) {
+    m.order = DeviceBuffer<unsigned>(all_tiles);
+    m.tile_cost = DeviceBuffer<unsigned>(all_tiles);
     m.identity_tiles = 0;
     m.costs_valid = false;
+    m.costs_recorded = 0;
     m.order_by_cost = false;
   }
-  const bool by_cost = tiles > 0 && m.tile_order == TileOrder::CostliestFirst && m.costs_valid &&
+  // Only a whole frame goes by cost: within a range the queue's seniors and tail, made for a
+  // whole frame, had warps run two costly tiles in turn (docs/architecture.md, one frame).
+  const bool by_cost = tiles > 0 && tiles == all_tiles &&
+                       m.tile_order == TileOrder::CostliestFirst && m.costs_valid &&
                        same_grid(grid, m.costs_grid) && max_iter == m.costs_max_iter;
   RenderLaunch args;
   args.grid = grid;
   args.max_iter = max_iter;
   args.out = out;
   args.counts = counts;
-  args.sm_first = s;
-  args.sm_last = s + slots;
-  args.sm_pixel_iters = s + 2 * slots;
-  args.sm_warp_iters = s + 3 * slots;
+  args.sm_first = span.first;
+  args.sm_last = span.last;
+  args.sm_pixel_iters = span.extra;
+  args.sm_warp_iters = span.extra + kSmSlots;
   args.warp_efficiency = warp_efficiency;
-  args.next_unit = reinterpret_cast<unsigned*>(s + 4 * slots);
-  args.next_costly_unit = reinterpret_cast<unsigned*>(s + 4 * slots + Impl::kQueueGap);
+  args.next_unit = reinterpret_cast<unsigned*>(span.scratch);
+  args.next_costly_unit = reinterpret_cast<unsigned*>(span.scratch + Impl::kQueueGap);
   args.order = m.order.get();
   args.plan = m.plan.get();
+  args.tile_begin = tile_begin;
+  args.tile_end = tile_end;
   // The kernels are deterministic: where tile_cost holds this kernel's costs on this view, the
   // frame runs the kernel that does not write them again.
   const bool costs_current = m.costs_valid && same_grid(grid, m.costs_grid) &&
                              max_iter == m.costs_max_iter && m.costs_kernel == kernel;
   args.tile_cost = costs_current ? nullptr : m.tile_cost.get();
-  // An order made from the same costs as the last frame's is taken again.
-  const bool order_current = m.order_by_cost && m.order_kernel == m.costs_kernel;
+  // An order made from the same costs as the last frame's, for the same tiles, is taken again.
+  const bool same_range = m.order_begin == begin && m.order_end == end;
+  const bool order_current = m.order_by_cost && m.order_kernel == m.costs_kernel && same_range;
   const RenderStart start = prepare(args);
   // Kernels of other shapes than the queue need no order, and leave the order as it was.
   const bool make_order =
       start.queue && (by_cost ? !order_current
-                              : m.identity_tiles != tiles ||
+                              : m.identity_tiles != tiles || !same_range ||
                                     m.identity_blocks_across != blocks_across(grid.width));
   if (make_order)
     CUDA_CHECK(cudaMemsetAsync(m.order_counters.get(), 0,
-                               m.order_counters.size() * sizeof(unsigned), m.stream));
+                               m.order_counters.size() * sizeof(unsigned), m.kit.stream()));
   // The ordering is part of the frame: inside the events, and in the SM spans.
-  CUDA_CHECK(cudaEventRecord(m.start, m.stream));
+  m.kit.start();
   if (make_order) {
     OrderLaunch o;
+    o.first = begin;
     o.tiles = tiles;
     o.width = grid.width;
     o.by_cost = by_cost;
@@ -182,36 +198,33 @@ GpuFrameStats GpuRenderer::measure(int kernel, const PixelGrid& grid, unsigned m
     o.order = m.order.get();
     o.plan = m.plan.get();
     o.sm_first = args.sm_first;
-    launch_tile_order(o, m.stream);
+    launch_tile_order(o, m.kit.stream());
     m.identity_tiles = by_cost ? 0 : tiles;
     m.identity_blocks_across = blocks_across(grid.width);
     m.order_kernel = m.costs_kernel;
+    m.order_begin = begin;
+    m.order_end = end;
   }
   if (start.queue) m.order_by_cost = by_cost;
-  start_render(start, m.stream);
-  CUDA_CHECK(cudaEventRecord(m.stop, m.stream));
-  CUDA_CHECK(cudaMemcpyAsync(m.host_stats, s, 4 * slots * sizeof(unsigned long long),
-                             cudaMemcpyDeviceToHost, m.stream));
-  CUDA_CHECK(cudaStreamSynchronize(m.stream));
+  start_render(start, m.kit.stream());
+  m.kit.stop();
+  const SpanReading reading = m.kit.read();
 
   GpuFrameStats r;
-  float ms = 0;
-  CUDA_CHECK(cudaEventElapsedTime(&ms, m.start, m.stop));
-  r.kernel_ms = ms;
-  for (int i = 0; i < slots; ++i) {
-    const unsigned long long first = m.host_stats[i], last = m.host_stats[slots + i];
-    if (last == 0) continue;  // no block ran on this SM
-    ++r.sms_used;
-    r.sm_cycles = std::max(r.sm_cycles, last - first);
-    r.sm_cycles_mean += static_cast<double>(last - first);
-    r.pixel_iters += m.host_stats[2 * slots + i];
-    r.warp_iters += m.host_stats[3 * slots + i];
-  }
-  if (r.sms_used > 0) r.sm_cycles_mean /= r.sms_used;
+  r.kernel_ms = r.longest_launch_ms = reading.ms;
+  r.launches = 1;
+  r.sm_cycles = reading.sm_cycles;
+  r.sm_cycles_mean = reading.sm_cycles_mean;
+  r.sms_used = reading.sms_used;
+  r.pixel_iters = reading.extras[0];
+  r.warp_iters = reading.extras[1];
   r.by_cost = start.queue && by_cost;
   r.recording = start.recording;
-  if (start.args.tile_cost) {  // the frame left its tile costs
-    m.costs_valid = true;
+  if (start.args.tile_cost) {  // the launch left its tiles' costs: all of them once ranges meet
+    const bool extends = begin == m.costs_recorded && m.costs_kernel == kernel &&
+                         same_grid(grid, m.costs_grid) && max_iter == m.costs_max_iter;
+    m.costs_recorded = begin == 0 || extends ? end : 0;
+    m.costs_valid = m.costs_recorded == all_tiles;
     m.costs_kernel = kernel;
     m.costs_grid = grid;
     m.costs_max_iter = max_iter;

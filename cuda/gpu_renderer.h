@@ -31,17 +31,23 @@ DeviceProbe probe_cuda_device();
 // the same view (grid and iteration limit); the first frame of a view goes in numbering order.
 enum class TileOrder { Rows, CostliestFirst };
 
+// One launch's measurement, or a frame's summed over its launches (GpuSlicedFrame).
 struct GpuFrameStats {
   double kernel_ms = 0;                // CUDA events around the launch
   unsigned long long sm_cycles = 0;    // max over SMs of (last warp end - first warp start)
   double sm_cycles_mean = 0;           // the same span, averaged over the SMs used
-  int sms_used = 0;                    // SMs that ran at least one block
+  int sms_used = 0;                    // SMs that ran at least one block (of any launch)
+  int launches = 0;                    // what the figures are summed over
+  double longest_launch_ms = 0;        // the longest of them
   unsigned long long pixel_iters = 0;  // sum of per-pixel step counts
   unsigned long long warp_iters = 0;   // sum over warps of the warp's max step count
   bool by_cost = false;                // tiles went costliest first, by the previous frame's costs
   // The frame ran the recording kernel: the view's tile costs were not yet this kernel's, or
   // the frame wanted per-pixel counts or per-tile efficiencies.
   bool recording = false;
+  // Sums the times, cycles and iterations; by_cost where every launch went by cost, recording
+  // where any recorded.
+  GpuFrameStats& operator+=(const GpuFrameStats& s);
 };
 
 class GpuRenderer {
@@ -63,6 +69,12 @@ class GpuRenderer {
   // the frame's stats are back.
   GpuFrameStats render(VariantId variant, const PixelGrid& grid, unsigned max_iter, float* out,
                        unsigned* counts = nullptr, float* warp_efficiency = nullptr);
+  // Tiles [tile_begin, tile_end) of the frame only, whole 16x16 blocks (RenderLaunch in
+  // render_kernel.cuh), leaving the rest of the outputs as they were: one launch of a frame cut
+  // into several. A view's tile costs become known once launches have covered all its tiles.
+  GpuFrameStats render_tiles(VariantId variant, const PixelGrid& grid, unsigned max_iter,
+                             unsigned tile_begin, unsigned tile_end, float* out, unsigned* counts,
+                             float* warp_efficiency);
   // The same, for fma4 with `sines` __sinf per step (1..4): the sine-balance sweep.
   GpuFrameStats render_sin_balance(int sines, const PixelGrid& grid, unsigned max_iter, float* out);
 
@@ -72,8 +84,9 @@ class GpuRenderer {
   // kernel: which kernel `prepare` picks (a variant, or a sine count), for the tile costs it
   // leaves.
   template <class Prepare>
-  GpuFrameStats measure(int kernel, const PixelGrid& grid, unsigned max_iter, float* out,
-                        unsigned* counts, float* warp_efficiency, Prepare&& prepare);
+  GpuFrameStats measure(int kernel, const PixelGrid& grid, unsigned max_iter, unsigned tile_begin,
+                        unsigned tile_end, float* out, unsigned* counts, float* warp_efficiency,
+                        Prepare&& prepare);
 };
 
 }  // namespace mp

@@ -182,26 +182,28 @@ __device__ __forceinline__ void tally_warp(BlockTally& t, const RenderLaunch& a,
   atomicMax(&a.sm_last[sm], static_cast<unsigned long long>(clock64()));
 }
 
-// Shape::Grid: block b is 16x16 pixel block b (rows of blocks_across), warp w its tile w.
+// Shape::Grid: block b is 16x16 pixel block b of the range (rows of blocks_across), warp w its
+// tile w.
 template <class V, bool kRecord>
 __device__ __forceinline__ void render_grid(const RenderLaunch& a) {
   __shared__ BlockTally tally;
   tally_start(tally);
   const unsigned lane = threadIdx.x & 31, warp = threadIdx.x / 32;
-  const unsigned bx = blockIdx.x % a.blocks_across, by = blockIdx.x / a.blocks_across;
+  const unsigned block = blockIdx.x + a.tile_begin / kWarpsPerBlock;
+  const unsigned bx = block % a.blocks_across, by = block / a.blocks_across;
   const unsigned ref = (by * kBlockH + warp * (32 / kBlockW)) << 16 | bx * kBlockW;
   const TileSteps w = render_tile<V, kRecord>(a, ref, lane);
   tally_warp(tally, a, w.sum, w.warp_max, lane);
 }
 
 // Shape::Refill: persistent warps, each lane on a pixel of its own. A warp starts on one 16x2 tile
-// (the tiles in numbering order; warp k is given tile k, later tiles come from a counter). A lane
-// whose pixel escaped in a block of steps (or cannot run another whole block before max_iter)
-// waits, its block's start kept; once kRefillWait lanes wait, or none runs, the waiting lanes
-// replay one step at a time to the exact count, write their pixels and take the warp's next
-// pixels, ranked by ballot, a new tile when the warp's runs out. Waiting for several lanes pays
-// the refill's own instructions once for all of them. A warp ends with its last long pixel: the
-// frame's tail is the slowest pixel, not the slowest tile.
+// (the range's tiles in numbering order; warp k is given its k-th, later ones come from a
+// counter). A lane whose pixel escaped in a block of steps (or cannot run another whole block
+// before max_iter) waits, its block's start kept; once kRefillWait lanes wait, or none runs, the
+// waiting lanes replay one step at a time to the exact count, write their pixels and take the
+// warp's next pixels, ranked by ballot, a new tile when the warp's runs out. Waiting for several
+// lanes pays the refill's own instructions once for all of them. A warp ends with its last long
+// pixel: the frame's tail is the slowest pixel, not the slowest tile.
 constexpr unsigned kRefillWait = 8;
 template <class V, bool kRecord>
 __device__ __forceinline__ void render_refill(const RenderLaunch& a) {
@@ -210,12 +212,12 @@ __device__ __forceinline__ void render_refill(const RenderLaunch& a) {
   __shared__ BlockTally tally;
   tally_start(tally);
   const unsigned lane = threadIdx.x & 31, below = (1u << lane) - 1;
-  const unsigned tiles = static_cast<unsigned>(warp_count(a.grid.width, a.grid.height));
-  const unsigned given = gridDim.x * kRenderWarps;
+  const unsigned tiles = a.tile_end;  // the range's end: prepare keeps it within the frame
+  const unsigned given = a.tile_begin + gridDim.x * kRenderWarps;
   unsigned long long pixel_iters = 0, warp_iters = 0, lane_steps = 0;
   // The warp's current tile and the next of its 32 pixels to hand out; a tile past the last one
   // means there is no more work.
-  unsigned tile = warp_max(blockIdx.x * kRenderWarps + threadIdx.x / 32), next = 0;
+  unsigned tile = warp_max(a.tile_begin + blockIdx.x * kRenderWarps + threadIdx.x / 32), next = 0;
   // The divergence view: each tile's share of lanes stepping while it was the warp's current one.
   unsigned long long tile_warp_iters = 0, tile_lane_steps = 0;
   auto leave_tile = [&]() {
@@ -351,14 +353,20 @@ RenderStart prepare(const RenderLaunch& args) {
     throw std::invalid_argument("render: " + std::to_string(args.grid.width) + "x" +
                                 std::to_string(args.grid.height) +
                                 " pixels is more than the kernel can address");
+  const unsigned tiles = static_cast<unsigned>(warp_count(args.grid.width, args.grid.height));
+  const unsigned end = std::min(args.tile_end, tiles), begin = std::min(args.tile_begin, end);
+  if (begin % kWarpsPerBlock != 0 || end % kWarpsPerBlock != 0)
+    throw std::invalid_argument("render: tiles " + std::to_string(args.tile_begin) + ".." +
+                                std::to_string(args.tile_end) + " are not whole 16x16 blocks");
+  if (begin == end) return r;
   r.kernel = render_kernel<V, kRecord>;
   r.args = args;
+  r.args.tile_begin = begin;
+  r.args.tile_end = end;
   r.args.blocks_across = blocks_across(args.grid.width);
   r.recording = kRecord;
-  const long long pixel_blocks =
-      static_cast<long long>(r.args.blocks_across) * ((args.grid.height + kBlockH - 1) / kBlockH);
   if constexpr (V::kShape == variants::Shape::Grid) {
-    r.blocks = static_cast<int>(pixel_blocks);
+    r.blocks = static_cast<int>((end - begin) / kWarpsPerBlock);
     r.args.tile_cost = nullptr;
     return r;
   }
@@ -367,7 +375,10 @@ RenderStart prepare(const RenderLaunch& args) {
   CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
   CUDA_CHECK(
       cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, r.kernel, kRenderThreads, 0));
-  r.blocks = std::max(1, blocks_per_sm) * sms;
+  // A range smaller than the GPU holds gets a block per 8 of its tiles: the spare blocks would
+  // crowd the working ones onto fewer SMs.
+  r.blocks = std::min(std::max(1, blocks_per_sm) * sms,
+                      static_cast<int>((end - begin + kWarpsPerBlock - 1) / kWarpsPerBlock));
   if constexpr (V::kShape == variants::Shape::Refill) {
     r.args.tile_cost = nullptr;  // the tiles go in numbering order, each lane at its own pace
     return r;
@@ -392,7 +403,7 @@ __global__ void __launch_bounds__(kOrderThreads) count_buckets(OrderLaunch a) {
   stamp_first(a);
   if (tid < kCostBuckets) count[tid] = 0;
   __syncthreads();
-  if (t < a.tiles) atomicAdd(&count[cost_bucket(a.tile_cost[t])], 1u);
+  if (t < a.tiles) atomicAdd(&count[cost_bucket(a.tile_cost[a.first + t])], 1u);
   __syncthreads();
   if (tid < kCostBuckets && count[tid]) atomicAdd(&a.histogram[tid], count[tid]);
 }
@@ -447,19 +458,19 @@ __global__ void __launch_bounds__(kOrderThreads) order_tiles(OrderLaunch a) {
     }
   }
   if (!a.by_cost) {
-    if (t < a.tiles) a.order[t] = tile_ref(t, a.width);
+    if (t < a.tiles) a.order[t] = tile_ref(a.first + t, a.width);
     return;
   }
   __syncthreads();
   unsigned bucket = 0, rank = 0;
   if (t < a.tiles) {
-    bucket = cost_bucket(a.tile_cost[t]);
+    bucket = cost_bucket(a.tile_cost[a.first + t]);
     rank = atomicAdd(&in_block[bucket], 1u);
   }
   __syncthreads();
   if (tid < kCostBuckets && in_block[tid]) place[tid] += atomicAdd(&a.fill[tid], in_block[tid]);
   __syncthreads();
-  if (t < a.tiles) a.order[place[bucket] + rank] = tile_ref(t, a.width);
+  if (t < a.tiles) a.order[place[bucket] + rank] = tile_ref(a.first + t, a.width);
 }
 
 }  // namespace

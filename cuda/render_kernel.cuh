@@ -32,6 +32,12 @@ struct RenderLaunch {
   // What the next frame's order is made of: each tile's cost (its slowest pixel's steps); null
   // where it already holds this kernel's costs on this view.
   unsigned* tile_cost = nullptr;
+  // The tiles this launch renders, [tile_begin, tile_end) in the numbering of kernel_params.h:
+  // whole 16x16 blocks (multiples of kWarpsPerBlock); an end past the last tile is the frame's
+  // end. Per-tile outputs keep their places in the whole frame, so a frame made of ranges leaves
+  // exactly what one launch does. The queue takes its order and plan for the range only.
+  unsigned tile_begin = 0;
+  unsigned tile_end = ~0u;
   unsigned senior_blocks = 0;  // the first kSeniorBlocksPerSm waves; prepare_render fills it
   unsigned blocks_across = 0;  // prepare_render fills it
 };
@@ -94,6 +100,7 @@ void start_render(const RenderStart& start, cudaStream_t stream);
 // each SM lowers `sm_first` like the render kernel does, so that SM spans count the ordering
 // as part of the frame.
 struct OrderLaunch {
+  unsigned first = 0;  // the range's first tile: the order holds tiles [first, first + tiles)
   unsigned tiles = 0;
   int width = 0;  // of the image, for the packed tiles
   bool by_cost = false;

@@ -92,17 +92,18 @@ $B/mandelpipe bench --variant all --present --sin-sweep --format md >"$A/bench.m
 $B/mandelpipe bench --variant all --tile-order rows --format md >"$A/bench-rows.md" 2>>"$log"
 $B/mandelpipe bench --variant all --counters --format json >"$A/bench-counters.json" 2>>"$log"
 echo "== experiments" | tee -a "$log"
-for e in fma-grouping sin-overlap warps-per-smsp single-warp-ilp launch-overhead dependent-latency dispatch; do
+experiments=$($B/mandelpipe experiment --list)  # the catalogue, the one list
+for e in $experiments; do
   timeout 120 $B/mandelpipe experiment $e >>"$A/experiments.md" 2>>"$log"; echo "   $e rc=$?" | tee -a "$log"
 done
-for e in fma-grouping sin-overlap warps-per-smsp; do
+for e in $experiments; do
   timeout 120 $B/mandelpipe experiment $e --counters --format json >"$A/exp-$e.json" 2>>"$log"
 done
 cp "$log" "$A/"
 tar czf "$OUT/logs.tgz" -C $A .
 grep -E "differ|rc=|FAILED|Failure|Which is|A/B|under ncu|sidecar" "$log" | head -70
 cat "$A/bench.md" | grep -E "^\| [ABC] "
-python3 - "$A" <<'PY'
+python3 - "$A" $experiments <<'PY'
 import json, sys
 a = sys.argv[1]
 def cell(c, m, pipe):
@@ -116,8 +117,12 @@ for r in json.load(open(a + "/bench-counters.json"))["rows"]:
         print(r["view"], r["variant"], "n/a:", c and c["unavailable"]); continue
     out = 100 * (c["warp_instructions"] - r["model_instructions"]) / c["warp_instructions"]
     print("%-2s %-10s issue %s FMA %s XU %s ALU %s %.3f GHz %5.1f%%" % (r["view"], r["variant"], cell(c, m, "issue"), cell(c, m, "FMA"), cell(c, m, "XU"), cell(c, m, "ALU"), c["clock_ghz"], out))
-for e in ("fma-grouping", "sin-overlap", "warps-per-smsp"):
-    for r in json.load(open(a + "/exp-%s.json" % e))["rows"]:
+for e in sys.argv[2:]:
+    try:
+        rows = json.load(open(a + "/exp-%s.json" % e))["rows"]
+    except (OSError, ValueError) as err:
+        print(e, "no JSON:", err); continue
+    for r in rows:
         c, m = r.get("counters"), r.get("model_busy", {})
         if c: print("%-34s issue %s FMA %s XU %s" % (r["label"][:34], cell(c, m, "issue"), cell(c, m, "FMA"), cell(c, m, "XU")))
 PY

@@ -3,6 +3,7 @@
 #include <exception>
 #include <iostream>
 
+#include "app/window_command.h"
 #include "cli/options.h"
 #include "commands/commands.h"
 #include "commands/common.h"

@@ -127,7 +127,7 @@ TEST(PipeLoad, BarsOnSm90) {
   ASSERT_EQ(loads.size(), 7u);
   EXPECT_EQ(loads[0].name, "FMA");
   EXPECT_DOUBLE_EQ(loads[0].busy_cycles, 1000 * 10 / 4.0);  // 2500
-  EXPECT_DOUBLE_EQ(loads[0].utilization, 2500 / 4000.0);
+  EXPECT_DOUBLE_EQ(loads[0].utilisation, 2500 / 4000.0);
   EXPECT_EQ(loads[1].name, "fmaheavy");
   EXPECT_DOUBLE_EQ(loads[1].busy_cycles, 1000 * 5 / 2.0);  // balanced halves
   EXPECT_DOUBLE_EQ(loads[2].busy_cycles, 1000 * 5 / 2.0);

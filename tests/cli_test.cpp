@@ -1,5 +1,8 @@
 #include <gtest/gtest.h>
 
+#include <set>
+#include <string>
+
 #include "cli/options.h"
 
 namespace mp {
@@ -72,7 +75,12 @@ TEST(Cli, Experiment) {
   EXPECT_EQ(r.options->command, Command::Experiment);
   EXPECT_EQ(r.options->experiment, "sin-overlap");
   EXPECT_EQ(r.options->format, OutputFormat::Json);
+  EXPECT_FALSE(r.options->experiment_list);
+  r = parse({"experiment", "--list"});
+  ASSERT_TRUE(r.options) << r.err;
+  EXPECT_TRUE(r.options->experiment_list);
   expect_error({"experiment"}, "name");
+  expect_error({"experiment", "dispatch", "--list"}, "experiment: --list takes no name");
   expect_error({"experiment", "dispatch", "--format", "xml"}, "--format");
 }
 
@@ -81,10 +89,10 @@ TEST(Cli, BenchSweepAndWindowViews) {
   ASSERT_TRUE(r.options);
   EXPECT_TRUE(r.options->bench_sin_sweep);
   EXPECT_TRUE(r.options->bench_present);
-  EXPECT_EQ(r.options->tile_order, TileOrder::CostliestFirst);
+  EXPECT_FALSE(r.options->tiles_in_rows);
   r = parse({"bench", "--tile-order", "rows"});
   ASSERT_TRUE(r.options);
-  EXPECT_EQ(r.options->tile_order, TileOrder::Rows);
+  EXPECT_TRUE(r.options->tiles_in_rows);
   r = parse({"--overlay", "--sass", "--divergence", "--capture-dir", "/tmp"});
   ASSERT_TRUE(r.options);
   EXPECT_TRUE(r.options->overlay);
@@ -108,6 +116,20 @@ TEST(Cli, WindowOptions) {
   EXPECT_FALSE(r.options->vsync);
   EXPECT_EQ(r.options->present, PresentMode::PboTexture);
   EXPECT_TRUE(r.options->window_size_given);
+}
+
+TEST(Cli, EveryPresentModeParsesFromItsOwnName) {
+  const ParseResult r = parse({"--present", "image"});
+  ASSERT_TRUE(r.options);
+  EXPECT_EQ(r.options->present, PresentMode::ImageCopy);
+  std::set<std::string> names;
+  for (PresentMode m : kPresentModes) {
+    EXPECT_EQ(parse_present_mode(present_mode_name(m)), m) << present_mode_name(m);
+    EXPECT_NE(present_mode_names().find(present_mode_name(m)), std::string::npos);
+    names.insert(present_mode_name(m));
+  }
+  EXPECT_EQ(names.size(), std::size(kPresentModes));  // no two modes share a name
+  EXPECT_EQ(parse_present_mode("TBO"), std::nullopt);
 }
 
 TEST(Cli, BadInputIsOneLineAndExitCode2) {

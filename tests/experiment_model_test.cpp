@@ -2,6 +2,7 @@
 // read back, and the catalogue.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <sstream>
 
@@ -190,13 +191,20 @@ TEST(ExperimentReport, MarkdownHasTheTableAndTheConclusion) {
   EXPECT_EQ(table_lines, static_cast<int>(r.rows.size()) + 2);
 }
 
-TEST(ExperimentCatalogue, SevenExperimentsInTheIssuesOrder) {
-  const std::vector<std::string_view> expected = {
-      "fma-grouping",    "sin-overlap",       "warps-per-smsp", "single-warp-ilp",
-      "launch-overhead", "dependent-latency", "dispatch"};
-  EXPECT_EQ(experiment_names(), expected);
-  ASSERT_EQ(experiment_catalogue().size(), expected.size());
-  for (const ExperimentInfo& e : experiment_catalogue()) {
+// The catalogue is the one list (help, --list, the window, scripts): names a shell can pass
+// as they are, none twice, each with its title and question.
+TEST(ExperimentCatalogue, EachNameOnceAndShellSafeWithItsQuestion) {
+  const auto& names = experiment_names();
+  ASSERT_EQ(names.size(), experiment_catalogue().size());
+  ASSERT_FALSE(names.empty());
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    const ExperimentInfo& e = experiment_catalogue()[i];
+    EXPECT_EQ(names[i], e.name);
+    EXPECT_EQ(std::count(names.begin(), names.end(), e.name), 1) << e.name;
+    EXPECT_FALSE(e.name.empty());
+    EXPECT_EQ(e.name.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789-"),
+              std::string_view::npos)
+        << e.name;
     EXPECT_FALSE(e.title.empty()) << e.name;
     EXPECT_GT(e.question.size(), 40u) << e.name;
   }

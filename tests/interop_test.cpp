@@ -39,7 +39,7 @@ TEST(Interop, EveryPresentPathRoundTripsBitExactUnderEgl) {
     ASSERT_EQ(pipe.fallback_reason(), "") << present_mode_name(mode);
     ASSERT_TRUE(pipe.surface().device_memory());
     ASSERT_EQ(pipe.surface().mode(), mode);
-    for (int frame = 0; frame < 3; ++frame) {  // registered once, mapped every frame
+    for (int frame = 0; frame < 3; ++frame) {  // shared once, handed over every frame
       const auto m = pipe.render(VariantId::Fma4Sin, view);
       EXPECT_TRUE(m.gpu);
       const std::vector<float> got = pipe.surface().read_back();

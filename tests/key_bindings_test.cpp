@@ -32,6 +32,9 @@ TEST(KeyBindings, HeldKeysRepeatOnlyWhereTheyMove) {
   ASSERT_TRUE(third);
   EXPECT_EQ(third->action, Action::Variant);
   EXPECT_EQ(third->index, 2);
+  const auto pin = find_binding(GLFW_KEY_K, 0, false);
+  ASSERT_TRUE(pin);
+  EXPECT_EQ(pin->action, Action::PinVariant);
 }
 
 TEST(KeyBindings, NoKeyIsBoundTwiceAndTheHintComesFromTheList) {

@@ -1,5 +1,5 @@
-// The instruction mix declared beside each variant (cuda/variants.h) against the SASS of the
-// built kernels, read with cuobjdump the way the app reads it at run time. Skips where
+// The instruction mix declared beside each variant (cuda/host_device/variants.h) against the SASS
+// of the built kernels, read with cuobjdump the way the app reads it at run time. Skips where
 // cuobjdump is missing (CI has none).
 #include <gtest/gtest.h>
 

@@ -57,6 +57,7 @@ TEST_F(SettingsTest, RoundTrip) {
   s.window_y = 40;
   s.palette = "ice";
   s.colour.density = 2.5f;
+  s.pin_variant = true;
   save_settings(dir_ / "settings.json", s);
   std::string w;
   const Settings back = load_settings(dir_ / "settings.json", &w);
@@ -66,6 +67,14 @@ TEST_F(SettingsTest, RoundTrip) {
   EXPECT_EQ(back.window_x, -1200);
   EXPECT_EQ(back.palette, "ice");
   EXPECT_FLOAT_EQ(back.colour.density, 2.5f);
+  EXPECT_TRUE(back.pin_variant);
+}
+
+TEST_F(SettingsTest, PinVariantIsTrueOrFalseAndOffWhereMissing) {
+  EXPECT_FALSE(load_settings(write("{\"ui_scale\": 1.5}"), nullptr).pin_variant);
+  EXPECT_TRUE(load_settings(write("{\"pin_variant\": true}"), nullptr).pin_variant);
+  EXPECT_EQ(warning_for("{\"pin_variant\": 1}"), "ignoring " + (dir_ / "settings.json").string() +
+                                                     ": pin_variant 1 is not true or false");
 }
 
 TEST_F(SettingsTest, WhatTheSaverWritesTheLoaderTakes) {

@@ -1,4 +1,4 @@
-#include "model/view_text.h"
+#include "cli/view_text.h"
 
 #include <gtest/gtest.h>
 

@@ -25,6 +25,9 @@ constexpr float kUiScaleStep = 0.125f;
 // The CPU path's wall time per window frame spent rendering: short enough that the window
 // draws and answers input at well over 30 fps while a heavy frame refines.
 constexpr double kCpuSliceMs = 20;
+// The GPU path's time per launch, one launch per window frame: below the 20 ms bound with room
+// for a launch sized by the rate of cheaper tiles than it meets.
+constexpr double kGpuLaunchMs = 15;
 
 std::filesystem::path config_file(const std::filesystem::path& dir, const char* name) {
   return dir.empty() ? std::filesystem::path() : dir / name;
@@ -65,7 +68,8 @@ App::App(const Options& o)
       pipeline_(device_.device, device_.cpu_reason, o.present),
       ab_(o.overlay_ab || o.counters_ab) {
   ex_.view = ex_.home = o.view;
-  ex_.variant = o.variant;
+  ex_.variant = ex_.own_variant = o.variant;
+  ex_.pin_variant = settings_.pin_variant;
   ex_.vsync = o.vsync;
   ex_.live = device_.device.has_value() || o.frames > 0;
   ex_.divergence = o.divergence;
@@ -113,6 +117,7 @@ App::~App() {
   settings_.palette = palettes_[ex_.palette].name;
   settings_.colour = ex_.colour;
   settings_.ui_scale = ex_.ui_scale;
+  settings_.pin_variant = ex_.pin_variant;
   try {
     save_settings(config_file(config_, "settings.json"), settings_);
   } catch (const std::exception& e) {
@@ -145,9 +150,13 @@ int App::run() {
     // The point of the frame where queued work runs: drawn (a capture reads the back buffer),
     // not yet shown.
     ex_.jobs.run();
-    // A scripted screenshot shows the finished image: the CPU frame's last slices come first.
-    if (last && !opts_.screenshot.empty() && pipeline_.refining() && !window_.should_close())
+    // A scripted screenshot shows the finished image, and a scripted CUDA run ends on a finished
+    // frame, as when a window frame was a whole frame: the frame's last slices come first.
+    if (last && (!opts_.screenshot.empty() || pipeline_.gpu()) && pipeline_.refining() &&
+        !window_.should_close())
       last = false;
+    // So does the work queued for later steps (a capture whose files wait for its compare).
+    if (last && !ex_.jobs.empty() && !window_.should_close()) last = false;
     if (last) {
       if (!opts_.screenshot.empty()) {
         try {
@@ -165,14 +174,18 @@ int App::run() {
 }
 
 void App::print_summary() const {
-  // What the frames cost, all of them.
+  // What the frames cost, all of them; on the CUDA path, the longest launch of the run too.
+  const bool cuda = device_.device.has_value();
+  const long pieces = totals_.mean_slices();
   std::cout << "frames " << frames_done_ << ", mean frame " << totals_.mean_frame_ms()
-            << " ms (start to start), mean " << (last_.gpu ? "kernel " : "CPU render ")
+            << " ms (start to start), mean " << (cuda ? "kernel " : "CPU render ")
             << totals_.mean_render_ms() << " ms"
-            << (last_.gpu         ? std::string()
-                : totals_.renders ? " over " + std::to_string(totals_.mean_slices()) +
-                                        (totals_.mean_slices() == 1 ? " slice" : " slices")
-                                  : " (no frame finished)")
+            << (!totals_.renders ? " (no frame finished)"
+                                 : " over " + std::to_string(pieces) +
+                                       (cuda ? (pieces == 1 ? " launch" : " launches")
+                                             : (pieces == 1 ? " slice" : " slices")))
+            << (cuda ? ", longest launch " + std::to_string(pipeline_.longest_launch_ms()) + " ms"
+                     : std::string())
             << (totals_.overlays ? ", pipe overlay " + std::to_string(totals_.mean_overlay_ms()) +
                                        " ms CPU per frame"
                                  : std::string())
@@ -202,7 +215,7 @@ void App::measure(const gl::FrameMeasurement& m) {
   last_ = m;
   ex_.render_ms.push(static_cast<float>(m.render_ms()));
   totals_.render_ms += m.render_ms();
-  totals_.slices += m.gpu ? 1 : m.cpu_stats.slices;
+  totals_.slices += m.gpu ? m.gpu_stats.launches : m.cpu_stats.slices;
   ++totals_.renders;
   last_metrics_.reset();
   if (!m.gpu || !rates_) return;
@@ -267,6 +280,7 @@ void App::render_frame() {
   }
   if (places_.size() == 0) places_.visit(view_state());  // the first place, as shown
   handle_input();
+  apply_precision();
   // Drags, wheel notches and the panel's controls change the place a frame at a time: it is
   // kept once it has stayed put a moment.
   places_.note(view_state(), now);
@@ -277,21 +291,22 @@ void App::render_frame() {
   }
   if (fw > 0 && fh > 0) {
     pipeline_.resize(fw, fh);
-    if (pipeline_.sliced()) {
-      // A new view drops the stale frame at once; live starts the next once one is done.
-      if (ex_.dirty || (ex_.live && !pipeline_.refining())) {
-        pipeline_.start_slices(ex_.variant, ex_.view, ex_.divergence);
-        ex_.dirty = false;
-      }
-      if (const auto fm = pipeline_.render_slice(kCpuSliceMs)) measure(*fm);
-    } else if (ex_.live || ex_.dirty) {
-      const std::uint64_t reading = counters_.begin();
-      const gl::FrameMeasurement fm = pipeline_.render(ex_.variant, ex_.view, ex_.divergence);
-      counters_.end(reading, frames_done_,
-                    fm.gpu ? static_cast<double>(fm.gpu_stats.sm_cycles) : 0);
-      measure(fm);
-      if (fm.gpu) ab_.kernel(frames_done_, b_half, fm.gpu_stats.kernel_ms);
+    // A new view drops the stale frame at once, its counters with it; live starts the next once
+    // one is done.
+    if (ex_.dirty || (ex_.live && !pipeline_.refining())) {
+      if (counter_reading_) counters_.drop(*std::exchange(counter_reading_, std::nullopt));
+      pipeline_.start_slices(ex_.variant, ex_.view, ex_.divergence);
       ex_.dirty = false;
+    }
+    // The counters read from the frame's first launch to the end of its last, the window's
+    // drawing between them included.
+    if (pipeline_.refining() && !counter_reading_) counter_reading_ = counters_.begin();
+    if (const auto fm = pipeline_.render_slice(pipeline_.gpu() ? kGpuLaunchMs : kCpuSliceMs)) {
+      if (counter_reading_)
+        counters_.end(*std::exchange(counter_reading_, std::nullopt), frames_done_,
+                      fm->gpu ? static_cast<double>(fm->gpu_stats.sm_cycles) : 0);
+      measure(*fm);
+      if (fm->gpu) ab_.kernel(frames_done_, b_half, fm->gpu_stats.kernel_ms);
     }
     glBindFramebuffer(GL_FRAMEBUFFER, 0);
     glViewport(0, 0, fw, fh);
@@ -325,7 +340,7 @@ void App::draw_windows() {
   layout.overlay_shown = ex_.show_overlay;
   laid_out_scale_ = ex_.ui_scale;
   const auto [fw, fh] = window_.framebuffer_size();
-  const float banner = draw_precision_banner(ex_.view, ex_.variant, fw, fh, layout);
+  const float banner = draw_precision_banner(ex_.view, precision_, fw, fh, layout);
   if (ex_.show_panel) {
     const PanelInputs in{device_,
                          pipeline_,
@@ -344,7 +359,6 @@ void App::draw_windows() {
                          naming_,
                          [this](const std::string& name) { return save_bookmark(name); },
                          [this](const View& v) { go_to(v); },
-                         ex_.jobs.pending(SweepWindow::kJob),
                          [this] {
                            if (GpuRenderer* gpu = pipeline_.gpu())
                              sweep_.request(ex_.jobs, *gpu, sass(), &ex_.dirty);
@@ -429,6 +443,11 @@ void App::perform(Action a, int index) {
       if (static_cast<std::size_t>(index) < all_variants().size())
         ex_.set_variant(all_variants()[index].id);
       break;
+    case Action::PinVariant:
+      ex_.pin_variant = !ex_.pin_variant;
+      ex_.status = ex_.pin_variant ? "variant pinned: kept at any depth"
+                                   : "variant unpinned: df64 or fp64 where float runs out";
+      break;
     case Action::Home: go_to(ex_.home); return;
     case Action::Back:
     case Action::Forward:
@@ -471,10 +490,14 @@ void App::perform(Action a, int index) {
       ex_.dirty = true;
       break;
     case Action::Compare:
-      if (pipeline_.gpu())
-        queue_compare();
-      else  // said, not silently ignored
+      if (!pipeline_.gpu()) {  // said where it is seen, not silently ignored
         ex_.status = "compare (C) times the variants' kernels: it needs the CUDA path";
+        ex_.show_panel = true;
+      } else if (const char* busy = ex_.measuring()) {
+        ex_.status = std::string("compare (C) not started: ") + busy + " running";
+      } else {
+        queue_compare();
+      }
       break;
     case Action::Experiments: ex_.show_experiments = !ex_.show_experiments; break;
     case Action::Vsync:
@@ -496,7 +519,7 @@ void App::perform(Action a, int index) {
 }
 
 ViewState App::view_state() const {
-  return {ex_.view, ex_.variant, palettes_[ex_.palette].name, ex_.colour};
+  return {ex_.view, ex_.own_variant, palettes_[ex_.palette].name, ex_.colour};
 }
 
 void App::show(const ViewState& s) {
@@ -543,15 +566,19 @@ bool App::save_bookmark(const std::string& name) {
   return why.empty();
 }
 
+void App::apply_precision() {
+  const auto [fw, fh] = window_.framebuffer_size();
+  std::optional<ComputeCapability> cc;
+  if (const GpuRenderer* gpu = pipeline_.gpu())
+    cc = ComputeCapability{gpu->device().cc_major, gpu->device().cc_minor};
+  precision_ = choose_precision(ex_.view, std::max(fw, 1), std::max(fh, 1), ex_.variant,
+                                ex_.own_variant, ex_.pin_variant, cc);
+  ex_.show_variant(precision_.variant);
+}
+
 void App::queue_compare() {
   const auto [fw, fh] = window_.framebuffer_size();
-  ex_.jobs.push(
-      CompareWindow::kJob,
-      [this, view = ex_.view, fw = fw, fh = fh] {
-        compare_.run(*pipeline_.gpu(), view, fw, fh, sass(), counters_.sampler());
-        ex_.dirty = true;  // the compare drew into the renderer's surface
-      },
-      [this](const std::string& why) { ex_.status = "compare failed: " + why; });
+  compare_.request(ex_, *pipeline_.gpu(), ex_.view, fw, fh, sass(), counters_.sampler());
 }
 
 }  // namespace mp

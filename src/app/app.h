@@ -3,6 +3,7 @@
 // jobs they queued.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <future>
 #include <memory>
@@ -22,6 +23,7 @@
 #include "app/sweep_window.h"
 #include "app/window.h"
 #include "cli/options.h"
+#include "cli/view_text.h"
 #include "commands/common.h"
 #include "gl/colorizer.h"
 #include "gl/frame_pipeline.h"
@@ -33,8 +35,8 @@
 #include "model/bookmarks.h"
 #include "model/metrics.h"
 #include "model/pipe_rates.h"
+#include "model/precision_choice.h"
 #include "model/view_history.h"
-#include "model/view_text.h"
 
 namespace mp {
 
@@ -66,6 +68,8 @@ class App {
   void take_screenshot(const std::string& path);
   void capture_with_sidecar();
   void queue_compare();
+  // Automatic precision: the variant to render at this view, from the user's own (issue 17).
+  void apply_precision();
   const LoadedSass* sass() const { return sass_ && sass_->ok() ? &*sass_ : nullptr; }
   std::string mix_source() const;
   std::string counters_source(bool brief) const {
@@ -97,6 +101,7 @@ class App {
   gl::Colorizer colorizer_;
 
   Explorer ex_;
+  PrecisionChoice precision_;             // the variant rendered and why, this frame
   int palette_shown_ = -1;                // the palette the colorizer holds
   bool fit_view_ = false;                 // move the starting view clear of the panel
   float laid_out_scale_ = 0;              // the UI size the windows were last placed for
@@ -109,6 +114,7 @@ class App {
   SweepWindow sweep_;
 
   CounterFeed counters_;
+  std::optional<std::uint64_t> counter_reading_;  // open over the frame being rendered
   gl::FrameMeasurement last_;
   std::optional<Metrics> last_metrics_;
   History overlay_ms_;         // CPU time the pipe overlay took per frame (model + drawing)

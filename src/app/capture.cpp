@@ -26,6 +26,8 @@ void App::capture_with_sidecar() {
   j["colour"] = colour_settings_json({palettes_[ex_.palette].name, ex_.colour});
   j["renderer"] = pipeline_.renderer_description();
   j["present"] = pipeline_.present_description();
+  // Why the frame is not what was asked for (a window past the texture limit, no CUDA), if it is.
+  if (!pipeline_.fallback_reason().empty()) j["fallback"] = pipeline_.fallback_reason();
   const int width = pipeline_.surface().width(), height = pipeline_.surface().height();
   if (device_.device) {
     j["device"] = {{"name", device_.device->name},
@@ -41,21 +43,42 @@ void App::capture_with_sidecar() {
   j["counters_source"] = counters_source(false);
   j["counters"] = counter_json(counters_.figures());
   j["counters_frame"] = counters_.frame();
-  // The table of every variant belongs with the picture: made now where the one on hand is of
-  // another view (the image above is already taken, so it shows the window as it was).
+  // The table of every variant belongs with the picture: where the one on hand is of another
+  // view, the files wait for a compare of this one (the image above is already taken, so it
+  // shows the window as it was).
   const auto [fw, fh] = window_.framebuffer_size();
+  auto write = [this, png, image, j, view, fw = fw, fh = fh](const std::string& compare_stopped,
+                                                             bool compared_now) mutable {
+    if (compare_.current(view, fw, fh))
+      j["compare"] = nlohmann::json::parse(format_bench(*compare_.report(), OutputFormat::Json));
+    else if (!compare_stopped.empty())
+      j["compare"] = "not taken: " + compare_stopped;
+    write_files_atomic({{sidecar_path(png), j.dump(2) + "\n"}, {png, image}});
+    std::cout << "wrote " << png.string() << " and its .json\n";
+    ex_.status =
+        "saved " + png.string() + " and its .json" +
+        (compared_now && compare_stopped.empty() ? ", with every variant compared at this view"
+         : compare_stopped.empty()               ? ""
+                                                 : " (compare " + compare_stopped + ")");
+  };
   GpuRenderer* gpu = pipeline_.gpu();
-  const bool compared_now = gpu && !compare_.current(view, fw, fh);
-  if (compared_now) {
-    compare_.run(*gpu, view, fw, fh, sass(), counters_.sampler());
-    ex_.dirty = true;
+  if (gpu && !compare_.current(view, fw, fh)) {
+    if (const char* busy = ex_.measuring()) {
+      write(std::string(busy) + " running", false);
+      return;
+    }
+    compare_.request(ex_, *gpu, view, fw, fh, sass(), counters_.sampler(),
+                     [this, write](const std::string& stopped) mutable {
+                       try {  // reported as the capture's failure, not the compare's
+                         write(stopped, true);
+                       } catch (const std::exception& e) {
+                         ex_.status = std::string("capture failed: ") + e.what();
+                       }
+                     });
+    ex_.status = "capture taken: its files are written once every variant is compared";
+    return;
   }
-  if (compare_.current(view, fw, fh))
-    j["compare"] = nlohmann::json::parse(format_bench(*compare_.report(), OutputFormat::Json));
-  write_files_atomic({{sidecar_path(png), j.dump(2) + "\n"}, {png, image}});
-  std::cout << "wrote " << png.string() << " and its .json\n";
-  ex_.status = "saved " + png.string() + " and its .json" +
-               (compared_now ? ", with every variant compared at this view" : "");
+  write("", false);
 }
 
 std::string App::screenshot_png() const {

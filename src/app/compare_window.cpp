@@ -3,14 +3,15 @@
 #include <imgui.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <iterator>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "app/capture_path.h"
 #include "app/glossary.h"
 #include "commands/common.h"
-#include "commands/measure.h"
 #include "gpu_renderer.h"
 #include "io/files.h"
 #include "model/variant_table.h"
@@ -18,20 +19,69 @@
 
 namespace mp {
 
-void CompareWindow::run(GpuRenderer& gpu, const View& view, int width, int height,
-                        const LoadedSass* sass, CounterProbe* counters) {
-  std::vector<VariantId> all;
-  for (const VariantInfo& v : all_variants()) all.push_back(v.id);
-  BenchReport rep;
-  rep.device = summarize(gpu.device(), sass);
-  rep.rows = measure_variants(gpu, "current", view, width, height, all, 5, 1, sass, counters);
-  report_ = std::move(rep);
+void CompareWindow::request(Explorer& ex, GpuRenderer& gpu, const View& view, int width, int height,
+                            const LoadedSass* sass, CounterProbe* counters, Finished finished) {
+  if (ex.jobs.pending(kJob)) return;
+  const auto& all = all_variants();
+  report_.emplace();
+  report_->device = summarize(gpu.device(), sass);
+  view_ = view;
+  width_ = width;
+  height_ = height;
+  variants_ = static_cast<int>(all.size());
+  stopped_.clear();
+  finished_ = std::move(finished);
+  // Every step draws into the renderer's own memory of the view: the window's frame starts
+  // again after it. Step 0 renders fma4's reference counts, step k times variant k - 1.
+  ex.jobs.push_steps(
+      kJob, variants_ + 1,
+      [this, &ex, &gpu, view, width, height, sass, counters](int step) {
+        ex.dirty = true;
+        if (step == 0) {
+          measurer_ = std::make_unique<VariantMeasurer>(gpu, "current", view, width, height, 5, 1,
+                                                        sass, counters);
+          return;
+        }
+        report_->rows.push_back(measurer_->measure(all_variants()[step - 1].id));
+        if (step == variants_) finish("");
+      },
+      [this, &ex](const std::string& why) {
+        ex.status = "compare failed: " + why;
+        finish("failed: " + why);
+      });
+}
+
+void CompareWindow::finish(const std::string& stopped) {
+  measurer_.reset();  // its buffers are of the window's size
+  stopped_ = stopped;
+  if (Finished f = std::exchange(finished_, nullptr)) f(stopped);
 }
 
 bool CompareWindow::current(const View& view, int width, int height) const {
-  if (!report_ || report_->rows.empty()) return false;
-  const MeasuredRow& r = report_->rows.front();
-  return r.view == view && r.width == width && r.height == height;
+  return report_ && !measurer_ && stopped_.empty() &&
+         static_cast<int>(report_->rows.size()) == variants_ && view_ == view && width_ == width &&
+         height_ == height;
+}
+
+void CompareWindow::draw_progress(Explorer& ex) {
+  const auto progress = ex.jobs.progress(kJob);
+  if (progress) {
+    char text[64];
+    std::snprintf(text, sizeof text, "%zu of %d variants timed", report_->rows.size(), variants_);
+    ImGui::ProgressBar(progress->fraction(), ImVec2(-8 * ImGui::GetFontSize(), 0), text);
+    ImGui::SameLine();
+    if (ImGui::Button("Cancel##compare")) {
+      ex.jobs.cancel(kJob);
+      ex.dirty = true;
+      finish("cancelled");
+    }
+    ImGui::TextDisabled(
+        "A variant a window frame: the window draws (and renders its own frame) between "
+        "variants, never during one's timed frames.");
+  } else if (!stopped_.empty()) {
+    ImGui::TextColored(ImVec4(1, 0.7f, 0.3f, 1), "Incomplete (%s): %zu of %d variants timed.",
+                       stopped_.c_str(), report_->rows.size(), variants_);
+  }
 }
 
 void CompareWindow::draw(Explorer& ex, const Layout& layout, int width, int height,
@@ -41,18 +91,18 @@ void CompareWindow::draw(Explorer& ex, const Layout& layout, int width, int heig
   bool open = true;
   ImGui::Begin("Compare all variants (C)", &open);
   const BenchReport& rep = *report_;
+  ImGui::TextWrapped("%dx%d at centre %.12g, %.12g, span %.6g, %u iterations", width_, height_,
+                     view_.center_x, view_.center_y, view_.span, view_.max_iter);
+  draw_progress(ex);
   if (!rep.rows.empty()) {
     const MeasuredRow& r0 = rep.rows.front();
-    ImGui::TextWrapped(
-        "%dx%d at centre %.12g, %.12g, span %.6g, %u iterations; median of %d frames", r0.width,
-        r0.height, r0.view.center_x, r0.view.center_y, r0.view.span, r0.view.max_iter, r0.frames);
-    ImGui::TextDisabled("tiles %s", r0.tiles_by_cost
-                                        ? "costliest first, by the previous frame of this view"
-                                        : "in rows (costly tiles first is off)");
-    if (!current(ex.view, width, height))
-      ImGui::TextColored(ImVec4(1, 0.7f, 0.3f, 1),
-                         "Of an earlier view or window size: C compares this one.");
+    ImGui::TextDisabled("median of %d frames; tiles %s", r0.frames,
+                        r0.tiles_by_cost ? "costliest first, by the previous frame of this view"
+                                         : "in rows (costly tiles first is off)");
   }
+  if (!(view_ == ex.view && width_ == width && height_ == height))
+    ImGui::TextColored(ImVec4(1, 0.7f, 0.3f, 1),
+                       "Of an earlier view or window size: C compares this one.");
   ImGui::TextDisabled("mix: %s", rep.device.mix_source.c_str());
   ImGui::TextDisabled(
       "limit: the view's physical limit, 4 FMA-pipe issue slots a step at the peak clock, with "
@@ -143,7 +193,12 @@ void CompareWindow::draw(Explorer& ex, const Layout& layout, int width, int heig
   }
   if (!ex.status.empty()) ImGui::TextDisabled("%s", ex.status.c_str());
   ImGui::End();
-  if (!open) report_.reset();
+  if (open) return;
+  if (ex.jobs.cancel(kJob)) {
+    ex.dirty = true;
+    finish("cancelled");
+  }
+  report_.reset();
 }
 
 }  // namespace mp

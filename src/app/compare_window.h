@@ -1,36 +1,48 @@
 // Compare (C): every variant timed at the view on screen, as a table to copy or save.
 #pragma once
 
+#include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 
 #include "app/explorer.h"
 #include "app/layout.h"
+#include "commands/measure.h"
 #include "io/report.h"
 
 namespace mp {
 
-class GpuRenderer;
-class CounterProbe;
-struct LoadedSass;
-
 class CompareWindow {
  public:
-  static constexpr const char* kJob = "compare";
+  static constexpr const char* kJob = kMeasuringJobs[0];
+  // Called once the run ends: `stopped` is empty when every variant was timed, else why not.
+  using Finished = std::function<void(const std::string& stopped)>;
 
-  // Times every variant at `view`, width x height, now (blocking); the table replaces the last.
-  void run(GpuRenderer& gpu, const View& view, int width, int height, const LoadedSass* sass,
-           CounterProbe* counters);
+  // Queues the timing of every variant at `view`, width x height, a step per window frame: fma4's
+  // step counts first (every row's reference), then one variant a step; the table fills as they
+  // come and replaces the last.
+  void request(Explorer& ex, GpuRenderer& gpu, const View& view, int width, int height,
+               const LoadedSass* sass, CounterProbe* counters, Finished finished = nullptr);
   // The table is of this view and size.
   bool current(const View& view, int width, int height) const;
   const std::optional<BenchReport>& report() const { return report_; }
 
-  // Drawn while there is a table; closing it drops the table. `capture_dir`: where saves go.
+  // Drawn while there is a table; closing it drops the table (and cancels its run).
+  // `capture_dir`: where saves go.
   void draw(Explorer& ex, const Layout& layout, int width, int height,
             const std::string& capture_dir);
 
  private:
+  void draw_progress(Explorer& ex);
+  void finish(const std::string& stopped);
+
   std::optional<BenchReport> report_;
+  View view_;
+  int width_ = 0, height_ = 0, variants_ = 0;
+  std::unique_ptr<VariantMeasurer> measurer_;  // while the run goes on
+  std::string stopped_;                        // why the table has fewer rows than variants
+  Finished finished_;
 };
 
 }  // namespace mp

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
+#include <utility>
 
 namespace mp {
 namespace {
@@ -24,15 +25,24 @@ void CounterFeed::start(int device_index, int interval_us) {
   if (std::getenv("MANDELPIPE_COUNTERS_TRACE"))
     so.trace = [](const std::string& line) { std::cerr << "counters: " << line << "\n"; };
   so.interval_us = interval_us > 0 ? static_cast<unsigned>(interval_us) : kWindowCounterInterval;
-  sampler_ = std::make_unique<counters::PmSampler>(so);
+  auto sampler = std::make_unique<counters::PmSampler>(so);
+  sampler_ = sampler.get();
+  probes_ = std::make_unique<counters::ProbeSet>(std::move(sampler),
+                                                 counters::further_sources(device_index));
   if (!sampler_->unavailable().empty())
     std::cerr << "mandelpipe: " << sampler_->unavailable() << "\n";
 }
 
 void CounterFeed::end(std::uint64_t reading, long long frame, double sm_cycles) {
-  if (!sampler_) return;
-  sampler_->end(reading, sm_cycles);
+  if (!probes_) return;
+  probes_->end(reading, sm_cycles);
   readings_.push_back({reading, frame, 0});
+}
+
+void CounterFeed::drop(std::uint64_t reading) {
+  if (!probes_) return;
+  probes_->end(reading, 0);
+  readings_.push_back({reading, -1, 0, true});
 }
 
 void CounterFeed::modelled(long long frame, double instructions) {
@@ -42,10 +52,14 @@ void CounterFeed::modelled(long long frame, double instructions) {
 
 bool CounterFeed::take() {
   bool fresh = false;
-  while (sampler_ && !readings_.empty()) {
+  while (probes_ && !readings_.empty()) {
     const Reading& r = readings_.front();
-    std::optional<CounterFigures> f = sampler_->take(r.reading, false);
+    std::optional<CounterFigures> f = probes_->take(r.reading, false);
     if (!f) break;  // the oldest is not in yet; the newer ones come after it
+    if (r.dropped) {
+      readings_.pop_front();
+      continue;
+    }
     withhold_short_counts(*f, r.modelled_instructions);
     figures_ = std::move(f);
     frame_ = r.frame;

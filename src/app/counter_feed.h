@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 
+#include "counters/counter_sources.h"
 #include "counters/pm_sampler.h"
 #include "model/counter_figures.h"
 
@@ -19,12 +20,17 @@ class CounterFeed {
   // stderr when the counters cannot be had.
   void start(int device_index, int interval_us);
   // Null when not started (no GPU, --no-counters).
-  counters::PmSampler* sampler() const { return sampler_.get(); }
+  counters::PmSampler* sampler() const { return sampler_; }
+  // The sampler with the further sources: what measured work outside the frames reads.
+  CounterProbe* probe() const { return probes_.get(); }
   bool refused() const { return sampler_ && !sampler_->unavailable().empty(); }
 
-  // Around frame `frame`'s launch.
-  std::uint64_t begin() { return sampler_ ? sampler_->begin() : 0; }
+  // Around frame `frame`'s launches: begin() before the first, end() after the last, with their
+  // SM cycles summed; drop() instead where the frame is given up unfinished (its figures never
+  // show).
+  std::uint64_t begin() { return probes_ ? probes_->begin() : 0; }
   void end(std::uint64_t reading, long long frame, double sm_cycles);
+  void drop(std::uint64_t reading);
   // What the model's step loop accounts for in frame `frame`, for withhold_short_counts.
   void modelled(long long frame, double instructions);
   // Takes the newest figures the sampler has finished; true if there were new ones.
@@ -41,8 +47,11 @@ class CounterFeed {
     std::uint64_t reading = 0;
     long long frame = 0;
     double modelled_instructions = 0;
+    bool dropped = false;
   };
-  std::unique_ptr<counters::PmSampler> sampler_;
+  // The sampler and the further counter sources beside it (src/counters/counter_sources.h).
+  std::unique_ptr<counters::ProbeSet> probes_;
+  counters::PmSampler* sampler_ = nullptr;  // the first of probes_
   std::deque<Reading> readings_;
   std::optional<CounterFigures> figures_;
   long long frame_ = -1;

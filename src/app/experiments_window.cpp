@@ -3,6 +3,7 @@
 #include <imgui.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <utility>
 #include <vector>
 
@@ -109,19 +110,48 @@ void draw_report(const ExperimentReport& r, Explorer& ex) {
 
 }  // namespace
 
-void ExperimentsWindow::request(RunQueue& jobs, const DeviceInfo& device, CounterProbe* counters) {
-  const std::string_view name = experiment_names()[index_];
-  jobs.push(
-      kJob,
-      [this, name, &device, counters] {
-        report_ = run_experiment(name, device, counters);
-        error_.clear();
+void ExperimentsWindow::request(RunQueue& jobs, const DeviceInfo& device, CounterProbe* counters,
+                                bool all) {
+  if (jobs.pending(kJob)) return;
+  const int count = static_cast<int>(experiment_names().size());
+  results_.resize(count);
+  queued_.clear();
+  for (int i = 0; i < count; ++i)
+    if (all || i == index_) queued_.push_back(i);
+  stopped_.clear();
+  // An experiment a step: the lab runs each as a whole (its kernels and timing are its own).
+  jobs.push_steps(
+      kJob, static_cast<int>(queued_.size()),
+      [this, &device, counters](int step) {
+        const int i = queued_[step];
+        index_ = i;  // the window shows the one that just ran
+        results_[i].error.clear();
         refit_ = true;
+        results_[i].report = run_experiment(experiment_names()[i], device, counters);
       },
       [this](const std::string& why) {
-        error_ = why;
+        results_[index_].report.reset();
+        results_[index_].error = why;
+        if (queued_.size() > 1) stopped_ = "stopped by " + std::string(experiment_names()[index_]);
         refit_ = true;
       });
+}
+
+void ExperimentsWindow::draw_progress(Explorer& ex) {
+  if (const auto progress = ex.jobs.progress(kJob)) {
+    char text[96];
+    std::snprintf(text, sizeof text, "%d of %d experiments run", progress->done, progress->total);
+    ImGui::ProgressBar(progress->fraction(), ImVec2(-8 * ImGui::GetFontSize(), 0), text);
+    ImGui::SameLine();
+    if (ImGui::Button("Cancel##experiments") && ex.jobs.cancel(kJob))
+      stopped_ = "cancelled after " + std::to_string(progress->done) + " of " +
+                 std::to_string(progress->total);
+    ImGui::TextDisabled(
+        "An experiment a window frame: the window draws between experiments, never during one; "
+        "each still holds the window while it runs.");
+  } else if (!stopped_.empty()) {
+    ImGui::TextColored(ImVec4(1, 0.7f, 0.3f, 1), "Run all incomplete: %s.", stopped_.c_str());
+  }
 }
 
 void ExperimentsWindow::draw(bool* open, Explorer& ex, const Layout& layout,
@@ -138,16 +168,26 @@ void ExperimentsWindow::draw(bool* open, Explorer& ex, const Layout& layout,
   text_with_term("Questions from the seed articles, each measured against the model.",
                  "the seed articles");
   ImGui::TextWrapped("%s", std::string(catalogue[index_].question).c_str());
-  const bool pending = ex.jobs.pending(kJob);
-  ImGui::BeginDisabled(!device || pending);
-  if (ImGui::Button(pending ? "running..." : "Run") && device) request(ex.jobs, *device, counters);
-  ImGui::EndDisabled();
+  const char* busy = ex.measuring();
+  for (const bool all : {false, true}) {
+    if (all) ImGui::SameLine();
+    ImGui::BeginDisabled(!device || busy);
+    if (ImGui::Button(all ? "Run all" : "Run") && device && !busy)
+      request(ex.jobs, *device, counters, all);
+    ImGui::EndDisabled();
+    if (busy && ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+      ImGui::SetTooltip("%s running", busy);
+  }
   if (!device) {
     ImGui::SameLine();
     ImGui::TextDisabled("Experiments run on the GPU: the CUDA path is not in use.");
   }
-  if (!error_.empty()) ImGui::TextColored(ImVec4(1, 0.4f, 0.3f, 1), "%s", error_.c_str());
-  if (device && report_) draw_report(*report_, ex);
+  draw_progress(ex);
+  if (static_cast<std::size_t>(index_) < results_.size()) {
+    const Result& r = results_[index_];
+    if (!r.error.empty()) ImGui::TextColored(ImVec4(1, 0.4f, 0.3f, 1), "%s", r.error.c_str());
+    if (device && r.report) draw_report(*r.report, ex);
+  }
   ImGui::End();
 }
 

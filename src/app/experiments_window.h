@@ -4,6 +4,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "app/explorer.h"
 #include "app/layout.h"
@@ -16,20 +17,29 @@ struct DeviceInfo;
 
 class ExperimentsWindow {
  public:
-  static constexpr const char* kJob = "experiment";
+  static constexpr const char* kJob = kMeasuringJobs[1];
 
   void select(int index) { index_ = index; }
-  // Queues the selected experiment on `device` (the CUDA path's).
-  void request(RunQueue& jobs, const DeviceInfo& device, CounterProbe* counters);
+  // Queues the selected experiment on `device` (the CUDA path's), or with `all` every one of the
+  // catalogue, an experiment per window frame.
+  void request(RunQueue& jobs, const DeviceInfo& device, CounterProbe* counters, bool all = false);
   // `device`: null on the CPU path, where the window says why nothing runs.
   void draw(bool* open, Explorer& ex, const Layout& layout, const DeviceInfo* device,
             CounterProbe* counters);
 
  private:
+  // What the last run of each experiment in the catalogue gave, by its place there.
+  struct Result {
+    std::optional<ExperimentReport> report;
+    std::string error;
+  };
+  void draw_progress(Explorer& ex);
+
   int index_ = 0;
-  std::optional<ExperimentReport> report_;
-  std::string error_;
-  bool refit_ = false;  // a result came after the window opened: fit its height to it once
+  std::vector<Result> results_;
+  std::vector<int> queued_;  // the experiments of the run under way, in their order
+  std::string stopped_;      // why the last run ended before its last experiment
+  bool refit_ = false;       // a result came after the window opened: fit its height to it once
 };
 
 }  // namespace mp

@@ -12,10 +12,16 @@
 
 namespace mp {
 
+// The jobs that time GPU kernels (compare, an experiment, the sine sweep): one runs at a time,
+// so that none is timed beside another's steps.
+inline constexpr const char* kMeasuringJobs[] = {"compare", "experiment", "sine sweep"};
+
 struct Explorer {
   View view;
-  View home;  // where Home goes back to
-  VariantId variant{};
+  View home;                 // where Home goes back to
+  VariantId variant{};       // rendered
+  VariantId own_variant{};   // the user's choice
+  bool pin_variant = false;  // automatic precision leaves the user's own variant alone
   bool vsync = true;
   bool live = false;  // re-render every frame (live measurement) or only when something changed
   bool divergence = false;
@@ -29,7 +35,21 @@ struct Explorer {
   std::string status;  // the last capture, save or refusal, for the panel and compare window
   RunQueue jobs;
 
+  // The measuring job under way, or nullptr.
+  const char* measuring() const {
+    for (const char* job : kMeasuringJobs)
+      if (jobs.pending(job)) return job;
+    return nullptr;
+  }
+
+  // The user's choice (a key, the panel, a place gone back to): their own variant, rendered
+  // unless automatic precision needs a deeper one.
   void set_variant(VariantId v) {
+    own_variant = v;
+    show_variant(v);
+  }
+  // The variant rendered: the user's own, or the deeper one automatic precision picked.
+  void show_variant(VariantId v) {
     if (variant == v) return;
     variant = v;
     render_ms.clear();  // another kernel's times would mislead the plot

@@ -15,6 +15,7 @@ enum class Action {
   MoreIterations,
   FewerIterations,
   Variant,  // index: the variant's place in the panel's list
+  PinVariant,
   Home,
   Back,     // to the place before, as a browser does
   Forward,  // after Back: the place Back left

@@ -147,7 +147,7 @@ float PipeOverlay::width(float scale) {
 
 void PipeOverlay::update(const std::vector<PipeLoad>& loads, const CounterFigures* counters) {
   for (const PipeLoad& p : loads)
-    model_history_[p.name].push(static_cast<float>(100 * p.utilization));
+    model_history_[p.name].push(static_cast<float>(100 * p.utilisation));
   if (counters && !counters->unavailable.empty()) {
     counters_.clear();
     counters_ok_ = false;
@@ -181,7 +181,7 @@ void PipeOverlay::update(const std::vector<PipeLoad>& loads, const CounterFigure
   for (const PipeLoad& p : loads) {
     Row& r = row(p.name);
     r.has_model = true;
-    r.model_pct = static_cast<float>(100 * p.utilization);
+    r.model_pct = static_cast<float>(100 * p.utilisation);
     r.alone_ms = static_cast<float>(p.alone_ms);
     r.model_limits = p.limiting;
   }

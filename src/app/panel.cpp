@@ -10,6 +10,7 @@
 
 #include "app/glossary.h"
 #include "gpu_renderer.h"
+#include "io/counter_columns.h"
 #include "io/settings.h"
 #include "model/variant_table.h"
 #include "variants.h"
@@ -82,7 +83,13 @@ void device_section(const PanelInputs& in) {
 
 void variant_section(Explorer& ex, const PanelInputs& in) {
   const VariantInfo& vi = variant_info(ex.variant);
-  if (!section("Variant: " + std::string(vi.name), "variant", true)) return;
+  const bool moved = ex.variant != ex.own_variant;
+  if (!section("Variant: " + std::string(vi.name) +
+                   (moved ? " (for precision; yours " +
+                                std::string(variant_info(ex.own_variant).name) + ")"
+                          : ""),
+               "variant", true))
+    return;
   const auto& variants = all_variants();
   // As many to a row as the widest label allows: the same rows whichever is picked.
   float widest = 0;
@@ -98,8 +105,18 @@ void variant_section(Explorer& ex, const PanelInputs& in) {
     std::snprintf(label, sizeof label, "%zu: %s", (i + 1) % 10, variants[i].name.data());
     if (i % per_row != 0)
       ImGui::SameLine(static_cast<float>(i % per_row) * cell + style.WindowPadding.x);
-    if (ImGui::RadioButton(label, ex.variant == variants[i].id)) ex.set_variant(variants[i].id);
+    if (ImGui::RadioButton(label, ex.own_variant == variants[i].id)) ex.set_variant(variants[i].id);
   }
+  bool pin = ex.pin_variant;
+  if (ImGui::Checkbox("pin variant (K)", &pin)) in.act(Action::PinVariant);
+  why_disabled(
+      "Off: as you zoom past what float can tell apart, df64 or fp64 (whichever is faster here) "
+      "renders instead, and your variant again once you zoom out.\nOn: your variant always.");
+  ImGui::SameLine();
+  if (moved)
+    ImGui::TextColored(kWarning, "rendering %s for precision", vi.name.data());
+  else
+    ImGui::TextDisabled(ex.pin_variant ? "kept at any depth" : "deeper variants as needed");
   // A fixed height for the summary and sin-ratio's line, so that nothing below moves when the
   // variant changes.
   const float lines = 3;
@@ -109,12 +126,14 @@ void variant_section(Explorer& ex, const PanelInputs& in) {
   if (ex.variant == VariantId::SinRatio) {
     ImGui::Text("%d __sinf per step on sm_%d", variants::sines_per_step(in.sm), in.sm);
     ImGui::SameLine();
-    ImGui::BeginDisabled(!in.pipeline.gpu() || in.sweep_pending);
-    if (ImGui::SmallButton(in.sweep_pending ? "sweeping..." : "measure the balance"))
-      in.measure_balance();
+    const char* busy = ex.measuring();
+    ImGui::BeginDisabled(!in.pipeline.gpu() || busy);
+    if (ImGui::SmallButton("measure the balance")) in.measure_balance();
     ImGui::EndDisabled();
-    why_disabled(in.pipeline.gpu() ? "times fma4 with 0 to 4 __sinf per step"
-                                   : "the sweep times GPU kernels: it needs the CUDA path");
+    const std::string running = busy ? std::string(busy) + " running" : "";
+    why_disabled(!in.pipeline.gpu() ? "the sweep times GPU kernels: it needs the CUDA path"
+                 : busy             ? running.c_str()
+                                    : "times fma4 with 0 to 4 __sinf per step");
   }
   ImGui::EndChild();
 }
@@ -222,6 +241,11 @@ void counters_part(const Explorer& ex, const PanelInputs& in, const GpuFrameStat
   const CounterFigures& c = *in.counter_figures;
   bullet("clock %.3f GHz over %d sample%s of a %.3f ms span", c.clock_ghz, c.samples,
          c.samples == 1 ? "" : "s", c.span_ms);
+  if (s.launches > 1)
+    bullet(
+        "read from the first of the frame's %d launches to the end of the last, the window's "
+        "drawing between them included",
+        s.launches);
   // The model counts the step loop only; the rest of the kernel (per pixel, per tile, the
   // queue) is what the counters see beyond it.
   const InstrMix per_step = per_step_mix(ex.variant, in.sm, in.sass, s.recording);
@@ -234,16 +258,47 @@ void counters_part(const Explorer& ex, const PanelInputs& in, const GpuFrameStat
   }
 }
 
-// The CPU path's frame, rendered a slice per window frame: how far it is, or in how many slices
-// it was done. Always one line, so that nothing below it moves as frames start and end.
+// The frame, rendered a slice (CPU) or a launch (CUDA) per window frame: how far it is, or in how
+// many it was done. Always one line, so that nothing below it moves as frames start and end.
 void slice_progress(const PanelInputs& in) {
   char text[64];
+  const unsigned pieces =
+      in.last.gpu ? static_cast<unsigned>(in.last.gpu_stats.launches) : in.last.cpu_stats.slices;
   if (in.pipeline.refining())
     std::snprintf(text, sizeof text, "rendering %.0f%%", 100 * in.pipeline.progress());
   else
-    std::snprintf(text, sizeof text, "done in %u slice%s", in.last.cpu_stats.slices,
-                  in.last.cpu_stats.slices == 1 ? "" : "s");
+    std::snprintf(
+        text, sizeof text, "done in %u %s", pieces,
+        in.last.gpu ? (pieces == 1 ? "launch" : "launches") : (pieces == 1 ? "slice" : "slices"));
   ImGui::ProgressBar(static_cast<float>(in.pipeline.progress()), ImVec2(-1.0f, 0), text);
+}
+
+// Every counter source's columns for the last frame, named as bench's files name them: the
+// measuring kit's (CUDA events, SM clock64), the hardware counters' and any further source's.
+void sources_table(const PanelInputs& in, const GpuFrameStats& s) {
+  if (!ImGui::TreeNode("Counter sources, as bench's files name them")) return;
+  const FrameNumbers f{s.kernel_ms, static_cast<double>(s.sm_cycles),
+                       static_cast<double>(s.pixel_iters), static_cast<double>(s.warp_iters),
+                       s.sm_cycles_mean};
+  std::vector<SourceColumns> sources = {events_columns(f), clock64_columns(f)};
+  for (SourceColumns& c : counter_sources(in.counter_figures)) sources.push_back(std::move(c));
+  if (ImGui::BeginTable("sources", 3, ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit)) {
+    for (const SourceColumns& src : sources) {
+      const auto row = [&](const std::string& name, const std::string& value) {
+        ImGui::TableNextRow();
+        ImGui::TableNextColumn();
+        ImGui::TextDisabled("%s", src.source.c_str());
+        ImGui::TableNextColumn();
+        ImGui::TextUnformatted(name.c_str());
+        ImGui::TableNextColumn();
+        ImGui::TextUnformatted(value.c_str());
+      };
+      for (const MeasureColumn& c : src.columns) row(src.prefix + c.key, column_text(c));
+      if (!src.note.empty()) row(src.prefix + "note", src.note);
+    }
+    ImGui::EndTable();
+  }
+  ImGui::TreePop();
 }
 
 void measurement_section(Explorer& ex, const PanelInputs& in) {
@@ -258,7 +313,7 @@ void measurement_section(Explorer& ex, const PanelInputs& in) {
   if (!section(label, "measurement", true)) return;
   bool live = ex.live;
   if (ImGui::Checkbox("live: re-render every frame", &live)) ex.live = live;
-  if (in.pipeline.sliced()) slice_progress(in);
+  slice_progress(in);
   // Without live, frames come only on a change (or while one refines), and their spacing
   // otherwise says nothing of the speed.
   if (ex.live || refining)
@@ -281,8 +336,14 @@ void measurement_section(Explorer& ex, const PanelInputs& in) {
   }
   const GpuFrameStats& s = in.last.gpu_stats;
   const Metrics& m = *in.metrics;
-  ImGui::Text("Measured (last frame):");
-  bullet("SM cycles %.3f M (max over %d SMs, clock64)", s.sm_cycles / 1e6, s.sms_used);
+  if (s.launches > 1) {
+    ImGui::Text("Measured (last frame, summed over %d launches):", s.launches);
+    bullet("SM cycles %.3f M (each launch's max over %d SMs, clock64); longest launch %.2f ms",
+           s.sm_cycles / 1e6, s.sms_used, s.longest_launch_ms);
+  } else {
+    ImGui::Text("Measured (last frame):");
+    bullet("SM cycles %.3f M (max over %d SMs, clock64)", s.sm_cycles / 1e6, s.sms_used);
+  }
   bullet("SM balance %.1f%% (mean SM span / max)", 100 * m.sm_balance);
   explain_last_item("SM balance");
   bullet("tiles %s", s.by_cost ? "costliest first, by the last frame" : "in rows");
@@ -301,6 +362,7 @@ void measurement_section(Explorer& ex, const PanelInputs& in) {
                      100 * m.fraction_of_bound);
   explain_last_item("% of bound");
   counters_part(ex, in, s);
+  sources_table(in, s);
 }
 
 void mix_row(const char* label, const InstrMix& m) {
@@ -378,10 +440,14 @@ void tools(Explorer& ex, const PanelInputs& in) {
   ImGui::SameLine();
   on = ex.show_experiments;
   if (ImGui::Checkbox("experiments (E)", &on)) in.act(Action::Experiments);
-  ImGui::BeginDisabled(!gpu);
+  const char* busy = ex.measuring();
+  ImGui::BeginDisabled(!gpu || busy);
   if (ImGui::Button("Compare all variants (C)")) in.act(Action::Compare);
   ImGui::EndDisabled();
-  why_disabled(gpu ? "times every variant at this view and window size" : needs_cuda);
+  const std::string running = busy ? std::string(busy) + " running" : "";
+  why_disabled(!gpu   ? needs_cuda
+               : busy ? running.c_str()
+                      : "times every variant at this view and window size");
   ImGui::SameLine();
   if (ImGui::Button("Capture (F12)")) in.act(Action::Capture);
   ImGui::SameLine();

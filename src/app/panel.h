@@ -58,9 +58,8 @@ struct PanelInputs {
   BookmarkNaming& naming;
   std::function<bool(const std::string&)> save_bookmark;  // false: not saved, the status says why
   std::function<void(const View&)> go_to;                 // a bookmark chosen
-  bool sweep_pending;
-  std::function<void()> measure_balance;  // sin-ratio's sweep, on the CUDA path
-  std::function<void(Action)> act;        // what a key would do, for the panel's buttons
+  std::function<void()> measure_balance;                  // sin-ratio's sweep, on the CUDA path
+  std::function<void(Action)> act;  // what a key would do, for the panel's buttons
 };
 
 void draw_panel(bool* open, Explorer& ex, const PanelInputs& in, const Layout& layout);

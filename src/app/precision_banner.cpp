@@ -8,13 +8,13 @@
 
 namespace mp {
 
-float draw_precision_banner(const View& view, VariantId variant, int fb_width, int fb_height,
-                            const Layout& layout) {
-  const VariantInfo& vi = variant_info(variant);
+float draw_precision_banner(const View& view, const PrecisionChoice& choice, int fb_width,
+                            int fb_height, const Layout& layout) {
+  const VariantInfo& vi = variant_info(choice.variant);
   const bool fp64 = vi.fp64, df64 = vi.mantissa_bits == 48;
   const PrecisionStatus p =
       float_precision(view, std::max(fb_width, 1), std::max(fb_height, 1), vi.mantissa_bits);
-  if (!p.exhausted) return 0;
+  if (!p.exhausted && !choice.deeper) return 0;
   const float wrap = layout.place_banner();
   ImGui::SetNextWindowBgAlpha(0.8f);
   ImGui::Begin("##precision", nullptr,
@@ -22,18 +22,26 @@ float draw_precision_banner(const View& view, VariantId variant, int fb_width, i
                    ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoFocusOnAppearing |
                    ImGuiWindowFlags_NoNav | ImGuiWindowFlags_NoInputs);
   ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + wrap);
-  ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1, 0.6f, 0.2f, 1));
-  ImGui::TextWrapped(
-      "%s precision exhausted: pixel spacing %.3g is under 4 ulps (%.3g) at these coordinates; "
-      "neighbouring pixels merge.%s",
-      fp64   ? "Double"
-      : df64 ? "Double-float"
-             : "Float",
-      p.pixel_spacing, p.float_ulp,
-      fp64   ? ""
-      : df64 ? " The fp64 variant goes deeper."
-             : " The df64 and fp64 variants go deeper.");
-  ImGui::PopStyleColor();
+  if (choice.deeper) {
+    ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(0.55f, 0.85f, 1, 1));
+    ImGui::TextWrapped("%s (K).", choice.why.c_str());
+    ImGui::PopStyleColor();
+  }
+  if (p.exhausted) {
+    // Short of fp64 only where the user pinned the variant: a move would have gone deeper.
+    const char* deeper = fp64   ? ""
+                         : df64 ? " fp64 goes deeper: unpin (K) to switch as you zoom."
+                                : " df64 and fp64 go deeper: unpin (K) to switch as you zoom.";
+    ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1, 0.6f, 0.2f, 1));
+    ImGui::TextWrapped(
+        "%s precision exhausted: pixel spacing %.3g is under 4 ulps (%.3g) at these coordinates; "
+        "neighbouring pixels merge.%s",
+        fp64   ? "Double"
+        : df64 ? "Double-float"
+               : "Float",
+        p.pixel_spacing, p.float_ulp, deeper);
+    ImGui::PopStyleColor();
+  }
   ImGui::PopTextWrapPos();
   const float height = ImGui::GetWindowHeight() + layout.pad;
   ImGui::End();

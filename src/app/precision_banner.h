@@ -1,15 +1,17 @@
-// The banner that says when float (or double) can no longer tell neighbouring pixels apart.
+// The banner that says when the app moved to a deeper variant for precision, and when float (or
+// double) can no longer tell neighbouring pixels apart.
 #pragma once
 
 #include "app/layout.h"
+#include "model/precision_choice.h"
 #include "model/view.h"
-#include "variants.h"
 
 namespace mp {
 
-// Drawn only while precision is exhausted at `view`, along the top right of the panel. Returns
-// the height it takes there (0 when not drawn), which the pipe overlay keeps clear of.
-float draw_precision_banner(const View& view, VariantId variant, int fb_width, int fb_height,
-                            const Layout& layout);
+// Drawn while `choice` renders a deeper variant than the user's or precision is exhausted at
+// `view`, along the top right of the panel. Returns the height it takes there (0 when not
+// drawn), which the pipe overlay keeps clear of.
+float draw_precision_banner(const View& view, const PrecisionChoice& choice, int fb_width,
+                            int fb_height, const Layout& layout);
 
 }  // namespace mp

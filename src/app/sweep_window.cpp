@@ -2,6 +2,7 @@
 
 #include <imgui.h>
 
+#include <cstdio>
 #include <utility>
 
 #include "app/glossary.h"
@@ -12,13 +13,18 @@ namespace mp {
 
 void SweepWindow::request(RunQueue& jobs, GpuRenderer& gpu, const LoadedSass* sass, bool* dirty) {
   shown_ = true;
-  jobs.push(
-      kJob,
-      [this, &gpu, sass, dirty] {
-        rows_ = sine_sweep(gpu, sass, 5, 2);
-        error_.clear();
+  if (jobs.pending(kJob)) return;
+  rows_.clear();
+  error_.clear();
+  cancelled_ = false;
+  refit_ = true;
+  // A sine count a step, in the order of the whole sweep: each with its own warm-up.
+  jobs.push_steps(
+      kJob, variants::kMaxSweepSines + 1,
+      [this, &gpu, sass, dirty](int sines) {
+        rows_.push_back(sine_sweep_row(gpu, sass, sines, 5, 2));
         refit_ = true;
-        *dirty = true;  // the sweep drew into the renderer's surface
+        *dirty = true;  // the sweep drew with the renderer the window's frame uses
       },
       [this](const std::string& why) {
         error_ = why;
@@ -35,7 +41,20 @@ void SweepWindow::draw(Explorer& ex, const Layout& layout, int sm) {
       "median of 5 frames. Busy = the pipe's cycles by the model over the measured SM cycles; "
       "model = over the bound's cycles.");
   text_with_term("XU: the pipe __sinf runs on.", "XU");
-  if (ex.jobs.pending(kJob)) ImGui::TextUnformatted("sweeping...");
+  const int total = variants::kMaxSweepSines + 1;
+  if (const auto progress = ex.jobs.progress(kJob)) {
+    char text[64];
+    std::snprintf(text, sizeof text, "%d of %d sine counts timed", progress->done, total);
+    ImGui::ProgressBar(progress->fraction(), ImVec2(-8 * ImGui::GetFontSize(), 0), text);
+    ImGui::SameLine();
+    if (ImGui::Button("Cancel##sweep")) cancelled_ = ex.jobs.cancel(kJob);
+    ImGui::TextDisabled(
+        "A sine count a window frame: the window draws between them, never during one's timed "
+        "frames.");
+  } else if (cancelled_ || (!error_.empty() && !rows_.empty())) {
+    ImGui::TextColored(ImVec4(1, 0.7f, 0.3f, 1), "Incomplete (%s): %zu of %d sine counts timed.",
+                       cancelled_ ? "cancelled" : "failed", rows_.size(), total);
+  }
   if (!error_.empty()) ImGui::TextColored(ImVec4(1, 0.4f, 0.3f, 1), "%s", error_.c_str());
   if (!rows_.empty()) {
     const char* heads[] = {"sines/step",   "mix FMA/ALU/XU/other", "SM Mcycles",
@@ -67,10 +86,12 @@ void SweepWindow::draw(Explorer& ex, const Layout& layout, int sm) {
       }
       ImGui::EndTable();
     }
-    ImGui::TextWrapped(
-        "Balance point (the less busy of XU and issue at its busiest): measured %d sines per "
-        "step, predicted %d. sin-ratio runs %d on sm_%d.",
-        balance_point(rows_, true), balance_point(rows_, false), variants::sines_per_step(sm), sm);
+    if (static_cast<int>(rows_.size()) == total)
+      ImGui::TextWrapped(
+          "Balance point (the less busy of XU and issue at its busiest): measured %d sines per "
+          "step, predicted %d. sin-ratio runs %d on sm_%d.",
+          balance_point(rows_, true), balance_point(rows_, false), variants::sines_per_step(sm),
+          sm);
   }
   ImGui::End();
 }

@@ -16,9 +16,9 @@ struct LoadedSass;
 
 class SweepWindow {
  public:
-  static constexpr const char* kJob = "sine sweep";
+  static constexpr const char* kJob = kMeasuringJobs[2];
 
-  // Queues the sweep and opens the window.
+  // Queues the sweep, a sine count per window frame, and opens the window.
   void request(RunQueue& jobs, GpuRenderer& gpu, const LoadedSass* sass, bool* dirty);
   bool shown() const { return shown_; }
   void draw(Explorer& ex, const Layout& layout, int sm);
@@ -27,7 +27,8 @@ class SweepWindow {
   bool shown_ = false;
   std::vector<SineSweepRow> rows_;
   std::string error_;
-  bool refit_ = false;  // a result came after the window opened: fit its height to it once
+  bool cancelled_ = false;  // the rows stop short of the sweep's end
+  bool refit_ = false;      // a result came after the window opened: fit its height to it once
 };
 
 }  // namespace mp

@@ -400,7 +400,7 @@ ParseResult parse_command_line(const std::vector<std::string>& args) {
   app.add_option("--screenshot", o.screenshot,
                  "save the window, UI included, as PNG at exit (once the kernels' SASS is read)");
   app.add_flag("--no-vsync", raw.no_vsync, "start with vsync off (toggle with V)");
-  app.add_option("--present", raw.present, "CUDA-to-GL path: auto, tbo, pbo, image");
+  app.add_option("--present", raw.present, "CUDA-to-GL path: " + present_mode_names());
   app.add_flag("--overlay", o.overlay,
                "start with the pipe-utilisation overlay shown (toggle with P)");
   app.add_flag("--overlay-ab", o.overlay_ab,
@@ -460,11 +460,10 @@ ParseResult parse_command_line(const std::vector<std::string>& args) {
   CLI::App* experiment = app.add_subcommand(
       "experiment",
       "run one of the seed experiments: prediction, measurement, ratio (needs a GPU)");
-  experiment
-      ->add_option("name", o.experiment,
-                   "fma-grouping, sin-overlap, warps-per-smsp, single-warp-ilp, "
-                   "launch-overhead, dependent-latency or dispatch")
-      ->required();
+  // The names live with the experiments (the catalogue), which this library does not link.
+  experiment->add_option("name", o.experiment, "the experiment to run; --list names them");
+  experiment->add_flag("--list", o.experiment_list,
+                       "print the experiments' names, one a line, and exit (no GPU needed)");
   experiment->add_option("--format", raw.format, "md, csv or json (default md)");
   experiment->add_flag("--counters", o.counters, counters_help);
   add_counter_interval(*experiment, raw);
@@ -503,6 +502,13 @@ ParseResult parse_command_line(const std::vector<std::string>& args) {
   if (render->parsed()) o.command = Command::Render;
   if (bench->parsed()) o.command = Command::Bench;
   if (experiment->parsed()) o.command = Command::Experiment;
+  if (experiment->parsed() && o.experiment.empty() == !o.experiment_list) {
+    r.err = o.experiment_list
+                ? "experiment: --list takes no name"
+                : "experiment: needs its name (mandelpipe experiment --list names them)";
+    r.exit_code = 2;
+    return r;
+  }
   if (o.command == Command::Render) {
     o.width = 1920;  // a picture, not a window: defaults to full HD
     o.height = 1080;
@@ -553,7 +559,7 @@ ParseResult parse_command_line(const std::vector<std::string>& args) {
     if (const auto m = parse_present_mode(raw.present))
       o.present = *m;
     else if (e.empty())
-      e = "--present: expected auto, tbo, pbo or image, got '" + raw.present + "'";
+      e = "--present: expected one of " + present_mode_names() + ", got '" + raw.present + "'";
   }
   if (e.empty() && o.command == Command::Bench) {
     if (raw.bench_variant != "all") {
@@ -573,7 +579,7 @@ ParseResult parse_command_line(const std::vector<std::string>& args) {
                                : "--present adds a table of its own") +
           ": use --format json (or md)";
     if (raw.tile_order == "rows")
-      o.tile_order = TileOrder::Rows;
+      o.tiles_in_rows = true;
     else if (raw.tile_order != "cost" && e.empty())
       e = "--tile-order: expected cost or rows, got '" + raw.tile_order + "'";
     if (e.empty()) e = finish_bench_views(o, raw);

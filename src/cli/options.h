@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "gpu_renderer.h"
+#include "io/output_format.h"
 #include "model/palette.h"
 #include "model/view.h"
 #include "render/present_mode.h"
@@ -16,7 +16,6 @@ namespace mp {
 enum class Command { Window, Render, Bench, Experiment };
 // render computes its image in bands, so its sides go past the window's.
 inline constexpr int kMaxRenderSide = 65536;
-enum class OutputFormat { Markdown, Csv, Json };
 
 struct Options {
   Command command = Command::Window;
@@ -61,7 +60,7 @@ struct Options {
   int bench_frames = 10;
   bool bench_present = false;
   bool bench_sin_sweep = false;
-  TileOrder tile_order = TileOrder::CostliestFirst;
+  bool tiles_in_rows = false;  // --tile-order rows: the tiles in numbering order, costs unused
   // Views timed instead of A, B and C, each frame as a view's first (nothing known about it):
   // --view X,Y,SPAN,ITERS (repeatable), and --zoom's path, at width x height (default 4K).
   std::vector<View> bench_views;
@@ -69,6 +68,7 @@ struct Options {
 
   // experiment (the name is checked against the catalogue by the command)
   std::string experiment;
+  bool experiment_list = false;  // --list: the catalogue's names instead of a run
 
   // bench and experiment: read the GPU's pipe counters (CUPTI PM sampling) beside the model
   bool counters = false;

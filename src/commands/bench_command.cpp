@@ -1,6 +1,7 @@
 // mandelpipe bench: every variant at three fixed 4K views, median of timed frames, with the
 // model's bound beside each; optionally the cost of each CUDA-to-GL present path.
 #include <chrono>
+#include <cstdio>
 #include <iostream>
 
 #include "commands/commands.h"
@@ -23,15 +24,20 @@ constexpr int kWidth = 3840, kHeight = 2160, kWarmup = 2;
 
 template <class F>
 double time_median_ms(int frames, F&& body) {
-  for (int i = 0; i < kWarmup; ++i) body();
-  std::vector<double> ms;
-  for (int i = 0; i < frames; ++i) {
+  const auto wall_ms = [&](bool) {
     const auto t0 = std::chrono::steady_clock::now();
     body();
-    ms.push_back(
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
-  }
-  return median(ms);
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  };
+  return warm_median(kWarmup, frames, wall_ms, [](double ms) { return ms; }).middle();
+}
+
+// Issue 16's measure of a present path: what a frame costs beyond the kernel, in palette draws.
+std::string beyond_the_kernel(double frame_ms, double kernel_ms, double draw_ms) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "beyond the kernel: %.2fx the draw",
+                (frame_ms - kernel_ms) / draw_ms);
+  return buf;
 }
 
 // Wall time per frame of each way to hand a 4K frame to GL, next to its parts. View A at 64
@@ -41,18 +47,37 @@ std::vector<PresentRow> bench_present(const DeviceInfo& dev, int frames) {
   const View view{-0.5, 0.0, 3.0, 64};
   const VariantId variant = VariantId::Fma4;
   std::vector<PresentRow> rows;
-  {
-    GpuRenderer gpu(dev);
-    DeviceBuffer<float> out(static_cast<std::size_t>(kWidth) * kHeight * kFloatsPerPixel);
-    const PixelGrid grid = pixel_grid(view, kWidth, kHeight);
-    rows.push_back(
-        {"kernel alone (plain device buffer)",
-         time_median_ms(frames, [&] { gpu.render(variant, grid, view.max_iter, out.get()); }),
-         "launch + stats read-back, no GL"});
-  }
+  GpuRenderer gpu(dev);
+  DeviceBuffer<float> out(static_cast<std::size_t>(kWidth) * kHeight * kFloatsPerPixel);
+  const PixelGrid grid = pixel_grid(view, kWidth, kHeight);
+  const auto kernel = [&] { gpu.render(variant, grid, view.max_iter, out.get()); };
+  const double kernel_ms = time_median_ms(frames, kernel);
+  rows.push_back(
+      {"kernel alone (plain device buffer)", kernel_ms, "launch + stats read-back, no GL"});
   gl::OffscreenTarget target(kWidth, kHeight);
+  target.bind();
   gl::Colorizer colorizer;
   colorizer.set_palette(find_palette("ember"));
+  {
+    // GL and CUDA taking turns on the GPU with nothing shared: what this costs beyond the
+    // kernel and the draw, no present path can take away.
+    const auto surface = gl::make_host_surface(kWidth, kHeight);
+    kernel();  // the view's own frame, so that the shader takes the same branches
+    CUDA_CHECK(cudaMemcpy(surface->begin_frame(), out.get(), out.size() * sizeof(float),
+                          cudaMemcpyDeviceToHost));
+    surface->end_frame();
+    const double draw_ms = time_median_ms(frames, [&] {
+      colorizer.draw(*surface, ColourParams{});
+      glFinish();
+    });
+    const double both_ms = time_median_ms(frames, [&] {
+      kernel();
+      colorizer.draw(*surface, ColourParams{});
+      glFinish();
+    });
+    rows.push_back({"kernel, then a draw of other memory", both_ms,
+                    "nothing handed over; " + beyond_the_kernel(both_ms, kernel_ms, draw_ms)});
+  }
   for (PresentMode mode :
        {PresentMode::TextureBuffer, PresentMode::PboTexture, PresentMode::ImageCopy}) {
     gl::FramePipeline pipe(dev, "", mode);
@@ -69,23 +94,20 @@ std::vector<PresentRow> bench_present(const DeviceInfo& dev, int frames) {
                                      pipe.render(variant, view);
                                      glFinish();
                                    }),
-                    "map + kernel + unmap (+ copy), GL finished"});
-    target.bind();
-    rows.push_back({name,
-                    time_median_ms(frames,
-                                   [&] {
-                                     pipe.render(variant, view);
-                                     colorizer.draw(pipe.surface(), ColourParams{});
-                                     glFinish();
-                                   }),
-                    "whole frame: the above + palette draw"});
-    rows.push_back({name,
-                    time_median_ms(frames,
-                                   [&] {
-                                     colorizer.draw(pipe.surface(), ColourParams{});
-                                     glFinish();
-                                   }),
-                    "palette draw alone"});
+                    "hand-over + kernel (map/unmap, copy or fence), GL finished"});
+    const double frame_ms = time_median_ms(frames, [&] {
+      pipe.render(variant, view);
+      colorizer.draw(pipe.surface(), ColourParams{});
+      glFinish();
+    });
+    const double draw_ms = time_median_ms(frames, [&] {
+      colorizer.draw(pipe.surface(), ColourParams{});
+      glFinish();
+    });
+    rows.push_back({name, frame_ms,
+                    "whole frame: the above + palette draw; " +
+                        beyond_the_kernel(frame_ms, kernel_ms, draw_ms)});
+    rows.push_back({name, draw_ms, "palette draw alone"});
   }
   rows.push_back({"GL context", 0, egl.description()});
   return rows;
@@ -107,8 +129,8 @@ int run_bench(const Options& o) {
     for (const VariantInfo& v : all_variants()) variants.push_back(v.id);
 
   GpuRenderer gpu(dev);
-  gpu.set_tile_order(o.tile_order);
-  const std::unique_ptr<counters::PmSampler> counters = start_counters(o, dev);
+  gpu.set_tile_order(o.tiles_in_rows ? TileOrder::Rows : TileOrder::CostliestFirst);
+  const std::unique_ptr<CounterProbe> counters = start_counters(o, dev);
   // The user's views and zoom path are timed as a user meets them: each frame a view's first.
   struct Timed {
     std::string name;
@@ -128,7 +150,7 @@ int run_bench(const Options& o) {
   if (!own)
     for (const NamedView& nv : kBenchViews) views.push_back({nv.name, nv.view});
   // --tile-order rows times A, B and C the same way.
-  const bool first_frames = own || o.tile_order == TileOrder::Rows;
+  const bool first_frames = own || o.tiles_in_rows;
   std::vector<MeasuredRow> zoom_rows;
   for (std::size_t i = 0; i < views.size(); ++i) {
     std::vector<MeasuredRow> rows =

@@ -19,7 +19,6 @@ class ExitError : public std::runtime_error {
   int code_;
 };
 
-int run_window(const Options& o);
 int run_render(const Options& o);
 int run_bench(const Options& o);
 int run_experiment_command(const Options& o);

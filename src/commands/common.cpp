@@ -5,6 +5,8 @@
 #include <iostream>
 
 #include "commands/commands.h"
+#include "counters/counter_sources.h"
+#include "counters/pm_sampler.h"
 #include "experiments.h"
 #include "io/embedded.h"
 #include "model/pipe_load.h"
@@ -37,7 +39,7 @@ int find_experiment(const std::string& name, const char* option) {
   throw ExitError(2, std::string(option) + ": unknown '" + name + "' (known: " + known + ")");
 }
 
-std::unique_ptr<counters::PmSampler> start_counters(const Options& o, const DeviceInfo& d) {
+std::unique_ptr<CounterProbe> start_counters(const Options& o, const DeviceInfo& d) {
   if (!o.counters) return nullptr;
   counters::SamplerOptions so;
   so.device_index = d.index;
@@ -53,7 +55,7 @@ std::unique_ptr<counters::PmSampler> start_counters(const Options& o, const Devi
     std::cerr << "mandelpipe: " << s->unavailable() << "\n";
   else
     std::cerr << "mandelpipe: " << s->description() << "\n";
-  return s;
+  return std::make_unique<counters::ProbeSet>(std::move(s), counters::further_sources(d.index));
 }
 
 DeviceSummary summarize(const DeviceInfo& d, const LoadedSass* sass) {
@@ -62,9 +64,9 @@ DeviceSummary summarize(const DeviceInfo& d, const LoadedSass* sass) {
           d.cc_minor,
           d.sm_count,
           pipe_rates(d.cc_major, d.cc_minor).describe(),
-          sass && sass->ok()
-              ? "SASS of the loaded kernels (" + sass->source + ")"
-              : "declared in cuda/variants.h" + (sass ? " (" + sass->source + ")" : std::string())};
+          sass && sass->ok() ? "SASS of the loaded kernels (" + sass->source + ")"
+                             : "declared in cuda/host_device/variants.h" +
+                                   (sass ? " (" + sass->source + ")" : std::string())};
 }
 
 FrameNumbers frame_numbers(const GpuFrameStats& s) {
@@ -106,7 +108,7 @@ MeasuredRow measured_row(const DeviceInfo& d, VariantId variant, const std::stri
   const double heavy = loop ? loop->heavy_only / variant_info(variant).steps_per_check : -1;
   for (const PipeLoad& p : pipe_loads(rates, d.sm_count, per_step, heavy, r.measured.warp_iters,
                                       r.measured.sm_cycles, r.metrics.clock_ghz))
-    r.model_busy.push_back({p.name, 100 * p.utilization});
+    r.model_busy.push_back({p.name, 100 * p.utilisation});
   return r;
 }
 

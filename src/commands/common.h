@@ -5,10 +5,11 @@
 #include <optional>
 #include <string>
 
-#include "counters/pm_sampler.h"
+#include "cli/options.h"
 #include "gpu_renderer.h"
 #include "io/report.h"
 #include "io/sass_loader.h"
+#include "model/counter_figures.h"
 #include "model/palette.h"
 
 namespace mp {
@@ -28,7 +29,8 @@ int find_experiment(const std::string& name, const char* option);
 // bench's and experiment's counters (--counters), each launch with the GPU idle around it so
 // that its samples are its own; null when not asked for. Where they cannot be read, one line
 // on stderr says why, and the rows say n/a with the reason.
-std::unique_ptr<counters::PmSampler> start_counters(const Options& o, const DeviceInfo& d);
+// The sampler comes with the further counter sources (src/counters/counter_sources.h).
+std::unique_ptr<CounterProbe> start_counters(const Options& o, const DeviceInfo& d);
 
 DeviceSummary summarize(const DeviceInfo& d, const LoadedSass* sass);
 // Instructions per step: the SASS loop of the kernel that ran (the recording one or not) when

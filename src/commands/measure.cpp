@@ -9,8 +9,83 @@
 
 namespace mp {
 
-GpuFrameStats median_frame(std::vector<GpuFrameStats> frames) {
-  return median_by(std::move(frames), [](const GpuFrameStats& f) { return f.kernel_ms; });
+namespace {
+
+double kernel_ms(const GpuFrameStats& f) {
+  return f.kernel_ms;
+}
+
+}  // namespace
+
+VariantMeasurer::VariantMeasurer(GpuRenderer& gpu, std::string view_name, const View& view,
+                                 int width, int height, int frames, int warmup,
+                                 const LoadedSass* sass, CounterProbe* counters, bool first_frames)
+    : gpu_(gpu),
+      view_name_(std::move(view_name)),
+      view_(view),
+      width_(width),
+      height_(height),
+      frames_(frames),
+      warmup_(warmup),
+      sass_(sass),
+      counters_(counters),
+      first_frames_(first_frames),
+      grid_(pixel_grid(view, width, height)),
+      out_(pixels() * kFloatsPerPixel),
+      counts_(pixels()) {
+  reference_ = counts_of(VariantId::Fma4);
+  const DeviceInfo& dev = gpu.device();
+  if (dev.peak_clock_khz > 0)
+    limit_ = view_limit(reference_, width, height, pipe_rates(dev.cc_major, dev.cc_minor),
+                        dev.sm_count, dev.peak_clock_khz * 1e3);
+}
+
+// Step counts of one untimed frame.
+std::vector<unsigned> VariantMeasurer::counts_of(VariantId v) {
+  gpu_.render(v, grid_, view_.max_iter, out_.get(), counts_.get());
+  std::vector<unsigned> host(pixels());
+  CUDA_CHECK(
+      cudaMemcpy(host.data(), counts_.get(), pixels() * sizeof(unsigned), cudaMemcpyDeviceToHost));
+  return host;
+}
+
+MeasuredRow VariantMeasurer::measure(VariantId v) {
+  auto frame = [&] {
+    if (first_frames_) gpu_.forget_view();
+    return gpu_.render(v, grid_, view_.max_iter, out_.get());
+  };
+  const std::vector<unsigned> mine = v == VariantId::Fma4 ? reference_ : counts_of(v);
+  // The counters read the timed frames only.
+  struct Frame {
+    GpuFrameStats stats;
+    std::uint64_t reading = 0;
+  };
+  CounterProbe* counters = counters_;
+  const TimedRuns<Frame> timed = warm_median(
+      warmup_, frames_,
+      [&](bool is_timed) {
+        Frame f;
+        if (counters && is_timed) f.reading = counters->begin();
+        f.stats = frame();
+        if (counters && is_timed) counters->end(f.reading, static_cast<double>(f.stats.sm_cycles));
+        return f;
+      },
+      [](const Frame& f) { return kernel_ms(f.stats); });
+  MeasuredRow row = measured_row(gpu_.device(), v, view_name_, view_, width_, height_, frames_,
+                                 timed.middle().stats, sass_);
+  row.limit = limit_;
+  if (counters) {
+    // Every frame's figures are taken (so none are left behind); the median frame's kept.
+    for (std::size_t i = 0; i < timed.runs.size(); ++i) {
+      std::optional<CounterFigures> f = counters->take(timed.runs[i].reading, true);
+      if (i == timed.median) row.counters = f;
+    }
+    if (row.counters) withhold_short_counts(*row.counters, row.model_instructions);
+  }
+  long long differ = 0;
+  for (std::size_t i = 0; i < pixels(); ++i) differ += mine[i] != reference_[i];
+  row.differing_from_fma4 = differ;
+  return row;
 }
 
 std::vector<MeasuredRow> measure_variants(GpuRenderer& gpu, const std::string& view_name,
@@ -18,64 +93,17 @@ std::vector<MeasuredRow> measure_variants(GpuRenderer& gpu, const std::string& v
                                           const std::vector<VariantId>& variants, int frames,
                                           int warmup, const LoadedSass* sass,
                                           CounterProbe* counters, bool first_frames) {
-  const std::size_t pixels = static_cast<std::size_t>(width) * height;
-  const PixelGrid grid = pixel_grid(view, width, height);
-  DeviceBuffer<float> out(pixels * kFloatsPerPixel);
-  DeviceBuffer<unsigned> counts(pixels);
-  // Step counts of one untimed frame.
-  auto counts_of = [&](VariantId v) {
-    gpu.render(v, grid, view.max_iter, out.get(), counts.get());
-    std::vector<unsigned> host(pixels);
-    CUDA_CHECK(
-        cudaMemcpy(host.data(), counts.get(), pixels * sizeof(unsigned), cudaMemcpyDeviceToHost));
-    return host;
-  };
-  const std::vector<unsigned> reference = counts_of(VariantId::Fma4);
-  const DeviceInfo& dev = gpu.device();
-  std::optional<ViewLimit> limit;
-  if (dev.peak_clock_khz > 0)
-    limit = view_limit(reference, width, height, pipe_rates(dev.cc_major, dev.cc_minor),
-                       dev.sm_count, dev.peak_clock_khz * 1e3);
-  auto frame = [&](VariantId v) {
-    if (first_frames) gpu.forget_view();
-    return gpu.render(v, grid, view.max_iter, out.get());
-  };
+  VariantMeasurer m(gpu, view_name, view, width, height, frames, warmup, sass, counters,
+                    first_frames);
   std::vector<MeasuredRow> rows;
-  for (VariantId v : variants) {
-    const std::vector<unsigned> mine = v == VariantId::Fma4 ? reference : counts_of(v);
-    for (int i = 0; i < warmup; ++i) frame(v);
-    std::vector<GpuFrameStats> timed;
-    std::vector<std::uint64_t> readings;
-    for (int i = 0; i < frames; ++i) {
-      if (counters) readings.push_back(counters->begin());
-      timed.push_back(frame(v));
-      if (counters) counters->end(readings.back(), static_cast<double>(timed.back().sm_cycles));
-    }
-    const GpuFrameStats median = median_frame(timed);
-    rows.push_back(
-        measured_row(gpu.device(), v, view_name, view, width, height, frames, median, sass));
-    rows.back().limit = limit;
-    if (counters) {
-      // Every frame's figures are taken (so none are left behind); the median frame's kept.
-      for (std::size_t i = 0; i < readings.size(); ++i) {
-        std::optional<CounterFigures> f = counters->take(readings[i], true);
-        if (timed[i].kernel_ms == median.kernel_ms && !rows.back().counters)
-          rows.back().counters = f;
-      }
-      if (rows.back().counters)
-        withhold_short_counts(*rows.back().counters, rows.back().model_instructions);
-    }
-    long long differ = 0;
-    for (std::size_t i = 0; i < pixels; ++i) differ += mine[i] != reference[i];
-    rows.back().differing_from_fma4 = differ;
-  }
+  for (VariantId v : variants) rows.push_back(m.measure(v));
   return rows;
 }
 
 // View C: almost every pixel runs all 16384 steps (SIMT efficiency near 100%), so the pipes'
 // balance is the kernel's, not the divergence's.
-std::vector<SineSweepRow> sine_sweep(GpuRenderer& gpu, const LoadedSass* sass, int frames,
-                                     int warmup) {
+SineSweepRow sine_sweep_row(GpuRenderer& gpu, const LoadedSass* sass, int m, int frames,
+                            int warmup) {
   const DeviceInfo& dev = gpu.device();
   const int sm = dev.cc_major * 10 + dev.cc_minor;
   const PipeRates rates = pipe_rates(dev.cc_major, dev.cc_minor);
@@ -87,36 +115,39 @@ std::vector<SineSweepRow> sine_sweep(GpuRenderer& gpu, const LoadedSass* sass, i
   const StepMix declared_steps[] = {
       &variants::SinBalance<1>::step_mix, &variants::SinBalance<2>::step_mix,
       &variants::SinBalance<3>::step_mix, &variants::SinBalance<4>::step_mix};
-  std::vector<SineSweepRow> rows;
-  for (int m = 0; m <= variants::kMaxSweepSines; ++m) {
-    auto frame = [&] {
-      return m == 0 ? gpu.render(VariantId::Fma4, grid, view.max_iter, out.get())
-                    : gpu.render_sin_balance(m, grid, view.max_iter, out.get());
-    };
-    for (int i = 0; i < warmup; ++i) frame();
-    std::vector<GpuFrameStats> timed;
-    for (int i = 0; i < frames; ++i) timed.push_back(frame());
-    const GpuFrameStats s = median_frame(timed);
-    SineSweepRow r;
-    r.sines = m;
-    if (m == 0) {
-      r.per_step = per_step_mix(VariantId::Fma4, sm, sass, false);
-      r.mix_from_sass = sass && sass->loops.count(VariantId::Fma4) > 0;
-    } else if (sass && sass->sin_balance.count(m)) {
-      r.per_step = sass->sin_balance.at(m).mix;
-      r.mix_from_sass = true;
-    } else {  // estimate: the sines added to fma4's declared loop
-      r.per_step = declared_steps[m - 1](sm) + variant_info(VariantId::Fma4).overhead(sm);
-    }
-    r.warp_steps = static_cast<double>(s.warp_iters);
-    r.measured_cycles = static_cast<double>(s.sm_cycles);
-    r.bound = compute_bound(rates, dev.sm_count, r.per_step, r.warp_steps);
-    r.xu_busy = r.bound.cycles_of(Pipe::Xu) / r.measured_cycles;
-    r.issue_busy = r.bound.cycles_of(Pipe::Issue) / r.measured_cycles;
-    r.xu_predicted = r.bound.cycles_of(Pipe::Xu) / r.bound.max_cycles;
-    r.issue_predicted = r.bound.cycles_of(Pipe::Issue) / r.bound.max_cycles;
-    rows.push_back(r);
+  auto frame = [&] {
+    return m == 0 ? gpu.render(VariantId::Fma4, grid, view.max_iter, out.get())
+                  : gpu.render_sin_balance(m, grid, view.max_iter, out.get());
+  };
+  const GpuFrameStats s = warm_median(
+                              warmup, frames, [&](bool) { return frame(); }, kernel_ms)
+                              .middle();
+  SineSweepRow r;
+  r.sines = m;
+  if (m == 0) {
+    r.per_step = per_step_mix(VariantId::Fma4, sm, sass, false);
+    r.mix_from_sass = sass && sass->loops.count(VariantId::Fma4) > 0;
+  } else if (sass && sass->sin_balance.count(m)) {
+    r.per_step = sass->sin_balance.at(m).mix;
+    r.mix_from_sass = true;
+  } else {  // estimate: the sines added to fma4's declared loop
+    r.per_step = declared_steps[m - 1](sm) + variant_info(VariantId::Fma4).overhead(sm);
   }
+  r.warp_steps = static_cast<double>(s.warp_iters);
+  r.measured_cycles = static_cast<double>(s.sm_cycles);
+  r.bound = compute_bound(rates, dev.sm_count, r.per_step, r.warp_steps);
+  r.xu_busy = r.bound.cycles_of(Pipe::Xu) / r.measured_cycles;
+  r.issue_busy = r.bound.cycles_of(Pipe::Issue) / r.measured_cycles;
+  r.xu_predicted = r.bound.cycles_of(Pipe::Xu) / r.bound.max_cycles;
+  r.issue_predicted = r.bound.cycles_of(Pipe::Issue) / r.bound.max_cycles;
+  return r;
+}
+
+std::vector<SineSweepRow> sine_sweep(GpuRenderer& gpu, const LoadedSass* sass, int frames,
+                                     int warmup) {
+  std::vector<SineSweepRow> rows;
+  for (int m = 0; m <= variants::kMaxSweepSines; ++m)
+    rows.push_back(sine_sweep_row(gpu, sass, m, frames, warmup));
   return rows;
 }
 

@@ -2,11 +2,15 @@
 // frames, then the median of timed frames, plus a pixel-by-pixel comparison with fma4.
 #pragma once
 
+#include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "commands/common.h"
+#include "device_buffer.h"
 #include "model/counter_figures.h"
+#include "model/view_limit.h"
 
 namespace mp {
 
@@ -22,20 +26,50 @@ inline const NamedView kBenchViews[] = {
     {"C", {-0.75, 0.0, 0.05, 16384}},
 };
 
-// The frame with the median kernel time (lower median), so its numbers belong together.
-GpuFrameStats median_frame(std::vector<GpuFrameStats> frames);
-
 // Every variant in `variants` at `view`, width x height: `warmup` untimed frames, the median
-// of `frames` timed ones, and how many pixels' step counts differ from fma4's; each row with the
-// view's physical limit (from fma4's counts) where the device gives its peak clock. With
-// `first_frames`, every frame is timed as the view's first (nothing known about it); with
-// `counters`, what the hardware counters read over the median frame.
+// of `frames` timed ones by kernel time (warm_median: that one frame's figures together), and how
+// many pixels' step counts differ from fma4's; each row with the view's physical limit (from fma4's
+// counts) where the device gives its peak clock. With `first_frames`, every frame is timed as the
+// view's first (nothing known about it); with `counters`, what the hardware counters read over the
+// median frame.
 std::vector<MeasuredRow> measure_variants(GpuRenderer& gpu, const std::string& view_name,
                                           const View& view, int width, int height,
                                           const std::vector<VariantId>& variants, int frames,
                                           int warmup, const LoadedSass* sass,
                                           CounterProbe* counters = nullptr,
                                           bool first_frames = false);
+
+// measure_variants a variant at a time, for a caller that does other work between them (the
+// window's compare, a step a frame): the same frames in the same order. Construction renders
+// fma4's step counts (untimed), the reference of every row.
+class VariantMeasurer {
+ public:
+  VariantMeasurer(GpuRenderer& gpu, std::string view_name, const View& view, int width, int height,
+                  int frames, int warmup, const LoadedSass* sass, CounterProbe* counters = nullptr,
+                  bool first_frames = false);
+  MeasuredRow measure(VariantId v);
+
+ private:
+  std::size_t pixels() const { return static_cast<std::size_t>(width_) * height_; }
+  std::vector<unsigned> counts_of(VariantId v);
+
+  GpuRenderer& gpu_;
+  std::string view_name_;
+  View view_;
+  int width_, height_, frames_, warmup_;
+  const LoadedSass* sass_;
+  CounterProbe* counters_;
+  bool first_frames_;
+  PixelGrid grid_;
+  DeviceBuffer<float> out_;
+  DeviceBuffer<unsigned> counts_;
+  std::vector<unsigned> reference_;
+  std::optional<ViewLimit> limit_;
+};
+
+// One row of sine_sweep: `sines` __sinf per step (0: fma4 itself).
+SineSweepRow sine_sweep_row(GpuRenderer& gpu, const LoadedSass* sass, int sines, int frames,
+                            int warmup);
 
 // fma4 with 0..4 __sinf per step (the sweep behind sin-ratio) at bench view C, 1920x1080:
 // `warmup` untimed frames, then the median of `frames`; each row with its bound from the mix of

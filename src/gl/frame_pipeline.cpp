@@ -3,11 +3,26 @@
 #include <algorithm>
 
 #include <exception>
+#include <utility>
 
 #include "cuda_check.h"
 #include "kernel_params.h"
+#include "reproject.h"
 
 namespace mp::gl {
+namespace {
+
+// Sets n floats at p, in device memory or host memory, to v.
+void fill(float* p, std::size_t n, float v, bool device) {
+  if (!device) {
+    std::fill(p, p + n, v);
+    return;
+  }
+  const std::vector<float> host(n, v);
+  CUDA_CHECK(cudaMemcpy(p, host.data(), n * sizeof(float), cudaMemcpyHostToDevice));
+}
+
+}  // namespace
 
 FramePipeline::FramePipeline(const std::optional<DeviceInfo>& device, std::string cpu_reason,
                              PresentMode mode)
@@ -40,6 +55,7 @@ void FramePipeline::resize(int width, int height) {
   scratch_ = DeviceBuffer<float>();
   warp_scratch_ = DeviceBuffer<float>();
   fallback_reason_ = clamped;
+  shown_grid_ = PixelGrid();  // the new surface starts black: nothing to move
   if (!gpu_) {
     fallback_reason_ = clamped.empty() ? cpu_reason_ : clamped + "; " + cpu_reason_;
     surface_ = make_host_surface(width, height);
@@ -59,6 +75,12 @@ void FramePipeline::resize(int width, int height) {
     surface_ = make_host_surface(width, height);
     scratch_ = DeviceBuffer<float>(static_cast<std::size_t>(width) * height * kFloatsPerPixel);
   }
+  // Black until the first launches land, rather than what the new memory held.
+  const std::size_t n = static_cast<std::size_t>(width) * height * kFloatsPerPixel;
+  fill(surface_->begin_frame(), n, -1.0f, surface_->device_memory());
+  if (scratch_.size() > 0) fill(scratch_.get(), n, -1.0f, true);
+  surface_->end_frame();
+  gpu_frame_ = GpuSlicedFrame();  // its size is gone
 }
 
 float* FramePipeline::warp_output() {
@@ -73,22 +95,76 @@ float* FramePipeline::warp_output() {
 }
 
 FrameMeasurement FramePipeline::render(VariantId variant, const View& view, bool divergence) {
-  if (!gpu_) {  // one slice of it all: the one CPU code path
-    start_slices(variant, view, divergence);
-    return render_slice(0).value_or(FrameMeasurement{});  // an empty frame has no slice
-  }
+  start_slices(variant, view, divergence);
+  return render_slice(0).value_or(FrameMeasurement{});  // an empty frame has no slice
+}
+
+void FramePipeline::start_slices(VariantId variant, const View& view, bool divergence) {
   const int w = surface_->width(), h = surface_->height();
   const PixelGrid grid = pixel_grid(view, w, h);
-  FrameMeasurement m;
+  reproject(grid);
+  if (gpu_)
+    gpu_frame_.start(variant, grid, view.max_iter);
+  else
+    cpu_frame_ = CpuSlicedFrame(variant, grid, view.max_iter);
+  divergence_ = divergence;
+  if (divergence) {
+    if (!gpu_) cpu_counts_.resize(static_cast<std::size_t>(w) * h);
+    if (!warps_) {  // no tint until the frame's warps are known, rather than GL's leftovers
+      float* warp_out = warp_output();
+      fill(warp_out, warps_->size(), 1.0f, gpu_ && surface_->device_memory());
+      if (warp_scratch_.size() > 0) fill(warp_scratch_.get(), warp_scratch_.size(), 1.0f, true);
+      warps_->end_frame();
+    }
+  }
+}
+
+void FramePipeline::reproject(const PixelGrid& grid) {
+  const PixelGrid from = std::exchange(shown_grid_, grid);
+  // Another variant or iteration limit keeps the view: its old image is already in place.
+  if (from.width != grid.width || from.height != grid.height ||
+      (from.x0 == grid.x0 && from.y0 == grid.y0 && from.dx == grid.dx && from.dy == grid.dy))
+    return;
+  const std::size_t n = static_cast<std::size_t>(grid.width) * grid.height * kFloatsPerPixel;
+  // On the CPU the move is one thread's pass over the image, a few ms at 1080p: past that it
+  // would hold up the window on every drag, so larger images keep the old image unmoved.
+  constexpr std::size_t kCpuPreviewPixels = std::size_t{1} << 22;
+  if (!gpu_ && n / kFloatsPerPixel > kCpuPreviewPixels) return;
   float* out = surface_->begin_frame();
-  float* warp_out = divergence ? warp_output() : nullptr;
-  m.gpu = true;
+  if (!gpu_) {
+    cpu_preview_from_.assign(out, out + n);
+    reproject_on_host(from, cpu_preview_from_.data(), grid, out);
+  } else {
+    // Where the surface is host memory, the frame is built in device scratch and copied.
+    float* image = surface_->device_memory() ? out : scratch_.get();
+    if (preview_from_.size() != n) preview_from_ = DeviceBuffer<float>(n);
+    CUDA_CHECK(cudaMemcpyAsync(preview_from_.get(), image, n * sizeof(float),
+                               cudaMemcpyDeviceToDevice, nullptr));
+    reproject_on_device(from, preview_from_.get(), grid, image, nullptr);
+    if (!surface_->device_memory())
+      CUDA_CHECK(cudaMemcpy(out, image, n * sizeof(float), cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaStreamSynchronize(nullptr));
+  }
+  surface_->end_frame();
+}
+
+std::optional<FrameMeasurement> FramePipeline::render_slice(double target_ms) {
+  if (!refining()) return std::nullopt;
+  return gpu_ ? gpu_slice(target_ms) : cpu_slice(target_ms);
+}
+
+std::optional<FrameMeasurement> FramePipeline::gpu_slice(double target_ms) {
+  float* out = surface_->begin_frame();
+  float* warp_out = divergence_ ? warp_output() : nullptr;
+  // Where the surface is host memory the frame builds up in device scratch, copied whole after
+  // each launch: the pixels not yet rendered are the previous frame's there too.
   const bool device_frame = surface_->device_memory();
-  m.gpu_stats =
-      gpu_->render(variant, grid, view.max_iter, device_frame ? out : scratch_.get(), nullptr,
-                   !warp_out      ? nullptr
-                   : device_frame ? warp_out
-                                  : warp_scratch_.get());
+  const GpuFrameStats& s = gpu_frame_.step(*gpu_, device_frame ? out : scratch_.get(), nullptr,
+                                           !warp_out      ? nullptr
+                                           : device_frame ? warp_out
+                                                          : warp_scratch_.get(),
+                                           target_ms);
+  longest_launch_ms_ = std::max(longest_launch_ms_, s.longest_launch_ms);
   if (!device_frame) {
     CUDA_CHECK(
         cudaMemcpy(out, scratch_.get(), scratch_.size() * sizeof(float), cudaMemcpyDeviceToHost));
@@ -98,30 +174,19 @@ FrameMeasurement FramePipeline::render(VariantId variant, const View& view, bool
   }
   surface_->end_frame();
   if (warp_out) warps_->end_frame();
+  if (refining()) return std::nullopt;
+  FrameMeasurement m;
+  m.gpu = true;
+  m.gpu_stats = s;
   return m;
 }
 
-void FramePipeline::start_slices(VariantId variant, const View& view, bool divergence) {
-  const int w = surface_->width(), h = surface_->height();
-  cpu_frame_ = CpuSlicedFrame(variant, pixel_grid(view, w, h), view.max_iter);
-  cpu_divergence_ = divergence;
-  if (divergence) {
-    cpu_counts_.resize(static_cast<std::size_t>(w) * h);
-    if (!warps_) {  // no tint until the frame's warps are known, rather than GL's leftovers
-      float* warp_out = warp_output();
-      std::fill(warp_out, warp_out + warps_->size(), 1.0f);
-      warps_->end_frame();
-    }
-  }
-}
-
-std::optional<FrameMeasurement> FramePipeline::render_slice(double target_ms) {
-  if (!refining()) return std::nullopt;
+std::optional<FrameMeasurement> FramePipeline::cpu_slice(double target_ms) {
   float* out = surface_->begin_frame();
-  cpu_frame_.step(cpu_, out, cpu_divergence_ ? cpu_counts_.data() : nullptr, target_ms);
+  cpu_frame_.step(cpu_, out, divergence_ ? cpu_counts_.data() : nullptr, target_ms);
   surface_->end_frame();
   if (refining()) return std::nullopt;
-  if (cpu_divergence_) {
+  if (divergence_) {
     warp_efficiency_from_counts(cpu_counts_.data(), surface_->width(), surface_->height(),
                                 warp_output());
     warps_->end_frame();

@@ -11,6 +11,7 @@
 #include "device_buffer.h"
 #include "gl/surface.h"
 #include "gpu_renderer.h"
+#include "gpu_sliced_frame.h"
 #include "model/view.h"
 #include "render/cpu_renderer.h"
 #include "render/present_mode.h"
@@ -35,19 +36,21 @@ class FramePipeline {
 
   void resize(int width, int height);
   // With `divergence`, also fills warp_buffer() with each warp's SIMT efficiency. Renders the
-  // whole frame before it returns.
+  // whole frame before it returns (one launch on the GPU).
   FrameMeasurement render(VariantId variant, const View& view, bool divergence = false);
 
-  // The CPU path renders a frame in slices across calls, so that the window keeps drawing and
-  // taking input meanwhile: start_slices() drops any unfinished frame and starts this one;
-  // each render_slice() renders about target_ms of it (0: all that is left) and hands the
-  // surface to GL, the pixels not yet rendered still holding the previous frame. It returns
-  // the frame's measurement, summed over its slices, once the last one is done.
-  bool sliced() const { return !gpu_; }
+  // A frame rendered in slices across calls, so that the window keeps drawing and taking input
+  // meanwhile (the CPU reference's slices of pixels, the GPU's launches of ranges of tiles):
+  // start_slices() drops any unfinished frame and starts this one; each render_slice() renders
+  // about target_ms of it (0: all that is left; one launch on the GPU) and hands the surface to
+  // GL, the pixels not yet rendered still holding the previous frame. It returns the frame's
+  // measurement, summed over its slices or launches, once the last one is done.
   void start_slices(VariantId variant, const View& view, bool divergence = false);
   std::optional<FrameMeasurement> render_slice(double target_ms);
-  bool refining() const { return !cpu_frame_.done(); }
-  double progress() const { return cpu_frame_.progress(); }
+  bool refining() const { return gpu_ ? !gpu_frame_.done() : !cpu_frame_.done(); }
+  double progress() const { return gpu_ ? gpu_frame_.progress() : cpu_frame_.progress(); }
+  // The longest GPU launch so far, of finished frames and dropped ones alike.
+  double longest_launch_ms() const { return longest_launch_ms_; }
 
   Surface& surface() { return *surface_; }
   const WarpBuffer* warp_buffer() const { return warps_.get(); }
@@ -59,6 +62,11 @@ class FramePipeline {
 
  private:
   float* warp_output();  // where this frame's per-warp efficiency goes (device or host)
+  std::optional<FrameMeasurement> gpu_slice(double target_ms);
+  std::optional<FrameMeasurement> cpu_slice(double target_ms);
+  // The surface's image moved and scaled from shown_grid_ to `grid`: the preview a new view
+  // shows while its frame renders.
+  void reproject(const PixelGrid& grid);
 
   std::unique_ptr<GpuRenderer> gpu_;
   CpuRenderer cpu_;
@@ -71,7 +79,12 @@ class FramePipeline {
   DeviceBuffer<float> warp_scratch_;  // GPU per-warp output when the warp buffer is host memory
   std::vector<unsigned> cpu_counts_;  // CPU path: counts for the per-warp efficiency
   CpuSlicedFrame cpu_frame_;          // CPU path: the frame being rendered, or done
-  bool cpu_divergence_ = false;       // whether it fills the warp buffer when done
+  GpuSlicedFrame gpu_frame_;          // CUDA path: the same
+  bool divergence_ = false;           // whether the frame fills the warp buffer
+  PixelGrid shown_grid_;              // the view the surface's pixels belong to (none: width 0)
+  DeviceBuffer<float> preview_from_;  // GPU path: the image being moved, copied
+  std::vector<float> cpu_preview_from_;
+  double longest_launch_ms_ = 0;
 };
 
 }  // namespace mp::gl

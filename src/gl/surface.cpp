@@ -244,9 +244,10 @@ long long max_texture_buffer_texels() {
 
 std::unique_ptr<Surface> make_interop_surface(PresentMode mode, int width, int height) {
   const long long texels = static_cast<long long>(width) * height;
-  if (mode == PresentMode::Auto)
+  if (mode == PresentMode::Auto) {
     mode = texels <= max_texture_buffer_texels() ? PresentMode::TextureBuffer
                                                  : PresentMode::PboTexture;
+  }
   switch (mode) {
     case PresentMode::TextureBuffer:
       if (texels > max_texture_buffer_texels())

@@ -58,13 +58,15 @@ std::string format_experiment(const ExperimentReport& r, OutputFormat format) {
     return s.str();
   }
   if (format == OutputFormat::Csv) {
-    s << experiment_csv_header(counters) << "\n";
+    const std::vector<SourceColumns> table = table_sources(r.rows);
+    s << kExperimentCsvHeader << (counters ? columns_csv_header(table) : "") << "\n";
     for (const ExperimentRow& row : r.rows) {
       const auto ratio = row.ratio();
       s << csv_field(r.name) << "," << csv_field(row.label) << ","
         << (row.predicted ? fmt("%.9g", *row.predicted) : "") << "," << fmt("%.9g", row.measured)
         << "," << csv_field(row.unit) << "," << (ratio ? fmt("%.6g", *ratio) : "") << ","
-        << csv_field(row.note) << (counters ? counter_csv_cells(row.counters) : "") << "\n";
+        << csv_field(row.note)
+        << (counters ? columns_csv_cells(row_sources(table, row.counters)) : "") << "\n";
     }
     return s.str();
   }
@@ -80,10 +82,11 @@ std::string format_experiment(const ExperimentReport& r, OutputFormat format) {
       << (ratio ? fmt("%.3f", *ratio) : "-") << " | " << md_text(row.note) << " |\n";
   }
   if (counters) {
-    s << counter_md_head("| what |", "|---|");
+    const std::vector<SourceColumns> table = table_sources(r.rows);
+    s << columns_md_head(table, "| what |", "|---|");
     for (const ExperimentRow& row : r.rows)
-      s << "| " << md_text(row.label) << " |" << counter_md_cells(row.counters, row.model_busy)
-        << "\n";
+      s << "| " << md_text(row.label) << " |"
+        << columns_md_cells(row_sources(table, row.counters), row.model_busy) << "\n";
   }
   s << "\n**Conclusion.** " << r.conclusion << "\n\n"
     << "Model: " << r.model << "\n";

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "cli/options.h"
+#include "io/output_format.h"
 #include "model/counter_figures.h"
 
 namespace mp {

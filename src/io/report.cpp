@@ -57,6 +57,14 @@ std::string limit_md_cells(const MeasuredRow& r) {
          ") |";
 }
 
+// The kit's sources' columns (CUDA events, SM clock64) and the tile order.
+nlohmann::json measured_json(const MeasuredRow& r) {
+  nlohmann::json j = {{"tile_order", tile_order_name(r)}};
+  for (const SourceColumns& s : {events_columns(r.measured), clock64_columns(r.measured)})
+    for (const MeasureColumn& c : s.columns) j[c.key] = c.value.value_or(0);
+  return j;
+}
+
 nlohmann::json row_json(const MeasuredRow& r, bool with_counters) {
   const Metrics& m = r.metrics;
   nlohmann::json j = {{"view", r.view_name},
@@ -67,13 +75,7 @@ nlohmann::json row_json(const MeasuredRow& r, bool with_counters) {
                       {"span", r.view.span},
                       {"iters", r.view.max_iter},
                       {"frames", r.frames},
-                      {"measured",
-                       {{"kernel_ms", r.measured.kernel_ms},
-                        {"sm_cycles", r.measured.sm_cycles},
-                        {"pixel_iters", r.measured.pixel_iters},
-                        {"warp_iters", r.measured.warp_iters},
-                        {"sm_cycles_mean", r.measured.sm_cycles_mean},
-                        {"tile_order", tile_order_name(r)}}},
+                      {"measured", measured_json(r)},
                       {"derived",
                        {{"clock_ghz", m.clock_ghz},
                         {"giter_per_s", m.giter_per_s},
@@ -196,7 +198,8 @@ std::string format_bench(const BenchReport& rep, OutputFormat format) {
       throw std::invalid_argument(
           "bench CSV holds the views' rows only; the present paths and the sine sweep need JSON "
           "or Markdown");
-    s << bench_csv_header(counters) << "\n";
+    const std::vector<SourceColumns> table = table_sources(rep.rows);
+    s << kBenchCsvHeader << (counters ? columns_csv_header(table) : "") << "\n";
     for (const MeasuredRow& r : rep.rows) {
       const Metrics& m = r.metrics;
       s << r.view_name << "," << r.variant << "," << r.width << "," << r.height << ","
@@ -211,7 +214,7 @@ std::string format_bench(const BenchReport& rep, OutputFormat format) {
         << fmt("%.0f", m.bound.sum_cycles) << "," << fmt("%.4f", m.bound_sum_ms) << ","
         << pipe_name(m.bound.limiting) << "," << fmt("%.2f", 100 * m.fraction_of_bound) << ","
         << r.differing_from_fma4 << limit_csv_cells(r)
-        << (counters ? counter_csv_cells(r.counters) : "") << "\n";
+        << (counters ? columns_csv_cells(row_sources(table, r.counters)) : "") << "\n";
     }
     return s.str();
   }
@@ -248,10 +251,11 @@ std::string format_bench(const BenchReport& rep, OutputFormat format) {
         << fmt("%.1f%%", 100 * fraction_of_limit(z.limit_free_ms, z.kernel_ms)) << ") |\n";
   }
   if (counters) {
-    s << counter_md_head("| view | variant |", "|---|---|");
+    const std::vector<SourceColumns> table = table_sources(rep.rows);
+    s << columns_md_head(table, "| view | variant |", "|---|---|");
     for (const MeasuredRow& r : rep.rows)
       s << "| " << md_text(r.view_name) << " | " << md_text(r.variant) << " |"
-        << counter_md_cells(r.counters, r.model_busy) << "\n";
+        << columns_md_cells(row_sources(table, r.counters), r.model_busy) << "\n";
     // Where counters and model part on the issue pipe, this is why: the model counts the step
     // loop's instructions only, the counters every instruction the kernel ran.
     s << "\nInstructions (warp-level) the counters counted against those of the modelled step "

@@ -6,9 +6,10 @@
 #include <string>
 #include <vector>
 
-#include "cli/options.h"
+#include "io/output_format.h"
 #include "model/counter_figures.h"
 #include "model/metrics.h"
+#include "model/view.h"
 #include "model/view_limit.h"
 
 namespace mp {

@@ -117,9 +117,9 @@ std::string self_executable() {
   return ec ? "" : p.string();
 }
 
-LoadedSass load_kernel_sass(const std::string& binary, int sm) {
+LoadedSass load_kernel_sass(const std::string& binary, int arch) {
   LoadedSass r;
-  r.arch = "sm_" + std::to_string(sm >= 90 ? 90 : sm);  // newer GPUs JIT sm_90's PTX
+  r.arch = "sm_" + std::to_string(arch >= 90 ? 90 : arch);  // newer GPUs JIT sm_90's PTX
   const std::string tool = find_cuobjdump();
   if (tool.empty()) {
     r.source = "cuobjdump not found ($CUDA_PATH/bin, $PATH, /usr/local/cuda/bin)";

@@ -38,9 +38,9 @@ struct LoadedSass {
 
 // cuobjdump from $CUDA_PATH/bin, $PATH or /usr/local/cuda/bin; "" if none.
 std::string find_cuobjdump();
-// Runs cuobjdump on `binary` for sm_XY and finds every variant's step loop. Never throws:
-// failures are described in `source`. Takes a few hundred ms: call it off the UI thread.
-LoadedSass load_kernel_sass(const std::string& binary, int sm);
+// Runs cuobjdump on `binary` for `arch` (sm_90: 90) and finds every variant's step loop. Never
+// throws: failures are described in `source`. Takes a few hundred ms: call it off the UI thread.
+LoadedSass load_kernel_sass(const std::string& binary, int arch);
 // The running executable's path (/proc/self/exe resolved).
 std::string self_executable();
 

@@ -14,7 +14,8 @@ struct Settings {
   int window_width = 1280, window_height = 720;
   std::string palette = "ember";
   ColourParams colour;
-  float ui_scale = 1.0f;  // the window's UI size, on top of the display's scale
+  float ui_scale = 1.0f;     // the window's UI size, on top of the display's scale
+  bool pin_variant = false;  // automatic precision leaves the chosen variant alone
 };
 
 // What the loader accepts, and so what the saver may write: the command line's window sizes,

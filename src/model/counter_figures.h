@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "model/measure_columns.h"
+
 namespace mp {
 
 struct CounterPipe {
@@ -24,6 +26,9 @@ struct CounterFigures {
   double span_ms = 0;              // the launch's kernels, first start to last end (CUPTI)
   int samples = 0;                 // PM samples that overlapped it
   int configuration = 0;           // which of the source's configurations counted it (0 or 1)
+  // Further counter sources read over the same launch (src/counters/counter_sources.cpp),
+  // whatever the figures above say.
+  std::vector<SourceColumns> sources;
 
   const CounterPipe* find(const std::string& pipe) const {
     for (const CounterPipe& p : pipes)
@@ -45,6 +50,7 @@ inline void withhold_short_counts(CounterFigures& f, double modelled_instruction
                          " instructions, fewer than the " +
                          std::to_string(static_cast<long long>(modelled_instructions)) +
                          " of the modelled step loop: a sample was cut short";
+  withheld.sources = std::move(f.sources);
   f = withheld;
 }
 

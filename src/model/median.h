@@ -2,7 +2,10 @@
 #pragma once
 
 #include <algorithm>
+#include <numeric>
 #include <optional>
+#include <stdexcept>
+#include <type_traits>
 #include <vector>
 
 namespace mp {
@@ -16,6 +19,34 @@ T median_by(std::vector<T> v, Key key) {
 
 inline double median(std::vector<double> v) {
   return median_by(std::move(v), [](double x) { return x; });
+}
+
+// Every timed run of a measurement, in order, and which of them is the median.
+template <class T>
+struct TimedRuns {
+  std::vector<T> runs;
+  std::size_t median = 0;
+  const T& middle() const { return runs[median]; }
+};
+
+// Warm-up-then-median, the way every measurement here is taken: `warmup` untimed runs (clocks
+// ramp, caches fill), then `runs` timed ones; run(timed) makes one and returns its result.
+// The median is the lower middle by `key`, earlier runs first among equals, so that all the
+// figures of that one run stay together. Throws std::invalid_argument where runs < 1.
+template <class Run, class Key>
+auto warm_median(int warmup, int runs, Run&& run, Key&& key) {
+  using T = std::decay_t<decltype(run(true))>;
+  if (runs < 1) throw std::invalid_argument("a median needs at least one timed run");
+  for (int i = 0; i < warmup; ++i) run(false);
+  TimedRuns<T> r;
+  r.runs.reserve(static_cast<std::size_t>(runs));
+  for (int i = 0; i < runs; ++i) r.runs.push_back(run(true));
+  std::vector<std::size_t> order(r.runs.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return key(r.runs[a]) < key(r.runs[b]); });
+  r.median = order[(order.size() - 1) / 2];
+  return r;
 }
 
 // A with/without difference from blocks of samples taken in turns: even blocks without, odd

@@ -17,7 +17,7 @@ std::vector<PipeLoad> pipe_loads(const PipeRates& rates, int sm_count, const Ins
     PipeLoad p;
     p.name = std::move(name);
     p.busy_cycles = cycles;
-    p.utilization = measured_cycles > 0 ? cycles / measured_cycles : 0;
+    p.utilisation = measured_cycles > 0 ? cycles / measured_cycles : 0;
     p.alone_ms = clock_ghz > 0 ? cycles / (clock_ghz * 1e6) : 0;
     out.push_back(p);
   };

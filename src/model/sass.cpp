@@ -328,7 +328,7 @@ struct ArchTable {
   std::set<std::string_view> heavy_only;
 };
 
-const ArchTable& arch_table(int sm) {
+const ArchTable& arch_table(int arch) {
   using Pipes = std::map<std::string_view, PipeClass>;
   using Names = std::set<std::string_view>;
   static const std::vector<ArchTable> tables = {
@@ -348,7 +348,7 @@ const ArchTable& arch_table(int sm) {
       {9, 0, join<Pipes>(kEveryArch, kFp16OnTheFmaPipe, kSinceAmpere, kSinceHopper),
        join<Names>(kFmaHeavyOnly, kFmaHeavyOnlySinceHopper)},
   };
-  return nearest_cc_row(tables, sm / 10, sm % 10, "SASS pipe table");
+  return nearest_cc_row(tables, arch / 10, arch % 10, "SASS pipe table");
 }
 
 }  // namespace
@@ -359,24 +359,24 @@ int sm_of(std::string_view arch) {
   const std::size_t digits = run_length(rest, is_digit);
   const bool suffix = rest.size() == digits + 1 && is_lower(rest.back());
   if (digits < 2 || digits > 3 || (rest.size() != digits && !suffix)) return 0;
-  int sm = 0;
-  std::from_chars(rest.data(), rest.data() + digits, sm);
-  return sm;
+  int number = 0;
+  std::from_chars(rest.data(), rest.data() + digits, number);
+  return number;
 }
 
-std::optional<PipeClass> table_pipe(int sm, std::string_view base) {
-  const auto& pipes = arch_table(sm).pipes;
+std::optional<PipeClass> table_pipe(int arch, std::string_view base) {
+  const auto& pipes = arch_table(arch).pipes;
   const auto it = pipes.find(base);
   if (it == pipes.end()) return std::nullopt;
   return it->second;
 }
 
-PipeClass classify(int sm, std::string_view base) {
-  return table_pipe(sm, base).value_or(PipeClass::Other);
+PipeClass classify(int arch, std::string_view base) {
+  return table_pipe(arch, base).value_or(PipeClass::Other);
 }
 
-bool fma_heavy_only(int sm, std::string_view base) {
-  return arch_table(sm).heavy_only.count(base) > 0;
+bool fma_heavy_only(int arch, std::string_view base) {
+  return arch_table(arch).heavy_only.count(base) > 0;
 }
 
 std::string mangled_variant(std::string_view variant_type) {
@@ -445,10 +445,10 @@ std::optional<Loop> find_step_loop(const Function& f) {
 }
 
 InstrMix mix_of(const Function& f, const Loop& loop) {
-  const int sm = sm_of(f.arch);
+  const int arch = sm_of(f.arch);
   InstrMix m;
   for (std::size_t i = loop.first; i <= loop.last; ++i) {
-    switch (classify(sm, f.code[i].base())) {
+    switch (classify(arch, f.code[i].base())) {
       case PipeClass::Fma: m.fma += 1; break;
       case PipeClass::Alu: m.alu += 1; break;
       case PipeClass::Xu: m.xu += 1; break;

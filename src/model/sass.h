@@ -31,21 +31,21 @@ std::vector<Function> parse_cuobjdump(std::string_view text);
 enum class PipeClass { Fma, Alu, Xu, Fp64, Other };
 const char* pipe_class_name(PipeClass c);
 
-// `sm` below is 10 x compute capability. Each opcode is looked up in the pipe table of that
-// compute capability or, between tables, of the nearest older one (sm_72 takes the table of
-// sm_70 and sm_75, sm_87 sm_86's, sm_100 and sm_120 sm_90's); below sm_70 they throw
-// std::out_of_range.
+// `arch` below is 10 x compute capability (sm_90: 90). Each opcode is looked up in the pipe
+// table of that compute capability or, between tables, of the nearest older one (sm_72 takes
+// the table of sm_70 and sm_75, sm_87 sm_86's, sm_100 and sm_120 sm_90's); below sm_70 they
+// throw std::out_of_range.
 
 // 10 x compute capability from a cuobjdump architecture name ("sm_90a" -> 90); 0 if not one.
 int sm_of(std::string_view arch);
-// The pipe the table of `sm` gives an opcode (by its base name), if the table names it.
-std::optional<PipeClass> table_pipe(int sm, std::string_view base_opcode);
+// The pipe the table of `arch` gives an opcode (by its base name), if the table names it.
+std::optional<PipeClass> table_pipe(int arch, std::string_view base_opcode);
 // Which pipe executes an opcode: the table's, or Other (an issue slot, no modelled pipe).
-PipeClass classify(int sm, std::string_view base_opcode);
+PipeClass classify(int arch, std::string_view base_opcode);
 
 // FMA-pipe opcodes only the fmaheavy half of the pipe executes (integer multiply-adds and the
 // moves and adds built on them) on chips that split the pipe (sm_86 and newer); none before.
-bool fma_heavy_only(int sm, std::string_view base_opcode);
+bool fma_heavy_only(int arch, std::string_view base_opcode);
 
 // How a variant struct appears in mangled names: "Fma5" -> "variants4Fma5E".
 std::string mangled_variant(std::string_view variant_type);

@@ -1,4 +1,5 @@
-// Host-side view of the variant list in cuda/variants.h: names, summaries, declared mixes.
+// Host-side view of the variant list in cuda/host_device/variants.h: names, summaries, declared
+// mixes.
 #pragma once
 
 #include <optional>
@@ -13,7 +14,8 @@ namespace mp {
 
 struct VariantInfo {
   VariantId id;
-  std::string_view type_name;  // the struct in cuda/variants.h, as in mangled kernel names
+  std::string_view
+      type_name;  // the struct in cuda/host_device/variants.h, as in mangled kernel names
   std::string_view name;
   std::string_view summary;
   // Steps per trip of the step loop: > 1 where the escape test runs once per block of steps

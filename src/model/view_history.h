@@ -6,7 +6,7 @@
 #include <optional>
 #include <vector>
 
-#include "model/view_text.h"
+#include "model/view_state.h"
 
 namespace mp {
 

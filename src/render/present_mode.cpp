@@ -12,9 +12,15 @@ const char* present_mode_name(PresentMode m) {
   return "?";
 }
 
+std::string present_mode_names() {
+  std::string names;
+  for (PresentMode m : kPresentModes)
+    names += (names.empty() ? "" : ", ") + std::string(present_mode_name(m));
+  return names;
+}
+
 std::optional<PresentMode> parse_present_mode(std::string_view s) {
-  for (PresentMode m : {PresentMode::Auto, PresentMode::TextureBuffer, PresentMode::PboTexture,
-                        PresentMode::ImageCopy})
+  for (PresentMode m : kPresentModes)
     if (s == present_mode_name(m)) return m;
   return std::nullopt;
 }

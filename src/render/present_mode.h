@@ -2,6 +2,7 @@
 #pragma once
 
 #include <optional>
+#include <string>
 #include <string_view>
 
 namespace mp {
@@ -13,7 +14,12 @@ enum class PresentMode {
   ImageCopy,      // texture registered as a CUDA array; the kernel's buffer copied into it
 };
 
+// Every mode, in the order help and errors name them.
+inline constexpr PresentMode kPresentModes[] = {PresentMode::Auto, PresentMode::TextureBuffer,
+                                                PresentMode::PboTexture, PresentMode::ImageCopy};
+
 const char* present_mode_name(PresentMode m);  // auto, tbo, pbo, image
+std::string present_mode_names();              // "auto, tbo, pbo, image"
 std::optional<PresentMode> parse_present_mode(std::string_view s);
 
 }  // namespace mp

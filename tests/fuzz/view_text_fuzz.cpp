@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "model/view_text.h"
+#include "cli/view_text.h"
 #include "one_line.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

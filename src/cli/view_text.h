@@ -7,26 +7,9 @@
 #include <string_view>
 #include <vector>
 
-#include "model/palette.h"
-#include "model/view.h"
-#include "variants.h"
+#include "model/view_state.h"
 
 namespace mp {
-
-// Everything that makes a place look as it does: where, how deep, which step and which colours.
-struct ViewState {
-  View view;
-  VariantId variant = VariantId::Fma4;
-  std::string palette = "ember";
-  ColourParams colour;
-
-  bool operator==(const ViewState& o) const {
-    return view == o.view && variant == o.variant && palette == o.palette &&
-           colour.density == o.colour.density && colour.offset == o.colour.offset &&
-           colour.stripe == o.colour.stripe;
-  }
-  bool operator!=(const ViewState& o) const { return !(*this == o); }
-};
 
 // One line, no newline; every number in the fewest digits that read back to the same value.
 std::string format_view_text(const ViewState& s);

@@ -1,0 +1,95 @@
+#include "model/precision_choice.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <vector>
+
+#include "model/bound_model.h"
+#include "model/pipe_rates.h"
+#include "model/variant_table.h"
+
+namespace mp {
+namespace {
+
+bool holds(VariantId v, const View& view, int width, int height) {
+  return !float_precision(view, width, height, variant_info(v).mantissa_bits).exhausted;
+}
+
+const char* arithmetic(VariantId v) {
+  const int bits = variant_info(v).mantissa_bits;
+  return bits >= 53 ? "double" : bits > 24 ? "double-float" : "float";
+}
+
+// Model cycles per warp-step on one SM: the bound of the variant's loop on that chip.
+double cost(VariantId v, ComputeCapability cc) {
+  const int sm = cc.major * 10 + cc.minor;
+  return compute_bound(pipe_rates(cc.major, cc.minor), 1, variant_info(v).per_iteration(sm), 1)
+      .max_cycles;
+}
+
+std::string name(VariantId v) {
+  return std::string(variant_info(v).name);
+}
+
+}  // namespace
+
+PrecisionChoice choose_precision(const View& view, int width, int height, VariantId current,
+                                 VariantId own, bool pinned, std::optional<ComputeCapability> cc) {
+  PrecisionChoice c;
+  c.variant = own;
+  const bool own_holds = holds(own, view, width, height);
+  View half = view;
+  half.span /= 2;
+  const int own_bits = variant_info(own).mantissa_bits;
+  const bool was_deeper = current != own && variant_info(current).mantissa_bits > own_bits;
+  if (pinned || (own_holds && (!was_deeper || holds(own, half, width, height)))) {
+    c.exhausted = !own_holds;
+    return c;
+  }
+  // The deeper variants, the faster first: by the bound model on the GPU; on the CPU double is
+  // exact in hardware where df64 spends a dozen float operations for each of its own.
+  std::vector<VariantId> deeper;
+  for (VariantId v : {VariantId::Fp64, VariantId::Df64Step})
+    if (variant_info(v).mantissa_bits > own_bits) deeper.push_back(v);
+  if (deeper.empty()) {
+    c.exhausted = true;
+    return c;
+  }
+  if (cc)
+    std::stable_sort(deeper.begin(), deeper.end(),
+                     [&](VariantId a, VariantId b) { return cost(a, *cc) < cost(b, *cc); });
+  const auto fit = std::find_if(deeper.begin(), deeper.end(),
+                                [&](VariantId v) { return holds(v, view, width, height); });
+  char why[256];
+  const char* edge = own_holds ? "is at its limit" : "cannot separate pixels";
+  if (fit == deeper.end()) {
+    c.variant = VariantId::Fp64;  // the deepest
+    for (VariantId v : deeper)
+      if (variant_info(v).mantissa_bits > variant_info(c.variant).mantissa_bits) c.variant = v;
+    c.exhausted = true;
+    std::snprintf(why, sizeof why,
+                  "%s %s at span %.2g: rendering with %s, the deepest, and precision ran out "
+                  "there too; Pin to keep %s",
+                  arithmetic(own), edge, view.span, name(c.variant).c_str(), name(own).c_str());
+  } else {
+    c.variant = *fit;
+    std::string reason;
+    if (fit != deeper.begin())
+      reason = name(deeper.front()) + " runs out here too";
+    else if (deeper.size() == 1)
+      reason = "the one deeper";
+    else if (cc)
+      reason = "faster than " + name(deeper[1]) + " on sm_" + std::to_string(cc->major) +
+               std::to_string(cc->minor);
+    else
+      reason = "on the CPU double is exact and cheaper than " + name(deeper[1]);
+    std::snprintf(why, sizeof why, "%s %s at span %.2g: rendering with %s (%s); Pin to keep %s",
+                  arithmetic(own), edge, view.span, name(c.variant).c_str(), reason.c_str(),
+                  name(own).c_str());
+  }
+  c.deeper = true;
+  c.why = why;
+  return c;
+}
+
+}  // namespace mp

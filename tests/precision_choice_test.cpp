@@ -1,0 +1,116 @@
+#include "model/precision_choice.h"
+
+#include <gtest/gtest.h>
+
+#include <optional>
+#include <string>
+
+namespace mp {
+namespace {
+
+constexpr int kW = 1920, kH = 1080;
+constexpr ComputeCapability kSm75{7, 5}, kSm86{8, 6}, kSm90{9, 0};
+
+View at(double x, double y, double span) {
+  return {x, y, span, 1024};
+}
+
+PrecisionChoice fma4_at(const View& v, std::optional<ComputeCapability> cc,
+                        VariantId current = VariantId::Fma4) {
+  return choose_precision(v, kW, kH, current, VariantId::Fma4, false, cc);
+}
+
+bool says(const PrecisionChoice& c, const std::string& words) {
+  return c.why.find(words) != std::string::npos;
+}
+
+TEST(PrecisionChoice, FloatHoldsWhileItsPixelsAreApart) {
+  for (const View& v : {at(-0.75, 0.1, 1e-3), at(-1.75, 0, 1e-3), at(0.3, -0.6, 1e-3),
+                        at(0.001, 0, 1e-6)}) {  // near 0 a float is finer: 1e-6 still holds
+    const PrecisionChoice c = fma4_at(v, kSm90);
+    EXPECT_EQ(c.variant, VariantId::Fma4) << v.center_x << " " << v.span;
+    EXPECT_FALSE(c.deeper);
+    EXPECT_FALSE(c.exhausted);
+    EXPECT_TRUE(c.why.empty());
+  }
+}
+
+TEST(PrecisionChoice, PastFloatTheFasterDeeperVariantOfTheChip) {
+  for (const View& v : {at(-0.75, 0.1, 1e-6), at(-1.75, 0, 1e-6), at(0.3, -0.6, 3e-6)}) {
+    const PrecisionChoice h100 = fma4_at(v, kSm90);
+    EXPECT_EQ(h100.variant, VariantId::Fp64);  // FP64 at half the FP32 rate
+    EXPECT_TRUE(h100.deeper);
+    EXPECT_FALSE(h100.exhausted);
+    EXPECT_TRUE(says(h100, "float cannot separate pixels at span")) << h100.why;
+    EXPECT_TRUE(says(h100, "rendering with fp64 (faster than df64 on sm_90); Pin to keep fma4"))
+        << h100.why;
+    for (ComputeCapability consumer : {kSm86, kSm75}) {  // FP64 at 1/64 and 1/32 of FP32
+      const PrecisionChoice c = fma4_at(v, consumer);
+      EXPECT_EQ(c.variant, VariantId::Df64Step);
+      EXPECT_TRUE(says(c, "faster than fp64 on sm_" + std::to_string(consumer.major) +
+                              std::to_string(consumer.minor)))
+          << c.why;
+    }
+    const PrecisionChoice cpu = fma4_at(v, std::nullopt);
+    EXPECT_EQ(cpu.variant, VariantId::Fp64);
+    EXPECT_TRUE(says(cpu, "on the CPU double is exact and cheaper than df64")) << cpu.why;
+  }
+}
+
+TEST(PrecisionChoice, WhereDoubleFloatRunsOutTooDoubleIsTheOneLeft) {
+  for (const View& v : {at(-0.75, 0.1, 1e-11), at(-1.75, 0, 1e-11)}) {
+    const PrecisionChoice c = fma4_at(v, kSm86);
+    EXPECT_EQ(c.variant, VariantId::Fp64);
+    EXPECT_FALSE(c.exhausted);
+    EXPECT_TRUE(says(c, "df64 runs out here too")) << c.why;
+    // The user's own df64 moves to fp64 too.
+    const PrecisionChoice own =
+        choose_precision(v, kW, kH, VariantId::Df64Step, VariantId::Df64Step, false, kSm86);
+    EXPECT_EQ(own.variant, VariantId::Fp64);
+    EXPECT_TRUE(says(own, "double-float cannot separate pixels")) << own.why;
+  }
+}
+
+TEST(PrecisionChoice, PastEveryVariantTheDeepestAndTheBannerSaysSo) {
+  for (std::optional<ComputeCapability> cc :
+       {std::optional(kSm90), std::optional(kSm86), std::optional<ComputeCapability>()}) {
+    const PrecisionChoice c = fma4_at(at(-0.75, 0.1, 1e-15), cc);
+    EXPECT_EQ(c.variant, VariantId::Fp64);
+    EXPECT_TRUE(c.deeper);
+    EXPECT_TRUE(c.exhausted);
+    EXPECT_TRUE(says(c, "precision ran out")) << c.why;
+  }
+  // fp64 as the user's own: nothing deeper to go to.
+  const PrecisionChoice own = choose_precision(at(0.3, -0.6, 1e-15), kW, kH, VariantId::Fp64,
+                                               VariantId::Fp64, false, kSm90);
+  EXPECT_EQ(own.variant, VariantId::Fp64);
+  EXPECT_FALSE(own.deeper);
+  EXPECT_TRUE(own.exhausted);
+}
+
+TEST(PrecisionChoice, APinnedVariantIsNeverChanged) {
+  for (double span : {1e-3, 1e-6, 1e-11, 1e-15}) {
+    const PrecisionChoice c = choose_precision(at(-0.75, 0.1, span), kW, kH, VariantId::Fp64,
+                                               VariantId::Fma5, true, kSm90);
+    EXPECT_EQ(c.variant, VariantId::Fma5) << span;
+    EXPECT_FALSE(c.deeper);
+    EXPECT_EQ(c.exhausted, span < 1e-4) << span;
+  }
+}
+
+TEST(PrecisionChoice, ZoomingOutReturnsToTheUsersOwnWithAMargin) {
+  EXPECT_EQ(fma4_at(at(-0.75, 0.1, 1e-3), kSm90, VariantId::Fp64).variant, VariantId::Fma4);
+  // Float holds at 6e-4 (4 ulps is a span of about 4.6e-4 here) but not at half of it: the
+  // deeper variant stays until the margin is there, and float stays while it holds.
+  const View edge = at(-0.75, 0.1, 6e-4);
+  const PrecisionChoice kept = fma4_at(edge, kSm90, VariantId::Fp64);
+  EXPECT_EQ(kept.variant, VariantId::Fp64);
+  EXPECT_TRUE(says(kept, "float is at its limit")) << kept.why;
+  EXPECT_EQ(fma4_at(edge, kSm86, VariantId::Df64Step).variant, VariantId::Df64Step);
+  EXPECT_EQ(fma4_at(edge, kSm90, VariantId::Fma4).variant, VariantId::Fma4);
+  // Another float variant rendered (the user just chose fma4): no margin kept for it.
+  EXPECT_EQ(fma4_at(edge, kSm90, VariantId::Fma5).variant, VariantId::Fma4);
+}
+
+}  // namespace
+}  // namespace mp
