@@ -101,7 +101,7 @@ App::App(const Options& o)
     experiments_.select(find_experiment(o.open_experiment, "--open-experiment"));
     ex_.show_experiments = true;
     if (pipeline_.gpu())  // else the window says why not
-      experiments_.request(ex_.jobs, pipeline_.gpu()->device(), counters_.sampler());
+      experiments_.request(ex_.jobs, pipeline_.gpu()->device(), counters_.probe());
   }
 }
 
@@ -388,7 +388,7 @@ void App::draw_windows() {
   compare_.draw(ex_, layout, fw, fh, opts_.capture_dir);
   if (ex_.show_experiments)
     experiments_.draw(&ex_.show_experiments, ex_, layout,
-                      pipeline_.gpu() ? &pipeline_.gpu()->device() : nullptr, counters_.sampler());
+                      pipeline_.gpu() ? &pipeline_.gpu()->device() : nullptr, counters_.probe());
   sweep_.draw(ex_, layout, sm());
   if (ex_.show_help) draw_help_window(&ex_.show_help, layout);
 }
@@ -578,7 +578,7 @@ void App::apply_precision() {
 
 void App::queue_compare() {
   const auto [fw, fh] = window_.framebuffer_size();
-  compare_.request(ex_, *pipeline_.gpu(), ex_.view, fw, fh, sass(), counters_.sampler());
+  compare_.request(ex_, *pipeline_.gpu(), ex_.view, fw, fh, sass(), counters_.probe());
 }
 
 }  // namespace mp

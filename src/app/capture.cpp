@@ -67,7 +67,7 @@ void App::capture_with_sidecar() {
       write(std::string(busy) + " running", false);
       return;
     }
-    compare_.request(ex_, *gpu, view, fw, fh, sass(), counters_.sampler(),
+    compare_.request(ex_, *gpu, view, fw, fh, sass(), counters_.probe(),
                      [this, write](const std::string& stopped) mutable {
                        try {  // reported as the capture's failure, not the compare's
                          write(stopped, true);
