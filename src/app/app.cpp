@@ -135,10 +135,12 @@ int App::run() {
       glfwWaitEventsTimeout(0.25);  // idle: nothing changes, nothing to redraw
     bool last = window_.should_close() || (opts_.frames > 0 && frames_done_ + 1 >= opts_.frames);
     // A scripted screenshot shows the SASS view and the SASS-based overlay as a user sees them
-    // once cuobjdump is done, not the "reading SASS..." of the first second: wait for it, then
-    // draw two frames more, since ImGui fits a window to the content of the frame before.
-    if (last && !opts_.screenshot.empty() && sass_loading_.valid()) {
-      sass_loading_.wait();
+    // once cuobjdump is done, not the "reading SASS..." of the first second: the window goes on
+    // drawing until it is (a blocking wait would show as one long frame in the panel's frame
+    // time), then draws two frames more, since ImGui fits a window to the content of the frame
+    // before.
+    if (last && !opts_.screenshot.empty() && sass_loading_.valid() && !window_.should_close()) {
+      last = false;
       settle_frames = 2;
     }
     if (settle_frames > 0 && !window_.should_close()) {
