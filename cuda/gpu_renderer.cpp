@@ -37,7 +37,8 @@ DeviceProbe probe_cuda_device() {
 
 struct GpuRenderer::Impl {
   DeviceInfo device;
-  // The measuring kit's spans (sm_spans.h) with two extras, sm_pixel_iters and sm_warp_iters;
+  // The measuring kit's spans (sm_spans.h) with four extras, sm_pixel_iters, sm_warp_iters and,
+  // for a frame cut by steps, sm_finished and sm_pending;
   // then, as scratch, the tile queue's two counters of units (the rest, the costly),
   // kQueueGap entries (256 bytes) apart, so that the atomics on one do not wait behind those
   // on the other (docs/measurements.md, the queue's counters). Declared before the buffers
@@ -66,7 +67,7 @@ struct GpuRenderer::Impl {
   unsigned order_begin = 0, order_end = 0;
 
   explicit Impl(const DeviceInfo& d)
-      : device(d), kit(d.index, SpanLayout{false, 2, 2 * kQueueGap}) {}
+      : device(d), kit(d.index, SpanLayout{false, 4, 2 * kQueueGap}) {}
 };
 
 GpuRenderer::GpuRenderer(const DeviceInfo& device) : impl_(std::make_unique<Impl>(device)) {}
@@ -101,36 +102,41 @@ GpuFrameStats& GpuFrameStats::operator+=(const GpuFrameStats& s) {
   sm_cycles_mean += s.sm_cycles_mean;
   sms_used = std::max(sms_used, s.sms_used);
   launches += s.launches;
+  passes = std::max(passes, s.passes);
   longest_launch_ms = std::max(longest_launch_ms, s.longest_launch_ms);
   pixel_iters += s.pixel_iters;
   warp_iters += s.warp_iters;
   recording = recording || s.recording;
+  pixels_finished += s.pixels_finished;
+  pixels_pending += s.pixels_pending;
   return *this;
 }
 
 GpuFrameStats GpuRenderer::render(VariantId variant, const PixelGrid& grid, unsigned max_iter,
                                   float* out, unsigned* counts, float* warp_efficiency) {
-  return render_tiles(variant, grid, max_iter, 0, ~0u, out, counts, warp_efficiency);
+  return render_tiles(variant, grid, max_iter, 0, ~0u, out, counts, warp_efficiency, {});
 }
 
 GpuFrameStats GpuRenderer::render_tiles(VariantId variant, const PixelGrid& grid, unsigned max_iter,
                                         unsigned tile_begin, unsigned tile_end, float* out,
-                                        unsigned* counts, float* warp_efficiency) {
+                                        unsigned* counts, float* warp_efficiency,
+                                        const OrbitSplit& split) {
   return measure(static_cast<int>(variant), grid, max_iter, tile_begin, tile_end, out, counts,
-                 warp_efficiency,
+                 warp_efficiency, split,
                  [variant](const RenderLaunch& a) { return prepare_render(variant, a); });
 }
 
 GpuFrameStats GpuRenderer::render_sin_balance(int sines, const PixelGrid& grid, unsigned max_iter,
                                               float* out) {
-  return measure(-sines, grid, max_iter, 0, ~0u, out, nullptr, nullptr,
+  return measure(-sines, grid, max_iter, 0, ~0u, out, nullptr, nullptr, {},
                  [sines](const RenderLaunch& a) { return prepare_sin_balance(sines, a); });
 }
 
 template <class Prepare>
 GpuFrameStats GpuRenderer::measure(int kernel, const PixelGrid& grid, unsigned max_iter,
                                    unsigned tile_begin, unsigned tile_end, float* out,
-                                   unsigned* counts, float* warp_efficiency, Prepare&& prepare) {
+                                   unsigned* counts, float* warp_efficiency,
+                                   const OrbitSplit& split, Prepare&& prepare) {
   Impl& m = *impl_;
   const SmSpan& span = m.kit.span();
   m.kit.clear();
@@ -161,6 +167,9 @@ GpuFrameStats GpuRenderer::measure(int kernel, const PixelGrid& grid, unsigned m
   args.sm_pixel_iters = span.extra;
   args.sm_warp_iters = span.extra + kSmSlots;
   args.warp_efficiency = warp_efficiency;
+  args.split = split;
+  args.sm_finished = span.extra + 2 * kSmSlots;
+  args.sm_pending = span.extra + 3 * kSmSlots;
   args.next_unit = reinterpret_cast<unsigned*>(span.scratch);
   args.next_costly_unit = reinterpret_cast<unsigned*>(span.scratch + Impl::kQueueGap);
   args.order = m.order.get();
@@ -218,6 +227,8 @@ GpuFrameStats GpuRenderer::measure(int kernel, const PixelGrid& grid, unsigned m
   r.sms_used = reading.sms_used;
   r.pixel_iters = reading.extras[0];
   r.warp_iters = reading.extras[1];
+  r.pixels_finished = reading.extras[2];
+  r.pixels_pending = reading.extras[3];
   r.by_cost = start.queue && by_cost;
   r.recording = start.recording;
   if (start.args.tile_cost) {  // the launch left its tiles' costs: all of them once ranges meet

@@ -33,11 +33,12 @@ enum class TileOrder { Rows, CostliestFirst };
 
 // One launch's measurement, or a frame's summed over its launches (GpuSlicedFrame).
 struct GpuFrameStats {
-  double kernel_ms = 0;                // CUDA events around the launch
-  unsigned long long sm_cycles = 0;    // max over SMs of (last warp end - first warp start)
-  double sm_cycles_mean = 0;           // the same span, averaged over the SMs used
-  int sms_used = 0;                    // SMs that ran at least one block (of any launch)
-  int launches = 0;                    // what the figures are summed over
+  double kernel_ms = 0;              // CUDA events around the launch
+  unsigned long long sm_cycles = 0;  // max over SMs of (last warp end - first warp start)
+  double sm_cycles_mean = 0;         // the same span, averaged over the SMs used
+  int sms_used = 0;                  // SMs that ran at least one block (of any launch)
+  int launches = 0;                  // what the figures are summed over
+  int passes = 1;  // over the image: more than one where orbits were cut (GpuSlicedFrame)
   double longest_launch_ms = 0;        // the longest of them
   unsigned long long pixel_iters = 0;  // sum of per-pixel step counts
   unsigned long long warp_iters = 0;   // sum over warps of the warp's max step count
@@ -45,8 +46,12 @@ struct GpuFrameStats {
   // The frame ran the recording kernel: the view's tile costs were not yet this kernel's, or
   // the frame wanted per-pixel counts or per-tile efficiencies.
   bool recording = false;
-  // Sums the times, cycles and iterations; by_cost where every launch went by cost, recording
-  // where any recorded.
+  // Launches that cut orbits (OrbitSplit): the pixels they finished and those they left
+  // unfinished (0 for whole orbits, whose launches finish every pixel they touch and count none).
+  unsigned long long pixels_finished = 0;
+  unsigned long long pixels_pending = 0;
+  // Sums the times, cycles, iterations and pixel counts; by_cost where every launch went by cost,
+  // recording where any recorded.
   GpuFrameStats& operator+=(const GpuFrameStats& s);
 };
 
@@ -72,9 +77,10 @@ class GpuRenderer {
   // Tiles [tile_begin, tile_end) of the frame only, whole 16x16 blocks (RenderLaunch in
   // render_kernel.cuh), leaving the rest of the outputs as they were: one launch of a frame cut
   // into several. A view's tile costs become known once launches have covered all its tiles.
+  // With split.slots, the launch also cuts orbits at split.budget steps (kernel_params.h).
   GpuFrameStats render_tiles(VariantId variant, const PixelGrid& grid, unsigned max_iter,
                              unsigned tile_begin, unsigned tile_end, float* out, unsigned* counts,
-                             float* warp_efficiency);
+                             float* warp_efficiency, const OrbitSplit& split);
   // The same, for fma4 with `sines` __sinf per step (1..4): the sine-balance sweep.
   GpuFrameStats render_sin_balance(int sines, const PixelGrid& grid, unsigned max_iter, float* out);
 
@@ -86,7 +92,7 @@ class GpuRenderer {
   template <class Prepare>
   GpuFrameStats measure(int kernel, const PixelGrid& grid, unsigned max_iter, unsigned tile_begin,
                         unsigned tile_end, float* out, unsigned* counts, float* warp_efficiency,
-                        Prepare&& prepare);
+                        const OrbitSplit& split, Prepare&& prepare);
 };
 
 }  // namespace mp

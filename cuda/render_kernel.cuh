@@ -40,6 +40,13 @@ struct RenderLaunch {
   unsigned tile_end = ~0u;
   unsigned senior_blocks = 0;  // the first kSeniorBlocksPerSm waves; prepare_render fills it
   unsigned blocks_across = 0;  // prepare_render fills it
+  // A frame cut by steps too (kernel_params.h): the resumable kernel runs each pixel of the range
+  // at most split.budget steps on and counts, per SM, the pixels it finished and those it left
+  // unfinished. Null slots: the render kernel, whole orbits. (Last, so that the fields before
+  // keep their places in the render kernels' parameters.)
+  OrbitSplit split;
+  unsigned long long* sm_finished = nullptr;
+  unsigned long long* sm_pending = nullptr;
 };
 
 // The queue, bucket by bucket, costliest first: rank k holds cost bucket kCostBuckets-1-k, at

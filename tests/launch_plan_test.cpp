@@ -12,43 +12,69 @@ namespace {
 
 constexpr unsigned kMinTiles = 132 * kWarpsPerBlock;  // one block per SM on an H100
 
-// A frame of `costs.size()` tiles, tile t taking costs[t] ms, cut into launches as the window
-// does: each launch's range and time.
-struct Launch {
-  unsigned begin, tiles;
-  double ms;
+// A made-up frame: tile t needs need[t] steps (its slowest pixel's), each costing ms_per_step[t]
+// of launch time; a launch takes the sum over its tiles of the steps they ran within its budget,
+// and no less than its slowest tile's steps at floor_ms_per_step (a warp's orbit alone).
+struct Frame {
+  std::vector<unsigned> need;
+  std::vector<double> ms_per_step;
+  double floor_ms_per_step = 0;
 };
-std::vector<Launch> launches(const std::vector<double>& costs, double target_ms,
-                             double previous_frame_ms = -1) {
-  std::vector<Launch> out;
-  LaunchSizing s;
-  s.min_tiles = kMinTiles;
-  s.target_ms = target_ms;
-  s.previous_frame_ms = previous_frame_ms;
-  unsigned next = 0;
-  const unsigned total = static_cast<unsigned>(costs.size());
-  for (;;) {
-    s.left = total - next;
-    const unsigned n = next_launch_tiles(s);
-    if (n == 0) break;
-    double ms = 0;
-    for (unsigned t = next; t < next + n; ++t) ms += costs[t];
-    out.push_back({next, n, ms});
-    next += n;
-    s.last_tiles = n;
-    s.last_ms = ms;
-    if (out.size() > total) break;  // a stuck plan fails the tests below instead of hanging
-  }
-  return out;
+// A frame whose tile t costs costs[t] ms for kLimit steps.
+constexpr unsigned kLimit = 1000;
+Frame by_cost(const std::vector<double>& costs) {
+  Frame f;
+  f.need.assign(costs.size(), kLimit);
+  for (double c : costs) f.ms_per_step.push_back(c / kLimit);
+  return f;
 }
 
-// Every tile once, in order, in whole waves but for the last launch.
+// The frame cut into launches as the window does: each launch's range, budget, pass and time;
+// every tile's steps all run at the end.
+struct Launch {
+  unsigned begin, tiles, budget;
+  int pass;
+  double ms;
+};
+std::vector<Launch> launches(const Frame& f, double target_ms, unsigned max_iter,
+                             double previous_frame_ms = -1) {
+  std::vector<Launch> out;
+  const unsigned total = static_cast<unsigned>(f.need.size());
+  std::vector<unsigned> ran(total, 0);
+  LaunchPasses p(total, max_iter);
+  while (!p.done()) {
+    const LaunchSize l = p.next(kMinTiles, target_ms, previous_frame_ms);
+    const unsigned begin = p.next_tile();
+    double ms = 0;
+    unsigned slowest = 0;
+    bool unfinished = false;
+    for (unsigned t = begin; t < begin + l.tiles; ++t) {
+      const unsigned steps = std::min(l.budget, f.need[t] - ran[t]);
+      ran[t] += steps;
+      ms += steps * f.ms_per_step[t];
+      slowest = std::max(slowest, steps);
+      unfinished = unfinished || ran[t] < f.need[t];
+    }
+    ms = std::max(ms, slowest * f.floor_ms_per_step);
+    out.push_back({begin, l.tiles, l.budget, p.pass(), ms});
+    p.launched(l, ms, unfinished);
+    if (out.size() > 4 * total + 100) break;  // a stuck plan fails the tests instead of hanging
+  }
+  for (unsigned t = 0; t < total; ++t) EXPECT_EQ(ran[t], f.need[t]) << "tile " << t;
+  return out;
+}
+std::vector<Launch> launches(const std::vector<double>& costs, double target_ms,
+                             double previous_frame_ms = -1) {
+  return launches(by_cost(costs), target_ms, kLimit, previous_frame_ms);
+}
+
+// The first pass takes every tile once, in order, in whole waves but for its last launch.
 void expect_covers(const std::vector<Launch>& l, unsigned total) {
   unsigned next = 0;
-  for (std::size_t i = 0; i < l.size(); ++i) {
+  for (std::size_t i = 0; i < l.size() && l[i].pass == 0; ++i) {
     EXPECT_EQ(l[i].begin, next) << "launch " << i;
     EXPECT_GT(l[i].tiles, 0u) << "launch " << i;
-    if (i + 1 < l.size()) {
+    if (i + 1 < l.size() && l[i + 1].pass == 0) {
       EXPECT_EQ(l[i].tiles % kMinTiles, 0u) << "launch " << i;
     }
     next += l[i].tiles;
@@ -56,12 +82,21 @@ void expect_covers(const std::vector<Launch>& l, unsigned total) {
   EXPECT_EQ(next, total);
 }
 
+LaunchSizing sizing(unsigned left, unsigned last_tiles, double last_ms) {
+  LaunchSizing s;
+  s.left = left;
+  s.min_tiles = kMinTiles;
+  s.target_ms = 15;
+  s.max_iter = kLimit;
+  s.last_tiles = last_tiles;
+  s.last_budget = kLimit;
+  s.last_ms = last_ms;
+  return s;
+}
+
 TEST(LaunchPlan, AnEmptyFrameHasNoLaunch) {
   EXPECT_TRUE(launches({}, 15).empty());
-  LaunchSizing s;
-  s.target_ms = 15;
-  s.min_tiles = kMinTiles;
-  EXPECT_EQ(next_launch_tiles(s), 0u);
+  EXPECT_EQ(next_launch(sizing(0, 0, 0)).tiles, 0u);
 }
 
 TEST(LaunchPlan, NoTargetIsTheWholeFrameInOneLaunch) {
@@ -122,33 +157,31 @@ TEST(LaunchPlan, CostlyTilesAfterManyCheapOnesCanOvershootByTheirCostRatio) {
   EXPECT_LE(longest, kLaunchGrowth * 15 * 100);
 }
 
-TEST(LaunchPlan, ALaunchOverTheTargetShrinksTheNextButNotBelowOneBlockPerSm) {
-  LaunchSizing s;
-  s.left = 60000;
-  s.min_tiles = kMinTiles;
-  s.target_ms = 15;
-  s.last_tiles = 4 * kMinTiles;
-  s.last_ms = 30;
-  EXPECT_EQ(next_launch_tiles(s), 2 * kMinTiles);
-  s.last_ms = 3000;  // a launch is never shorter than its slowest warp: no use going below
-  EXPECT_EQ(next_launch_tiles(s), kMinTiles);
+TEST(LaunchPlan, ALaunchOverTheTargetShrinksItsTilesThenBelowAWaveItsBudget) {
+  LaunchSizing s = sizing(60000, 4 * kMinTiles, 30);
+  EXPECT_EQ(next_launch(s).tiles, 2 * kMinTiles);
+  EXPECT_EQ(next_launch(s).budget, kLimit);
+  // A launch is never shorter than its slowest warp's orbits: below a wave, fewer steps.
+  s.last_ms = 240;  // a wave would take 60 ms: a quarter of the steps, to whole quanta
+  EXPECT_EQ(next_launch(s).tiles, kMinTiles);
+  EXPECT_EQ(next_launch(s).budget, kLimit / 4 / kBudgetQuantum * kBudgetQuantum);
+  s.last_ms = 3e6;  // never below one quantum
+  EXPECT_EQ(next_launch(s).budget, kBudgetQuantum);
 }
 
 TEST(LaunchPlan, RangesAreWholeWavesAndTheLastIsClipped) {
-  LaunchSizing s;
+  LaunchSizing s = sizing(5000, 0, 0);
   s.min_tiles = 100;  // a wave, rounded up to whole blocks
-  s.target_ms = 15;
-  s.left = 5000;
-  EXPECT_EQ(next_launch_tiles(s), 104u);
+  EXPECT_EQ(next_launch(s).tiles, 104u);
   s.last_tiles = 104;
   s.last_ms = 10;  // 156 tiles for 15 ms: part of a second wave, so one
-  EXPECT_EQ(next_launch_tiles(s), 104u);
+  EXPECT_EQ(next_launch(s).tiles, 104u);
   s.last_ms = 5;  // 312 for 15 ms, capped at twice the last
-  EXPECT_EQ(next_launch_tiles(s), 208u);
+  EXPECT_EQ(next_launch(s).tiles, 208u);
   s.left = 150;  // what is left, however many that is
-  EXPECT_EQ(next_launch_tiles(s), 150u);
+  EXPECT_EQ(next_launch(s).tiles, 150u);
   s.left = 3;
-  EXPECT_EQ(next_launch_tiles(s), 3u);
+  EXPECT_EQ(next_launch(s).tiles, 3u);
 }
 
 TEST(LaunchPlan, AFrameThatWasCheapAtThisSizeGoesInOneLaunch) {
@@ -160,13 +193,72 @@ TEST(LaunchPlan, AFrameThatWasCheapAtThisSizeGoesInOneLaunch) {
 }
 
 TEST(LaunchPlan, AnUnmeasurablyShortLaunchGrowsByTheCap) {
-  LaunchSizing s;
-  s.left = 60000;
-  s.min_tiles = kMinTiles;
-  s.target_ms = 15;
-  s.last_tiles = 2 * kMinTiles;
-  s.last_ms = 0;
-  EXPECT_EQ(next_launch_tiles(s), 4 * kMinTiles);
+  EXPECT_EQ(next_launch(sizing(60000, 2 * kMinTiles, 0)).tiles, 4 * kMinTiles);
+}
+
+TEST(LaunchPlan, ABudgetBelowTheLimitGrowsBeforeTheTiles) {
+  LaunchSizing s = sizing(60000, kMinTiles, 1);
+  s.max_iter = 100000;
+  s.last_budget = kFirstBudget;
+  EXPECT_EQ(next_launch(s).budget, 2 * kFirstBudget);
+  EXPECT_EQ(next_launch(s).tiles, kMinTiles);
+  s.last_budget = 90000;  // the limit caps it; the tiles take the rest of the growth
+  EXPECT_EQ(next_launch(s).budget, 100000u);
+  EXPECT_EQ(next_launch(s).tiles, kMinTiles);  // 1.8 waves: one
+  s.last_budget = 100000;                      // at the limit, the tiles grow
+  EXPECT_EQ(next_launch(s).tiles, 2 * kMinTiles);
+}
+
+TEST(LaunchPlan, AFrameStartsWithWholeOrbitsUpToTheFirstBudget) {
+  EXPECT_EQ(next_launch(sizing(60000, 0, 0)).budget, kLimit);
+  LaunchSizing s = sizing(60000, 0, 0);
+  s.max_iter = 2'000'000;
+  EXPECT_EQ(next_launch(s).budget, kFirstBudget);
+  EXPECT_EQ(next_launch(s).tiles, kMinTiles);
+  s.target_ms = 0;  // no target: everything, whole
+  EXPECT_EQ(next_launch(s).budget, 2'000'000u);
+  EXPECT_EQ(next_launch(s).tiles, 60000u);
+}
+
+// The window's heavy case: 1080p at 2,000,000 iterations where every orbit runs to the limit and
+// one wave's orbits alone take 22 us a thousand steps, so a whole-orbit launch would take 44 ms.
+// Orbits are cut: after the first launches no launch is much longer than the target, and every
+// tile runs all its steps, each once.
+TEST(LaunchPlan, LongOrbitsAreCutSoThatLaunchesStayNearTheTarget) {
+  Frame f;
+  f.need.assign(65280, 2'000'000);
+  f.ms_per_step.assign(65280, 0.022 / 1000 / kMinTiles);
+  f.floor_ms_per_step = 0.022 / 1000;
+  const std::vector<Launch> l = launches(f, 15, 2'000'000);
+  expect_covers(l, 65280);
+  double longest = 0;
+  int passes = 0;
+  for (const Launch& x : l) {
+    longest = std::max(longest, x.ms);
+    passes = std::max(passes, x.pass + 1);
+    EXPECT_LE(x.budget, 2'000'000u);
+  }
+  EXPECT_LE(longest, kLaunchGrowth * 15);
+  EXPECT_GT(passes, 1);
+  // The work is the frame's, plus no more than a wave's worth of rounding per launch.
+  double sum = 0;
+  for (const Launch& x : l) sum += x.ms;
+  EXPECT_LT(sum, 65280.0 * 2'000'000 * f.ms_per_step[0] * 1.5);
+}
+
+TEST(LaunchPlan, LaterPassesCoverOnlyTheTilesLeftUnfinished) {
+  // Costly tiles in the middle third only: later passes start and end there.
+  Frame f;
+  f.need.assign(65280, 100);
+  f.ms_per_step.assign(65280, 1e-7);
+  for (unsigned t = 20000; t < 40000; ++t) f.need[t] = 200'000;
+  f.floor_ms_per_step = 0.022 / 1000;
+  const std::vector<Launch> l = launches(f, 15, 200'000);
+  for (const Launch& x : l) {
+    if (x.pass == 0) continue;
+    EXPECT_GE(x.begin + x.tiles, 20000u - 2 * 65280 / 8);
+    EXPECT_LE(x.begin, 40000u);
+  }
 }
 
 }  // namespace

@@ -1,3 +1,5 @@
+#include <zlib.h>
+
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -160,11 +162,22 @@ TEST(Sass, PipeTablesDifferByComputeCapability) {
 namespace mp {
 namespace {
 
+// The captured SASS of one architecture, gzipped in the repository (a fifth of the size).
+std::string fixture_text(const std::string& arch) {
+  const std::string path = std::string(MP_FIXTURES) + "/sass/" + arch + ".sass.gz";
+  gzFile f = gzopen(path.c_str(), "rb");
+  if (!f) return {};
+  std::string text;
+  char buf[1 << 16];
+  for (int n; (n = gzread(f, buf, sizeof buf)) > 0;) text.append(buf, static_cast<std::size_t>(n));
+  gzclose(f);
+  return text;
+}
+
 std::vector<sass::Function> fixture(const std::string& arch) {
-  std::ifstream in(std::string(MP_FIXTURES) + "/sass/" + arch + ".sass");
-  std::stringstream s;
-  s << in.rdbuf();
-  return sass::parse_cuobjdump(s.str());
+  const std::string text = fixture_text(arch);
+  EXPECT_FALSE(text.empty()) << "no fixture for " << arch;
+  return sass::parse_cuobjdump(text);
 }
 
 // Captured with cuobjdump -sass from the nvcc 13.0 build on the GPU machine. When a kernel
@@ -470,8 +483,7 @@ TEST(SassLoader, ReadsALargeOutputToTheEndAndLeavesNoChild) {
     // Megabytes before the kernels: they are found only if the pipe is read to its end.
     std::ofstream out(fake.sass());
     for (int i = 0; i < 100'000; ++i) out << "        /* filler line of cuobjdump's text */\n";
-    std::ifstream fixture(std::string(MP_FIXTURES) + "/sass/sm_90.sass");
-    out << fixture.rdbuf();
+    out << fixture_text("sm_90");
   }
   ASSERT_GT(fs::file_size(fake.sass()), 4'000'000u);
   const LoadedSass s = load_kernel_sass("mandelpipe", 90);

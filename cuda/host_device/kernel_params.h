@@ -16,6 +16,27 @@ struct PixelGrid {
 // Per-pixel output layout: two floats per pixel (smooth value, aux), row-major, top row first.
 inline constexpr int kFloatsPerPixel = 2;
 
+// A frame cut into launches by steps as well as by tiles: a launch runs each pixel at most
+// `budget` steps on from where the last one left it, so that no launch is longer than a warp's
+// share of that budget, however long the orbits. Between launches a pixel's orbit waits in its
+// slot: z's two parts as stored bits (a float, a double or a double-float each fit in 8 bytes),
+// the colouring term's sum so far and the steps taken, with kOrbitDone set once the pixel is
+// finished (iteration limits stay below 2^31).
+struct OrbitSlot {
+  unsigned long long x = 0, y = 0;
+  float acc = 0;
+  unsigned n = 0;
+};
+inline constexpr unsigned kOrbitDone = 0x80000000u;
+struct OrbitSplit {
+  OrbitSlot* slots = nullptr;  // one per pixel, row-major; null: whole orbits in one launch
+  // Two per tile: the warp's steps (its slowest lane's) and all lanes' steps, summed over the
+  // frame's launches so far, for the divergence view of a frame made of several.
+  unsigned long long* tile_steps = nullptr;
+  unsigned budget = 0;  // steps a pixel may take in this launch
+  bool resume = false;  // false: the frame's first pass over these tiles, every orbit at 0
+};
+
 // The image is cut into tiles of 16x2 pixels, one warp's work, grouped by 16x16 pixel blocks:
 // tile w of a block covers its rows 2w and 2w+1. Tiles are numbered block by block (row-major
 // over blocks), 8 tiles each; per-warp data (the divergence view) uses the same numbering.

@@ -1,5 +1,6 @@
-// How a GPU frame is cut into launches of bounded length: the size of each launch's range of
-// tiles, from the frame's previous launch. Pure host arithmetic, tested without a GPU.
+// How a GPU frame is cut into launches of bounded length: each launch's range of tiles and the
+// steps its pixels may take, from the frame's previous launch. Pure host arithmetic, tested
+// without a GPU.
 #pragma once
 
 #include <algorithm>
@@ -8,44 +9,136 @@
 
 namespace mp {
 
-// A range may grow at most this much from one launch to the next: a range sized by the rate of
-// cheap tiles that runs into costly ones overshoots the target by no more than this factor times
-// their difference in cost.
+// A launch's work may grow at most this much from one launch to the next: a launch sized by the
+// rate of cheap tiles that runs into costly ones overshoots the target by no more than this factor
+// times their difference in cost.
 inline constexpr double kLaunchGrowth = 2;
 // A frame that took less than this share of the target (the previous one at the same size,
 // iteration limit and variant) goes in one launch.
 inline constexpr double kWholeFrameShare = 0.5;
+// Steps a pixel may take in a frame's first launch: a wave of orbits this long takes well under
+// a millisecond on the GPUs mandelpipe runs on, so a view of any iteration limit starts short.
+// Frames whose limit is at most this start with whole orbits.
+inline constexpr unsigned kFirstBudget = 4096;
+// Budgets below the limit are whole multiples of this many steps: the blocked step loops run
+// whole blocks (up to 32 steps a trip) to the cut.
+inline constexpr unsigned kBudgetQuantum = 64;
 
 struct LaunchSizing {
-  unsigned left = 0;        // tiles of the frame not yet launched
+  unsigned left = 0;        // tiles of the frame's pass not yet launched
   unsigned min_tiles = 0;   // a wave: one block per SM, the smallest launch worth making
   double target_ms = 0;     // the time a launch should take; 0: the rest of the frame at once
+  unsigned max_iter = 0;    // the frame's iteration limit
   unsigned last_tiles = 0;  // the frame's previous launch (0: this is its first)
-  double last_ms = 0;       // ...and its time
+  unsigned last_budget = 0;
+  double last_ms = 0;  // ...and its time
   // The previous frame at the same size, limit and variant took this long (< 0: none did).
   double previous_frame_ms = -1;
 };
 
-// The tiles of the next launch: whole waves (a multiple of min_tiles, rounded up to whole 16x16
-// blocks) unless it is the rest of the frame; 0 only when nothing is left. Whole waves, since
-// where a warp's pixels take longer than the target, part of a second wave on some SMs doubles
-// the launch without shortening the next.
-inline unsigned next_launch_tiles(const LaunchSizing& s) {
-  if (s.left == 0) return 0;
-  if (s.target_ms <= 0) return s.left;
+// A launch: a range of `tiles` tiles whose pixels each take at most `budget` steps (= max_iter:
+// whole orbits).
+struct LaunchSize {
+  unsigned tiles = 0;
+  unsigned budget = 0;
+};
+
+// The next launch: 0 tiles only when nothing is left. A launch's time goes about as its tiles
+// times its budget, so the work grows and shrinks as the last launch's time says, by its budget
+// first when it grows (fewer passes over the frame) and by its tiles first when it shrinks (down
+// to a wave), since a launch cannot be shorter than its slowest warp's orbits within the budget.
+// Whole waves of tiles (a multiple of min_tiles, rounded up to whole 16x16 blocks) unless it is
+// the rest: where a warp's pixels take longer than the target, part of a second wave on some SMs
+// doubles the launch without shortening the next.
+inline LaunchSize next_launch(const LaunchSizing& s) {
+  if (s.left == 0) return {};
+  if (s.target_ms <= 0) return {s.left, s.max_iter};
   const unsigned wave =
       std::max(1u, (s.min_tiles + kWarpsPerBlock - 1) / kWarpsPerBlock) * kWarpsPerBlock;
-  double n = wave;
+  double tiles = wave, budget = std::min(s.max_iter, kFirstBudget);
   if (s.last_tiles == 0) {
     if (s.previous_frame_ms >= 0 && s.previous_frame_ms < kWholeFrameShare * s.target_ms)
-      return s.left;
+      return {s.left, s.max_iter};
   } else {
-    n = s.last_tiles * kLaunchGrowth;
-    if (s.last_ms > 0) n = std::min(n, s.last_tiles * (s.target_ms / s.last_ms));
+    double g = kLaunchGrowth;
+    if (s.last_ms > 0) g = std::min(g, s.target_ms / s.last_ms);
+    budget = s.last_budget;
+    tiles = s.last_tiles;
+    if (g >= 1) {
+      budget = std::min<double>(s.max_iter, s.last_budget * g);
+      tiles = s.last_tiles * g * s.last_budget / budget;
+    } else if (s.last_tiles * g >= wave) {
+      tiles = s.last_tiles * g;
+    } else {
+      budget = s.last_budget * (s.last_tiles * g / wave);
+      tiles = wave;
+    }
   }
-  if (n >= s.left) return s.left;
-  const unsigned waves = static_cast<unsigned>(n) / wave * wave;
-  return std::min(std::max(waves, wave), s.left);
+  LaunchSize l;
+  l.budget = s.max_iter;
+  if (budget < s.max_iter) {
+    const unsigned whole = static_cast<unsigned>(budget) / kBudgetQuantum * kBudgetQuantum;
+    l.budget = std::min(s.max_iter, std::max(whole, kBudgetQuantum));
+  }
+  if (tiles >= s.left) {
+    l.tiles = s.left;
+  } else {
+    const unsigned waves = static_cast<unsigned>(tiles) / wave * wave;
+    l.tiles = std::min(std::max(waves, wave), s.left);
+  }
+  return l;
 }
+
+// The passes of a frame's launches over its tiles. The first pass covers every tile; where its
+// launches cut orbits at a budget below the iteration limit, each later pass covers the range of
+// tiles whose pixels were left unfinished, going on from their saved orbits, until none is left.
+class LaunchPasses {
+ public:
+  LaunchPasses() = default;  // nothing to launch: done()
+  LaunchPasses(unsigned tiles, unsigned max_iter) : max_iter_(max_iter), end_(tiles) {}
+
+  bool done() const { return next_ >= end_ && pending_end_ <= pending_begin_; }
+  int pass() const { return pass_; }
+  unsigned next_tile() const { return next_; }
+  // The next launch, from the pass's next tile on.
+  LaunchSize next(unsigned min_tiles, double target_ms, double previous_frame_ms) const {
+    LaunchSizing s;
+    s.left = end_ - next_;
+    s.min_tiles = min_tiles;
+    s.target_ms = target_ms;
+    s.max_iter = max_iter_;
+    s.last_tiles = last_.tiles;
+    s.last_budget = last_.budget;
+    s.last_ms = last_ms_;
+    s.previous_frame_ms = previous_frame_ms;
+    return next_launch(s);
+  }
+  // Launch `l` took `ms` and left some of its pixels unfinished or not.
+  void launched(const LaunchSize& l, double ms, bool left_unfinished) {
+    if (left_unfinished) {
+      if (pending_end_ <= pending_begin_) pending_begin_ = next_;
+      pending_end_ = next_ + l.tiles;
+    }
+    next_ += l.tiles;
+    last_ = l;
+    last_ms_ = ms;
+    if (next_ >= end_ && pending_end_ > pending_begin_) {
+      ++pass_;
+      next_ = pending_begin_;
+      end_ = pending_end_;
+      pending_begin_ = pending_end_ = 0;
+    }
+  }
+
+ private:
+  unsigned max_iter_ = 0;
+  int pass_ = 0;
+  // The pass goes up to tile end_, the next launch starts at next_; launches of this pass left
+  // unfinished pixels in tiles [pending_begin_, pending_end_).
+  unsigned next_ = 0, end_ = 0;
+  unsigned pending_begin_ = 0, pending_end_ = 0;
+  LaunchSize last_;  // the frame's previous launch (none: 0 tiles)
+  double last_ms_ = 0;
+};
 
 }  // namespace mp

@@ -1,6 +1,7 @@
 // One pixel of the escape-time iteration, shared by the CUDA kernel and the CPU reference.
 #pragma once
 
+#include <cstring>
 #include <type_traits>
 
 #include "df64.h"
@@ -42,24 +43,25 @@ MP_HD Df64 pixel_coord<Df64>(int p, double delta, double origin) {
 }
 
 // |z|^2 as a float, for the escape test and the smooth value. A double-float's low parts do not
-// move it at the bailout: its high parts alone, fused as the GPU runs it.
-template <class R>
+// move it at the bailout: its high parts alone, fused as the GPU runs it. Variants with kExactFma
+// write it as the fused operations the GPU runs, so that every kernel and the CPU reference get
+// the same bits (left to the compiler, its contraction may differ from kernel to kernel).
+template <class V, class R>
 MP_HD float norm2(R x, R y) {
   if constexpr (std::is_same_v<R, Df64>)
     return fma_exact(x.hi, x.hi, mul_rn(y.hi, y.hi));
+  else if constexpr (V::kExactFma)
+    return fma_exact(x, x, y * y);
   else
     return static_cast<float>(x * x + y * y);
 }
 
-// The escape test: |z|^2 within the bailout. Variants with kExactFma write it, like their step,
-// as the fused operations the GPU runs, so the CPU reference gets the same bits; inf and NaN (an
-// orbit that left long ago overflows) fail it.
+// The escape test: |z|^2 within the bailout, as norm2 computes it where that is exact; inf and NaN
+// (an orbit that left long ago overflows) fail it.
 template <class V, class R>
 MP_HD bool within_bailout(R x, R y) {
-  if constexpr (std::is_same_v<R, Df64>)
-    return norm2(x, y) <= kEscapeRadius2;
-  else if constexpr (V::kExactFma)
-    return fma_exact(x, x, y * y) <= kEscapeRadius2;
+  if constexpr (std::is_same_v<R, Df64> || V::kExactFma)
+    return norm2<V>(x, y) <= kEscapeRadius2;
   else
     return x * x + y * y <= static_cast<R>(kEscapeRadius2);
 }
@@ -72,7 +74,7 @@ MP_HD PixelResult pixel_result(unsigned n, typename V::Real x, typename V::Real 
   PixelResult r{-1.0f, 0.0f, n};
   // Smooth value n + 1 - log2(log2|z|) = n + 2 - log2(log2|z|^2): continuous across the bands
   // where n changes. (Written with |z|^2, the halving is one instruction per pixel less.)
-  if (!inside) r.smooth = static_cast<float>(n) + 2.0f - fast_log2(fast_log2(norm2(x, y)));
+  if (!inside) r.smooth = static_cast<float>(n) + 2.0f - fast_log2(fast_log2(norm2<V>(x, y)));
   // Without a colouring term acc stays 0; nvcc cannot drop 0 * (1/n) (n might be 0 or inf to
   // its eyes), so the test is at compile time: two instructions per pixel less.
   if constexpr (V::kAux) r.aux = fast_div(acc, static_cast<float>(n));
@@ -94,59 +96,97 @@ MP_HD bool single_steps(typename V::Real& x, typename V::Real& y, typename V::Re
   return true;
 }
 
+// Where an orbit stands: n steps taken, at z = (x, y), with the colouring term's sum so far. A
+// frame cut into launches by steps (kernel_params.h, OrbitSlot) stops an orbit at a limit below
+// max_iter and goes on from here in a later launch.
+template <class R>
+struct Orbit {
+  R x = 0, y = 0;
+  float acc = 0.0f;
+  unsigned n = 0;
+};
+
+// An orbit into and out of its slot between launches, bit for bit.
+template <class R>
+MP_HD unsigned long long orbit_bits(R v) {
+  static_assert(sizeof(R) <= sizeof(unsigned long long), "z's parts must fit a slot");
+  unsigned long long b = 0;
+  memcpy(&b, &v, sizeof v);
+  return b;
+}
+template <class R>
+MP_HD R orbit_part(unsigned long long b) {
+  R v;
+  memcpy(&v, &b, sizeof v);
+  return v;
+}
+template <class R>
+MP_HD OrbitSlot to_slot(const Orbit<R>& o, bool done) {
+  return {orbit_bits(o.x), orbit_bits(o.y), o.acc, done ? o.n | kOrbitDone : o.n};
+}
+template <class R>
+MP_HD Orbit<R> from_slot(const OrbitSlot& s) {
+  return {orbit_part<R>(s.x), orbit_part<R>(s.y), s.acc, s.n & ~kOrbitDone};
+}
+
 // Blocks of K steps, two per trip, each block starting from where the last one ended: the start
 // of a block is the previous block's result, still in its registers, and one count of pairs
 // stands for the step counter. An escaped block is replayed one step at a time from its start,
 // so the count is exactly the one-step loop's. The exits meet before the replay, so that lanes
 // leaving at either block replay together (docs/measurements.md: a replay per exit was slower).
+// Runs the orbit on to an escape or `limit` steps; true while z is still inside.
 template <class V>
-MP_HD PixelResult iterate_paired(typename V::Real cx, typename V::Real cy, unsigned max_iter) {
+MP_HD bool iterate_paired(typename V::Real cx, typename V::Real cy, Orbit<typename V::Real>& o,
+                          unsigned limit) {
   static_assert(!V::kAux, "an undone block would need its colouring term undone too");
   using R = typename V::Real;
   constexpr int K = V::kStepsPerCheck;
-  R x = 0, y = 0;
-  float acc = 0.0f;
-  const unsigned pairs = max_iter / (2 * K);
-  unsigned t = 0, n = 0;
+  R x = o.x, y = o.y;
+  const unsigned pairs = (limit - o.n) / (2 * K);
+  unsigned t = 0, n = o.n;
   for (; t < pairs; ++t) {
     R x1 = x, y1 = y;
 #ifdef __CUDA_ARCH__
 #pragma unroll
 #endif
-    for (int i = 0; i < K; ++i) V::step(x1, y1, cx, cy, acc);
+    for (int i = 0; i < K; ++i) V::step(x1, y1, cx, cy, o.acc);
     if (!within_bailout<V>(x1, y1)) break;
     R x2 = x1, y2 = y1;
 #ifdef __CUDA_ARCH__
 #pragma unroll
 #endif
-    for (int i = 0; i < K; ++i) V::step(x2, y2, cx, cy, acc);
+    for (int i = 0; i < K; ++i) V::step(x2, y2, cx, cy, o.acc);
     if (!within_bailout<V>(x2, y2)) {
       x = x1;
       y = y1;
-      n = K;
+      n += K;
       break;
     }
     x = x2;
     y = y2;
   }
   n += t * 2 * K;
-  const bool inside = single_steps<V>(x, y, cx, cy, acc, n, max_iter);
-  return pixel_result<V>(n, x, y, inside, acc);
+  const bool inside = single_steps<V>(x, y, cx, cy, o.acc, n, limit);
+  o.x = x;
+  o.y = y;
+  o.n = n;
+  return inside;
 }
 
 template <class V>
-MP_HD PixelResult iterate_blocks(typename V::Real cx, typename V::Real cy, unsigned max_iter) {
+MP_HD bool iterate_blocks(typename V::Real cx, typename V::Real cy, Orbit<typename V::Real>& o,
+                          unsigned limit) {
   using R = typename V::Real;
-  R x = 0, y = 0;
-  float acc = 0.0f;
-  unsigned n = 0;
+  R x = o.x, y = o.y;
+  float acc = o.acc;
+  unsigned n = o.n;
   bool inside = true;
   if constexpr (V::kStepsPerCheck > 1) {
     // Blocks of K steps with one escape test. The test is written so that inf and NaN (an
     // orbit that left long ago overflows) count as escaped; such a block is undone and
     // replayed one step at a time below, which gives exactly the one-step count.
     constexpr int K = V::kStepsPerCheck;
-    while (n + K <= max_iter) {
+    while (n + K <= limit) {
       const R sx = x, sy = y;
       const float sacc = acc;
 #ifdef __CUDA_ARCH__
@@ -162,9 +202,9 @@ MP_HD PixelResult iterate_blocks(typename V::Real cx, typename V::Real cy, unsig
       n += K;
     }
   }
-  // max_iter >= 1, so one-step variants need no test here; without it, ptxas keeps a second
-  // copy of the whole tile loop for max_iter == 0.
-  if (V::kStepsPerCheck == 1 || n < max_iter) {
+  // limit > n on entry, so one-step variants need no test here; without it, ptxas keeps a
+  // second copy of the whole tile loop for max_iter == 0.
+  if (V::kStepsPerCheck == 1 || n < limit) {
 #ifdef __CUDA_ARCH__
 #pragma unroll 1
 #endif
@@ -172,17 +212,28 @@ MP_HD PixelResult iterate_blocks(typename V::Real cx, typename V::Real cy, unsig
       V::step(x, y, cx, cy, acc);
       ++n;
       inside = within_bailout<V>(x, y);
-    } while (inside && n < max_iter);
+    } while (inside && n < limit);
   }
-  return pixel_result<V>(n, x, y, inside, acc);
+  o = {x, y, acc, n};
+  return inside;
+}
+
+// Runs orbit `o` of c = (cx, cy) on to an escape or `limit` (> o.n) steps; true while z is
+// still inside.
+template <class V>
+MP_HD bool iterate_orbit(typename V::Real cx, typename V::Real cy, Orbit<typename V::Real>& o,
+                         unsigned limit) {
+  if constexpr (V::kPaired)
+    return iterate_paired<V>(cx, cy, o, limit);
+  else
+    return iterate_blocks<V>(cx, cy, o, limit);
 }
 
 template <class V>
 MP_HD PixelResult iterate(typename V::Real cx, typename V::Real cy, unsigned max_iter) {
-  if constexpr (V::kPaired)
-    return iterate_paired<V>(cx, cy, max_iter);
-  else
-    return iterate_blocks<V>(cx, cy, max_iter);
+  Orbit<typename V::Real> o;
+  const bool inside = iterate_orbit<V>(cx, cy, o, max_iter);
+  return pixel_result<V>(o.n, o.x, o.y, inside, o.acc);
 }
 
 template <class V>

@@ -264,8 +264,14 @@ void slice_progress(const PanelInputs& in) {
   char text[64];
   const unsigned pieces =
       in.last.gpu ? static_cast<unsigned>(in.last.gpu_stats.launches) : in.last.cpu_stats.slices;
-  if (in.pipeline.refining())
+  const int passes = in.last.gpu ? in.last.gpu_stats.passes : 1;
+  if (in.pipeline.refining() && in.pipeline.passes() > 1)
+    std::snprintf(text, sizeof text, "rendering %.0f%% of pixels, pass %d",
+                  100 * in.pipeline.progress(), in.pipeline.passes());
+  else if (in.pipeline.refining())
     std::snprintf(text, sizeof text, "rendering %.0f%%", 100 * in.pipeline.progress());
+  else if (passes > 1)
+    std::snprintf(text, sizeof text, "done in %u launches, %d passes", pieces, passes);
   else
     std::snprintf(
         text, sizeof text, "done in %u %s", pieces,
@@ -340,6 +346,11 @@ void measurement_section(Explorer& ex, const PanelInputs& in) {
     ImGui::Text("Measured (last frame, summed over %d launches):", s.launches);
     bullet("SM cycles %.3f M (each launch's max over %d SMs, clock64); longest launch %.2f ms",
            s.sm_cycles / 1e6, s.sms_used, s.longest_launch_ms);
+    if (s.passes > 1)
+      bullet(
+          "orbits too long for one launch were cut and resumed: %d passes over the image, the "
+          "resumable build of the same step loop",
+          s.passes);
   } else {
     ImGui::Text("Measured (last frame):");
     bullet("SM cycles %.3f M (max over %d SMs, clock64)", s.sm_cycles / 1e6, s.sms_used);

@@ -49,6 +49,8 @@ class FramePipeline {
   std::optional<FrameMeasurement> render_slice(double target_ms);
   bool refining() const { return gpu_ ? !gpu_frame_.done() : !cpu_frame_.done(); }
   double progress() const { return gpu_ ? gpu_frame_.progress() : cpu_frame_.progress(); }
+  // Passes over the image so far: more than one where the GPU cut orbits (GpuSlicedFrame).
+  int passes() const { return gpu_ ? gpu_frame_.passes() : 1; }
   // The longest GPU launch so far, of finished frames and dropped ones alike.
   double longest_launch_ms() const { return longest_launch_ms_; }
 
