@@ -8,8 +8,8 @@
 
 #include "gpu_renderer.h"
 #include "instr_mix.h"
-#include "io/experiment_report.h"  // ExperimentReport, format_experiment
 #include "model/counter_figures.h"
+#include "model/experiment_report.h"
 
 namespace mp {
 

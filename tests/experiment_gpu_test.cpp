@@ -12,6 +12,7 @@
 #include "counters/pm_sampler.h"
 #include "cuda_device_test.h"
 #include "experiments.h"
+#include "io/experiment_report.h"
 #include "io/sass_loader.h"
 #include "model/sass.h"
 
