@@ -80,7 +80,7 @@ App::App(const Options& o)
   fit_view_ = is_default_view(o.view);
   // The SASS of the kernels this process runs, for the overlay and the SASS view: read off
   // the UI thread, since cuobjdump takes a moment.
-  sass_loading_ = std::async(std::launch::async, load_kernel_sass, self_executable(), sm());
+  sass_loading_ = std::async(std::launch::async, load_kernel_sass, self_executable(), arch());
   if (!settings_warning_.empty())
     std::cerr << "mandelpipe: " << settings_warning_ << " (left as it is; fix or delete it)\n";
   if (!user_bookmarks_.problem().empty()) {
@@ -222,7 +222,7 @@ void App::measure(const gl::FrameMeasurement& m) {
   last_metrics_.reset();
   if (!m.gpu || !rates_) return;
   const GpuFrameStats& s = m.gpu_stats;
-  const InstrMix per_step = per_step_mix(ex_.variant, sm(), sass(), s.recording);
+  const InstrMix per_step = per_step_mix(ex_.variant, arch(), sass(), s.recording);
   counters_.modelled(frames_done_, per_step.total() * static_cast<double>(s.warp_iters));
   const bool fresh_counters = counters_.take();
   last_metrics_ = derive_metrics(*rates_, device_.device->sm_count, per_step, frame_numbers(s));
@@ -350,7 +350,7 @@ void App::draw_windows() {
                          last_,
                          last_metrics_,
                          sass(),
-                         sm(),
+                         arch(),
                          counters_source(false),
                          counters_.refused(),
                          counters_.figures(),
@@ -391,7 +391,7 @@ void App::draw_windows() {
   if (ex_.show_experiments)
     experiments_.draw(&ex_.show_experiments, ex_, layout,
                       pipeline_.gpu() ? &pipeline_.gpu()->device() : nullptr, counters_.probe());
-  sweep_.draw(ex_, layout, sm());
+  sweep_.draw(ex_, layout, arch());
   if (ex_.show_help) draw_help_window(&ex_.show_help, layout);
 }
 

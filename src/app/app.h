@@ -76,7 +76,7 @@ class App {
     return counters_.source(brief, device_.device.has_value(), frames_done_);
   }
   // 10 x compute capability of the GPU in use (sm_90 mixes where there is none).
-  int sm() const {
+  int arch() const {
     return device_.device ? device_.device->cc_major * 10 + device_.device->cc_minor : 90;
   }
 
