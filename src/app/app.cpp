@@ -213,7 +213,7 @@ void App::print_summary() const {
   std::cout << "\n";
 }
 
-void App::measure(const gl::FrameMeasurement& m) {
+void App::record_frame(const gl::FrameMeasurement& m) {
   last_ = m;
   ex_.render_ms.push(static_cast<float>(m.render_ms()));
   totals_.render_ms += m.render_ms();
@@ -307,7 +307,7 @@ void App::render_frame() {
       if (counter_reading_)
         counters_.end(*std::exchange(counter_reading_, std::nullopt), frames_done_,
                       fm->gpu ? static_cast<double>(fm->gpu_stats.sm_cycles) : 0);
-      measure(*fm);
+      record_frame(*fm);
       if (fm->gpu) ab_.kernel(frames_done_, b_half, fm->gpu_stats.kernel_ms);
     }
     glBindFramebuffer(GL_FRAMEBUFFER, 0);

@@ -61,7 +61,9 @@ class App {
   void paste_view();
   bool save_bookmark(const std::string& name);
   void draw_windows();
-  void measure(const gl::FrameMeasurement& m);
+  // A finished frame's measurement: kept for the panel, added to the totals, its metrics and
+  // the overlay's pipe loads derived.
+  void record_frame(const gl::FrameMeasurement& m);
   void print_summary() const;  // --frames: what the frames cost
   // The window's back buffer, UI included, as PNG; --screenshot and F12 (with its sidecar).
   std::string screenshot_png() const;
