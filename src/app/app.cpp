@@ -266,7 +266,7 @@ void App::render_frame() {
       sass_loading_.wait_for(std::chrono::seconds(0)) == std::future_status::ready)
     sass_ = sass_loading_.get();
   if (ex_.palette != palette_shown_) {
-    colorizer_.set_palette(palettes_[ex_.palette]);
+    colourizer_.set_palette(palettes_[ex_.palette]);
     palette_shown_ = ex_.palette;
   }
 
@@ -312,8 +312,8 @@ void App::render_frame() {
     }
     glBindFramebuffer(GL_FRAMEBUFFER, 0);
     glViewport(0, 0, fw, fh);
-    colorizer_.draw(pipeline_.surface(), ex_.colour,
-                    ex_.divergence ? pipeline_.warp_buffer() : nullptr);
+    colourizer_.draw(pipeline_.surface(), ex_.colour,
+                     ex_.divergence ? pipeline_.warp_buffer() : nullptr);
   }
   draw_windows();
   // Which half of an A/B run a frame's UI times go to: the overlay's, as drawn (P or the panel

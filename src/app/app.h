@@ -25,7 +25,7 @@
 #include "cli/options.h"
 #include "cli/view_text.h"
 #include "commands/common.h"
-#include "gl/colorizer.h"
+#include "gl/colourizer.h"
 #include "gl/frame_pipeline.h"
 #include "gl/gpu_timer.h"
 #include "io/bookmark_store.h"
@@ -100,11 +100,11 @@ class App {
   Window window_;
   ImGuiLayer imgui_;
   gl::FramePipeline pipeline_;
-  gl::Colorizer colorizer_;
+  gl::Colourizer colourizer_;
 
   Explorer ex_;
   PrecisionChoice precision_;             // the variant rendered and why, this frame
-  int palette_shown_ = -1;                // the palette the colorizer holds
+  int palette_shown_ = -1;                // the palette the colourizer holds
   bool fit_view_ = false;                 // move the starting view clear of the panel
   float laid_out_scale_ = 0;              // the UI size the windows were last placed for
   std::pair<int, int> drawn_size_{0, 0};  // the framebuffer size the last frame was drawn at
