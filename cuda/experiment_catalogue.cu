@@ -95,16 +95,16 @@ ExperimentReport run_experiment(std::string_view name, const DeviceInfo& device,
                               ")");
 }
 
-std::vector<DeclaredLoop> declared_loops(int sm) {
-  std::vector<DeclaredLoop> v = lab::throughput_loops(sm);
-  for (DeclaredLoop& l : lab::chain_loops(sm)) v.push_back(std::move(l));
+std::vector<DeclaredLoop> declared_loops(int arch) {
+  std::vector<DeclaredLoop> v = lab::throughput_loops(arch);
+  for (DeclaredLoop& l : lab::chain_loops(arch)) v.push_back(std::move(l));
   return v;
 }
 
 namespace lab {
 
 std::string device_text(const DeviceInfo& d) {
-  return d.name + " (sm_" + std::to_string(sm_version(d)) + ", " + std::to_string(d.sm_count) +
+  return d.name + " (sm_" + std::to_string(arch_of(d)) + ", " + std::to_string(d.sm_count) +
          " SMs)";
 }
 

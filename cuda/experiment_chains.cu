@@ -86,9 +86,9 @@ ChainKernel chain_kernel_for(int chains, bool sin) {
 // tests/experiment_gpu_test.cpp): the counter's add, its compare (ISETP, ALU) and the backward
 // branch. The add is IADD3 (ALU) up to sm_89; on sm_90 ptxas moves it to the uniform datapath
 // (UIADD3, an issue slot only) except in the sine kernels with fewer than 4 chains.
-InstrMix chain_mix(int chains, bool sin, int sm) {
+InstrMix chain_mix(int chains, bool sin, int arch) {
   const InstrMix step{static_cast<double>(chains) + (sin ? 1 : 0), 0, sin ? 1.0 : 0.0, 0, 0};
-  const bool uniform_counter = sm >= 90 && !(sin && chains < 4);
+  const bool uniform_counter = arch >= 90 && !(sin && chains < 4);
   return step * kChainUnroll +
          (uniform_counter ? InstrMix{0, 1, 0, 0, 2} : InstrMix{0, 2, 0, 0, 1});
 }
@@ -99,7 +99,7 @@ WarpLoop chain_loop(const DeviceInfo& d, int chains, bool sin) {
   const LatencyTable lat = latency_table(d.cc_major, d.cc_minor);
   double path = kChainUnroll * lat.ffma.cycles;
   if (sin) path = std::max(path, kChainUnroll / kSinChains * lat.sin.cycles);
-  return {chain_mix(chains, sin, sm_version(d)), path};
+  return {chain_mix(chains, sin, arch_of(d)), path};
 }
 
 struct ChainRun {
@@ -254,7 +254,7 @@ ExperimentReport run_launch_overhead(const DeviceInfo& d, CounterProbe* counters
       &per_sm, reinterpret_cast<const void*>(kernel), kThreads, 0));
   const int blocks = per_sm * d.sm_count;
   const std::size_t threads = static_cast<std::size_t>(blocks) * kThreads;
-  const InstrMix mix = chain_mix(kMaxChains, false, sm_version(d));
+  const InstrMix mix = chain_mix(kMaxChains, false, arch_of(d));
   const double ffma_per_iteration = kMaxChains * kChainUnroll;
   const Bound per_iteration = compute_bound(rates, d.sm_count, mix, threads / 32.0);
   DeviceBuffer<float> out(threads);
@@ -333,12 +333,12 @@ ExperimentReport run_launch_overhead(const DeviceInfo& d, CounterProbe* counters
   return rep;
 }
 
-std::vector<DeclaredLoop> chain_loops(int sm) {
+std::vector<DeclaredLoop> chain_loops(int arch) {
   std::vector<DeclaredLoop> loops;
   for (bool sin : {false, true})
     for (int c = 1; c <= kMaxChains; ++c)
       loops.push_back({"12chain_kernelILi" + std::to_string(c) + (sin ? "ELb1E" : "ELb0E"),
-                       chain_mix(c, sin, sm)});
+                       chain_mix(c, sin, arch)});
   return loops;
 }
 

@@ -96,7 +96,7 @@ class Bench {
 
 // Host helpers for building reports.
 std::string device_text(const DeviceInfo& d);
-inline int sm_version(const DeviceInfo& d) {
+inline int arch_of(const DeviceInfo& d) {
   return d.cc_major * 10 + d.cc_minor;
 }
 std::string fmt(const char* format, double v);  // snprintf of one number
@@ -114,7 +114,7 @@ ExperimentReport run_single_warp_ilp(const DeviceInfo& d, CounterProbe* counters
 ExperimentReport run_launch_overhead(const DeviceInfo& d, CounterProbe* counters);
 ExperimentReport run_dependent_latency(const DeviceInfo& d, CounterProbe* counters);
 ExperimentReport run_dispatch(const DeviceInfo& d, CounterProbe* counters);
-std::vector<DeclaredLoop> throughput_loops(int sm);
-std::vector<DeclaredLoop> chain_loops(int sm);
+std::vector<DeclaredLoop> throughput_loops(int arch);
+std::vector<DeclaredLoop> chain_loops(int arch);
 
 }  // namespace mp::lab

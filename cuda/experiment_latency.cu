@@ -75,7 +75,7 @@ ExperimentReport run_dependent_latency(const DeviceInfo& d, CounterProbe* counte
   DeviceBuffer<long long> cycles(1);
   CUDA_CHECK(cudaMemcpy(in.get(), &inputs, sizeof inputs, cudaMemcpyHostToDevice));
 
-  auto measure = [&](Op op) {
+  auto median_cycles = [&](Op op) {
     std::vector<double> runs;
     for (int r = 0; r <= 5; ++r) {  // the first launch is a warm-up
       latency_kernel<<<1, 1, 0, bench.stream()>>>(in.get(), out.get(), cycles.get(), op);
@@ -89,7 +89,7 @@ ExperimentReport run_dependent_latency(const DeviceInfo& d, CounterProbe* counte
     return mp::median(runs);
   };
 
-  const double clock_only = measure(Op::ClockOnly);
+  const double clock_only = median_cycles(Op::ClockOnly);
   struct Case {
     Op op;
     const char* label;
@@ -114,7 +114,7 @@ ExperimentReport run_dependent_latency(const DeviceInfo& d, CounterProbe* counte
                       "subtracted from every chain"});
   std::string summary;
   for (const Case& c : cases) {
-    const double per = (measure(c.op) - clock_only) / (kChainLength - 1);
+    const double per = (median_cycles(c.op) - clock_only) / (kChainLength - 1);
     rep.rows.push_back(
         {c.label, c.predicted.cycles, per, "cycles",
          std::string(c.ptx) + "; table: " + latency_source_text(c.predicted.source)});

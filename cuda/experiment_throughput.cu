@@ -38,8 +38,8 @@ struct StepArgs {
 // the backward branch (on sm_80..89 some loops exit through a CALL.REL.NOINC beside it).
 template <class V, int kZ, int kS>
 struct Chains {
-  static constexpr InstrMix step_mix(int sm) {
-    return (kZ > 0 ? V::step_mix(sm) : InstrMix{}) +
+  static constexpr InstrMix step_mix(int arch) {
+    return (kZ > 0 ? V::step_mix(arch) : InstrMix{}) +
            (kS > 0 ? InstrMix{1, 0, 1, 0, 0} : InstrMix{});
   }
   static constexpr int kChains = kZ > kS ? kZ : kS;
@@ -114,8 +114,8 @@ __global__ void __launch_bounds__(kThreads) step_kernel(StepArgs a) {
 }
 
 template <class Body>
-InstrMix iteration_mix(int sm) {
-  return Body::step_mix(sm) * kSteps + Body::kOverhead.at(sm);
+InstrMix iteration_mix(int arch) {
+  return Body::step_mix(arch) * kSteps + Body::kOverhead.at(arch);
 }
 
 struct Run {
@@ -138,7 +138,7 @@ template <class Body>
 unsigned iterations_for(const DeviceInfo& d) {
   const double warps = full_grid<Body>(d) * (kThreads / 32.0);
   const Bound one = compute_bound(pipe_rates(d.cc_major, d.cc_minor), d.sm_count,
-                                  iteration_mix<Body>(sm_version(d)), warps);
+                                  iteration_mix<Body>(arch_of(d)), warps);
   return static_cast<unsigned>(std::max(1.0, kTargetCycles / one.max_cycles));
 }
 
@@ -159,7 +159,7 @@ Run run_body(Bench& bench, const DeviceInfo& d, unsigned iterations) {
     a.span = span;
     step_kernel<Body><<<blocks, kThreads, 0, s>>>(a);
   });
-  r.mix = iteration_mix<Body>(sm_version(d));
+  r.mix = iteration_mix<Body>(arch_of(d));
   r.bound = compute_bound(pipe_rates(d.cc_major, d.cc_minor), d.sm_count, r.mix,
                           threads / 32.0 * iterations);
   return r;
@@ -270,11 +270,11 @@ ExperimentReport run_sin_overlap(const DeviceInfo& d, CounterProbe* counters) {
   return rep;
 }
 
-std::vector<DeclaredLoop> throughput_loops(int sm) {
-  return {{Fma5Body::kMangled, iteration_mix<Fma5Body>(sm)},
-          {Fma4Body::kMangled, iteration_mix<Fma4Body>(sm)},
-          {SinBody::kMangled, iteration_mix<SinBody>(sm)},
-          {SinFma4Body::kMangled, iteration_mix<SinFma4Body>(sm)}};
+std::vector<DeclaredLoop> throughput_loops(int arch) {
+  return {{Fma5Body::kMangled, iteration_mix<Fma5Body>(arch)},
+          {Fma4Body::kMangled, iteration_mix<Fma4Body>(arch)},
+          {SinBody::kMangled, iteration_mix<SinBody>(arch)},
+          {SinFma4Body::kMangled, iteration_mix<SinFma4Body>(arch)}};
 }
 
 }  // namespace mp::lab

@@ -8,8 +8,8 @@
 
 #include "gpu_renderer.h"
 #include "instr_mix.h"
-#include "io/experiment_report.h"  // ExperimentReport, format_experiment
 #include "model/counter_figures.h"
+#include "model/experiment_report.h"
 
 namespace mp {
 
@@ -30,12 +30,13 @@ ExperimentReport run_experiment(std::string_view name, const DeviceInfo& device,
                                 CounterProbe* counters = nullptr);
 
 // The instruction mix each throughput kernel declares for one iteration of its inner loop on
-// sm_XY (sm = 10 x cc), and the kernel it belongs to (a fragment of its mangled name): what
-// the predictions use and what tests/experiment_gpu_test.cpp checks against cuobjdump.
+// `arch` (10 x compute capability, sm_90: 90), and the kernel it belongs to (a fragment of its
+// mangled name): what the predictions use and what tests/experiment_gpu_test.cpp checks against
+// cuobjdump.
 struct DeclaredLoop {
   std::string kernel;
   InstrMix mix;
 };
-std::vector<DeclaredLoop> declared_loops(int sm);
+std::vector<DeclaredLoop> declared_loops(int arch);
 
 }  // namespace mp

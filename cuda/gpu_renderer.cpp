@@ -121,22 +121,22 @@ GpuFrameStats GpuRenderer::render_tiles(VariantId variant, const PixelGrid& grid
                                         unsigned tile_begin, unsigned tile_end, float* out,
                                         unsigned* counts, float* warp_efficiency,
                                         const OrbitSplit& split) {
-  return measure(static_cast<int>(variant), grid, max_iter, tile_begin, tile_end, out, counts,
-                 warp_efficiency, split,
-                 [variant](const RenderLaunch& a) { return prepare_render(variant, a); });
+  return launch_timed(static_cast<int>(variant), grid, max_iter, tile_begin, tile_end, out, counts,
+                      warp_efficiency, split,
+                      [variant](const RenderLaunch& a) { return prepare_render(variant, a); });
 }
 
 GpuFrameStats GpuRenderer::render_sin_balance(int sines, const PixelGrid& grid, unsigned max_iter,
                                               float* out) {
-  return measure(-sines, grid, max_iter, 0, ~0u, out, nullptr, nullptr, {},
-                 [sines](const RenderLaunch& a) { return prepare_sin_balance(sines, a); });
+  return launch_timed(-sines, grid, max_iter, 0, ~0u, out, nullptr, nullptr, {},
+                      [sines](const RenderLaunch& a) { return prepare_sin_balance(sines, a); });
 }
 
 template <class Prepare>
-GpuFrameStats GpuRenderer::measure(int kernel, const PixelGrid& grid, unsigned max_iter,
-                                   unsigned tile_begin, unsigned tile_end, float* out,
-                                   unsigned* counts, float* warp_efficiency,
-                                   const OrbitSplit& split, Prepare&& prepare) {
+GpuFrameStats GpuRenderer::launch_timed(int kernel, const PixelGrid& grid, unsigned max_iter,
+                                        unsigned tile_begin, unsigned tile_end, float* out,
+                                        unsigned* counts, float* warp_efficiency,
+                                        const OrbitSplit& split, Prepare&& prepare) {
   Impl& m = *impl_;
   const SmSpan& span = m.kit.span();
   m.kit.clear();

@@ -87,12 +87,13 @@ class GpuRenderer {
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
-  // kernel: which kernel `prepare` picks (a variant, or a sine count), for the tile costs it
-  // leaves.
+  // One launch over tiles [tile_begin, tile_end), timed by the measuring kit, for every render
+  // entry above; kernel: which kernel `prepare` picks (a variant, or a sine count), for the tile
+  // costs it leaves.
   template <class Prepare>
-  GpuFrameStats measure(int kernel, const PixelGrid& grid, unsigned max_iter, unsigned tile_begin,
-                        unsigned tile_end, float* out, unsigned* counts, float* warp_efficiency,
-                        const OrbitSplit& split, Prepare&& prepare);
+  GpuFrameStats launch_timed(int kernel, const PixelGrid& grid, unsigned max_iter,
+                             unsigned tile_begin, unsigned tile_end, float* out, unsigned* counts,
+                             float* warp_efficiency, const OrbitSplit& split, Prepare&& prepare);
 };
 
 }  // namespace mp

@@ -56,8 +56,8 @@ TEST(PipeRates, Fp64RatioDatacentreVersusConsumer) {
 // by the ratio of their loops' bounds.
 TEST(BoundModel, Df64AgainstFp64OnDatacentreAndConsumerChips) {
   auto cycles = [](VariantId v, int major, int minor) {
-    const int sm = major * 10 + minor;
-    return compute_bound(pipe_rates(major, minor), 1, variant_info(v).per_iteration(sm), 1000)
+    const int arch = major * 10 + minor;
+    return compute_bound(pipe_rates(major, minor), 1, variant_info(v).per_iteration(arch), 1000)
         .max_cycles;
   };
   const double hopper = cycles(VariantId::Df64Step, 9, 0) / cycles(VariantId::Fp64, 9, 0);

@@ -12,6 +12,7 @@
 #include "counters/pm_sampler.h"
 #include "cuda_device_test.h"
 #include "experiments.h"
+#include "io/experiment_report.h"
 #include "io/sass_loader.h"
 #include "model/sass.h"
 
@@ -106,40 +107,41 @@ TEST(ExperimentSass, DeclaredLoopMixesMatchTheBuiltKernels) {
   // A build for the GPU at hand (CMake's native) holds one architecture; CI's full list and the
   // fixtures check the others.
   int checked = 0;
-  for (int sm : {75, 80, 86, 89, 90}) {
-    const std::string arch = "sm_" + std::to_string(sm);
+  for (int arch : {75, 80, 86, 89, 90}) {
+    const std::string arch_name = "sm_" + std::to_string(arch);
     const std::string text =
-        run(cuobjdump + " -sass -arch " + arch + " '" + self_executable() + "' 2>&1");
+        run(cuobjdump + " -sass -arch " + arch_name + " '" + self_executable() + "' 2>&1");
     const std::vector<sass::Function> functions = sass::parse_cuobjdump(text);
     if (functions.empty()) {
-      std::printf("  %s: not in this build\n", arch.c_str());
+      std::printf("  %s: not in this build\n", arch_name.c_str());
       continue;
     }
     ++checked;
-    for (const DeclaredLoop& d : declared_loops(sm)) {
+    for (const DeclaredLoop& d : declared_loops(arch)) {
       const sass::Function* f = find_function(functions, d.kernel);
-      ASSERT_NE(f, nullptr) << "no kernel matching " << d.kernel << " in " << arch;
+      ASSERT_NE(f, nullptr) << "no kernel matching " << d.kernel << " in " << arch_name;
       const auto loop = sass::find_step_loop(*f);
       ASSERT_TRUE(loop.has_value()) << "no loop in " << f->name;
       const InstrMix got = sass::mix_of(*f, *loop);
-      std::printf("  %s %-28s FMA %g ALU %g XU %g other %g\n", arch.c_str(), d.kernel.c_str(),
+      std::printf("  %s %-28s FMA %g ALU %g XU %g other %g\n", arch_name.c_str(), d.kernel.c_str(),
                   got.fma, got.alu, got.xu, got.other);
       if (!(got == d.mix))
         for (std::size_t i = loop->first; i <= loop->last; ++i)
-          std::printf(
-              "      %-6s %s %s %s\n", sass::pipe_class_name(sass::classify(sm, f->code[i].base())),
-              f->code[i].predicate.c_str(), f->code[i].opcode.c_str(), f->code[i].operands.c_str());
-      EXPECT_EQ(got, d.mix) << d.kernel << " on " << arch;
+          std::printf("      %-6s %s %s %s\n",
+                      sass::pipe_class_name(sass::classify(arch, f->code[i].base())),
+                      f->code[i].predicate.c_str(), f->code[i].opcode.c_str(),
+                      f->code[i].operands.c_str());
+      EXPECT_EQ(got, d.mix) << d.kernel << " on " << arch_name;
     }
     // The latency chains survived ptxas: 256 of each, none folded away.
     const sass::Function* lat = find_function(functions, "latency_kernel");
-    ASSERT_NE(lat, nullptr) << arch;
+    ASSERT_NE(lat, nullptr) << arch_name;
     std::map<std::string, int> count;
     for (const sass::Instruction& i : lat->code) ++count[i.base()];
-    EXPECT_GE(count["FFMA"], 256) << arch;
-    EXPECT_GE(count["FADD"], 256) << arch;
-    EXPECT_GE(count["MUFU"], 256) << arch;
-    EXPECT_GE(count["IADD3"], 256) << arch;
+    EXPECT_GE(count["FFMA"], 256) << arch_name;
+    EXPECT_GE(count["FADD"], 256) << arch_name;
+    EXPECT_GE(count["MUFU"], 256) << arch_name;
+    EXPECT_GE(count["IADD3"], 256) << arch_name;
   }
   EXPECT_GT(checked, 0) << "no architecture's SASS found in " << self_executable();
 }

@@ -223,9 +223,9 @@ TEST(ExperimentCatalogue, UnknownNameListsTheKnownOnesBeforeTouchingTheGpu) {
 }
 
 TEST(ExperimentCatalogue, EveryArchitectureDeclaresEveryLoop) {
-  for (int sm : {75, 80, 86, 89, 90}) {
-    const std::vector<DeclaredLoop> loops = declared_loops(sm);
-    EXPECT_EQ(loops.size(), 4u + 16u) << sm;
+  for (int arch : {75, 80, 86, 89, 90}) {
+    const std::vector<DeclaredLoop> loops = declared_loops(arch);
+    EXPECT_EQ(loops.size(), 4u + 16u) << arch;
     for (const DeclaredLoop& l : loops) {
       EXPECT_FALSE(l.kernel.empty());
       EXPECT_GT(l.mix.total(), 16) << l.kernel;

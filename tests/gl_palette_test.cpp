@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <random>
 
-#include "gl/colorizer.h"
+#include "gl/colourizer.h"
 #include "gl/egl_context.h"
 #include "gl/offscreen_target.h"
 #include "gl/surface.h"
@@ -40,7 +40,7 @@ TEST(GlPalette, ShaderMatchesCpuColourMapping) {
     const ColourParams params{1.7f, 0.3f, 0.6f};
     gl::OffscreenTarget target(w, h);
     target.bind();
-    gl::Colorizer c;
+    gl::Colourizer c;
     c.set_palette(pal);
     c.draw(*surface, params);
     const auto got = target.read_rgba();

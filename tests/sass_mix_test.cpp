@@ -19,10 +19,10 @@ TEST(SassMix, DeclaredMixMatchesTheBuiltKernelOnEveryShippedArchitecture) {
   // A build for the GPU at hand (CMake's native, as scripts/setup.sh makes on a GPU machine)
   // holds that one architecture: the others are checked where they are built (CI's full list).
   int checked = 0;
-  for (int sm : {75, 80, 86, 89, 90}) {
-    const LoadedSass s = load_kernel_sass(self, sm);
+  for (int arch : {75, 80, 86, 89, 90}) {
+    const LoadedSass s = load_kernel_sass(self, arch);
     if (!s.ok()) {
-      std::printf("  sm_%d: not in this build (%s)\n", sm, s.source.c_str());
+      std::printf("  sm_%d: not in this build (%s)\n", arch, s.source.c_str());
       continue;
     }
     ++checked;
@@ -32,7 +32,7 @@ TEST(SassMix, DeclaredMixMatchesTheBuiltKernelOnEveryShippedArchitecture) {
       std::printf("  %s %-9s loop of %zu: FMA %g (heavy-only %g) ALU %g XU %g FP64 %g other %g\n",
                   s.arch.c_str(), v.name.data(), l.code.size(), l.mix.fma, l.heavy_only, l.mix.alu,
                   l.mix.xu, l.mix.fp64, l.mix.other);
-      EXPECT_EQ(l.mix, v.loop.at(sm)) << v.name << " on " << s.arch;
+      EXPECT_EQ(l.mix, v.loop.at(arch)) << v.name << " on " << s.arch;
       // The recording kernel has a loop of its own, read the same way.
       EXPECT_EQ(s.loops_recording.count(v.id), 1u) << v.name << " in " << s.arch;
     }

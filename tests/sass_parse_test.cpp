@@ -100,21 +100,21 @@ TEST(Sass, LabelStyleBranchTargets) {
 }
 
 TEST(Sass, Classification) {
-  for (int sm : {70, 75, 80, 86, 89, 90, 120}) {
-    EXPECT_EQ(sass::classify(sm, "FFMA"), sass::PipeClass::Fma) << sm;
-    EXPECT_EQ(sass::classify(sm, "IMAD"), sass::PipeClass::Fma) << sm;
-    EXPECT_EQ(sass::classify(sm, "FSETP"), sass::PipeClass::Alu) << sm;
-    EXPECT_EQ(sass::classify(sm, "MUFU"), sass::PipeClass::Xu) << sm;
-    EXPECT_EQ(sass::classify(sm, "DFMA"), sass::PipeClass::Fp64) << sm;
-    EXPECT_EQ(sass::classify(sm, "BRA"), sass::PipeClass::Other) << sm;
-    EXPECT_EQ(sass::classify(sm, "S2R"), sass::PipeClass::Other) << sm;
+  for (int arch : {70, 75, 80, 86, 89, 90, 120}) {
+    EXPECT_EQ(sass::classify(arch, "FFMA"), sass::PipeClass::Fma) << arch;
+    EXPECT_EQ(sass::classify(arch, "IMAD"), sass::PipeClass::Fma) << arch;
+    EXPECT_EQ(sass::classify(arch, "FSETP"), sass::PipeClass::Alu) << arch;
+    EXPECT_EQ(sass::classify(arch, "MUFU"), sass::PipeClass::Xu) << arch;
+    EXPECT_EQ(sass::classify(arch, "DFMA"), sass::PipeClass::Fp64) << arch;
+    EXPECT_EQ(sass::classify(arch, "BRA"), sass::PipeClass::Other) << arch;
+    EXPECT_EQ(sass::classify(arch, "S2R"), sass::PipeClass::Other) << arch;
   }
   EXPECT_THROW(sass::classify(61, "FFMA"), std::out_of_range);  // no table before Volta
-  EXPECT_EQ(sass::sm_of("sm_75"), 75);
-  EXPECT_EQ(sass::sm_of("sm_90a"), 90);
-  EXPECT_EQ(sass::sm_of("sm_120"), 120);
-  EXPECT_EQ(sass::sm_of("compute_90"), 0);
-  EXPECT_EQ(sass::sm_of(""), 0);
+  EXPECT_EQ(sass::arch_number("sm_75"), 75);
+  EXPECT_EQ(sass::arch_number("sm_90a"), 90);
+  EXPECT_EQ(sass::arch_number("sm_120"), 120);
+  EXPECT_EQ(sass::arch_number("compute_90"), 0);
+  EXPECT_EQ(sass::arch_number(""), 0);
 }
 
 // The rows that differ by compute capability; src/model/sass.cpp gives each one's source.
@@ -123,30 +123,30 @@ TEST(Sass, PipeTablesDifferByComputeCapability) {
   // FP16x2 arithmetic: a pipe of its own on Volta and Turing, the pipe shared with FP64 and
   // tensor work on GA100 (neither modelled, but named), both FMA halves from GA10x on.
   for (const char* op : {"HADD2", "HMUL2", "HFMA2"}) {
-    for (int sm : {70, 72, 75, 80}) {
-      EXPECT_EQ(sass::table_pipe(sm, op), PipeClass::Other) << op << " sm_" << sm;
-      EXPECT_EQ(sass::classify(sm, op), PipeClass::Other) << op << " sm_" << sm;
+    for (int arch : {70, 72, 75, 80}) {
+      EXPECT_EQ(sass::table_pipe(arch, op), PipeClass::Other) << op << " sm_" << arch;
+      EXPECT_EQ(sass::classify(arch, op), PipeClass::Other) << op << " sm_" << arch;
     }
-    for (int sm : {86, 87, 89, 90, 100, 120})
-      EXPECT_EQ(sass::classify(sm, op), PipeClass::Fma) << op << " sm_" << sm;
-    for (int sm : {75, 80, 86, 89, 90})
-      EXPECT_FALSE(sass::fma_heavy_only(sm, op)) << op << " sm_" << sm;
+    for (int arch : {86, 87, 89, 90, 100, 120})
+      EXPECT_EQ(sass::classify(arch, op), PipeClass::Fma) << op << " sm_" << arch;
+    for (int arch : {75, 80, 86, 89, 90})
+      EXPECT_FALSE(sass::fma_heavy_only(arch, op)) << op << " sm_" << arch;
   }
   // fmaheavy and fmalite from GA10x on; before, one FMA pipe runs everything.
-  for (int sm : {70, 75, 80}) {
-    EXPECT_FALSE(sass::fma_heavy_only(sm, "IMAD")) << sm;
-    EXPECT_FALSE(sass::fma_heavy_only(sm, "IDP")) << sm;
+  for (int arch : {70, 75, 80}) {
+    EXPECT_FALSE(sass::fma_heavy_only(arch, "IMAD")) << arch;
+    EXPECT_FALSE(sass::fma_heavy_only(arch, "IDP")) << arch;
   }
-  for (int sm : {86, 89, 90, 120}) {
-    EXPECT_TRUE(sass::fma_heavy_only(sm, "IMAD")) << sm;
-    EXPECT_TRUE(sass::fma_heavy_only(sm, "IDP")) << sm;
-    EXPECT_FALSE(sass::fma_heavy_only(sm, "FFMA")) << sm;
+  for (int arch : {86, 89, 90, 120}) {
+    EXPECT_TRUE(sass::fma_heavy_only(arch, "IMAD")) << arch;
+    EXPECT_TRUE(sass::fma_heavy_only(arch, "IDP")) << arch;
+    EXPECT_FALSE(sass::fma_heavy_only(arch, "FFMA")) << arch;
   }
   // Each instruction set's own opcodes: Ampere's in no Turing table, Hopper's in no Ada one.
   for (const char* op : {"I2FP", "F2IP", "HMNMX2"}) {
     EXPECT_EQ(sass::table_pipe(75, op), std::nullopt) << op;
-    for (int sm : {80, 86, 89, 90})
-      EXPECT_EQ(sass::classify(sm, op), PipeClass::Alu) << op << " sm_" << sm;
+    for (int arch : {80, 86, 89, 90})
+      EXPECT_EQ(sass::classify(arch, op), PipeClass::Alu) << op << " sm_" << arch;
   }
   EXPECT_EQ(sass::table_pipe(89, "VIADD"), std::nullopt);
   EXPECT_EQ(sass::table_pipe(89, "VIMNMX"), std::nullopt);
@@ -184,9 +184,9 @@ std::vector<sass::Function> fixture(const std::string& arch) {
 // change alters the loop, recapture (scripts/device-run.sh writes sass.txt) and update the
 // declared mixes in cuda/host_device/variants.h together.
 TEST(SassFixtures, LoopsMatchTheDeclaredMixesOnEveryArchitecture) {
-  for (int sm : {75, 80, 86, 89, 90}) {
-    const auto fns = fixture("sm_" + std::to_string(sm));
-    ASSERT_FALSE(fns.empty()) << sm;
+  for (int arch : {75, 80, 86, 89, 90}) {
+    const auto fns = fixture("sm_" + std::to_string(arch));
+    ASSERT_FALSE(fns.empty()) << arch;
     for (const VariantInfo& v : all_variants())
       // Both instances have one step loop (more would mean ptxas changed the kernel's shape);
       // the declared mix is that of the one frames run. The divergence view's kernel, which
@@ -194,12 +194,12 @@ TEST(SassFixtures, LoopsMatchTheDeclaredMixesOnEveryArchitecture) {
       for (bool recording : {false, true}) {
         const sass::Function* f =
             sass::find_render_kernel(fns, sass::mangled_variant(v.type_name), recording);
-        ASSERT_NE(f, nullptr) << v.name << " sm_" << sm << " recording " << recording;
-        EXPECT_EQ(sass::step_loop_candidates(*f).size(), 1u) << v.name << " sm_" << sm;
+        ASSERT_NE(f, nullptr) << v.name << " sm_" << arch << " recording " << recording;
+        EXPECT_EQ(sass::step_loop_candidates(*f).size(), 1u) << v.name << " sm_" << arch;
         const auto loop = sass::find_step_loop(*f);
-        ASSERT_TRUE(loop) << v.name << " sm_" << sm;
+        ASSERT_TRUE(loop) << v.name << " sm_" << arch;
         if (!recording) {
-          EXPECT_EQ(sass::mix_of(*f, *loop), v.loop.at(sm)) << v.name << " sm_" << sm;
+          EXPECT_EQ(sass::mix_of(*f, *loop), v.loop.at(arch)) << v.name << " sm_" << arch;
         }
       }
   }
@@ -223,20 +223,21 @@ const std::set<std::string> kNoModelledPipe = {
 // An opcode new to the step loops must be given a pipe (or be named above): it cannot fall to
 // Other unnoticed, as every opcode no table names does.
 TEST(SassFixtures, EveryStepLoopOpcodeHasARowOrUsesNoModelledPipe) {
-  for (int sm : {75, 80, 86, 89, 90}) {
+  for (int arch : {75, 80, 86, 89, 90}) {
     for (const std::string& op : kNoModelledPipe)
-      EXPECT_EQ(sass::table_pipe(sm, op), std::nullopt) << op << " is in sm_" << sm << "'s table";
+      EXPECT_EQ(sass::table_pipe(arch, op), std::nullopt)
+          << op << " is in sm_" << arch << "'s table";
     std::set<std::string> ops;
-    for (const sass::Function& f : fixture("sm_" + std::to_string(sm))) {
+    for (const sass::Function& f : fixture("sm_" + std::to_string(arch))) {
       if (f.name.find("render_kernel") == std::string::npos) continue;
-      EXPECT_EQ(sass::sm_of(f.arch), sm) << f.name;  // the table mix_of takes
+      EXPECT_EQ(sass::arch_number(f.arch), arch) << f.name;  // the table mix_of takes
       for (const sass::Loop& l : sass::step_loop_candidates(f))
         for (std::size_t i = l.first; i <= l.last; ++i) ops.insert(f.code[i].base());
     }
-    EXPECT_GE(ops.size(), 10u) << "step loops of sm_" << sm;
+    EXPECT_GE(ops.size(), 10u) << "step loops of sm_" << arch;
     for (const std::string& op : ops)
-      EXPECT_TRUE(sass::table_pipe(sm, op) || kNoModelledPipe.count(op) > 0)
-          << op << " is in a step loop of sm_" << sm
+      EXPECT_TRUE(sass::table_pipe(arch, op) || kNoModelledPipe.count(op) > 0)
+          << op << " is in a step loop of sm_" << arch
           << ": give it a row in that table (src/model/sass.cpp), or name it in kNoModelledPipe";
   }
 }

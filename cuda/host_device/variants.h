@@ -2,7 +2,7 @@
 // compiler makes of it. Each variant is a struct holding its device function and, beside
 // it, the instruction mix we expect per step in the SASS of the render loop (checked against
 // cuobjdump by tests/sass_mix_test.cpp on the GPU machine and against the captured SASS in
-// tests/fixtures/sass everywhere). `sm` is 10 x compute capability.
+// tests/fixtures/sass everywhere). `arch` is 10 x compute capability (sm_90: 90).
 //
 // To add a variant: write a struct like the ones below and add it to MANDELPIPE_VARIANTS.
 #pragma once
@@ -21,8 +21,8 @@ namespace mp::variants {
 // and the backward BRA (an issue slot, no modelled pipe). tests/fixtures/sass holds the SASS.
 struct LoopMixes {
   InstrMix sm75, sm80, sm86, sm89, sm90;
-  constexpr InstrMix at(int sm) const {
-    return sm >= 90 ? sm90 : sm >= 89 ? sm89 : sm >= 86 ? sm86 : sm >= 80 ? sm80 : sm75;
+  constexpr InstrMix at(int arch) const {
+    return arch >= 90 ? sm90 : arch >= 89 ? sm89 : arch >= 86 ? sm86 : arch >= 80 ? sm80 : sm75;
   }
 };
 
@@ -107,8 +107,8 @@ struct Fma4Sin : FloatVariant {
 // Measured on sm_90 with `mandelpipe bench --sin-sweep` (docs/measurements.md): 2 keeps the
 // less busy of XU and issue busiest, as the model predicts. sm_75/sm_80 and sm_86/sm_89 keep
 // the model's choice (not measured).
-MP_HD_CONSTEXPR int sines_per_step(int sm) {
-  return sm < 86 ? 4 : 2;
+MP_HD_CONSTEXPR int sines_per_step(int arch) {
+  return arch < 86 ? 4 : 2;
 }
 
 // fma4 with sines_per_step() __sinf per step, on the four values a step has at hand (old and
@@ -132,8 +132,8 @@ struct SinRatio : FloatVariant {
   static constexpr const char* kName = "sin-ratio";
   static constexpr const char* kSummary =
       "fma4 + the __sinf count per step that balances XU against FMA/issue on this GPU";
-  static constexpr InstrMix step_mix(int sm) {
-    const int m = sines_per_step(sm);
+  static constexpr InstrMix step_mix(int arch) {
+    const int m = sines_per_step(arch);
     return {4 + 2.0 * m, 0, double(m), 0, 0};
   }
   static constexpr LoopMixes kLoop{
@@ -153,7 +153,7 @@ struct SinRatio : FloatVariant {
 template <int K>
 struct EscapeEvery : FloatVariant {
   static constexpr int kStepsPerCheck = K;
-  static constexpr InstrMix step_mix(int sm) { return Fma4::step_mix(sm); }
+  static constexpr InstrMix step_mix(int arch) { return Fma4::step_mix(arch); }
   MP_HD static void step(float& x, float& y, float cx, float cy, float& acc) {
     Fma4::step(x, y, cx, cy, acc);
   }

@@ -80,7 +80,7 @@ App::App(const Options& o)
   fit_view_ = is_default_view(o.view);
   // The SASS of the kernels this process runs, for the overlay and the SASS view: read off
   // the UI thread, since cuobjdump takes a moment.
-  sass_loading_ = std::async(std::launch::async, load_kernel_sass, self_executable(), sm());
+  sass_loading_ = std::async(std::launch::async, load_kernel_sass, self_executable(), arch());
   if (!settings_warning_.empty())
     std::cerr << "mandelpipe: " << settings_warning_ << " (left as it is; fix or delete it)\n";
   if (!user_bookmarks_.problem().empty()) {
@@ -213,7 +213,7 @@ void App::print_summary() const {
   std::cout << "\n";
 }
 
-void App::measure(const gl::FrameMeasurement& m) {
+void App::record_frame(const gl::FrameMeasurement& m) {
   last_ = m;
   ex_.render_ms.push(static_cast<float>(m.render_ms()));
   totals_.render_ms += m.render_ms();
@@ -222,7 +222,7 @@ void App::measure(const gl::FrameMeasurement& m) {
   last_metrics_.reset();
   if (!m.gpu || !rates_) return;
   const GpuFrameStats& s = m.gpu_stats;
-  const InstrMix per_step = per_step_mix(ex_.variant, sm(), sass(), s.recording);
+  const InstrMix per_step = per_step_mix(ex_.variant, arch(), sass(), s.recording);
   counters_.modelled(frames_done_, per_step.total() * static_cast<double>(s.warp_iters));
   const bool fresh_counters = counters_.take();
   last_metrics_ = derive_metrics(*rates_, device_.device->sm_count, per_step, frame_numbers(s));
@@ -266,7 +266,7 @@ void App::render_frame() {
       sass_loading_.wait_for(std::chrono::seconds(0)) == std::future_status::ready)
     sass_ = sass_loading_.get();
   if (ex_.palette != palette_shown_) {
-    colorizer_.set_palette(palettes_[ex_.palette]);
+    colourizer_.set_palette(palettes_[ex_.palette]);
     palette_shown_ = ex_.palette;
   }
 
@@ -307,13 +307,13 @@ void App::render_frame() {
       if (counter_reading_)
         counters_.end(*std::exchange(counter_reading_, std::nullopt), frames_done_,
                       fm->gpu ? static_cast<double>(fm->gpu_stats.sm_cycles) : 0);
-      measure(*fm);
+      record_frame(*fm);
       if (fm->gpu) ab_.kernel(frames_done_, b_half, fm->gpu_stats.kernel_ms);
     }
     glBindFramebuffer(GL_FRAMEBUFFER, 0);
     glViewport(0, 0, fw, fh);
-    colorizer_.draw(pipeline_.surface(), ex_.colour,
-                    ex_.divergence ? pipeline_.warp_buffer() : nullptr);
+    colourizer_.draw(pipeline_.surface(), ex_.colour,
+                     ex_.divergence ? pipeline_.warp_buffer() : nullptr);
   }
   draw_windows();
   // Which half of an A/B run a frame's UI times go to: the overlay's, as drawn (P or the panel
@@ -350,7 +350,7 @@ void App::draw_windows() {
                          last_,
                          last_metrics_,
                          sass(),
-                         sm(),
+                         arch(),
                          counters_source(false),
                          counters_.refused(),
                          counters_.figures(),
@@ -391,7 +391,7 @@ void App::draw_windows() {
   if (ex_.show_experiments)
     experiments_.draw(&ex_.show_experiments, ex_, layout,
                       pipeline_.gpu() ? &pipeline_.gpu()->device() : nullptr, counters_.probe());
-  sweep_.draw(ex_, layout, sm());
+  sweep_.draw(ex_, layout, arch());
   if (ex_.show_help) draw_help_window(&ex_.show_help, layout);
 }
 

@@ -25,7 +25,7 @@
 #include "cli/options.h"
 #include "cli/view_text.h"
 #include "commands/common.h"
-#include "gl/colorizer.h"
+#include "gl/colourizer.h"
 #include "gl/frame_pipeline.h"
 #include "gl/gpu_timer.h"
 #include "io/bookmark_store.h"
@@ -61,7 +61,9 @@ class App {
   void paste_view();
   bool save_bookmark(const std::string& name);
   void draw_windows();
-  void measure(const gl::FrameMeasurement& m);
+  // A finished frame's measurement: kept for the panel, added to the totals, its metrics and
+  // the overlay's pipe loads derived.
+  void record_frame(const gl::FrameMeasurement& m);
   void print_summary() const;  // --frames: what the frames cost
   // The window's back buffer, UI included, as PNG; --screenshot and F12 (with its sidecar).
   std::string screenshot_png() const;
@@ -76,7 +78,7 @@ class App {
     return counters_.source(brief, device_.device.has_value(), frames_done_);
   }
   // 10 x compute capability of the GPU in use (sm_90 mixes where there is none).
-  int sm() const {
+  int arch() const {
     return device_.device ? device_.device->cc_major * 10 + device_.device->cc_minor : 90;
   }
 
@@ -98,11 +100,11 @@ class App {
   Window window_;
   ImGuiLayer imgui_;
   gl::FramePipeline pipeline_;
-  gl::Colorizer colorizer_;
+  gl::Colourizer colourizer_;
 
   Explorer ex_;
   PrecisionChoice precision_;             // the variant rendered and why, this frame
-  int palette_shown_ = -1;                // the palette the colorizer holds
+  int palette_shown_ = -1;                // the palette the colourizer holds
   bool fit_view_ = false;                 // move the starting view clear of the panel
   float laid_out_scale_ = 0;              // the UI size the windows were last placed for
   std::pair<int, int> drawn_size_{0, 0};  // the framebuffer size the last frame was drawn at

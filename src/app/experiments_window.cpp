@@ -9,6 +9,7 @@
 
 #include "app/glossary.h"
 #include "experiments.h"
+#include "io/experiment_report.h"
 #include "io/format_number.h"
 
 namespace mp {

@@ -8,7 +8,7 @@
 
 #include "app/explorer.h"
 #include "app/layout.h"
-#include "io/experiment_report.h"
+#include "model/experiment_report.h"
 
 namespace mp {
 

@@ -335,7 +335,7 @@ void draw_sass_view(const VariantInfo& v, bool recording, const LoopListing* lis
                        "%zu copies of the step loop in the SASS: the first is shown and modelled",
                        listing->copies);
   for (const sass::Instruction& i : listing->code) {
-    const char* pipe = sass::pipe_class_name(sass::classify(listing->sm, i.base()));
+    const char* pipe = sass::pipe_class_name(sass::classify(listing->arch, i.base()));
     ImGui::TextColored(pipe_colour(pipe), "%04x  %-5s %-6s %s %s", i.address, pipe,
                        i.predicate.c_str(), i.opcode.c_str(), i.operands.c_str());
   }

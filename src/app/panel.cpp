@@ -124,7 +124,7 @@ void variant_section(Explorer& ex, const PanelInputs& in) {
                     ImGuiWindowFlags_NoScrollbar);
   ImGui::TextWrapped("%s", vi.summary.data());
   if (ex.variant == VariantId::SinRatio) {
-    ImGui::Text("%d __sinf per step on sm_%d", variants::sines_per_step(in.sm), in.sm);
+    ImGui::Text("%d __sinf per step on sm_%d", variants::sines_per_step(in.arch), in.arch);
     ImGui::SameLine();
     const char* busy = ex.measuring();
     ImGui::BeginDisabled(!in.pipeline.gpu() || busy);
@@ -248,7 +248,7 @@ void counters_part(const Explorer& ex, const PanelInputs& in, const GpuFrameStat
         s.launches);
   // The model counts the step loop only; the rest of the kernel (per pixel, per tile, the
   // queue) is what the counters see beyond it.
-  const InstrMix per_step = per_step_mix(ex.variant, in.sm, in.sass, s.recording);
+  const InstrMix per_step = per_step_mix(ex.variant, in.arch, in.sass, s.recording);
   const double modelled = per_step.total() * static_cast<double>(s.warp_iters);
   if (c.warp_instructions > 0) {
     bullet("instructions: %.4g counted, %.4g in the modelled step loop", c.warp_instructions,
@@ -392,7 +392,7 @@ void model_section(const Explorer& ex, const PanelInputs& in) {
   text_with_term("Each step's instructions by pipe, as the seed articles count them",
                  "the seed articles");
   if (in.device.device)
-    ImGui::TextWrapped("On sm_%d (the bound uses: %s)", in.sm, in.sass ? "SASS" : "declared");
+    ImGui::TextWrapped("On sm_%d (the bound uses: %s)", in.arch, in.sass ? "SASS" : "declared");
   else
     ImGui::TextWrapped("Of the sm_90 build (no GPU in use)");
   const VariantInfo& vi = variant_info(ex.variant);
@@ -406,9 +406,9 @@ void model_section(const Explorer& ex, const PanelInputs& in) {
       if (c == 3) explain_last_item("XU");
       if (c == 0) explain_last_item("pipe");
     }
-    mix_row("step (declared)", vi.step(in.sm));
-    mix_row("escape + loop", vi.overhead(in.sm));
-    mix_row("total (declared)", vi.per_iteration(in.sm));
+    mix_row("step (declared)", vi.step(in.arch));
+    mix_row("escape + loop", vi.overhead(in.arch));
+    mix_row("total (declared)", vi.per_iteration(in.arch));
     if (const LoopListing* l =
             in.sass ? in.sass->loop(ex.variant, in.last.gpu && in.last.gpu_stats.recording)
                     : nullptr)

@@ -45,7 +45,7 @@ struct PanelInputs {
   const gl::FrameMeasurement& last;
   const std::optional<Metrics>& metrics;
   const LoadedSass* sass;
-  int sm;  // 10 x compute capability whose mixes are shown
+  int arch;  // 10 x compute capability whose mixes are shown
   // The counters: where their figures come from (or why there are none), whether the sampler
   // itself is refused, and the newest figures.
   std::string counters_source;

@@ -32,7 +32,7 @@ void SweepWindow::request(RunQueue& jobs, GpuRenderer& gpu, const LoadedSass* sa
       });
 }
 
-void SweepWindow::draw(Explorer& ex, const Layout& layout, int sm) {
+void SweepWindow::draw(Explorer& ex, const Layout& layout, int arch) {
   if (!shown_) return;
   layout.place_tool_window(54 * ImGui::GetFontSize(), std::exchange(refit_, false));
   ImGui::Begin("Sine balance (sin-ratio)", &shown_);
@@ -90,8 +90,8 @@ void SweepWindow::draw(Explorer& ex, const Layout& layout, int sm) {
       ImGui::TextWrapped(
           "Balance point (the less busy of XU and issue at its busiest): measured %d sines per "
           "step, predicted %d. sin-ratio runs %d on sm_%d.",
-          balance_point(rows_, true), balance_point(rows_, false), variants::sines_per_step(sm),
-          sm);
+          balance_point(rows_, true), balance_point(rows_, false), variants::sines_per_step(arch),
+          arch);
   }
   ImGui::End();
 }

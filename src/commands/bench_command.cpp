@@ -9,7 +9,7 @@
 #include "commands/measure.h"
 #include "cuda_check.h"
 #include "device_buffer.h"
-#include "gl/colorizer.h"
+#include "gl/colourizer.h"
 #include "gl/egl_context.h"
 #include "gl/frame_pipeline.h"
 #include "gl/offscreen_target.h"
@@ -56,8 +56,8 @@ std::vector<PresentRow> bench_present(const DeviceInfo& dev, int frames) {
       {"kernel alone (plain device buffer)", kernel_ms, "launch + stats read-back, no GL"});
   gl::OffscreenTarget target(kWidth, kHeight);
   target.bind();
-  gl::Colorizer colorizer;
-  colorizer.set_palette(find_palette("ember"));
+  gl::Colourizer colourizer;
+  colourizer.set_palette(find_palette("ember"));
   {
     // GL and CUDA taking turns on the GPU with nothing shared: what this costs beyond the
     // kernel and the draw, no present path can take away.
@@ -67,12 +67,12 @@ std::vector<PresentRow> bench_present(const DeviceInfo& dev, int frames) {
                           cudaMemcpyDeviceToHost));
     surface->end_frame();
     const double draw_ms = time_median_ms(frames, [&] {
-      colorizer.draw(*surface, ColourParams{});
+      colourizer.draw(*surface, ColourParams{});
       glFinish();
     });
     const double both_ms = time_median_ms(frames, [&] {
       kernel();
-      colorizer.draw(*surface, ColourParams{});
+      colourizer.draw(*surface, ColourParams{});
       glFinish();
     });
     rows.push_back({"kernel, then a draw of other memory", both_ms,
@@ -97,11 +97,11 @@ std::vector<PresentRow> bench_present(const DeviceInfo& dev, int frames) {
                     "hand-over + kernel (map/unmap, copy or fence), GL finished"});
     const double frame_ms = time_median_ms(frames, [&] {
       pipe.render(variant, view);
-      colorizer.draw(pipe.surface(), ColourParams{});
+      colourizer.draw(pipe.surface(), ColourParams{});
       glFinish();
     });
     const double draw_ms = time_median_ms(frames, [&] {
-      colorizer.draw(pipe.surface(), ColourParams{});
+      colourizer.draw(pipe.surface(), ColourParams{});
       glFinish();
     });
     rows.push_back({name, frame_ms,

@@ -79,11 +79,11 @@ FrameNumbers frame_numbers(const GpuFrameStats& s) {
   return f;
 }
 
-InstrMix per_step_mix(VariantId variant, int sm, const LoadedSass* sass, bool recording) {
+InstrMix per_step_mix(VariantId variant, int arch, const LoadedSass* sass, bool recording) {
   const VariantInfo& v = variant_info(variant);
   if (const LoopListing* l = sass ? sass->loop(variant, recording) : nullptr)
     return l->mix * (1.0 / v.steps_per_check);
-  return v.per_iteration(sm);
+  return v.per_iteration(arch);
 }
 
 MeasuredRow measured_row(const DeviceInfo& d, VariantId variant, const std::string& view_name,
@@ -98,9 +98,9 @@ MeasuredRow measured_row(const DeviceInfo& d, VariantId variant, const std::stri
   r.frames = frames;
   r.measured = frame_numbers(s);
   r.tiles_by_cost = s.by_cost;
-  const int sm = d.cc_major * 10 + d.cc_minor;
+  const int arch = d.cc_major * 10 + d.cc_minor;
   const PipeRates rates = pipe_rates(d.cc_major, d.cc_minor);
-  const InstrMix per_step = per_step_mix(variant, sm, sass, s.recording);
+  const InstrMix per_step = per_step_mix(variant, arch, sass, s.recording);
   r.metrics = derive_metrics(rates, d.sm_count, per_step, r.measured);
   r.model_instructions = per_step.total() * r.measured.warp_iters;
   // Each pipe's busy share by the model, as the overlay shows it: what counters compare with.

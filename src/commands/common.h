@@ -35,7 +35,7 @@ std::unique_ptr<CounterProbe> start_counters(const Options& o, const DeviceInfo&
 DeviceSummary summarize(const DeviceInfo& d, const LoadedSass* sass);
 // Instructions per step: the SASS loop of the kernel that ran (the recording one or not) when
 // there is one, else the declared.
-InstrMix per_step_mix(VariantId variant, int sm, const LoadedSass* sass, bool recording);
+InstrMix per_step_mix(VariantId variant, int arch, const LoadedSass* sass, bool recording);
 // A GPU frame's measurements, as the model takes them.
 FrameNumbers frame_numbers(const GpuFrameStats& s);
 // One frame's (or the median frame's) measurements with the model's bound beside them.

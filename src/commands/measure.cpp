@@ -105,7 +105,7 @@ std::vector<MeasuredRow> measure_variants(GpuRenderer& gpu, const std::string& v
 SineSweepRow sine_sweep_row(GpuRenderer& gpu, const LoadedSass* sass, int m, int frames,
                             int warmup) {
   const DeviceInfo& dev = gpu.device();
-  const int sm = dev.cc_major * 10 + dev.cc_minor;
+  const int arch = dev.cc_major * 10 + dev.cc_minor;
   const PipeRates rates = pipe_rates(dev.cc_major, dev.cc_minor);
   const View view = kBenchViews[2].view;
   constexpr int kWidth = 1920, kHeight = 1080;
@@ -125,13 +125,13 @@ SineSweepRow sine_sweep_row(GpuRenderer& gpu, const LoadedSass* sass, int m, int
   SineSweepRow r;
   r.sines = m;
   if (m == 0) {
-    r.per_step = per_step_mix(VariantId::Fma4, sm, sass, false);
+    r.per_step = per_step_mix(VariantId::Fma4, arch, sass, false);
     r.mix_from_sass = sass && sass->loops.count(VariantId::Fma4) > 0;
   } else if (sass && sass->sin_balance.count(m)) {
     r.per_step = sass->sin_balance.at(m).mix;
     r.mix_from_sass = true;
   } else {  // estimate: the sines added to fma4's declared loop
-    r.per_step = declared_steps[m - 1](sm) + variant_info(VariantId::Fma4).overhead(sm);
+    r.per_step = declared_steps[m - 1](arch) + variant_info(VariantId::Fma4).overhead(arch);
   }
   r.warp_steps = static_cast<double>(s.warp_iters);
   r.measured_cycles = static_cast<double>(s.sm_cycles);

@@ -9,6 +9,6 @@ namespace mp::embedded {
 extern const std::string_view palettes_json;
 extern const std::string_view bookmarks_json;
 extern const std::string_view fullscreen_vert;
-extern const std::string_view colorize_frag;
+extern const std::string_view colourize_frag;
 
 }  // namespace mp::embedded

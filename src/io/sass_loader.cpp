@@ -71,11 +71,12 @@ void find_loops(const std::string& text, LoadedSass& r) {
     if (candidates.empty()) return std::nullopt;
     const sass::Loop* loop = &candidates.front();
     LoopListing l;
-    l.sm = sass::sm_of(f->arch);
+    l.arch = sass::arch_number(f->arch);
     l.copies = candidates.size();
     l.code.assign(f->code.begin() + loop->first, f->code.begin() + loop->last + 1);
     l.mix = sass::mix_of(*f, *loop);
-    for (const sass::Instruction& i : l.code) l.heavy_only += sass::fma_heavy_only(l.sm, i.base());
+    for (const sass::Instruction& i : l.code)
+      l.heavy_only += sass::fma_heavy_only(l.arch, i.base());
     return l;
   };
   for (const VariantInfo& v : all_variants())

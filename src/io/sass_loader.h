@@ -11,7 +11,7 @@
 namespace mp {
 
 struct LoopListing {
-  int sm = 0;                           // the SASS's arch (sm_90: 90), whose pipe table counts
+  int arch = 0;                         // the SASS's arch (sm_90: 90), whose pipe table counts
   std::vector<sass::Instruction> code;  // the step loop, in order
   InstrMix mix;                         // its instructions by pipe (the whole loop body)
   double heavy_only = 0;                // of mix.fma, those only fmaheavy executes (IMAD & co.)

@@ -1,5 +1,5 @@
 // Palettes (assets/palettes.json) and the colour mapping. The GLSL shader
-// (shaders/colorize.frag) and colourize() below implement the same formula; a test holds
+// (shaders/colourize.frag) and colourize() below implement the same formula; a test holds
 // them together.
 #pragma once
 

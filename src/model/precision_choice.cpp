@@ -22,8 +22,8 @@ const char* arithmetic(VariantId v) {
 
 // Model cycles per warp-step on one SM: the bound of the variant's loop on that chip.
 double cost(VariantId v, ComputeCapability cc) {
-  const int sm = cc.major * 10 + cc.minor;
-  return compute_bound(pipe_rates(cc.major, cc.minor), 1, variant_info(v).per_iteration(sm), 1)
+  const int arch = cc.major * 10 + cc.minor;
+  return compute_bound(pipe_rates(cc.major, cc.minor), 1, variant_info(v).per_iteration(arch), 1)
       .max_cycles;
 }
 

@@ -353,7 +353,7 @@ const ArchTable& arch_table(int arch) {
 
 }  // namespace
 
-int sm_of(std::string_view arch) {
+int arch_number(std::string_view arch) {
   if (arch.substr(0, 3) != "sm_") return 0;
   const std::string_view rest = arch.substr(3);
   const std::size_t digits = run_length(rest, is_digit);
@@ -445,7 +445,7 @@ std::optional<Loop> find_step_loop(const Function& f) {
 }
 
 InstrMix mix_of(const Function& f, const Loop& loop) {
-  const int arch = sm_of(f.arch);
+  const int arch = arch_number(f.arch);
   InstrMix m;
   for (std::size_t i = loop.first; i <= loop.last; ++i) {
     switch (classify(arch, f.code[i].base())) {

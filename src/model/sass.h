@@ -37,7 +37,7 @@ const char* pipe_class_name(PipeClass c);
 // throw std::out_of_range.
 
 // 10 x compute capability from a cuobjdump architecture name ("sm_90a" -> 90); 0 if not one.
-int sm_of(std::string_view arch);
+int arch_number(std::string_view arch);
 // The pipe the table of `arch` gives an opcode (by its base name), if the table names it.
 std::optional<PipeClass> table_pipe(int arch, std::string_view base_opcode);
 // Which pipe executes an opcode: the table's, or Other (an issue slot, no modelled pipe).

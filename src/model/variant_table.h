@@ -24,12 +24,13 @@ struct VariantInfo {
   bool fp64;              // double-precision arithmetic and coordinates
   int mantissa_bits;      // of its arithmetic: 24 (float), 48 (double-float), 53 (double)
   variants::Shape shape;  // where its warps get their pixels
-  // On sm_XY (sm = 10 x cc): the step alone; the whole loop body (steps_per_check steps and
-  // one escape test); per step, the loop body's share, and what it adds to the step.
-  InstrMix (*step)(int sm);
+  // On `arch` (10 x compute capability, sm_90: 90): the step alone; the whole loop body
+  // (steps_per_check steps and one escape test); per step, the loop body's share, and what it adds
+  // to the step.
+  InstrMix (*step)(int arch);
   variants::LoopMixes loop;
-  InstrMix per_iteration(int sm) const { return loop.at(sm) * (1.0 / steps_per_check); }
-  InstrMix overhead(int sm) const { return per_iteration(sm) + step(sm) * -1.0; }
+  InstrMix per_iteration(int arch) const { return loop.at(arch) * (1.0 / steps_per_check); }
+  InstrMix overhead(int arch) const { return per_iteration(arch) + step(arch) * -1.0; }
 };
 
 const std::vector<VariantInfo>& all_variants();

@@ -1,4 +1,4 @@
-#include "gl/colorizer.h"
+#include "gl/colourizer.h"
 
 #include <string>
 
@@ -17,27 +17,27 @@ std::string with_define(std::string_view src, const char* define) {
 
 }  // namespace
 
-Colorizer::Colorizer()
+Colourizer::Colourizer()
     : buffer_program_(link_program(std::string(embedded::fullscreen_vert),
-                                   with_define(embedded::colorize_frag, "MP_DATA_BUFFER"))),
+                                   with_define(embedded::colourize_frag, "MP_DATA_BUFFER"))),
       texture_program_(link_program(std::string(embedded::fullscreen_vert),
-                                    with_define(embedded::colorize_frag, "MP_DATA_TEXTURE"))) {
+                                    with_define(embedded::colourize_frag, "MP_DATA_TEXTURE"))) {
   glBindTexture(GL_TEXTURE_1D, lut_.id());
   glTexParameteri(GL_TEXTURE_1D, GL_TEXTURE_MIN_FILTER, GL_LINEAR);
   glTexParameteri(GL_TEXTURE_1D, GL_TEXTURE_MAG_FILTER, GL_LINEAR);
   glTexParameteri(GL_TEXTURE_1D, GL_TEXTURE_WRAP_S, GL_REPEAT);
   glBindTexture(GL_TEXTURE_1D, 0);
-  check_error("creating the colorizer");
+  check_error("creating the colourizer");
 }
 
-void Colorizer::set_palette(const Palette& p) {
+void Colourizer::set_palette(const Palette& p) {
   const auto lut = build_lut(p);
   glBindTexture(GL_TEXTURE_1D, lut_.id());
   glTexImage1D(GL_TEXTURE_1D, 0, GL_RGBA8, kLutSize, 0, GL_RGBA, GL_UNSIGNED_BYTE, lut.data());
   glBindTexture(GL_TEXTURE_1D, 0);
 }
 
-void Colorizer::draw(const Surface& s, const ColourParams& c, const WarpBuffer* divergence) {
+void Colourizer::draw(const Surface& s, const ColourParams& c, const WarpBuffer* divergence) {
   const bool buffer = s.data_target() == GL_TEXTURE_BUFFER;
   const GLuint prog = buffer ? buffer_program_.id() : texture_program_.id();
   glUseProgram(prog);

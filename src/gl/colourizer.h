@@ -7,9 +7,9 @@
 
 namespace mp::gl {
 
-class Colorizer {
+class Colourizer {
  public:
-  Colorizer();
+  Colourizer();
   void set_palette(const Palette& p);
   // Covers the current viewport, whose bottom-left pixel is the framebuffer's. With
   // `divergence`, tints each warp's pixels by how many of its lanes idled.
