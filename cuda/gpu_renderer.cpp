@@ -107,6 +107,7 @@ GpuFrameStats& GpuFrameStats::operator+=(const GpuFrameStats& s) {
   pixel_iters += s.pixel_iters;
   warp_iters += s.warp_iters;
   recording = recording || s.recording;
+  resumable = resumable || s.resumable;
   pixels_finished += s.pixels_finished;
   pixels_pending += s.pixels_pending;
   return *this;
@@ -124,6 +125,11 @@ GpuFrameStats GpuRenderer::render_tiles(VariantId variant, const PixelGrid& grid
   return launch_timed(static_cast<int>(variant), grid, max_iter, tile_begin, tile_end, out, counts,
                       warp_efficiency, split,
                       [variant](const RenderLaunch& a) { return prepare_render(variant, a); });
+}
+
+unsigned GpuRenderer::resident_tiles(VariantId variant, bool resumable) const {
+  return static_cast<unsigned>(resident_blocks_per_sm(variant, resumable) * impl_->device.sm_count *
+                               kWarpsPerBlock);
 }
 
 GpuFrameStats GpuRenderer::render_sin_balance(int sines, const PixelGrid& grid, unsigned max_iter,
@@ -231,6 +237,7 @@ GpuFrameStats GpuRenderer::launch_timed(int kernel, const PixelGrid& grid, unsig
   r.pixels_pending = reading.extras[3];
   r.by_cost = start.queue && by_cost;
   r.recording = start.recording;
+  r.resumable = split.slots != nullptr;
   if (start.args.tile_cost) {  // the launch left its tiles' costs: all of them once ranges meet
     const bool extends = begin == m.costs_recorded && m.costs_kernel == kernel &&
                          same_grid(grid, m.costs_grid) && max_iter == m.costs_max_iter;

@@ -46,12 +46,14 @@ struct GpuFrameStats {
   // The frame ran the recording kernel: the view's tile costs were not yet this kernel's, or
   // the frame wanted per-pixel counts or per-tile efficiencies.
   bool recording = false;
+  // A launch ran the resumable kernel: it went on from orbits cut before, or cut them.
+  bool resumable = false;
   // Launches that cut orbits (OrbitSplit): the pixels they finished and those they left
   // unfinished (0 for whole orbits, whose launches finish every pixel they touch and count none).
   unsigned long long pixels_finished = 0;
   unsigned long long pixels_pending = 0;
   // Sums the times, cycles, iterations and pixel counts; by_cost where every launch went by cost,
-  // recording where any recorded.
+  // recording and resumable where any was.
   GpuFrameStats& operator+=(const GpuFrameStats& s);
 };
 
@@ -83,6 +85,9 @@ class GpuRenderer {
                              float* warp_efficiency, const OrbitSplit& split);
   // The same, for fma4 with `sines` __sinf per step (1..4): the sine-balance sweep.
   GpuFrameStats render_sin_balance(int sines, const PixelGrid& grid, unsigned max_iter, float* out);
+  // Tiles the GPU holds at once with the variant's kernel (the resumable build or not): a wave of
+  // as many blocks as fit on every SM.
+  unsigned resident_tiles(VariantId variant, bool resumable) const;
 
  private:
   struct Impl;

@@ -31,6 +31,7 @@ void GpuSlicedFrame::start(VariantId variant, const PixelGrid& grid, unsigned ma
   passes_ = LaunchPasses(empty ? 0 : static_cast<unsigned>(warp_count(grid.width, grid.height)),
                          max_iter);
   split_ = false;
+  full_tiles_ = 0;
   finished_ = 0;
   stats_ = GpuFrameStats();
 }
@@ -61,8 +62,10 @@ const GpuFrameStats& GpuSlicedFrame::step(GpuRenderer& r, float* out, unsigned* 
       finished_frame_->width == grid_.width && finished_frame_->height == grid_.height &&
       finished_frame_->max_iter == max_iter_)
     previous_ms = finished_frame_->ms;
+  // A full wave of the resumable build, which runs wherever the work is heavy enough to matter.
+  if (full_tiles_ == 0) full_tiles_ = r.resident_tiles(variant_, true);
   LaunchSize l = passes_.next(static_cast<unsigned>(r.device().sm_count) * kWarpsPerBlock,
-                              target_ms, previous_ms);
+                              full_tiles_, target_ms, previous_ms);
   // The first cut makes slots for every pixel (24 bytes each) and two counters per tile; where
   // the GPU has no room for them, orbits stay whole and launches as long as they are.
   if (!split_ && l.budget < max_iter_) {

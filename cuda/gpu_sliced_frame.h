@@ -39,6 +39,7 @@ class GpuSlicedFrame {
   unsigned long long pixels_ = 0;
   LaunchPasses passes_;
   bool split_ = false;  // a launch of this frame has cut orbits: every later one goes on from slots
+  unsigned full_tiles_ = 0;          // the variant's full wave (0: not asked yet)
   unsigned long long finished_ = 0;  // pixels finished so far
   GpuFrameStats stats_;
   // The last frame finished: one as cheap at the same size, limit and variant goes in one launch.

@@ -649,6 +649,28 @@ RenderStart prepare_render(VariantId variant, const RenderLaunch& args) {
   throw std::invalid_argument("prepare_render: no such variant");
 }
 
+template <class V>
+int resident_blocks(bool resumable) {
+  int blocks = 0;
+  if (resumable)
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, resumable_kernel<V>,
+                                                             kRenderThreads, 0));
+  else
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, render_kernel<V, false>,
+                                                             kRenderThreads, 0));
+  return std::max(1, blocks);
+}
+
+int resident_blocks_per_sm(VariantId variant, bool resumable) {
+  switch (variant) {
+#define MP_RESIDENT_CASE(V) \
+  case VariantId::V: return resident_blocks<variants::V>(resumable);
+    MANDELPIPE_VARIANTS(MP_RESIDENT_CASE)
+#undef MP_RESIDENT_CASE
+  }
+  throw std::invalid_argument("resident_blocks_per_sm: no such variant");
+}
+
 RenderStart prepare_sin_balance(int sines, const RenderLaunch& args) {
   if (args.counts || args.warp_efficiency || args.split.slots)
     throw std::invalid_argument(

@@ -93,6 +93,8 @@ struct RenderStart {
   bool recording = false;  // the kernel writes what args asks it to record
 };
 RenderStart prepare_render(VariantId variant, const RenderLaunch& args);
+// Blocks of the variant's kernel (the resumable build or the plain one) an SM holds at once.
+int resident_blocks_per_sm(VariantId variant, bool resumable);
 
 // The sine-balance sweep behind the sin-ratio variant: fma4 plus `sines` (1..4) __sinf per
 // step (variants::SinBalance), so the balance point can be measured on the GPU at hand.

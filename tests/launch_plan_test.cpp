@@ -19,6 +19,7 @@ struct Frame {
   std::vector<unsigned> need;
   std::vector<double> ms_per_step;
   double floor_ms_per_step = 0;
+  unsigned full_tiles = 0;  // the GPU's full wave (0: one block per SM)
 };
 // A frame whose tile t costs costs[t] ms for kLimit steps.
 constexpr unsigned kLimit = 1000;
@@ -43,7 +44,7 @@ std::vector<Launch> launches(const Frame& f, double target_ms, unsigned max_iter
   std::vector<unsigned> ran(total, 0);
   LaunchPasses p(total, max_iter);
   while (!p.done()) {
-    const LaunchSize l = p.next(kMinTiles, target_ms, previous_frame_ms);
+    const LaunchSize l = p.next(kMinTiles, f.full_tiles, target_ms, previous_frame_ms);
     const unsigned begin = p.next_tile();
     double ms = 0;
     unsigned slowest = 0;
@@ -244,6 +245,40 @@ TEST(LaunchPlan, LongOrbitsAreCutSoThatLaunchesStayNearTheTarget) {
   double sum = 0;
   for (const Launch& x : l) sum += x.ms;
   EXPECT_LT(sum, 65280.0 * 2'000'000 * f.ms_per_step[0] * 1.5);
+}
+
+// The same frame where the GPU holds eight blocks per SM: launches settle at full waves with a
+// cut budget rather than single waves of whole orbits, so the frame takes about what it takes
+// in one launch.
+TEST(LaunchPlan, LongOrbitsGoInFullWavesWithACutBudget) {
+  Frame f;
+  f.need.assign(65280, 2'000'000);
+  f.ms_per_step.assign(65280, 1342.0 / 65280 / 2'000'000);  // 1342 ms in one launch
+  f.floor_ms_per_step = 0.022 / 1000;
+  f.full_tiles = 8 * kMinTiles;
+  const std::vector<Launch> l = launches(f, 15, 2'000'000);
+  expect_covers(l, 65280);
+  double sum = 0, longest = 0;
+  int full = 0;
+  for (const Launch& x : l) {
+    sum += x.ms;
+    longest = std::max(longest, x.ms);
+    full += x.tiles >= f.full_tiles;
+  }
+  EXPECT_LE(longest, kLaunchGrowth * 15);
+  EXPECT_GT(full, static_cast<int>(l.size()) * 2 / 3);  // the rest: growing, and passes' ends
+  EXPECT_LT(sum, 1342 * 1.1);
+}
+
+TEST(LaunchPlan, AFullWaveShrinksItsBudgetBeforeItsTiles) {
+  LaunchSizing s = sizing(60000, 8 * kMinTiles, 60);
+  s.full_tiles = 8 * kMinTiles;
+  EXPECT_EQ(next_launch(s).tiles, 8 * kMinTiles);
+  EXPECT_EQ(next_launch(s).budget, kLimit / 4 / kBudgetQuantum * kBudgetQuantum);
+  s.last_tiles = 16 * kMinTiles;  // above a full wave: the tiles first, down to it
+  s.last_ms = 30;
+  EXPECT_EQ(next_launch(s).tiles, 8 * kMinTiles);
+  EXPECT_EQ(next_launch(s).budget, kLimit);
 }
 
 TEST(LaunchPlan, LaterPassesCoverOnlyTheTilesLeftUnfinished) {

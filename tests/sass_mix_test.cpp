@@ -35,6 +35,12 @@ TEST(SassMix, DeclaredMixMatchesTheBuiltKernelOnEveryShippedArchitecture) {
       EXPECT_EQ(l.mix, v.loop.at(arch)) << v.name << " on " << s.arch;
       // The recording kernel has a loop of its own, read the same way.
       EXPECT_EQ(s.loops_recording.count(v.id), 1u) << v.name << " in " << s.arch;
+      // So has the resumable one (frames whose orbits are cut), which the model takes for them.
+      ASSERT_EQ(s.loops_resumable.count(v.id), 1u) << v.name << " in " << s.arch;
+      const LoopListing& r = s.loops_resumable.at(v.id);
+      std::printf("  %s %-9s resumable loop of %zu: FMA %g ALU %g XU %g FP64 %g other %g\n",
+                  s.arch.c_str(), v.name.data(), r.code.size(), r.mix.fma, r.mix.alu, r.mix.xu,
+                  r.mix.fp64, r.mix.other);
     }
   }
   EXPECT_GT(checked, 0) << "no architecture's render kernels found in " << self;

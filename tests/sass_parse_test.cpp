@@ -192,8 +192,9 @@ TEST(SassFixtures, LoopsMatchTheDeclaredMixesOnEveryArchitecture) {
       // the declared mix is that of the one frames run. The divergence view's kernel, which
       // also writes per-pixel counts and per-tile efficiencies, may differ by a register copy.
       for (bool recording : {false, true}) {
-        const sass::Function* f =
-            sass::find_render_kernel(fns, sass::mangled_variant(v.type_name), recording);
+        const sass::Function* f = sass::find_render_kernel(
+            fns, sass::mangled_variant(v.type_name),
+            recording ? sass::KernelBuild::Recording : sass::KernelBuild::Plain);
         ASSERT_NE(f, nullptr) << v.name << " sm_" << arch << " recording " << recording;
         EXPECT_EQ(sass::step_loop_candidates(*f).size(), 1u) << v.name << " sm_" << arch;
         const auto loop = sass::find_step_loop(*f);

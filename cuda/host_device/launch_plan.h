@@ -27,6 +27,7 @@ inline constexpr unsigned kBudgetQuantum = 64;
 struct LaunchSizing {
   unsigned left = 0;        // tiles of the frame's pass not yet launched
   unsigned min_tiles = 0;   // a wave: one block per SM, the smallest launch worth making
+  unsigned full_tiles = 0;  // a full wave: as many blocks as fit on every SM (0: min_tiles)
   double target_ms = 0;     // the time a launch should take; 0: the rest of the frame at once
   unsigned max_iter = 0;    // the frame's iteration limit
   unsigned last_tiles = 0;  // the frame's previous launch (0: this is its first)
@@ -44,35 +45,39 @@ struct LaunchSize {
 };
 
 // The next launch: 0 tiles only when nothing is left. A launch's time goes about as its tiles
-// times its budget, so the work grows and shrinks as the last launch's time says, by its budget
-// first when it grows (fewer passes over the frame) and by its tiles first when it shrinks (down
-// to a wave), since a launch cannot be shorter than its slowest warp's orbits within the budget.
-// Whole waves of tiles (a multiple of min_tiles, rounded up to whole 16x16 blocks) unless it is
-// the rest: where a warp's pixels take longer than the target, part of a second wave on some SMs
-// doubles the launch without shortening the next.
+// times its budget, so its work grows and shrinks as the last launch's time says: growing, its
+// tiles up to a full wave (warps side by side on an SM that few share cost little time), then
+// its budget up to the limit, then more tiles; shrinking, its tiles down to a full wave, then its
+// budget, then its tiles down to one wave, since a launch is never shorter than its slowest warp's
+// orbits within the budget. Whole waves of tiles (a multiple of min_tiles, rounded up to whole
+// 16x16 blocks) unless it is the rest: where a warp's pixels take longer than the target, part of
+// a second wave on some SMs doubles the launch without shortening the next.
 inline LaunchSize next_launch(const LaunchSizing& s) {
   if (s.left == 0) return {};
   if (s.target_ms <= 0) return {s.left, s.max_iter};
   const unsigned wave =
       std::max(1u, (s.min_tiles + kWarpsPerBlock - 1) / kWarpsPerBlock) * kWarpsPerBlock;
+  const double full = std::max<double>(wave, s.full_tiles);
   double tiles = wave, budget = std::min(s.max_iter, kFirstBudget);
   if (s.last_tiles == 0) {
     if (s.previous_frame_ms >= 0 && s.previous_frame_ms < kWholeFrameShare * s.target_ms)
       return {s.left, s.max_iter};
   } else {
-    double g = kLaunchGrowth;
+    double g = kLaunchGrowth;  // what is left of the scaling, taken by each of the three in turn
     if (s.last_ms > 0) g = std::min(g, s.target_ms / s.last_ms);
-    budget = s.last_budget;
     tiles = s.last_tiles;
-    if (g >= 1) {
-      budget = std::min<double>(s.max_iter, s.last_budget * g);
-      tiles = s.last_tiles * g * s.last_budget / budget;
-    } else if (s.last_tiles * g >= wave) {
-      tiles = s.last_tiles * g;
-    } else {
-      budget = s.last_budget * (s.last_tiles * g / wave);
-      tiles = wave;
-    }
+    budget = s.last_budget;
+    auto scale = [&g](double& x, double bound) {
+      const double to = g >= 1 ? std::min(bound, x * g) : std::max(bound, x * g);
+      if ((g >= 1) == (x < bound)) {
+        g *= x / to;
+        x = to;
+      }
+    };
+    scale(tiles, full);
+    scale(budget,
+          g >= 1 ? static_cast<double>(s.max_iter) : std::min<double>(s.max_iter, kBudgetQuantum));
+    tiles = std::max<double>(wave, tiles * g);
   }
   LaunchSize l;
   l.budget = s.max_iter;
@@ -101,10 +106,12 @@ class LaunchPasses {
   int pass() const { return pass_; }
   unsigned next_tile() const { return next_; }
   // The next launch, from the pass's next tile on.
-  LaunchSize next(unsigned min_tiles, double target_ms, double previous_frame_ms) const {
+  LaunchSize next(unsigned min_tiles, unsigned full_tiles, double target_ms,
+                  double previous_frame_ms) const {
     LaunchSizing s;
     s.left = end_ - next_;
     s.min_tiles = min_tiles;
+    s.full_tiles = full_tiles;
     s.target_ms = target_ms;
     s.max_iter = max_iter_;
     s.last_tiles = last_.tiles;

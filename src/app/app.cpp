@@ -222,14 +222,14 @@ void App::record_frame(const gl::FrameMeasurement& m) {
   last_metrics_.reset();
   if (!m.gpu || !rates_) return;
   const GpuFrameStats& s = m.gpu_stats;
-  const InstrMix per_step = per_step_mix(ex_.variant, arch(), sass(), s.recording);
+  const InstrMix per_step = per_step_mix(ex_.variant, arch(), sass(), build_of(s));
   counters_.modelled(frames_done_, per_step.total() * static_cast<double>(s.warp_iters));
   const bool fresh_counters = counters_.take();
   last_metrics_ = derive_metrics(*rates_, device_.device->sm_count, per_step, frame_numbers(s));
   if (!ex_.show_overlay) return;
   const auto t0 = std::chrono::steady_clock::now();
   const VariantInfo& v = variant_info(ex_.variant);
-  const LoopListing* loop = sass() ? sass()->loop(ex_.variant, s.recording) : nullptr;
+  const LoopListing* loop = sass() ? sass()->loop(ex_.variant, build_of(s)) : nullptr;
   const double heavy = loop ? loop->heavy_only / v.steps_per_check : -1;
   overlay_.update(pipe_loads(*rates_, device_.device->sm_count, per_step, heavy,
                              static_cast<double>(s.warp_iters), static_cast<double>(s.sm_cycles),
@@ -380,12 +380,13 @@ void App::draw_windows() {
     ++totals_.overlays;
   }
   if (ex_.show_sass) {
-    // The loop of the kernel the last frame ran: the recording one on a view's first frame and
-    // for the divergence view.
-    const bool recording = last_.gpu && last_.gpu_stats.recording;
-    const LoopListing* l = sass() ? sass()->loop(ex_.variant, recording) : nullptr;
-    draw_sass_view(variant_info(ex_.variant), recording, l,
-                   sass_ ? sass_->source : "reading SASS...", scale);
+    // The loop of the kernel build the last frame ran: the recording one on a view's first frame
+    // and for the divergence view, the resumable one where its orbits were cut.
+    const sass::KernelBuild build =
+        last_.gpu ? build_of(last_.gpu_stats) : sass::KernelBuild::Plain;
+    const LoopListing* l = sass() ? sass()->loop(ex_.variant, build) : nullptr;
+    draw_sass_view(variant_info(ex_.variant), build, l, sass_ ? sass_->source : "reading SASS...",
+                   scale);
   }
   compare_.draw(ex_, layout, fw, fh, opts_.capture_dir);
   if (ex_.show_experiments)

@@ -319,12 +319,15 @@ void PipeOverlay::draw(const std::string& title, const std::string& mix_source,
   ImGui::End();
 }
 
-void draw_sass_view(const VariantInfo& v, bool recording, const LoopListing* listing,
+void draw_sass_view(const VariantInfo& v, sass::KernelBuild build, const LoopListing* listing,
                     const std::string& source, float scale) {
   corner(3, scale);  // bottom right
   ImGui::Begin("##sass", nullptr, kOverlayFlags);
   ImGui::Text("Step loop of %s%s  (%s)", v.name.data(),
-              recording ? ", the kernel that records tile costs" : "", source.c_str());
+              build == sass::KernelBuild::Recording   ? ", the kernel that records tile costs"
+              : build == sass::KernelBuild::Resumable ? ", the kernel that resumes cut orbits"
+                                                      : "",
+              source.c_str());
   if (!listing) {
     ImGui::TextUnformatted("No SASS to show.");
     ImGui::End();

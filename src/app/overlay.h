@@ -54,9 +54,9 @@ class PipeOverlay {
 };
 
 // The step loop of `v` one instruction per line, coloured by pipe, with per-pipe counts.
-// listing: from the loaded SASS, or null (then `source` says why there is none); recording: it is
-// the loop of the kernel that also records tile costs and the divergence view's outputs.
-void draw_sass_view(const VariantInfo& v, bool recording, const LoopListing* listing,
+// listing: from the loaded SASS, or null (then `source` says why there is none); build: the
+// kernel build it is the loop of (sass.h).
+void draw_sass_view(const VariantInfo& v, sass::KernelBuild build, const LoopListing* listing,
                     const std::string& source, float scale);
 
 }  // namespace mp

@@ -248,7 +248,7 @@ void counters_part(const Explorer& ex, const PanelInputs& in, const GpuFrameStat
         s.launches);
   // The model counts the step loop only; the rest of the kernel (per pixel, per tile, the
   // queue) is what the counters see beyond it.
-  const InstrMix per_step = per_step_mix(ex.variant, in.arch, in.sass, s.recording);
+  const InstrMix per_step = per_step_mix(ex.variant, in.arch, in.sass, build_of(s));
   const double modelled = per_step.total() * static_cast<double>(s.warp_iters);
   if (c.warp_instructions > 0) {
     bullet("instructions: %.4g counted, %.4g in the modelled step loop", c.warp_instructions,
@@ -410,7 +410,8 @@ void model_section(const Explorer& ex, const PanelInputs& in) {
     mix_row("escape + loop", vi.overhead(in.arch));
     mix_row("total (declared)", vi.per_iteration(in.arch));
     if (const LoopListing* l =
-            in.sass ? in.sass->loop(ex.variant, in.last.gpu && in.last.gpu_stats.recording)
+            in.sass ? in.sass->loop(ex.variant, in.last.gpu ? build_of(in.last.gpu_stats)
+                                                            : sass::KernelBuild::Plain)
                     : nullptr)
       mix_row("total (SASS)", l->mix * (1.0 / vi.steps_per_check));
     ImGui::EndTable();

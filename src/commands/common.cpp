@@ -79,9 +79,16 @@ FrameNumbers frame_numbers(const GpuFrameStats& s) {
   return f;
 }
 
-InstrMix per_step_mix(VariantId variant, int arch, const LoadedSass* sass, bool recording) {
+sass::KernelBuild build_of(const GpuFrameStats& s) {
+  return s.resumable   ? sass::KernelBuild::Resumable
+         : s.recording ? sass::KernelBuild::Recording
+                       : sass::KernelBuild::Plain;
+}
+
+InstrMix per_step_mix(VariantId variant, int arch, const LoadedSass* sass,
+                      sass::KernelBuild build) {
   const VariantInfo& v = variant_info(variant);
-  if (const LoopListing* l = sass ? sass->loop(variant, recording) : nullptr)
+  if (const LoopListing* l = sass ? sass->loop(variant, build) : nullptr)
     return l->mix * (1.0 / v.steps_per_check);
   return v.per_iteration(arch);
 }
@@ -100,11 +107,11 @@ MeasuredRow measured_row(const DeviceInfo& d, VariantId variant, const std::stri
   r.tiles_by_cost = s.by_cost;
   const int arch = d.cc_major * 10 + d.cc_minor;
   const PipeRates rates = pipe_rates(d.cc_major, d.cc_minor);
-  const InstrMix per_step = per_step_mix(variant, arch, sass, s.recording);
+  const InstrMix per_step = per_step_mix(variant, arch, sass, build_of(s));
   r.metrics = derive_metrics(rates, d.sm_count, per_step, r.measured);
   r.model_instructions = per_step.total() * r.measured.warp_iters;
   // Each pipe's busy share by the model, as the overlay shows it: what counters compare with.
-  const LoopListing* loop = sass ? sass->loop(variant, s.recording) : nullptr;
+  const LoopListing* loop = sass ? sass->loop(variant, build_of(s)) : nullptr;
   const double heavy = loop ? loop->heavy_only / variant_info(variant).steps_per_check : -1;
   for (const PipeLoad& p : pipe_loads(rates, d.sm_count, per_step, heavy, r.measured.warp_iters,
                                       r.measured.sm_cycles, r.metrics.clock_ghz))

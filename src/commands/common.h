@@ -33,9 +33,11 @@ int find_experiment(const std::string& name, const char* option);
 std::unique_ptr<CounterProbe> start_counters(const Options& o, const DeviceInfo& d);
 
 DeviceSummary summarize(const DeviceInfo& d, const LoadedSass* sass);
-// Instructions per step: the SASS loop of the kernel that ran (the recording one or not) when
-// there is one, else the declared.
-InstrMix per_step_mix(VariantId variant, int arch, const LoadedSass* sass, bool recording);
+// The build of the kernel a frame ran (the resumable one where any of its launches was).
+sass::KernelBuild build_of(const GpuFrameStats& s);
+// Instructions per step: the SASS loop of the kernel build that ran when there is one, else the
+// declared.
+InstrMix per_step_mix(VariantId variant, int arch, const LoadedSass* sass, sass::KernelBuild build);
 // A GPU frame's measurements, as the model takes them.
 FrameNumbers frame_numbers(const GpuFrameStats& s);
 // One frame's (or the median frame's) measurements with the model's bound beside them.

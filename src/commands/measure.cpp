@@ -125,7 +125,7 @@ SineSweepRow sine_sweep_row(GpuRenderer& gpu, const LoadedSass* sass, int m, int
   SineSweepRow r;
   r.sines = m;
   if (m == 0) {
-    r.per_step = per_step_mix(VariantId::Fma4, arch, sass, false);
+    r.per_step = per_step_mix(VariantId::Fma4, arch, sass, sass::KernelBuild::Plain);
     r.mix_from_sass = sass && sass->loops.count(VariantId::Fma4) > 0;
   } else if (sass && sass->sin_balance.count(m)) {
     r.per_step = sass->sin_balance.at(m).mix;

@@ -79,11 +79,14 @@ void find_loops(const std::string& text, LoadedSass& r) {
       l.heavy_only += sass::fma_heavy_only(l.arch, i.base());
     return l;
   };
+  using sass::KernelBuild;
   for (const VariantInfo& v : all_variants())
-    for (bool recording : {false, true})
-      if (auto l = listing(
-              sass::find_render_kernel(functions, sass::mangled_variant(v.type_name), recording)))
-        (recording ? r.loops_recording : r.loops)[v.id] = *l;
+    for (KernelBuild b : {KernelBuild::Plain, KernelBuild::Recording, KernelBuild::Resumable})
+      if (auto l =
+              listing(sass::find_render_kernel(functions, sass::mangled_variant(v.type_name), b)))
+        (b == KernelBuild::Recording   ? r.loops_recording
+         : b == KernelBuild::Resumable ? r.loops_resumable
+                                       : r.loops)[v.id] = *l;
   for (int m = 1; m <= variants::kMaxSweepSines;
        ++m)  // SinBalance<m>: "variants10SinBalanceILi2EE"
     if (auto l = listing(sass::find_render_kernel(

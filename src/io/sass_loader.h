@@ -26,11 +26,15 @@ struct LoadedSass {
   // render_kernel<V, true>, which also records the tile costs (a view's first frame) and the
   // divergence view's per-pixel counts and per-tile efficiencies: ptxas may give it another loop.
   std::map<VariantId, LoopListing> loops_recording;
+  // resumable_kernel<V>: the window's launches of a frame whose orbits are cut (GpuSlicedFrame).
+  std::map<VariantId, LoopListing> loops_resumable;
   std::map<int, LoopListing> sin_balance;  // the sweep kernels, by sines per step
   bool ok() const { return !loops.empty(); }
-  // The step loop of the kernel a frame ran (the recording one or not), or null.
-  const LoopListing* loop(VariantId v, bool recording) const {
-    const auto& m = recording ? loops_recording : loops;
+  // The step loop of the build of the kernel a frame ran, or null.
+  const LoopListing* loop(VariantId v, sass::KernelBuild build) const {
+    const auto& m = build == sass::KernelBuild::Recording   ? loops_recording
+                    : build == sass::KernelBuild::Resumable ? loops_resumable
+                                                            : loops;
     const auto it = m.find(v);
     return it == m.end() ? nullptr : &it->second;
   }

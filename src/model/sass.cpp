@@ -384,11 +384,16 @@ std::string mangled_variant(std::string_view variant_type) {
 }
 
 const Function* find_render_kernel(const std::vector<Function>& functions, std::string_view mangled,
-                                   bool recording) {
-  const std::string_view flag = recording ? "Lb1E" : "Lb0E";  // the bool template argument
+                                   KernelBuild build) {
+  // The template's name, and for render_kernel its bool argument.
+  const std::string_view kernel =
+      build == KernelBuild::Resumable ? "16resumable_kernelI" : "13render_kernelI";
+  const std::string_view flag = build == KernelBuild::Recording ? "Lb1E"
+                                : build == KernelBuild::Plain   ? "Lb0E"
+                                                                : "";
   for (const Function& f : functions)
-    if (f.name.find("render_kernel") != std::string::npos &&
-        f.name.find(mangled) != std::string::npos && f.name.find(flag) != std::string::npos)
+    if (f.name.find(kernel) != std::string::npos && f.name.find(mangled) != std::string::npos &&
+        f.name.find(flag) != std::string::npos)
       return &f;
   return nullptr;
 }

@@ -49,11 +49,14 @@ bool fma_heavy_only(int arch, std::string_view base_opcode);
 
 // How a variant struct appears in mangled names: "Fma5" -> "variants4Fma5E".
 std::string mangled_variant(std::string_view variant_type);
-// The render kernel whose mangled name holds `mangled` (e.g. mangled_variant("Fma5")): the
-// instance that draws the pixels only (render_kernel<V, false>), or with `recording` the one that
-// also records the tile costs and the divergence view's outputs (render_kernel<V, true>).
+// The builds of a variant's kernel (cuda/render_kernel.cu): the one that draws the pixels only
+// (render_kernel<V, false>), the one that also records the tile costs and the divergence view's
+// outputs (render_kernel<V, true>), and the one that goes on from orbits a launch before cut
+// (resumable_kernel<V>). ptxas may lay out each one's step loop a little differently.
+enum class KernelBuild { Plain, Recording, Resumable };
+// The build of the kernel whose mangled name holds `mangled` (e.g. mangled_variant("Fma5")).
 const Function* find_render_kernel(const std::vector<Function>& functions, std::string_view mangled,
-                                   bool recording = false);
+                                   KernelBuild build = KernelBuild::Plain);
 
 // Indices [first, last] of a loop: last is a branch back to first.
 struct Loop {
