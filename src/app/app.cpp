@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <iostream>
 #include <utility>
 
@@ -151,6 +152,7 @@ int App::run() {
     ++frames_done_;
     // The point of the frame where queued work runs: drawn (a capture reads the back buffer),
     // not yet shown.
+    if (ex_.jobs.off_thread_starting()) lend_gpu();
     ex_.jobs.run();
     // A scripted screenshot shows the finished image, and a scripted CUDA run ends on a finished
     // frame, as when a window frame was a whole frame: the frame's last slices come first.
@@ -173,6 +175,13 @@ int App::run() {
   }
   if (opts_.frames > 0) print_summary();
   return 0;
+}
+
+void App::lend_gpu() {
+  // The counters' reading open over an unfinished frame would hold the experiment's samples:
+  // dropped, and the frame starts again once the experiment is done.
+  if (counter_reading_) counters_.drop(*std::exchange(counter_reading_, std::nullopt));
+  if (pipeline_.refining()) ex_.dirty = true;
 }
 
 void App::print_summary() const {
@@ -245,6 +254,23 @@ std::string App::mix_source() const {
   return "declared (reading SASS...)";
 }
 
+std::string App::counters_source(bool brief) const {
+  if (const auto e = experiments_.running(ex_.jobs))
+    return "counters: paused while experiment " + e->name + " measures the GPU";
+  return counters_.source(brief, device_.device.has_value(), frames_done_);
+}
+
+std::string App::paused_for_experiment() const {
+  const auto e = experiments_.running(ex_.jobs);
+  if (!e) return "";
+  char text[160];
+  std::snprintf(text, sizeof text,
+                "image paused while experiment %s measures the GPU (%.1f s so far): the window's "
+                "kernels and counters wait for it; your changes render once it ends",
+                e->name.c_str(), e->elapsed_s);
+  return text;
+}
+
 void App::render_frame() {
   const double now = glfwGetTime();
   if (frames_done_ > 0) {  // the first frame has no previous one to be timed from
@@ -291,7 +317,11 @@ void App::render_frame() {
     drawn_size_ = {fw, fh};
     ex_.dirty = true;
   }
-  if (fw > 0 && fh > 0) {
+  // While an experiment measures the GPU on its worker, the window launches none of its kernels
+  // and reads no counters, which would land in the experiment's figures: it shows the image it
+  // has, and what changed meanwhile renders once the experiment ends.
+  const bool gpu_lent = experiments_.running(ex_.jobs).has_value();
+  if (fw > 0 && fh > 0 && !gpu_lent) {
     pipeline_.resize(fw, fh);
     // A new view drops the stale frame at once, its counters with it; live starts the next once
     // one is done.
@@ -310,6 +340,8 @@ void App::render_frame() {
       measure(*fm);
       if (fm->gpu) ab_.kernel(frames_done_, b_half, fm->gpu_stats.kernel_ms);
     }
+  }
+  if (fw > 0 && fh > 0) {
     glBindFramebuffer(GL_FRAMEBUFFER, 0);
     glViewport(0, 0, fw, fh);
     colorizer_.draw(pipeline_.surface(), ex_.colour,
@@ -354,6 +386,7 @@ void App::draw_windows() {
                          counters_source(false),
                          counters_.refused(),
                          counters_.figures(),
+                         paused_for_experiment(),
                          palettes_,
                          bookmarks_,
                          user_bookmarks_.bookmarks(),

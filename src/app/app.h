@@ -48,6 +48,8 @@ class App {
 
  private:
   void render_frame();
+  // Before an experiment starts on its worker: the window lets go of what it shares with it.
+  void lend_gpu();
   void handle_input();
   // What a key (key_bindings.h) or the panel's button for it does; `index`: which of the
   // binding's keys (the direction, the variant).
@@ -72,9 +74,9 @@ class App {
   void apply_precision();
   const LoadedSass* sass() const { return sass_ && sass_->ok() ? &*sass_ : nullptr; }
   std::string mix_source() const;
-  std::string counters_source(bool brief) const {
-    return counters_.source(brief, device_.device.has_value(), frames_done_);
-  }
+  std::string counters_source(bool brief) const;
+  // While an experiment measures the GPU: that the image waits for it, and since when; else "".
+  std::string paused_for_experiment() const;
   // 10 x compute capability of the GPU in use (sm_90 mixes where there is none).
   int sm() const {
     return device_.device ? device_.device->cc_major * 10 + device_.device->cc_minor : 90;
@@ -100,6 +102,9 @@ class App {
   gl::FramePipeline pipeline_;
   gl::Colorizer colorizer_;
 
+  // Before ex_: an experiment on the run queue's worker reads the counters until it ends, and
+  // the queue waits for it when it goes.
+  CounterFeed counters_;
   Explorer ex_;
   PrecisionChoice precision_;             // the variant rendered and why, this frame
   int palette_shown_ = -1;                // the palette the colorizer holds
@@ -113,7 +118,6 @@ class App {
   ExperimentsWindow experiments_;
   SweepWindow sweep_;
 
-  CounterFeed counters_;
   std::optional<std::uint64_t> counter_reading_;  // open over the frame being rendered
   gl::FrameMeasurement last_;
   std::optional<Metrics> last_metrics_;

@@ -264,7 +264,9 @@ void slice_progress(const PanelInputs& in) {
   char text[64];
   const unsigned pieces =
       in.last.gpu ? static_cast<unsigned>(in.last.gpu_stats.launches) : in.last.cpu_stats.slices;
-  if (in.pipeline.refining())
+  if (!in.paused.empty())
+    std::snprintf(text, sizeof text, "paused for an experiment");
+  else if (in.pipeline.refining())
     std::snprintf(text, sizeof text, "rendering %.0f%%", 100 * in.pipeline.progress());
   else
     std::snprintf(
@@ -304,7 +306,9 @@ void sources_table(const PanelInputs& in, const GpuFrameStats& s) {
 void measurement_section(Explorer& ex, const PanelInputs& in) {
   char label[96];
   const bool refining = in.pipeline.refining();
-  if (refining)
+  if (!in.paused.empty())
+    std::snprintf(label, sizeof label, "Measurement: paused for an experiment");
+  else if (refining)
     std::snprintf(label, sizeof label, "Measurement: rendering %.0f%%",
                   100 * in.pipeline.progress());
   else
@@ -314,6 +318,11 @@ void measurement_section(Explorer& ex, const PanelInputs& in) {
   bool live = ex.live;
   if (ImGui::Checkbox("live: re-render every frame", &live)) ex.live = live;
   slice_progress(in);
+  if (!in.paused.empty()) {
+    ImGui::PushTextWrapPos(0.0f);
+    ImGui::TextColored(kWarning, "%s.", in.paused.c_str());
+    ImGui::PopTextWrapPos();
+  }
   // Without live, frames come only on a change (or while one refines), and their spacing
   // otherwise says nothing of the speed.
   if (ex.live || refining)

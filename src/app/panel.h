@@ -51,6 +51,8 @@ struct PanelInputs {
   std::string counters_source;
   bool counters_refused;
   const std::optional<CounterFigures>& counter_figures;
+  // Why the image and the counters wait (an experiment measures the GPU), or "".
+  std::string paused;
   const std::vector<Palette>& palettes;
   const std::vector<Bookmark>& bookmarks;       // built in
   const std::vector<Bookmark>& user_bookmarks;  // the user's own
