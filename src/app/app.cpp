@@ -302,7 +302,7 @@ void App::render_frame() {
   if (std::exchange(fit_view_, false) && ex_.show_panel && fw > 0) {
     // The panel's column, from the first frame's font and viewport, in framebuffer pixels.
     const auto [ww, wh] = window_.size();
-    const Layout l = Layout::current(window_.content_scale() * ex_.ui_scale);
+    const Layout l = Layout::current();
     const double px = ww > 0 ? static_cast<double>(fw) / ww : 1.0;
     ex_.view = ex_.home = fit_set_beside_panel(ex_.view, fw, fh, (l.right_of_panel() - l.pad) * px);
   }
@@ -369,12 +369,12 @@ void App::render_frame() {
 
 void App::draw_windows() {
   const float scale = window_.content_scale() * ex_.ui_scale;
-  Layout layout = Layout::current(scale);
-  layout.reset = ex_.ui_scale != laid_out_scale_;
-  layout.overlay_shown = ex_.show_overlay;
+  Layout layout = Layout::current();
+  layout.begin(window_places_, ex_.ui_scale != laid_out_scale_);
   laid_out_scale_ = ex_.ui_scale;
   const auto [fw, fh] = window_.framebuffer_size();
-  const float banner = draw_precision_banner(ex_.view, precision_, fw, fh, layout);
+  // The fixed windows first, so that the tool windows after them keep clear of where they are.
+  draw_precision_banner(ex_.view, precision_, fw, fh, layout);
   if (ex_.show_panel) {
     const PanelInputs in{device_,
                          pipeline_,
@@ -400,12 +400,14 @@ void App::draw_windows() {
                          },
                          [this](Action a) { perform(a); }};
     draw_panel(&ex_.show_panel, ex_, in, layout);
+  } else {
+    layout.panel_hidden();
   }
   if (ex_.show_overlay) {
     const auto t0 = std::chrono::steady_clock::now();
     overlay_.draw(last_.gpu ? "Pipe utilisation (P)" : "Pipe utilisation (P): needs the CUDA path",
                   mix_source(), counters_source(true), overlay_ms_.mean(), ui_gpu_ms_.mean(),
-                  ex_.frame_ms.mean(), scale, banner);
+                  ex_.frame_ms.mean(), scale, layout);
     overlay_cost_ms_ +=
         std::chrono::duration<float, std::milli>(std::chrono::steady_clock::now() - t0).count();
     overlay_ms_.push(overlay_cost_ms_);
@@ -418,7 +420,7 @@ void App::draw_windows() {
     const bool recording = last_.gpu && last_.gpu_stats.recording;
     const LoopListing* l = sass() ? sass()->loop(ex_.variant, recording) : nullptr;
     draw_sass_view(variant_info(ex_.variant), recording, l,
-                   sass_ ? sass_->source : "reading SASS...", scale);
+                   sass_ ? sass_->source : "reading SASS...", layout);
   }
   compare_.draw(ex_, layout, fw, fh, opts_.capture_dir);
   if (ex_.show_experiments)

@@ -18,6 +18,7 @@
 #include "app/history.h"
 #include "app/imgui_layer.h"
 #include "app/key_bindings.h"
+#include "app/layout.h"
 #include "app/overlay.h"
 #include "app/panel.h"
 #include "app/sweep_window.h"
@@ -110,6 +111,7 @@ class App {
   int palette_shown_ = -1;                // the palette the colorizer holds
   bool fit_view_ = false;                 // move the starting view clear of the panel
   float laid_out_scale_ = 0;              // the UI size the windows were last placed for
+  WindowPlaces window_places_;            // where each window is, from frame to frame
   std::pair<int, int> drawn_size_{0, 0};  // the framebuffer size the last frame was drawn at
 
   // The windows besides the panel (a function of the Explorer) and the banner.

@@ -197,10 +197,10 @@ void ExperimentsWindow::draw_progress(Explorer& ex) {
   }
 }
 
-void ExperimentsWindow::draw(bool* open, Explorer& ex, const Layout& layout,
-                             const DeviceInfo* device, CounterProbe* counters) {
-  layout.place_tool_window(54 * ImGui::GetFontSize(), std::exchange(refit_, false));
-  ImGui::Begin("Experiments (E)", open);
+void ExperimentsWindow::draw(bool* open, Explorer& ex, Layout& layout, const DeviceInfo* device,
+                             CounterProbe* counters) {
+  layout.begin_tool_window("Experiments (E)", open, layout.wish(54, 30),
+                           std::exchange(refit_, false));
   const auto& catalogue = experiment_catalogue();
   if (ImGui::BeginCombo("experiment", std::string(catalogue[index_].name).c_str())) {
     for (std::size_t i = 0; i < catalogue.size(); ++i)

@@ -31,7 +31,7 @@ class ExperimentsWindow {
   // meanwhile the window launches none of its own kernels and reads no counters.
   std::optional<Running> running(const RunQueue& jobs) const;
   // `device`: null on the CPU path, where the window says why nothing runs.
-  void draw(bool* open, Explorer& ex, const Layout& layout, const DeviceInfo* device,
+  void draw(bool* open, Explorer& ex, Layout& layout, const DeviceInfo* device,
             CounterProbe* counters);
 
  private:

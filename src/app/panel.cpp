@@ -521,11 +521,12 @@ void key_line() {
 
 }  // namespace
 
-void draw_panel(bool* open, Explorer& ex, const PanelInputs& in, const Layout& layout) {
+void draw_panel(bool* open, Explorer& ex, const PanelInputs& in, Layout& layout) {
   layout.place_panel();
   ImGui::SetNextWindowBgAlpha(0.85f);
   // The scrollbar is always there, so that a section opening does not move every control.
   ImGui::Begin("mandelpipe  (Tab hides, F1 keys)", open, ImGuiWindowFlags_AlwaysVerticalScrollbar);
+  layout.placed(FixedWindow::Panel);
   device_section(in);
   tools(ex, in);
   variant_section(ex, in);

@@ -64,6 +64,6 @@ struct PanelInputs {
   std::function<void(Action)> act;  // what a key would do, for the panel's buttons
 };
 
-void draw_panel(bool* open, Explorer& ex, const PanelInputs& in, const Layout& layout);
+void draw_panel(bool* open, Explorer& ex, const PanelInputs& in, Layout& layout);
 
 }  // namespace mp
