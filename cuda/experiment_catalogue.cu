@@ -81,6 +81,8 @@ ExperimentReport run_experiment(std::string_view name, const DeviceInfo& device,
                                 CounterProbe* counters) {
   for (const Entry& e : entries()) {
     if (e.info.name != name) continue;
+    // The caller may be a thread of its own (the window's worker), on device 0 until told.
+    CUDA_CHECK(cudaSetDevice(device.index));
     ExperimentReport r = e.run(device, counters);
     r.name = e.info.name;
     r.title = e.info.title;

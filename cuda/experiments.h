@@ -22,7 +22,8 @@ struct ExperimentInfo {
 const std::vector<ExperimentInfo>& experiment_catalogue();
 const std::vector<std::string_view>& experiment_names();
 
-// Runs one experiment on `device` (blocking; each takes well under 2 s on an H200), with the
+// Runs one experiment on `device` (blocking; each takes well under 2 s on an H200), on the
+// calling thread, which it sets to `device` (the window runs it on a worker thread), with the
 // hardware counters' figures beside each measured kernel where `counters` is given. Throws
 // std::invalid_argument for an unknown name (the message lists the known ones) and
 // mp::CudaError when the GPU fails.

@@ -2,8 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace mp {
@@ -130,6 +133,106 @@ TEST(RunQueue, AFailingStepIsReportedOnceAndItsJobDropped) {
   q.push_steps(
       "empty", 0, [&](int) { done.push_back(-1); }, nullptr);
   EXPECT_TRUE(q.empty());
+}
+
+// run() once a frame until the job is gone (or a few seconds pass), as the window's loop does.
+void run_until_done(RunQueue& q, const std::string& job) {
+  for (int i = 0; i < 5000 && q.pending(job); ++i) {
+    q.run();
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  ASSERT_FALSE(q.pending(job));
+}
+
+TEST(RunQueue, AnOffThreadStepRunsOnAWorkerAndItsResultComesBackOnTheCallersThread) {
+  RunQueue q;
+  std::atomic<bool> open{false};
+  std::vector<int> results;
+  std::vector<std::thread::id> worker_threads, result_threads;
+  std::atomic<int> running{0}, most_at_once{0};
+  q.push_steps_off_thread(
+      "experiment", 3,
+      [&](int step) -> RunQueue::Then {
+        most_at_once = std::max(most_at_once.load(), ++running);
+        while (step == 0 && !open) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        const std::thread::id id = std::this_thread::get_id();
+        --running;
+        return [&, step, id] {
+          results.push_back(10 * step);
+          worker_threads.push_back(id);
+          result_threads.push_back(std::this_thread::get_id());
+        };
+      },
+      nullptr);
+  EXPECT_TRUE(q.off_thread_starting());
+  EXPECT_FALSE(q.off_thread());
+  q.run();  // starts step 0, does not wait for it
+  EXPECT_FALSE(q.off_thread_starting());
+  ASSERT_TRUE(q.off_thread());
+  EXPECT_EQ(q.off_thread()->job, "experiment");
+  EXPECT_EQ(q.off_thread()->step, 0);
+  for (int i = 0; i < 5; ++i) q.run();  // the frames go on while it runs
+  EXPECT_TRUE(results.empty());
+  EXPECT_EQ(q.progress("experiment")->done, 0);
+  EXPECT_TRUE(q.pending("experiment"));
+  open = true;
+  run_until_done(q, "experiment");
+  EXPECT_EQ(results, (std::vector<int>{0, 10, 20}));
+  EXPECT_EQ(most_at_once, 1) << "one step at a time";
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    EXPECT_NE(worker_threads[i], std::this_thread::get_id());
+    EXPECT_EQ(result_threads[i], std::this_thread::get_id());
+  }
+  EXPECT_FALSE(q.off_thread());
+}
+
+TEST(RunQueue, CancelLetsTheOffThreadStepUnderWayFinishAndDropsTheRest) {
+  RunQueue q;
+  std::atomic<bool> open{false};
+  std::vector<int> results;
+  int saves = 0;
+  q.push_steps_off_thread(
+      "experiment", 4,
+      [&](int step) -> RunQueue::Then {
+        while (!open) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        return [&, step] { results.push_back(step); };
+      },
+      nullptr);
+  q.run();
+  ASSERT_TRUE(q.off_thread());
+  const auto t0 = std::chrono::steady_clock::now();
+  EXPECT_TRUE(q.cancel("experiment"));
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::milliseconds(500))
+      << "cancel waited for the step";
+  EXPECT_TRUE(q.pending("experiment")) << "the step under way still counts as running";
+  q.push(
+      "save", [&] { ++saves; }, nullptr);
+  q.run();  // other jobs go on meanwhile
+  EXPECT_EQ(saves, 1);
+  open = true;
+  run_until_done(q, "experiment");
+  EXPECT_EQ(results, (std::vector<int>{0})) << "its result kept, no later step run";
+}
+
+TEST(RunQueue, AnOffThreadStepThatThrowsIsReportedOnceOnTheCallersThread) {
+  RunQueue q;
+  std::vector<std::string> failures;
+  std::thread::id failed_on;
+  int results = 0;
+  q.push_steps_off_thread(
+      "experiment", 3,
+      [&](int step) -> RunQueue::Then {
+        if (step == 1) throw std::runtime_error("CUDA error: out of memory");
+        return [&] { ++results; };
+      },
+      [&](const std::string& why) {
+        failures.push_back(why);
+        failed_on = std::this_thread::get_id();
+      });
+  run_until_done(q, "experiment");
+  EXPECT_EQ(results, 1);
+  EXPECT_EQ(failures, (std::vector<std::string>{"CUDA error: out of memory"}));
+  EXPECT_EQ(failed_on, std::this_thread::get_id());
 }
 
 }  // namespace

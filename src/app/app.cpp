@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <iostream>
 #include <utility>
 
@@ -151,6 +152,7 @@ int App::run() {
     ++frames_done_;
     // The point of the frame where queued work runs: drawn (a capture reads the back buffer),
     // not yet shown.
+    if (ex_.jobs.off_thread_starting()) lend_gpu();
     ex_.jobs.run();
     // A scripted screenshot shows the finished image, and a scripted CUDA run ends on a finished
     // frame, as when a window frame was a whole frame: the frame's last slices come first.
@@ -173,6 +175,13 @@ int App::run() {
   }
   if (opts_.frames > 0) print_summary();
   return 0;
+}
+
+void App::lend_gpu() {
+  // The counters' reading open over an unfinished frame would hold the experiment's samples:
+  // dropped, and the frame starts again once the experiment is done.
+  if (counter_reading_) counters_.drop(*std::exchange(counter_reading_, std::nullopt));
+  if (pipeline_.refining()) ex_.dirty = true;
 }
 
 void App::print_summary() const {
@@ -245,6 +254,23 @@ std::string App::mix_source() const {
   return "declared (reading SASS...)";
 }
 
+std::string App::counters_source(bool brief) const {
+  if (const auto e = experiments_.running(ex_.jobs))
+    return "counters: paused while experiment " + e->name + " measures the GPU";
+  return counters_.source(brief, device_.device.has_value(), frames_done_);
+}
+
+std::string App::paused_for_experiment() const {
+  const auto e = experiments_.running(ex_.jobs);
+  if (!e) return "";
+  char text[160];
+  std::snprintf(text, sizeof text,
+                "image paused while experiment %s measures the GPU (%.1f s so far): the window's "
+                "kernels and counters wait for it; your changes render once it ends",
+                e->name.c_str(), e->elapsed_s);
+  return text;
+}
+
 void App::render_frame() {
   const double now = glfwGetTime();
   if (frames_done_ > 0) {  // the first frame has no previous one to be timed from
@@ -276,7 +302,7 @@ void App::render_frame() {
   if (std::exchange(fit_view_, false) && ex_.show_panel && fw > 0) {
     // The panel's column, from the first frame's font and viewport, in framebuffer pixels.
     const auto [ww, wh] = window_.size();
-    const Layout l = Layout::current(window_.content_scale() * ex_.ui_scale);
+    const Layout l = Layout::current();
     const double px = ww > 0 ? static_cast<double>(fw) / ww : 1.0;
     ex_.view = ex_.home = fit_set_beside_panel(ex_.view, fw, fh, (l.right_of_panel() - l.pad) * px);
   }
@@ -291,7 +317,11 @@ void App::render_frame() {
     drawn_size_ = {fw, fh};
     ex_.dirty = true;
   }
-  if (fw > 0 && fh > 0) {
+  // While an experiment measures the GPU on its worker, the window launches none of its kernels
+  // and reads no counters, which would land in the experiment's figures: it shows the image it
+  // has, and what changed meanwhile renders once the experiment ends.
+  const bool gpu_lent = experiments_.running(ex_.jobs).has_value();
+  if (fw > 0 && fh > 0 && !gpu_lent) {
     pipeline_.resize(fw, fh);
     // A new view drops the stale frame at once, its counters with it; live starts the next once
     // one is done.
@@ -310,6 +340,8 @@ void App::render_frame() {
       record_frame(*fm);
       if (fm->gpu) ab_.kernel(frames_done_, b_half, fm->gpu_stats.kernel_ms);
     }
+  }
+  if (fw > 0 && fh > 0) {
     glBindFramebuffer(GL_FRAMEBUFFER, 0);
     glViewport(0, 0, fw, fh);
     colourizer_.draw(pipeline_.surface(), ex_.colour,
@@ -337,12 +369,12 @@ void App::render_frame() {
 
 void App::draw_windows() {
   const float scale = window_.content_scale() * ex_.ui_scale;
-  Layout layout = Layout::current(scale);
-  layout.reset = ex_.ui_scale != laid_out_scale_;
-  layout.overlay_shown = ex_.show_overlay;
+  Layout layout = Layout::current();
+  layout.begin(window_places_, ex_.ui_scale != laid_out_scale_);
   laid_out_scale_ = ex_.ui_scale;
   const auto [fw, fh] = window_.framebuffer_size();
-  const float banner = draw_precision_banner(ex_.view, precision_, fw, fh, layout);
+  // The fixed windows first, so that the tool windows after them keep clear of where they are.
+  draw_precision_banner(ex_.view, precision_, fw, fh, layout);
   if (ex_.show_panel) {
     const PanelInputs in{device_,
                          pipeline_,
@@ -354,6 +386,7 @@ void App::draw_windows() {
                          counters_source(false),
                          counters_.refused(),
                          counters_.figures(),
+                         paused_for_experiment(),
                          palettes_,
                          bookmarks_,
                          user_bookmarks_.bookmarks(),
@@ -367,12 +400,14 @@ void App::draw_windows() {
                          },
                          [this](Action a) { perform(a); }};
     draw_panel(&ex_.show_panel, ex_, in, layout);
+  } else {
+    layout.panel_hidden();
   }
   if (ex_.show_overlay) {
     const auto t0 = std::chrono::steady_clock::now();
     overlay_.draw(last_.gpu ? "Pipe utilisation (P)" : "Pipe utilisation (P): needs the CUDA path",
                   mix_source(), counters_source(true), overlay_ms_.mean(), ui_gpu_ms_.mean(),
-                  ex_.frame_ms.mean(), scale, banner);
+                  ex_.frame_ms.mean(), scale, layout);
     overlay_cost_ms_ +=
         std::chrono::duration<float, std::milli>(std::chrono::steady_clock::now() - t0).count();
     overlay_ms_.push(overlay_cost_ms_);
@@ -386,7 +421,7 @@ void App::draw_windows() {
         last_.gpu ? build_of(last_.gpu_stats) : sass::KernelBuild::Plain;
     const LoopListing* l = sass() ? sass()->loop(ex_.variant, build) : nullptr;
     draw_sass_view(variant_info(ex_.variant), build, l, sass_ ? sass_->source : "reading SASS...",
-                   scale);
+                   layout);
   }
   compare_.draw(ex_, layout, fw, fh, opts_.capture_dir);
   if (ex_.show_experiments)

@@ -18,6 +18,7 @@
 #include "app/history.h"
 #include "app/imgui_layer.h"
 #include "app/key_bindings.h"
+#include "app/layout.h"
 #include "app/overlay.h"
 #include "app/panel.h"
 #include "app/sweep_window.h"
@@ -48,6 +49,8 @@ class App {
 
  private:
   void render_frame();
+  // Before an experiment starts on its worker: the window lets go of what it shares with it.
+  void lend_gpu();
   void handle_input();
   // What a key (key_bindings.h) or the panel's button for it does; `index`: which of the
   // binding's keys (the direction, the variant).
@@ -74,9 +77,9 @@ class App {
   void apply_precision();
   const LoadedSass* sass() const { return sass_ && sass_->ok() ? &*sass_ : nullptr; }
   std::string mix_source() const;
-  std::string counters_source(bool brief) const {
-    return counters_.source(brief, device_.device.has_value(), frames_done_);
-  }
+  std::string counters_source(bool brief) const;
+  // While an experiment measures the GPU: that the image waits for it, and since when; else "".
+  std::string paused_for_experiment() const;
   // 10 x compute capability of the GPU in use (sm_90 mixes where there is none).
   int arch() const {
     return device_.device ? device_.device->cc_major * 10 + device_.device->cc_minor : 90;
@@ -102,11 +105,15 @@ class App {
   gl::FramePipeline pipeline_;
   gl::Colourizer colourizer_;
 
+  // Before ex_: an experiment on the run queue's worker reads the counters until it ends, and
+  // the queue waits for it when it goes.
+  CounterFeed counters_;
   Explorer ex_;
   PrecisionChoice precision_;             // the variant rendered and why, this frame
   int palette_shown_ = -1;                // the palette the colourizer holds
   bool fit_view_ = false;                 // move the starting view clear of the panel
   float laid_out_scale_ = 0;              // the UI size the windows were last placed for
+  WindowPlaces window_places_;            // where each window is, from frame to frame
   std::pair<int, int> drawn_size_{0, 0};  // the framebuffer size the last frame was drawn at
 
   // The windows besides the panel (a function of the Explorer) and the banner.
@@ -115,7 +122,6 @@ class App {
   ExperimentsWindow experiments_;
   SweepWindow sweep_;
 
-  CounterFeed counters_;
   std::optional<std::uint64_t> counter_reading_;  // open over the frame being rendered
   gl::FrameMeasurement last_;
   std::optional<Metrics> last_metrics_;

@@ -84,12 +84,11 @@ void CompareWindow::draw_progress(Explorer& ex) {
   }
 }
 
-void CompareWindow::draw(Explorer& ex, const Layout& layout, int width, int height,
+void CompareWindow::draw(Explorer& ex, Layout& layout, int width, int height,
                          const std::string& capture_dir) {
   if (!report_) return;
-  layout.place_tool_window(70 * ImGui::GetFontSize(), false);
   bool open = true;
-  ImGui::Begin("Compare all variants (C)", &open);
+  layout.begin_tool_window("Compare all variants (C)", &open, layout.wish(70, 18), false);
   const BenchReport& rep = *report_;
   ImGui::TextWrapped("%dx%d at centre %.12g, %.12g, span %.6g, %u iterations", width_, height_,
                      view_.center_x, view_.center_y, view_.span, view_.max_iter);

@@ -30,8 +30,7 @@ class CompareWindow {
 
   // Drawn while there is a table; closing it drops the table (and cancels its run).
   // `capture_dir`: where saves go.
-  void draw(Explorer& ex, const Layout& layout, int width, int height,
-            const std::string& capture_dir);
+  void draw(Explorer& ex, Layout& layout, int width, int height, const std::string& capture_dir);
 
  private:
   void draw_progress(Explorer& ex);

@@ -119,46 +119,89 @@ void ExperimentsWindow::request(RunQueue& jobs, const DeviceInfo& device, Counte
   queued_.clear();
   for (int i = 0; i < count; ++i)
     if (all || i == index_) queued_.push_back(i);
+  finished_ = 0;
+  cancelled_ = false;
   stopped_.clear();
-  // An experiment a step: the lab runs each as a whole (its kernels and timing are its own).
-  jobs.push_steps(
+  // An experiment a step, each on the worker as a whole (its kernels and timing are its own). The
+  // worker touches nothing of the window's: its result is stored by the step's `then`, here.
+  jobs.push_steps_off_thread(
       kJob, static_cast<int>(queued_.size()),
-      [this, &device, counters](int step) {
-        const int i = queued_[step];
-        index_ = i;  // the window shows the one that just ran
-        results_[i].error.clear();
-        refit_ = true;
-        results_[i].report = run_experiment(experiment_names()[i], device, counters);
+      [this, queued = queued_, &device, counters](int step) -> RunQueue::Then {
+        const int i = queued[step];
+        return [this, i, report = run_experiment(experiment_names()[i], device, counters)] {
+          index_ = i;  // the window shows the one that just ran
+          results_[i] = {report, ""};
+          ++finished_;
+          if (cancelled_)
+            stopped_ = "cancelled after " + std::to_string(finished_) + " of " +
+                       std::to_string(queued_.size());
+          refit_ = true;
+        };
       },
       [this](const std::string& why) {
-        results_[index_].report.reset();
-        results_[index_].error = why;
+        index_ = queued_[finished_];
+        results_[index_] = {std::nullopt, why};
         if (queued_.size() > 1) stopped_ = "stopped by " + std::string(experiment_names()[index_]);
         refit_ = true;
       });
 }
 
+std::optional<ExperimentsWindow::Running> ExperimentsWindow::running(const RunQueue& jobs) const {
+  const auto on_worker = jobs.off_thread();
+  if (!on_worker || on_worker->job != kJob || on_worker->step >= static_cast<int>(queued_.size()))
+    return std::nullopt;
+  return Running{std::string(experiment_names()[queued_[on_worker->step]]), on_worker->elapsed_s};
+}
+
 void ExperimentsWindow::draw_progress(Explorer& ex) {
-  if (const auto progress = ex.jobs.progress(kJob)) {
+  if (ex.jobs.pending(kJob)) {
+    const int total = static_cast<int>(queued_.size());
     char text[96];
-    std::snprintf(text, sizeof text, "%d of %d experiments run", progress->done, progress->total);
-    ImGui::ProgressBar(progress->fraction(), ImVec2(-8 * ImGui::GetFontSize(), 0), text);
+    std::snprintf(text, sizeof text, "%d of %d experiments run", finished_, total);
+    ImGui::ProgressBar(static_cast<float>(finished_) / static_cast<float>(total),
+                       ImVec2(-8 * ImGui::GetFontSize(), 0), text);
     ImGui::SameLine();
-    if (ImGui::Button("Cancel##experiments") && ex.jobs.cancel(kJob))
-      stopped_ = "cancelled after " + std::to_string(progress->done) + " of " +
-                 std::to_string(progress->total);
+    const auto now = running(ex.jobs);
+    // Only those not begun can be dropped: the one on the worker cannot be cut mid-way.
+    const bool droppable = !cancelled_ && total - finished_ > (now ? 1 : 0);
+    ImGui::BeginDisabled(!droppable);
+    if (ImGui::Button("Cancel##experiments") && droppable) {
+      if (now)
+        cancelled_ = true;  // its result still comes, then the run ends
+      else
+        stopped_ = "cancelled after " + std::to_string(finished_) + " of " + std::to_string(total);
+      ex.jobs.cancel(kJob);
+    }
+    ImGui::EndDisabled();
+    if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+      ImGui::SetTooltip("%s", droppable ? "drops the experiments not begun; the running one "
+                                          "finishes (one cannot be cut mid-way)"
+                                        : "nothing left to drop: the running experiment cannot "
+                                          "be cut mid-way, it finishes");
+    ImGui::PushTextWrapPos(0.0f);
+    if (now)
+      ImGui::TextColored(ImVec4(0.55f, 0.85f, 1, 1),
+                         "Running %s: %.1f s. It measures the GPU alone, so the window's image "
+                         "and counters pause until it ends; input is kept and rendered then.",
+                         now->name.c_str(), now->elapsed_s);
+    if (cancelled_ && now)
+      ImGui::TextColored(ImVec4(1, 0.7f, 0.3f, 1),
+                         "Cancelled: %s finishes (an experiment cannot be cut mid-way); the "
+                         "rest will not run.",
+                         now->name.c_str());
     ImGui::TextDisabled(
-        "An experiment a window frame: the window draws between experiments, never during one; "
-        "each still holds the window while it runs.");
+        "Each experiment runs on a worker thread, one after another: the window keeps drawing "
+        "and taking input meanwhile.");
+    ImGui::PopTextWrapPos();
   } else if (!stopped_.empty()) {
     ImGui::TextColored(ImVec4(1, 0.7f, 0.3f, 1), "Run all incomplete: %s.", stopped_.c_str());
   }
 }
 
-void ExperimentsWindow::draw(bool* open, Explorer& ex, const Layout& layout,
-                             const DeviceInfo* device, CounterProbe* counters) {
-  layout.place_tool_window(54 * ImGui::GetFontSize(), std::exchange(refit_, false));
-  ImGui::Begin("Experiments (E)", open);
+void ExperimentsWindow::draw(bool* open, Explorer& ex, Layout& layout, const DeviceInfo* device,
+                             CounterProbe* counters) {
+  layout.begin_tool_window("Experiments (E)", open, layout.wish(54, 30),
+                           std::exchange(refit_, false));
   const auto& catalogue = experiment_catalogue();
   if (ImGui::BeginCombo("experiment", std::string(catalogue[index_].name).c_str())) {
     for (std::size_t i = 0; i < catalogue.size(); ++i)

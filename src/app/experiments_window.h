@@ -21,10 +21,17 @@ class ExperimentsWindow {
 
   void select(int index) { index_ = index; }
   // Queues the selected experiment on `device` (the CUDA path's), or with `all` every one of the
-  // catalogue, an experiment per window frame.
+  // catalogue, one after another, each on a worker thread while the window goes on.
   void request(RunQueue& jobs, const DeviceInfo& device, CounterProbe* counters, bool all = false);
+  struct Running {
+    std::string name;
+    double elapsed_s = 0;
+  };
+  // The experiment on the worker now. It measures the GPU, its kernels and its counters alone:
+  // meanwhile the window launches none of its own kernels and reads no counters.
+  std::optional<Running> running(const RunQueue& jobs) const;
   // `device`: null on the CPU path, where the window says why nothing runs.
-  void draw(bool* open, Explorer& ex, const Layout& layout, const DeviceInfo* device,
+  void draw(bool* open, Explorer& ex, Layout& layout, const DeviceInfo* device,
             CounterProbe* counters);
 
  private:
@@ -38,6 +45,8 @@ class ExperimentsWindow {
   int index_ = 0;
   std::vector<Result> results_;
   std::vector<int> queued_;  // the experiments of the run under way, in their order
+  int finished_ = 0;         // of queued_, those whose results came
+  bool cancelled_ = false;   // Cancel while one ran: it finishes, the rest do not start
   std::string stopped_;      // why the last run ended before its last experiment
   bool refit_ = false;       // a result came after the window opened: fit its height to it once
 };

@@ -7,9 +7,10 @@
 
 namespace mp {
 
-void draw_help_window(bool* open, const Layout& layout) {
-  layout.place_help_window(36 * ImGui::GetFontSize());
-  ImGui::Begin("Keys and mouse (F1)", open);
+void draw_help_window(bool* open, Layout& layout) {
+  // At the right, where it leaves the tool windows beside the panel in view.
+  layout.begin_tool_window("Keys and mouse (F1)", open, layout.wish(36, 36, Corner::TopRight),
+                           false);
   if (ImGui::BeginTable("keys", 2, ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit)) {
     ImGui::TableSetupColumn("key");
     ImGui::TableSetupColumn("does", ImGuiTableColumnFlags_WidthStretch);

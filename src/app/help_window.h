@@ -5,6 +5,6 @@
 
 namespace mp {
 
-void draw_help_window(bool* open, const Layout& layout);
+void draw_help_window(bool* open, Layout& layout);
 
 }  // namespace mp

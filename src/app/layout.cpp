@@ -3,60 +3,103 @@
 #include <imgui.h>
 
 #include <algorithm>
+#include <cfloat>
 #include <cmath>
 
-#include "app/overlay.h"
-
 namespace mp {
+namespace {
 
-Layout Layout::current(float scale) {
+// The fixed windows' names among the places, in FixedWindow's order, and the banner's band.
+constexpr const char* kFixed[] = {"panel", "banner", "pipe overlay", "SASS view"};
+constexpr const char* kPanel = kFixed[static_cast<int>(FixedWindow::Panel)];
+constexpr const char* kBanner = kFixed[static_cast<int>(FixedWindow::Banner)];
+constexpr const char* kOverlay = kFixed[static_cast<int>(FixedWindow::Overlay)];
+constexpr const char* kBand = "banner band";
+
+Rect current_window() {
+  const ImVec2 p = ImGui::GetWindowPos(), s = ImGui::GetWindowSize();
+  return {p.x, p.y, s.x, s.y};
+}
+
+}  // namespace
+
+Layout Layout::current() {
   const ImGuiViewport* vp = ImGui::GetMainViewport();
-  const float em = ImGui::GetFontSize();
   Layout l;
-  l.pad = std::round(0.6f * em);
-  // Wide enough for the instruction-mix table and the variant buttons, three to a row.
-  l.panel_width = std::min(33.0f * em, vp->WorkSize.x * 0.45f);
-  l.overlay_width = PipeOverlay::width(scale);
-  l.x = vp->WorkPos.x;
-  l.y = vp->WorkPos.y;
-  l.width = vp->WorkSize.x;
-  l.height = vp->WorkSize.y;
+  static_cast<ScreenGeometry&>(l) =
+      ScreenGeometry::of({vp->WorkPos.x, vp->WorkPos.y, vp->WorkSize.x, vp->WorkSize.y},
+                         ImGui::GetFontSize(), ImGui::GetTextLineHeightWithSpacing());
   return l;
 }
 
+void Layout::begin(WindowPlaces& places, bool reset) {
+  places_ = &places;
+  reset_ = reset;
+  places.start_frame(area(), pad, reset);
+  places.fixed(kBand, band());
+}
+
+Rect Layout::band() const {
+  const auto banner = places_ ? places_->last(kBanner) : std::nullopt;
+  return banner_band(banner ? banner->h : 0);
+}
+
 void Layout::place_panel() const {
-  const ImGuiCond when = reset ? ImGuiCond_Always : ImGuiCond_FirstUseEver;
-  ImGui::SetNextWindowPos(ImVec2(x + pad, y + pad), when);
-  ImGui::SetNextWindowSize(ImVec2(panel_width, height - 2 * pad), when);
+  const ImGuiCond when = reset_ ? ImGuiCond_Always : ImGuiCond_FirstUseEver;
+  const Rect r = panel_column();
+  ImGui::SetNextWindowPos(ImVec2(r.x, r.y), when);
+  ImGui::SetNextWindowSize(ImVec2(r.w, r.h), when);
+}
+
+void Layout::panel_hidden() {
+  if (places_) places_->fixed(kPanel, places_->last(kPanel).value_or(panel_column()));
 }
 
 float Layout::place_banner() const {
-  const float left = right_of_panel();
-  const float wrap = std::max(x + width - pad - left, 16.0f * ImGui::GetFontSize());
-  ImGui::SetNextWindowPos(ImVec2(left, y + pad), ImGuiCond_Always);
-  return wrap - 2 * ImGui::GetStyle().WindowPadding.x;
+  const Rect b = band();
+  ImGui::SetNextWindowPos(ImVec2(b.x, b.y), ImGuiCond_Always);
+  return std::max(b.w, 16.0f * em) - 2 * ImGui::GetStyle().WindowPadding.x;
 }
 
-void Layout::place_tool_window(float preferred_width, bool refit) const {
-  const float left = right_of_panel(), em = ImGui::GetFontSize();
-  float room = x + width - pad - left;
-  if (overlay_shown && room - overlay_width - pad >= 30 * em) room -= overlay_width + pad;
-  const float w = std::max(std::min(preferred_width, room), 0.0f);
-  // A quarter down: under the precision banner.
-  const float top = y + height * 0.25f;
-  const ImGuiCond when = reset ? ImGuiCond_Always : ImGuiCond_FirstUseEver;
-  ImGui::SetNextWindowPos(ImVec2(left, top), when);
-  ImGui::SetNextWindowSize(ImVec2(w, 0), refit ? ImGuiCond_Always : when);
-  // No taller than the rest of the window, so that a long table scrolls instead of running off.
-  ImGui::SetNextWindowSizeConstraints(ImVec2(0, 0), ImVec2(FLT_MAX, y + height - pad - top));
+void Layout::place_overlay() const {
+  const Rect b = band();
+  ImGui::SetNextWindowPos(ImVec2(b.right(), b.bottom() + pad), ImGuiCond_Always, ImVec2(1, 0));
 }
 
-void Layout::place_help_window(float preferred_width) const {
-  const float w = std::min(preferred_width, x + width - pad - right_of_panel());
-  const ImGuiCond when = reset ? ImGuiCond_Always : ImGuiCond_FirstUseEver;
-  ImGui::SetNextWindowPos(ImVec2(x + width - pad, y + pad), when, ImVec2(1, 0));
-  ImGui::SetNextWindowSize(ImVec2(w, 0), when);
-  ImGui::SetNextWindowSizeConstraints(ImVec2(0, 0), ImVec2(FLT_MAX, height - 2 * pad));
+float Layout::place_sass_view() const {
+  // Under the overlay where it shows, else under the band; its text wraps at the column's width.
+  const Rect b = band();
+  const auto overlay = places_ ? places_->last(kOverlay) : std::nullopt;
+  const bool under_overlay = overlay && places_->shown(kOverlay);
+  const float top = (under_overlay ? overlay->bottom() : b.bottom()) + pad;
+  const Rect a = area();
+  ImGui::SetNextWindowPos(ImVec2(a.right(), a.bottom()), ImGuiCond_Always, ImVec2(1, 1));
+  ImGui::SetNextWindowSizeConstraints(ImVec2(0, 0),
+                                      ImVec2(b.w, std::max(a.bottom() - top, 6 * line)));
+  return b.w - 2 * ImGui::GetStyle().WindowPadding.x - ImGui::GetStyle().ScrollbarSize;
+}
+
+void Layout::placed(FixedWindow w) {
+  if (places_) places_->fixed(kFixed[static_cast<int>(w)], current_window());
+}
+
+void Layout::begin_tool_window(const char* title, bool* open, const WindowWish& wish, bool refit) {
+  const WindowPlaces::Placement p = places_->place(title, wish);
+  if (p.move_to) {
+    const ImGuiCond when = p.first && !reset_ ? ImGuiCond_FirstUseEver : ImGuiCond_Always;
+    ImGui::SetNextWindowPos(ImVec2(p.move_to->x, p.move_to->y), when);
+    ImGui::SetNextWindowSize(ImVec2(p.move_to->w, 0), when);
+  } else if (refit) {
+    const auto now = places_->last(title);
+    ImGui::SetNextWindowSize(ImVec2(now ? now->w : wish.width, 0), ImGuiCond_Always);
+  }
+  // No taller than the room below it, so that a long table scrolls instead of covering what is
+  // under it or running off the window.
+  ImGui::SetNextWindowSizeConstraints(ImVec2(0, 0), ImVec2(FLT_MAX, p.max_height));
+  // A place the layout chose is chosen again next run, not read back from imgui.ini; one the
+  // user chose is kept there. The first Begin reads it, if imgui.ini has one.
+  ImGui::Begin(title, open, p.users || p.first ? 0 : ImGuiWindowFlags_NoSavedSettings);
+  places_->seen(title, current_window());
 }
 
 View fit_set_beside_panel(View v, int fb_width, int fb_height, double panel_right) {

@@ -1,34 +1,45 @@
 // Where each window opens, so that none covers another by default: the panel a column at the
-// left; the precision banner along the top right of it, the pipe overlay under the banner at the
-// right and the SASS view bottom right; tool windows (compare, experiments, sweep, help) right
-// of the panel, left of the overlay where there is room.
+// left; a band along the top right of it kept for the precision banner; the pipe overlay under
+// the band at the right, the SASS view bottom right under the overlay; the tool windows (compare,
+// experiments, sweep, help) where nothing is when they open, and where the user moves them once
+// they do. The arithmetic is src/app/window_places.*; this applies it through ImGui.
 #pragma once
 
+#include "app/window_places.h"
 #include "model/view.h"
 
 namespace mp {
 
-// In ImGui's units (window pixels), for the current font and viewport.
-struct Layout {
-  float pad;          // between windows and from the edges
-  float panel_width;  // the panel's column
-  float overlay_width;
-  float x, y, width, height;  // the viewport
-  bool reset = false;  // place every window anew (the UI size changed), not only on first use
-  bool overlay_shown = false;
+// The windows the layout puts in place itself, every frame.
+enum class FixedWindow { Panel, Banner, Overlay, SassView };
 
-  // scale: the display's content scale times the UI size (the overlay's bars follow it).
-  static Layout current(float scale);
-  float right_of_panel() const { return x + pad + panel_width + pad; }
+struct Layout : ScreenGeometry {
+  // For the current font and viewport.
+  static Layout current();
+
+  // Starts the frame's placing: the windows drawn after it are placed through `places`, which
+  // keeps them from frame to frame. `reset`: every window placed anew (the UI size changed).
+  void begin(WindowPlaces& places, bool reset);
 
   void place_panel() const;
+  // Tab hid the panel: its column is kept clear for when it comes back.
+  void panel_hidden();
   // Returns the width to wrap the banner's text at.
   float place_banner() const;
-  // `refit`: new content (a table that came after the window opened) fits the height anew.
-  // Left of the overlay, where it is shown and that leaves the window room.
-  void place_tool_window(float preferred_width, bool refit) const;
-  // The help window: at the right edge, where it leaves the tool windows in view.
-  void place_help_window(float preferred_width) const;
+  void place_overlay() const;
+  // Returns the width to wrap the SASS view's text at.
+  float place_sass_view() const;
+  // Right after the window's Begin: where it is, for the others to keep clear of.
+  void placed(FixedWindow w);
+
+  // ImGui::Begin for a tool window, placed by its `wish`; `refit`: new content (a table that came
+  // after the window opened) fits its height anew. The caller calls ImGui::End.
+  void begin_tool_window(const char* title, bool* open, const WindowWish& wish, bool refit);
+
+ private:
+  Rect band() const;
+  WindowPlaces* places_ = nullptr;
+  bool reset_ = false;
 };
 
 // The starting view moved and scaled so that the whole set lies right of the panel, where the

@@ -22,18 +22,6 @@ ImVec4 pipe_colour(const std::string& pipe) {
   return {0.6f, 0.6f, 0.6f, 1};
 }
 
-// `below`: room kept free above a top corner (the precision banner's).
-void corner(int corner_index, float scale, float below = 0) {
-  const ImGuiViewport* vp = ImGui::GetMainViewport();
-  const float pad = 10 * scale;
-  const ImVec2 pos(
-      corner_index & 1 ? vp->WorkPos.x + vp->WorkSize.x - pad : vp->WorkPos.x + pad,
-      corner_index & 2 ? vp->WorkPos.y + vp->WorkSize.y - pad : vp->WorkPos.y + pad + below);
-  ImGui::SetNextWindowPos(pos, ImGuiCond_Always,
-                          ImVec2(corner_index & 1 ? 1.0f : 0.0f, corner_index & 2 ? 1.0f : 0.0f));
-  ImGui::SetNextWindowBgAlpha(0.8f);
-}
-
 // The history plots show the last 30 frames: half a second at 60 Hz is enough to see a trend,
 // and keeps the overlay's drawing small beside the frame it measures.
 constexpr std::size_t kHistoryPoints = 30;
@@ -141,10 +129,6 @@ Columns columns(float scale) {
 
 }  // namespace
 
-float PipeOverlay::width(float scale) {
-  return columns(scale).width() + 2 * ImGui::GetStyle().WindowPadding.x;
-}
-
 void PipeOverlay::update(const std::vector<PipeLoad>& loads, const CounterFigures* counters) {
   for (const PipeLoad& p : loads)
     model_history_[p.name].push(static_cast<float>(100 * p.utilisation));
@@ -219,9 +203,11 @@ void PipeOverlay::clear() {
 
 void PipeOverlay::draw(const std::string& title, const std::string& mix_source,
                        const std::string& counters_source, float cost_ms, float ui_gpu_ms,
-                       float frame_ms, float scale, float below) const {
-  corner(1, scale, below);  // top right
+                       float frame_ms, float scale, Layout& layout) const {
+  layout.place_overlay();
+  ImGui::SetNextWindowBgAlpha(0.8f);
   ImGui::Begin("##pipes", nullptr, kOverlayFlags);
+  layout.placed(FixedWindow::Overlay);
   // Plain edges: anti-aliasing adds triangles, and on a datacenter GPU's slow raster path what
   // the overlay draws shows in the frame time. Its area too: the window's background took 10
   // of its 14 us of GPU time on an H200, so the text lines wrap at the width the pipe rows set.
@@ -320,9 +306,13 @@ void PipeOverlay::draw(const std::string& title, const std::string& mix_source,
 }
 
 void draw_sass_view(const VariantInfo& v, sass::KernelBuild build, const LoopListing* listing,
-                    const std::string& source, float scale) {
-  corner(3, scale);  // bottom right
-  ImGui::Begin("##sass", nullptr, kOverlayFlags);
+                    const std::string& source, Layout& layout) {
+  const float wrap = layout.place_sass_view();
+  ImGui::SetNextWindowBgAlpha(0.8f);
+  // A scroll bar where the loop is longer than the room under the overlay.
+  ImGui::Begin("##sass", nullptr, kOverlayFlags & ~ImGuiWindowFlags_NoScrollbar);
+  layout.placed(FixedWindow::SassView);
+  ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + wrap);  // every line wraps there
   ImGui::Text("Step loop of %s%s  (%s)", v.name.data(),
               build == sass::KernelBuild::Recording   ? ", the kernel that records tile costs"
               : build == sass::KernelBuild::Resumable ? ", the kernel that resumes cut orbits"
@@ -330,6 +320,7 @@ void draw_sass_view(const VariantInfo& v, sass::KernelBuild build, const LoopLis
               source.c_str());
   if (!listing) {
     ImGui::TextUnformatted("No SASS to show.");
+    ImGui::PopTextWrapPos();
     ImGui::End();
     return;
   }
@@ -348,6 +339,7 @@ void draw_sass_view(const VariantInfo& v, sass::KernelBuild build, const LoopLis
       "per loop trip (%d step%s): FMA %g (fmaheavy-only %g)  ALU %g  XU %g  FP64 %g  other %g",
       v.steps_per_check, v.steps_per_check > 1 ? "s" : "", m.fma, listing->heavy_only, m.alu, m.xu,
       m.fp64, m.other);
+  ImGui::PopTextWrapPos();
   ImGui::End();
 }
 

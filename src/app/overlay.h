@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "app/history.h"
+#include "app/layout.h"
 #include "io/sass_loader.h"
 #include "model/counter_figures.h"
 #include "model/pipe_load.h"
@@ -26,12 +27,10 @@ class PipeOverlay {
   // counters_source where the counters' figures come from, or why there are none and how to
   // allow them. cost_ms: what the overlay itself costs per frame in CPU time, ui_gpu_ms: the
   // GPU time of the whole UI's draw (its share in it is the overlay's GPU cost), frame_ms: the
-  // frame time. below: room kept free above it (the precision banner's).
+  // frame time. At the top right, under the precision banner's band.
   void draw(const std::string& title, const std::string& mix_source,
             const std::string& counters_source, float cost_ms, float ui_gpu_ms, float frame_ms,
-            float scale, float below) const;
-  // Its width on screen at `scale` and the current font: its columns are fixed.
-  static float width(float scale);
+            float scale, Layout& layout) const;
 
  private:
   // One pipe as drawn, worked out on update so that draw, which runs every frame, only draws.
@@ -53,10 +52,11 @@ class PipeOverlay {
   std::map<std::string, History> model_history_, counters_history_;
 };
 
-// The step loop of `v` one instruction per line, coloured by pipe, with per-pipe counts.
+// The step loop of `v` one instruction per line, coloured by pipe, with per-pipe counts, at the
+// bottom right under the overlay (scrolling where the loop is longer than the room there).
 // listing: from the loaded SASS, or null (then `source` says why there is none); build: the
 // kernel build it is the loop of (sass.h).
 void draw_sass_view(const VariantInfo& v, sass::KernelBuild build, const LoopListing* listing,
-                    const std::string& source, float scale);
+                    const std::string& source, Layout& layout);
 
 }  // namespace mp

@@ -265,7 +265,9 @@ void slice_progress(const PanelInputs& in) {
   const unsigned pieces =
       in.last.gpu ? static_cast<unsigned>(in.last.gpu_stats.launches) : in.last.cpu_stats.slices;
   const int passes = in.last.gpu ? in.last.gpu_stats.passes : 1;
-  if (in.pipeline.refining() && in.pipeline.passes() > 1)
+  if (!in.paused.empty())
+    std::snprintf(text, sizeof text, "paused for an experiment");
+  else if (in.pipeline.refining() && in.pipeline.passes() > 1)
     std::snprintf(text, sizeof text, "rendering %.0f%% of pixels, pass %d",
                   100 * in.pipeline.progress(), in.pipeline.passes());
   else if (in.pipeline.refining())
@@ -310,7 +312,9 @@ void sources_table(const PanelInputs& in, const GpuFrameStats& s) {
 void measurement_section(Explorer& ex, const PanelInputs& in) {
   char label[96];
   const bool refining = in.pipeline.refining();
-  if (refining)
+  if (!in.paused.empty())
+    std::snprintf(label, sizeof label, "Measurement: paused for an experiment");
+  else if (refining)
     std::snprintf(label, sizeof label, "Measurement: rendering %.0f%%",
                   100 * in.pipeline.progress());
   else
@@ -320,6 +324,11 @@ void measurement_section(Explorer& ex, const PanelInputs& in) {
   bool live = ex.live;
   if (ImGui::Checkbox("live: re-render every frame", &live)) ex.live = live;
   slice_progress(in);
+  if (!in.paused.empty()) {
+    ImGui::PushTextWrapPos(0.0f);
+    ImGui::TextColored(kWarning, "%s.", in.paused.c_str());
+    ImGui::PopTextWrapPos();
+  }
   // Without live, frames come only on a change (or while one refines), and their spacing
   // otherwise says nothing of the speed.
   if (ex.live || refining)
@@ -524,11 +533,12 @@ void key_line() {
 
 }  // namespace
 
-void draw_panel(bool* open, Explorer& ex, const PanelInputs& in, const Layout& layout) {
+void draw_panel(bool* open, Explorer& ex, const PanelInputs& in, Layout& layout) {
   layout.place_panel();
   ImGui::SetNextWindowBgAlpha(0.85f);
   // The scrollbar is always there, so that a section opening does not move every control.
   ImGui::Begin("mandelpipe  (Tab hides, F1 keys)", open, ImGuiWindowFlags_AlwaysVerticalScrollbar);
+  layout.placed(FixedWindow::Panel);
   device_section(in);
   tools(ex, in);
   variant_section(ex, in);

@@ -51,6 +51,8 @@ struct PanelInputs {
   std::string counters_source;
   bool counters_refused;
   const std::optional<CounterFigures>& counter_figures;
+  // Why the image and the counters wait (an experiment measures the GPU), or "".
+  std::string paused;
   const std::vector<Palette>& palettes;
   const std::vector<Bookmark>& bookmarks;       // built in
   const std::vector<Bookmark>& user_bookmarks;  // the user's own
@@ -62,6 +64,6 @@ struct PanelInputs {
   std::function<void(Action)> act;  // what a key would do, for the panel's buttons
 };
 
-void draw_panel(bool* open, Explorer& ex, const PanelInputs& in, const Layout& layout);
+void draw_panel(bool* open, Explorer& ex, const PanelInputs& in, Layout& layout);
 
 }  // namespace mp

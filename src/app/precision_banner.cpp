@@ -8,19 +8,20 @@
 
 namespace mp {
 
-float draw_precision_banner(const View& view, const PrecisionChoice& choice, int fb_width,
-                            int fb_height, const Layout& layout) {
+void draw_precision_banner(const View& view, const PrecisionChoice& choice, int fb_width,
+                           int fb_height, Layout& layout) {
   const VariantInfo& vi = variant_info(choice.variant);
   const bool fp64 = vi.fp64, df64 = vi.mantissa_bits == 48;
   const PrecisionStatus p =
       float_precision(view, std::max(fb_width, 1), std::max(fb_height, 1), vi.mantissa_bits);
-  if (!p.exhausted && !choice.deeper) return 0;
+  if (!p.exhausted && !choice.deeper) return;
   const float wrap = layout.place_banner();
   ImGui::SetNextWindowBgAlpha(0.8f);
   ImGui::Begin("##precision", nullptr,
                ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_AlwaysAutoResize |
                    ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoFocusOnAppearing |
                    ImGuiWindowFlags_NoNav | ImGuiWindowFlags_NoInputs);
+  layout.placed(FixedWindow::Banner);
   ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + wrap);
   if (choice.deeper) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(0.55f, 0.85f, 1, 1));
@@ -43,9 +44,7 @@ float draw_precision_banner(const View& view, const PrecisionChoice& choice, int
     ImGui::PopStyleColor();
   }
   ImGui::PopTextWrapPos();
-  const float height = ImGui::GetWindowHeight() + layout.pad;
   ImGui::End();
-  return height;
 }
 
 }  // namespace mp

@@ -9,9 +9,8 @@
 namespace mp {
 
 // Drawn while `choice` renders a deeper variant than the user's or precision is exhausted at
-// `view`, along the top right of the panel. Returns the height it takes there (0 when not
-// drawn), which the pipe overlay keeps clear of.
-float draw_precision_banner(const View& view, const PrecisionChoice& choice, int fb_width,
-                            int fb_height, const Layout& layout);
+// `view`, in the band the layout keeps for it along the top right of the panel.
+void draw_precision_banner(const View& view, const PrecisionChoice& choice, int fb_width,
+                           int fb_height, Layout& layout);
 
 }  // namespace mp

@@ -1,14 +1,18 @@
 // Work a window asks for during a frame (compare, an experiment, the sine sweep, a capture, a
 // save): queued, then run a step at a time at one point of the frame, with failures reported in
-// one place. A long job is a number of steps, so that the window draws and answers between them.
+// one place. A long job is a number of steps, so that the window draws and answers between them;
+// a step too long for a frame (an experiment) runs on a worker thread while the window goes on.
 #pragma once
 
 #include <deque>
 #include <exception>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
+
+#include "app/background_task.h"
 
 namespace mp {
 
@@ -17,6 +21,10 @@ class RunQueue {
   using Job = std::function<void()>;
   using Step = std::function<void(int step)>;  // 0, 1, ... steps - 1, in order
   using Failed = std::function<void(const std::string& why)>;
+  // A step run off the window's thread returns what to do with its result on that thread (store
+  // it where a window reads it): run() runs it once it finds the step done.
+  using Then = std::function<void()>;
+  using OffThreadStep = std::function<Then(int step)>;
 
   struct Progress {
     int done = 0, total = 0;
@@ -33,7 +41,17 @@ class RunQueue {
   // reported once to `failed`; the steps before it keep what they did.
   void push_steps(std::string name, int steps, Step step, Failed failed) {
     if (steps <= 0 || pending(name)) return;
-    jobs_.push_back({std::move(name), steps, 0, std::move(step), std::move(failed)});
+    jobs_.push_back(
+        {std::move(name), steps, 0, std::move(step), nullptr, std::move(failed), nullptr});
+  }
+  // A job of `steps` steps each run on a worker thread, one after another: a run() starts a
+  // step, later ones look whether it is done and hand its result over, so that the window draws
+  // and takes input at its full rate while a step takes seconds. A step that throws ends the
+  // job, reported to `failed` on the window's thread.
+  void push_steps_off_thread(std::string name, int steps, OffThreadStep step, Failed failed) {
+    if (steps <= 0 || pending(name)) return;
+    jobs_.push_back(
+        {std::move(name), steps, 0, nullptr, std::move(step), std::move(failed), nullptr});
   }
   bool pending(const std::string& name) const {
     return (running_ && *running_ == name) || find(name) != nullptr;
@@ -46,14 +64,35 @@ class RunQueue {
     return Progress{e->done, e->steps};
   }
   // Drops the job's steps not yet run (from inside one of its steps too); false when there was
-  // no such job.
+  // no such job. A step on its worker cannot be cut: it finishes and its result still comes.
   bool cancel(const std::string& name) {
     if (running_ && *running_ == name) return cancel_running_ = true;
     for (auto it = jobs_.begin(); it != jobs_.end(); ++it)
       if (it->name == name) {
-        jobs_.erase(it);
+        if (it->task)
+          it->steps = it->done + 1;  // erasing would wait here for the step to end
+        else
+          jobs_.erase(it);
         return true;
       }
+    return false;
+  }
+
+  struct OffThread {
+    std::string job;
+    int step = 0;
+    double elapsed_s = 0;
+  };
+  // The step on a worker now, until its result is handed over.
+  std::optional<OffThread> off_thread() const {
+    for (const Entry& e : jobs_)
+      if (e.task) return OffThread{e.name, e.done, e.task->elapsed_s()};
+    return std::nullopt;
+  }
+  // The next run() starts a step on a worker: what the step shares must be let go of first.
+  bool off_thread_starting() const {
+    for (const Entry& e : jobs_)
+      if (e.off_thread_step && !e.task) return true;
     return false;
   }
 
@@ -65,15 +104,26 @@ class RunQueue {
       jobs_.pop_front();
       running_ = e.name;
       cancel_running_ = false;
-      bool ok = true;
+      bool again = true;  // the job stays queued
       try {
-        e.step(e.done);
+        if (e.step) {
+          e.step(e.done);
+          again = ++e.done < e.steps;
+        } else if (!e.task) {
+          e.task = std::make_unique<BackgroundTask<Then>>(
+              [step = e.off_thread_step, i = e.done] { return step(i); });
+        } else if (std::optional<Then> then = e.task->poll()) {
+          e.task.reset();
+          if (*then) (*then)();
+          again = ++e.done < e.steps;
+        }
       } catch (const std::exception& ex) {
-        ok = false;
+        again = false;
+        e.task.reset();  // done: it threw
         if (e.failed) e.failed(ex.what());
       }
       running_.reset();
-      if (ok && !cancel_running_ && ++e.done < e.steps) jobs_.push_back(std::move(e));
+      if (again && !cancel_running_) jobs_.push_back(std::move(e));
     }
   }
 
@@ -81,8 +131,10 @@ class RunQueue {
   struct Entry {
     std::string name;
     int steps = 1, done = 0;
-    Step step;
+    Step step;                      // on the window's thread; or
+    OffThreadStep off_thread_step;  // on a worker
     Failed failed;
+    std::unique_ptr<BackgroundTask<Then>> task;  // the step on its worker
   };
   const Entry* find(const std::string& name) const {
     for (const Entry& e : jobs_)

@@ -32,10 +32,10 @@ void SweepWindow::request(RunQueue& jobs, GpuRenderer& gpu, const LoadedSass* sa
       });
 }
 
-void SweepWindow::draw(Explorer& ex, const Layout& layout, int arch) {
+void SweepWindow::draw(Explorer& ex, Layout& layout, int arch) {
   if (!shown_) return;
-  layout.place_tool_window(54 * ImGui::GetFontSize(), std::exchange(refit_, false));
-  ImGui::Begin("Sine balance (sin-ratio)", &shown_);
+  layout.begin_tool_window("Sine balance (sin-ratio)", &shown_, layout.wish(54, 16),
+                           std::exchange(refit_, false));
   ImGui::TextWrapped(
       "fma4 with 0 to 4 __sinf per step at bench view C, 1920x1080 (almost no divergence), "
       "median of 5 frames. Busy = the pipe's cycles by the model over the measured SM cycles; "

@@ -21,7 +21,7 @@ class SweepWindow {
   // Queues the sweep, a sine count per window frame, and opens the window.
   void request(RunQueue& jobs, GpuRenderer& gpu, const LoadedSass* sass, bool* dirty);
   bool shown() const { return shown_; }
-  void draw(Explorer& ex, const Layout& layout, int arch);
+  void draw(Explorer& ex, Layout& layout, int arch);
 
  private:
   bool shown_ = false;
