@@ -217,8 +217,7 @@ TEST_F(ProgramTest, AWindowPastTheTextureLimitRendersAtTheLimitAndSavesASizeThat
   ASSERT_TRUE(sidecar) << r.out;
   const nlohmann::json j = nlohmann::json::parse(slurp(*sidecar));
   ASSERT_TRUE(j.contains("fallback")) << j.dump(2);
-  EXPECT_NE(j["fallback"].get<std::string>().find("texture limit"), std::string::npos)
-      << j["fallback"];
+  const std::string fallback = j["fallback"].get<std::string>();
   std::string warning;
   const Settings saved = load_settings(dir_ / "config" / "mandelpipe" / "settings.json", &warning);
   EXPECT_EQ(warning, "");
@@ -227,6 +226,11 @@ TEST_F(ProgramTest, AWindowPastTheTextureLimitRendersAtTheLimitAndSavesASizeThat
   const Result again = run("--cpu --frames 2 --iters 64 --no-vsync");
   EXPECT_EQ(again.code, 0) << again.err;
   EXPECT_EQ(again.err, "");
+  if (fallback.find("texture limit") == std::string::npos) {
+    // A GL whose limit is past X's largest window (NVIDIA's is 32768) has nothing to clamp.
+    EXPECT_EQ(saved.window_width, 20000) << fallback;
+    GTEST_SKIP() << "this GL's texture limit is above 20000 pixels: nothing to clamp";
+  }
 }
 
 // Issue 18's defect 4: the largest window the command line takes, on the CPU path, uploads its

@@ -62,7 +62,8 @@ bool section(const std::string& label, const char* id, bool open_by_default) {
 
 void device_section(const PanelInputs& in) {
   const std::string& fallback = in.pipeline.fallback_reason();
-  const std::string label = std::string("Device & path: ") + (in.last.gpu ? "CUDA" : "CPU") +
+  const std::string label = std::string("Device & path: ") +
+                            (in.pipeline.on_gpu() ? "CUDA" : "CPU") +
                             (fallback.empty() ? "" : " (a fallback: open for why)");
   if (!fallback.empty()) ImGui::PushStyleColor(ImGuiCol_Text, kWarning);
   const bool open = section(label, "device", false);

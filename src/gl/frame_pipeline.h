@@ -57,6 +57,8 @@ class FramePipeline {
   Surface& surface() { return *surface_; }
   const WarpBuffer* warp_buffer() const { return warps_.get(); }
   GpuRenderer* gpu() { return gpu_.get(); }
+  // Frames render on the GPU (else on the CPU reference), from the first one on.
+  bool on_gpu() const { return gpu_ != nullptr; }
   std::string renderer_description() const;  // "CUDA on NVIDIA H200" / "CPU reference (8 threads)"
   std::string present_description() const { return surface_ ? surface_->describe() : ""; }
   // Why the path differs from the best one (no GPU, interop failed, ...); "" if it doesn't.
