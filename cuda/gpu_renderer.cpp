@@ -77,6 +77,10 @@ const DeviceInfo& GpuRenderer::device() const {
   return impl_->device;
 }
 
+void GpuRenderer::bind_thread() const {
+  CUDA_CHECK(cudaSetDevice(impl_->device.index));
+}
+
 void GpuRenderer::set_tile_order(TileOrder order) {
   impl_->tile_order = order;
 }

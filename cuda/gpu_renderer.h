@@ -65,6 +65,9 @@ class GpuRenderer {
   GpuRenderer& operator=(const GpuRenderer&) = delete;
 
   const DeviceInfo& device() const;
+  // Makes the renderer's device the calling thread's current one: a worker thread that renders
+  // with it calls this first (a thread starts on device 0).
+  void bind_thread() const;
   void set_tile_order(TileOrder order);
   // The next frame is a view's first: nothing is known about it (its tile costs are forgotten).
   void forget_view();

@@ -107,6 +107,7 @@ App::App(const Options& o)
 }
 
 App::~App() {
+  ex_.jobs.drain();  // a step on a worker uses the windows and the renderer declared around ex_
   if (config_.empty() || !settings_warning_.empty())
     return;  // never overwrite a file we could not read
   const auto [w, h] = window_.size();
@@ -254,20 +255,27 @@ std::string App::mix_source() const {
   return "declared (reading SASS...)";
 }
 
+std::optional<std::string> App::gpu_borrower() const {
+  if (const auto e = experiments_.running(ex_.jobs)) return "experiment " + e->name;
+  if (const auto w = ex_.jobs.off_thread()) return "the " + w->job;
+  return std::nullopt;
+}
+
 std::string App::counters_source(bool brief) const {
-  if (const auto e = experiments_.running(ex_.jobs))
-    return "counters: paused while experiment " + e->name + " measures the GPU";
+  if (const auto who = gpu_borrower())
+    return "counters: paused while " + *who + " measures the GPU";
   return counters_.source(brief, device_.device.has_value(), frames_done_);
 }
 
-std::string App::paused_for_experiment() const {
-  const auto e = experiments_.running(ex_.jobs);
-  if (!e) return "";
-  char text[160];
+std::string App::paused_for_job() const {
+  const auto who = gpu_borrower();
+  const auto worker = ex_.jobs.off_thread();
+  if (!who || !worker) return "";
+  char text[200];
   std::snprintf(text, sizeof text,
-                "image paused while experiment %s measures the GPU (%.1f s so far): the window's "
-                "kernels and counters wait for it; your changes render once it ends",
-                e->name.c_str(), e->elapsed_s);
+                "image paused while %s measures the GPU (%.1f s so far): the window's kernels "
+                "and counters wait for it; your changes render once it ends",
+                who->c_str(), worker->elapsed_s);
   return text;
 }
 
@@ -320,7 +328,7 @@ void App::render_frame() {
   // While an experiment measures the GPU on its worker, the window launches none of its kernels
   // and reads no counters, which would land in the experiment's figures: it shows the image it
   // has, and what changed meanwhile renders once the experiment ends.
-  const bool gpu_lent = experiments_.running(ex_.jobs).has_value();
+  const bool gpu_lent = ex_.jobs.off_thread().has_value();
   if (fw > 0 && fh > 0 && !gpu_lent) {
     pipeline_.resize(fw, fh);
     // A new view drops the stale frame at once, its counters with it; live starts the next once
@@ -386,7 +394,7 @@ void App::draw_windows() {
                          counters_source(false),
                          counters_.refused(),
                          counters_.figures(),
-                         paused_for_experiment(),
+                         paused_for_job(),
                          palettes_,
                          bookmarks_,
                          user_bookmarks_.bookmarks(),

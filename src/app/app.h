@@ -49,7 +49,7 @@ class App {
 
  private:
   void render_frame();
-  // Before an experiment starts on its worker: the window lets go of what it shares with it.
+  // Before a step starts on the run queue's worker: the window lets go of what it shares with it.
   void lend_gpu();
   void handle_input();
   // What a key (key_bindings.h) or the panel's button for it does; `index`: which of the
@@ -78,8 +78,11 @@ class App {
   const LoadedSass* sass() const { return sass_ && sass_->ok() ? &*sass_ : nullptr; }
   std::string mix_source() const;
   std::string counters_source(bool brief) const;
-  // While an experiment measures the GPU: that the image waits for it, and since when; else "".
-  std::string paused_for_experiment() const;
+  // What measures the GPU on the run queue's worker now (an experiment, the compare, the sine
+  // sweep), as the window names it; nothing while none does.
+  std::optional<std::string> gpu_borrower() const;
+  // While one does: that the image waits for it, and since when; else "".
+  std::string paused_for_job() const;
   // 10 x compute capability of the GPU in use (sm_90 mixes where there is none).
   int arch() const {
     return device_.device ? device_.device->cc_major * 10 + device_.device->cc_minor : 90;

@@ -31,19 +31,32 @@ void CompareWindow::request(Explorer& ex, GpuRenderer& gpu, const View& view, in
   variants_ = static_cast<int>(all.size());
   stopped_.clear();
   finished_ = std::move(finished);
+  cancelled_ = false;
   // Every step draws into the renderer's own memory of the view: the window's frame starts
-  // again after it. Step 0 renders fma4's reference counts, step k times variant k - 1.
-  ex.jobs.push_steps(
+  // again after it. Step 0 renders fma4's reference counts, step k times variant k - 1, on the
+  // worker; what they give is kept on the window's thread (the returned functions).
+  ex.jobs.push_steps_off_thread(
       kJob, variants_ + 1,
-      [this, &ex, &gpu, view, width, height, sass, counters](int step) {
-        ex.dirty = true;
+      [this, &ex, &gpu, view, width, height, sass, counters](int step) -> RunQueue::Then {
+        gpu.bind_thread();
         if (step == 0) {
-          measurer_ = std::make_unique<VariantMeasurer>(gpu, "current", view, width, height, 5, 1,
-                                                        sass, counters);
-          return;
+          auto m = std::make_shared<VariantMeasurer>(gpu, "current", view, width, height, 5, 1,
+                                                     sass, counters);
+          return [this, &ex, m] {
+            ex.dirty = true;
+            measurer_ = m;
+            if (cancelled_) finish("cancelled");
+          };
         }
-        report_->rows.push_back(measurer_->measure(all_variants()[step - 1].id));
-        if (step == variants_) finish("");
+        return [this, &ex, last = step == variants_,
+                row = measurer_->measure(all_variants()[step - 1].id)] {
+          ex.dirty = true;
+          if (report_) report_->rows.push_back(row);
+          if (cancelled_)
+            finish("cancelled");
+          else if (last)
+            finish("");
+        };
       },
       [this, &ex](const std::string& why) {
         ex.status = "compare failed: " + why;
@@ -51,8 +64,19 @@ void CompareWindow::request(Explorer& ex, GpuRenderer& gpu, const View& view, in
       });
 }
 
+void CompareWindow::cancel(Explorer& ex) {
+  if (!ex.jobs.cancel(kJob)) return;
+  ex.dirty = true;
+  const auto worker = ex.jobs.off_thread();
+  if (worker && worker->job == kJob)
+    cancelled_ = true;
+  else
+    finish("cancelled");
+}
+
 void CompareWindow::finish(const std::string& stopped) {
   measurer_.reset();  // its buffers are of the window's size
+  cancelled_ = false;
   stopped_ = stopped;
   if (Finished f = std::exchange(finished_, nullptr)) f(stopped);
 }
@@ -70,14 +94,10 @@ void CompareWindow::draw_progress(Explorer& ex) {
     std::snprintf(text, sizeof text, "%zu of %d variants timed", report_->rows.size(), variants_);
     ImGui::ProgressBar(progress->fraction(), ImVec2(-8 * ImGui::GetFontSize(), 0), text);
     ImGui::SameLine();
-    if (ImGui::Button("Cancel##compare")) {
-      ex.jobs.cancel(kJob);
-      ex.dirty = true;
-      finish("cancelled");
-    }
+    if (ImGui::Button("Cancel##compare")) cancel(ex);
     ImGui::TextDisabled(
-        "A variant a window frame: the window draws (and renders its own frame) between "
-        "variants, never during one's timed frames.");
+        "Each variant is timed on a worker thread: the window draws and takes input meanwhile, "
+        "its own image paused until the compare ends; a variant being timed finishes.");
   } else if (!stopped_.empty()) {
     ImGui::TextColored(ImVec4(1, 0.7f, 0.3f, 1), "Incomplete (%s): %zu of %d variants timed.",
                        stopped_.c_str(), report_->rows.size(), variants_);
@@ -193,10 +213,7 @@ void CompareWindow::draw(Explorer& ex, Layout& layout, int width, int height,
   if (!ex.status.empty()) ImGui::TextDisabled("%s", ex.status.c_str());
   ImGui::End();
   if (open) return;
-  if (ex.jobs.cancel(kJob)) {
-    ex.dirty = true;
-    finish("cancelled");
-  }
+  cancel(ex);
   report_.reset();
 }
 

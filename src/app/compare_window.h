@@ -19,9 +19,10 @@ class CompareWindow {
   // Called once the run ends: `stopped` is empty when every variant was timed, else why not.
   using Finished = std::function<void(const std::string& stopped)>;
 
-  // Queues the timing of every variant at `view`, width x height, a step per window frame: fma4's
-  // step counts first (every row's reference), then one variant a step; the table fills as they
-  // come and replaces the last.
+  // Queues the timing of every variant at `view`, width x height, each step on the run queue's
+  // worker (the window draws meanwhile, its own kernels paused): fma4's step counts first (every
+  // row's reference), then one variant a step; the table fills as they come and replaces the
+  // last.
   void request(Explorer& ex, GpuRenderer& gpu, const View& view, int width, int height,
                const LoadedSass* sass, CounterProbe* counters, Finished finished = nullptr);
   // The table is of this view and size.
@@ -34,13 +35,17 @@ class CompareWindow {
 
  private:
   void draw_progress(Explorer& ex);
+  // Drops the steps not begun; a step on the worker ends the run when its result comes.
+  void cancel(Explorer& ex);
   void finish(const std::string& stopped);
 
   std::optional<BenchReport> report_;
   View view_;
   int width_ = 0, height_ = 0, variants_ = 0;
-  std::unique_ptr<VariantMeasurer> measurer_;  // while the run goes on
-  std::string stopped_;                        // why the table has fewer rows than variants
+  // While the run goes on; set and dropped on the window's thread, between the worker's steps.
+  std::shared_ptr<VariantMeasurer> measurer_;
+  bool cancelled_ = false;  // the step on the worker ends the run
+  std::string stopped_;     // why the table has fewer rows than variants
   Finished finished_;
 };
 

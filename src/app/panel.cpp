@@ -267,7 +267,7 @@ void slice_progress(const PanelInputs& in) {
       in.last.gpu ? static_cast<unsigned>(in.last.gpu_stats.launches) : in.last.cpu_stats.slices;
   const int passes = in.last.gpu ? in.last.gpu_stats.passes : 1;
   if (!in.paused.empty())
-    std::snprintf(text, sizeof text, "paused for an experiment");
+    std::snprintf(text, sizeof text, "paused for a measurement");
   else if (in.pipeline.refining() && in.pipeline.passes() > 1)
     std::snprintf(text, sizeof text, "rendering %.0f%% of pixels, pass %d",
                   100 * in.pipeline.progress(), in.pipeline.passes());
@@ -314,7 +314,7 @@ void measurement_section(Explorer& ex, const PanelInputs& in) {
   char label[96];
   const bool refining = in.pipeline.refining();
   if (!in.paused.empty())
-    std::snprintf(label, sizeof label, "Measurement: paused for an experiment");
+    std::snprintf(label, sizeof label, "Measurement: paused while the GPU measures");
   else if (refining)
     std::snprintf(label, sizeof label, "Measurement: rendering %.0f%%",
                   100 * in.pipeline.progress());

@@ -57,6 +57,8 @@ class RunQueue {
     return (running_ && *running_ == name) || find(name) != nullptr;
   }
   bool empty() const { return jobs_.empty(); }
+  // Drops every job, waiting for a step on a worker to end: before what the steps use goes.
+  void drain() { jobs_.clear(); }
   // Steps done and in all of the job of that name, while it is queued.
   std::optional<Progress> progress(const std::string& name) const {
     const Entry* e = find(name);

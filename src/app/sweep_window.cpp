@@ -18,13 +18,17 @@ void SweepWindow::request(RunQueue& jobs, GpuRenderer& gpu, const LoadedSass* sa
   error_.clear();
   cancelled_ = false;
   refit_ = true;
-  // A sine count a step, in the order of the whole sweep: each with its own warm-up.
-  jobs.push_steps(
+  // A sine count a step on the run queue's worker, in the order of the whole sweep: each with its
+  // own warm-up; the rows are kept on the window's thread.
+  jobs.push_steps_off_thread(
       kJob, variants::kMaxSweepSines + 1,
-      [this, &gpu, sass, dirty](int sines) {
-        rows_.push_back(sine_sweep_row(gpu, sass, sines, 5, 2));
-        refit_ = true;
-        *dirty = true;  // the sweep drew with the renderer the window's frame uses
+      [this, &gpu, sass, dirty](int sines) -> RunQueue::Then {
+        gpu.bind_thread();
+        return [this, dirty, row = sine_sweep_row(gpu, sass, sines, 5, 2)] {
+          rows_.push_back(row);
+          refit_ = true;
+          *dirty = true;  // the sweep drew with the renderer the window's frame uses
+        };
       },
       [this](const std::string& why) {
         error_ = why;
@@ -49,8 +53,8 @@ void SweepWindow::draw(Explorer& ex, Layout& layout, int arch) {
     ImGui::SameLine();
     if (ImGui::Button("Cancel##sweep")) cancelled_ = ex.jobs.cancel(kJob);
     ImGui::TextDisabled(
-        "A sine count a window frame: the window draws between them, never during one's timed "
-        "frames.");
+        "Each sine count is timed on a worker thread: the window draws and takes input "
+        "meanwhile, its own image paused until the sweep ends; one being timed finishes.");
   } else if (cancelled_ || (!error_.empty() && !rows_.empty())) {
     ImGui::TextColored(ImVec4(1, 0.7f, 0.3f, 1), "Incomplete (%s): %zu of %d sine counts timed.",
                        cancelled_ ? "cancelled" : "failed", rows_.size(), total);
