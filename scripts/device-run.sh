@@ -56,7 +56,7 @@ if [ -x $B/xtest-keys ]; then
     --screenshot "$A/window-sweep.png" >>"$log" 2>&1 &
   app=$!
   sleep 6
-  $B/xtest-keys click 270 175 >>"$log" 2>&1
+  $B/xtest-keys click 340 329 >>"$log" 2>&1
   wait $app
   echo "   sweep click rc=$?" | tee -a "$log"
 fi
