@@ -8,7 +8,8 @@ set -u
 tar xJf .carry/bin.tar.xz -C .carry
 source .device/setup.sh >/dev/null
 export LD_LIBRARY_PATH=$PWD/.carry/lib:${LD_LIBRARY_PATH:-}
-export MANDELPIPE_BIN=$PWD/.carry/mandelpipe XDG_CONFIG_HOME=/tmp/xdg
+export MANDELPIPE_BIN=$PWD/.carry/mandelpipe MANDELPIPE_XTEST_KEYS=$PWD/.carry/xtest-keys
+export XDG_CONFIG_HOME=/tmp/xdg
 B=$PWD/.carry
 A=/tmp/all
 mkdir -p $A
