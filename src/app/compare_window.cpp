@@ -137,9 +137,13 @@ void CompareWindow::draw(Explorer& ex, Layout& layout, int width, int height,
   // The counters' issue and FMA figures beside the model's bound, where they were read.
   const bool counted = std::any_of(rep.rows.begin(), rep.rows.end(),
                                    [](const MeasuredRow& r) { return r.counters.has_value(); });
-  if (ImGui::BeginTable(
-          "cmp", counted ? columns + 2 : columns,
-          ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollX)) {
+  // As tall as its rows: a table that scrolls sideways is a child window, which would otherwise
+  // take all the height the window has and push the buttons below out of it.
+  const float table_height = ImGui::GetTextLineHeightWithSpacing() * (rep.rows.size() + 1.5f) +
+                             ImGui::GetStyle().ScrollbarSize;
+  if (ImGui::BeginTable("cmp", counted ? columns + 2 : columns,
+                        ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollX,
+                        ImVec2(0.0f, table_height))) {
     for (const char* h : heads) ImGui::TableSetupColumn(h);
     if (counted) {
       ImGui::TableSetupColumn("issue % (ctr)");
