@@ -640,13 +640,7 @@ RenderStart prepare_either(const RenderLaunch& args) {
 }
 
 RenderStart prepare_render(VariantId variant, const RenderLaunch& args) {
-  switch (variant) {
-#define MP_PREPARE_CASE(V) \
-  case VariantId::V: return prepare_either<variants::V>(args);
-    MANDELPIPE_VARIANTS(MP_PREPARE_CASE)
-#undef MP_PREPARE_CASE
-  }
-  throw std::invalid_argument("prepare_render: no such variant");
+  return with_variant(variant, [&](auto v) { return prepare_either<decltype(v)>(args); });
 }
 
 template <class V>
@@ -662,13 +656,7 @@ int resident_blocks(bool resumable) {
 }
 
 int resident_blocks_per_sm(VariantId variant, bool resumable) {
-  switch (variant) {
-#define MP_RESIDENT_CASE(V) \
-  case VariantId::V: return resident_blocks<variants::V>(resumable);
-    MANDELPIPE_VARIANTS(MP_RESIDENT_CASE)
-#undef MP_RESIDENT_CASE
-  }
-  throw std::invalid_argument("resident_blocks_per_sm: no such variant");
+  return with_variant(variant, [&](auto v) { return resident_blocks<decltype(v)>(resumable); });
 }
 
 RenderStart prepare_sin_balance(int sines, const RenderLaunch& args) {

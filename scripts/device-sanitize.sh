@@ -54,8 +54,8 @@ for tool in "${tools[@]}"; do
     name=${t%%|*} cmd=${t#*|}
     log=$L/$tool-$name.log
     # racecheck keeps host memory per launch it checks: over launch-overhead's thousands it grew
-    # past the machine's 128 GB and was killed (status 9). The first 100 launches hold both of
-    # its kernels (the chain kernel's timing runs, then the empty one's).
+    # past the machine's memory and was killed (docs/measurements.md). The first 100 launches
+    # hold both of its kernels (the chain kernel's timing runs, then the empty one's).
     extra=()
     [[ $tool == racecheck && $name == exp-launch-overhead ]] && extra=(--launch-count 100)
     # --error-exitcode tells a finding from the program's own failure; the log holds the report.

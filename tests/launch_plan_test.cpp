@@ -222,14 +222,21 @@ TEST(LaunchPlan, AFrameStartsWithWholeOrbitsUpToTheFirstBudget) {
 }
 
 // The window's heavy case: 1080p at 2,000,000 iterations where every orbit runs to the limit and
-// one wave's orbits alone take 22 us a thousand steps, so a whole-orbit launch would take 44 ms.
+// one wave's orbits alone take 22 us a thousand steps, so a whole-orbit launch would take 44 ms;
+// the whole frame's work takes `frame_ms` where the GPU is full.
+Frame long_orbits(double frame_ms, unsigned full_tiles) {
+  Frame f;
+  f.need.assign(65280, 2'000'000);
+  f.ms_per_step.assign(65280, frame_ms / 65280 / 2'000'000);
+  f.floor_ms_per_step = 0.022 / 1000;
+  f.full_tiles = full_tiles;
+  return f;
+}
+
 // Orbits are cut: after the first launches no launch is much longer than the target, and every
 // tile runs all its steps, each once.
 TEST(LaunchPlan, LongOrbitsAreCutSoThatLaunchesStayNearTheTarget) {
-  Frame f;
-  f.need.assign(65280, 2'000'000);
-  f.ms_per_step.assign(65280, 0.022 / 1000 / kMinTiles);
-  f.floor_ms_per_step = 0.022 / 1000;
+  const Frame f = long_orbits(0.022 / 1000 / kMinTiles * 65280 * 2'000'000, 0);
   const std::vector<Launch> l = launches(f, 15, 2'000'000);
   expect_covers(l, 65280);
   double longest = 0;
@@ -251,11 +258,7 @@ TEST(LaunchPlan, LongOrbitsAreCutSoThatLaunchesStayNearTheTarget) {
 // cut budget rather than single waves of whole orbits, so the frame takes about what it takes
 // in one launch.
 TEST(LaunchPlan, LongOrbitsGoInFullWavesWithACutBudget) {
-  Frame f;
-  f.need.assign(65280, 2'000'000);
-  f.ms_per_step.assign(65280, 1342.0 / 65280 / 2'000'000);  // 1342 ms in one launch
-  f.floor_ms_per_step = 0.022 / 1000;
-  f.full_tiles = 8 * kMinTiles;
+  const Frame f = long_orbits(1342, 8 * kMinTiles);  // 1342 ms in one launch
   const std::vector<Launch> l = launches(f, 15, 2'000'000);
   expect_covers(l, 65280);
   double sum = 0, longest = 0;

@@ -7,6 +7,8 @@
 // To add a variant: write a struct like the ones below and add it to MANDELPIPE_VARIANTS.
 #pragma once
 
+#include <stdexcept>
+
 #include "df64.h"
 #include "hd.h"
 #include "instr_mix.h"
@@ -295,5 +297,18 @@ enum class VariantId {
   MANDELPIPE_VARIANTS(MP_VARIANT_ENUM)
 #undef MP_VARIANT_ENUM
 };
+
+// f(variant struct) for the variant `id` (host code): the one switch over the list for every
+// place that picks a template instance by variant.
+template <class F>
+decltype(auto) with_variant(VariantId id, F&& f) {
+  switch (id) {
+#define MP_VARIANT_CALL(V) \
+  case VariantId::V: return f(variants::V{});
+    MANDELPIPE_VARIANTS(MP_VARIANT_CALL)
+#undef MP_VARIANT_CALL
+  }
+  throw std::invalid_argument("no such variant");
+}
 
 }  // namespace mp

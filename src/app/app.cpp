@@ -132,8 +132,8 @@ int App::run() {
   int settle_frames = 0;
   for (;;) {
     // While a job measures the GPU on the worker, the window draws at most 30 times a second
-    // (at once on input): each of its draws shares the GPU with the timed kernels, and drawing as
-    // fast as it could made a compare's times 5-8% longer on the H100 (docs/measurements.md).
+    // (at once on input): each of its draws shares the GPU with the timed kernels, which drawing
+    // as fast as it could made measurably longer (docs/measurements.md).
     if (ex_.jobs.off_thread())
       glfwWaitEventsTimeout(1.0 / 30);
     else if (ex_.live || ex_.dirty || !ex_.jobs.empty() || pipeline_.refining())

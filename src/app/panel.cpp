@@ -24,13 +24,7 @@ constexpr int kFocusFrames = 8;
 
 // The variant adds a colouring term per step (its struct's kAux), which the stripes weigh.
 bool has_colouring_term(VariantId id) {
-  switch (id) {
-#define MP_VARIANT_AUX(V) \
-  case VariantId::V: return variants::V::kAux;
-    MANDELPIPE_VARIANTS(MP_VARIANT_AUX)
-#undef MP_VARIANT_AUX
-  }
-  return false;
+  return with_variant(id, [](auto v) { return decltype(v)::kAux; });
 }
 
 // "fma4-sin, sin-ratio": the variants with a colouring term, for the stripes' tooltip.

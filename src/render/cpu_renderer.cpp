@@ -114,12 +114,8 @@ CpuFrameStats CpuRenderer::render_pixels(VariantId variant, const PixelGrid& gri
   CpuFrameStats s;
   s.threads = threads_;
   s.slices = 1;
-  switch (variant) {
-#define MP_CPU_CASE(V) \
-  case VariantId::V: s.pixel_iters = render_all<variants::V>(threads_, w); break;
-    MANDELPIPE_VARIANTS(MP_CPU_CASE)
-#undef MP_CPU_CASE
-  }
+  s.pixel_iters =
+      with_variant(variant, [&](auto v) { return render_all<decltype(v)>(threads_, w); });
   // Every chunk taken was finished: what was done is one run from `begin`.
   s.pixels = std::min(w.next.load(), end) - std::min(begin, end);
   s.ms = ms_since(w.start);
