@@ -83,7 +83,8 @@ const GpuFrameStats& GpuSlicedFrame::step(GpuRenderer& r, float* out, unsigned* 
   const GpuFrameStats launch =
       r.render_tiles(variant_, grid_, max_iter_, begin, end, out, counts, warp_efficiency, split);
   finished_ += split_ ? launch.pixels_finished : pixels_in(grid_, begin, end);
-  passes_.launched(l, launch.kernel_ms, launch.pixels_pending > 0);
+  passes_.launched(l, launch.kernel_ms, static_cast<double>(launch.warp_iters),
+                   launch.pixels_pending > 0);
   stats_ += launch;
   stats_.passes = passes();
   if (done())

@@ -20,6 +20,7 @@ struct Frame {
   std::vector<double> ms_per_step;
   double floor_ms_per_step = 0;
   unsigned full_tiles = 0;  // the GPU's full wave (0: one block per SM)
+  double launch_ms = 0;     // what a launch costs besides its steps
 };
 // A frame whose tile t costs costs[t] ms for kLimit steps.
 constexpr unsigned kLimit = 1000;
@@ -46,19 +47,20 @@ std::vector<Launch> launches(const Frame& f, double target_ms, unsigned max_iter
   while (!p.done()) {
     const LaunchSize l = p.next(kMinTiles, f.full_tiles, target_ms, previous_frame_ms);
     const unsigned begin = p.next_tile();
-    double ms = 0;
+    double ms = 0, warp_steps = 0;
     unsigned slowest = 0;
     bool unfinished = false;
     for (unsigned t = begin; t < begin + l.tiles; ++t) {
       const unsigned steps = std::min(l.budget, f.need[t] - ran[t]);
       ran[t] += steps;
       ms += steps * f.ms_per_step[t];
+      warp_steps += steps;
       slowest = std::max(slowest, steps);
       unfinished = unfinished || ran[t] < f.need[t];
     }
-    ms = std::max(ms, slowest * f.floor_ms_per_step);
+    ms = f.launch_ms + std::max(ms, slowest * f.floor_ms_per_step);
     out.push_back({begin, l.tiles, l.budget, p.pass(), ms});
-    p.launched(l, ms, unfinished);
+    p.launched(l, ms, warp_steps, unfinished);
     if (out.size() > 4 * total + 100) break;  // a stuck plan fails the tests instead of hanging
   }
   for (unsigned t = 0; t < total; ++t) EXPECT_EQ(ran[t], f.need[t]) << "tile " << t;
@@ -282,6 +284,27 @@ TEST(LaunchPlan, AFullWaveShrinksItsBudgetBeforeItsTiles) {
   s.last_ms = 30;
   EXPECT_EQ(next_launch(s).tiles, 8 * kMinTiles);
   EXPECT_EQ(next_launch(s).budget, kLimit);
+}
+
+// The case that overshot on the GPU (elephant valley at a million iterations: 55 ms launches):
+// short orbits first, whose launches let the budget grow to the limit, then long ones. Sized for
+// the worst case at the last launch's rate per warp-step, no launch passes the target.
+TEST(LaunchPlan, LongOrbitsAfterShortOnesStayWithinTheTarget) {
+  Frame f = long_orbits(1342, 8 * kMinTiles);
+  f.launch_ms = 0.03;
+  for (unsigned t = 0; t < 30000; ++t) f.need[t] = 200;
+  for (unsigned t = 30000; t < 65280; ++t) f.need[t] = 1'000'000;
+  const std::vector<Launch> l = launches(f, 15, 1'000'000);
+  expect_covers(l, 65280);
+  double longest = 0, sum = 0;
+  for (const Launch& x : l) {
+    longest = std::max(longest, x.ms);
+    sum += x.ms;
+  }
+  EXPECT_LE(longest, 15.0);
+  // The work is the frame's, plus the launches' own costs and their ramp.
+  const double work = 35280.0 * 1'000'000 * f.ms_per_step[0];
+  EXPECT_LT(sum, work * 1.25 + l.size() * f.launch_ms) << l.size() << " launches";
 }
 
 TEST(LaunchPlan, LaterPassesCoverOnlyTheTilesLeftUnfinished) {

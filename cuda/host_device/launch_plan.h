@@ -33,6 +33,8 @@ struct LaunchSizing {
   unsigned last_tiles = 0;  // the frame's previous launch (0: this is its first)
   unsigned last_budget = 0;
   double last_ms = 0;  // ...and its time
+  // ...and its warp-steps: the sum over its warps of their slowest lane's steps (a tile is a warp)
+  double last_warp_steps = 0;
   // The previous frame at the same size, limit and variant took this long (< 0: none did).
   double previous_frame_ms = -1;
 };
@@ -75,9 +77,19 @@ inline LaunchSize next_launch(const LaunchSizing& s) {
       }
     };
     scale(tiles, full);
-    scale(budget,
-          g >= 1 ? static_cast<double>(s.max_iter) : std::min<double>(s.max_iter, kBudgetQuantum));
+    const double least_budget = std::min<double>(s.max_iter, kBudgetQuantum);
+    scale(budget, g >= 1 ? static_cast<double>(s.max_iter) : least_budget);
     tiles = std::max<double>(wave, tiles * g);
+    // And for the worst case: every tile's slowest lane running the whole budget, at the last
+    // launch's time per warp-step. Short orbits (fixed costs, early escapes) make that rate high,
+    // so a launch that meets long orbits after them stays within the target instead of taking
+    // the budget the short ones let grow; the same order as shrinking above.
+    if (s.last_warp_steps > 0 && s.last_ms > 0) {
+      const double most = s.target_ms * s.last_warp_steps / s.last_ms;
+      if (tiles * budget > most) tiles = std::max(std::min(tiles, full), most / budget);
+      if (tiles * budget > most) budget = std::max(least_budget, most / tiles);
+      if (tiles * budget > most) tiles = std::max<double>(wave, most / budget);
+    }
   }
   LaunchSize l;
   l.budget = s.max_iter;
@@ -117,11 +129,13 @@ class LaunchPasses {
     s.last_tiles = last_.tiles;
     s.last_budget = last_.budget;
     s.last_ms = last_ms_;
+    s.last_warp_steps = last_warp_steps_;
     s.previous_frame_ms = previous_frame_ms;
     return next_launch(s);
   }
-  // Launch `l` took `ms` and left some of its pixels unfinished or not.
-  void launched(const LaunchSize& l, double ms, bool left_unfinished) {
+  // Launch `l` took `ms` for `warp_steps` (LaunchSizing) and left some of its pixels unfinished
+  // or not.
+  void launched(const LaunchSize& l, double ms, double warp_steps, bool left_unfinished) {
     if (left_unfinished) {
       if (pending_end_ <= pending_begin_) pending_begin_ = next_;
       pending_end_ = next_ + l.tiles;
@@ -129,6 +143,7 @@ class LaunchPasses {
     next_ += l.tiles;
     last_ = l;
     last_ms_ = ms;
+    last_warp_steps_ = warp_steps;
     if (next_ >= end_ && pending_end_ > pending_begin_) {
       ++pass_;
       next_ = pending_begin_;
@@ -145,7 +160,7 @@ class LaunchPasses {
   unsigned next_ = 0, end_ = 0;
   unsigned pending_begin_ = 0, pending_end_ = 0;
   LaunchSize last_;  // the frame's previous launch (none: 0 tiles)
-  double last_ms_ = 0;
+  double last_ms_ = 0, last_warp_steps_ = 0;
 };
 
 }  // namespace mp
