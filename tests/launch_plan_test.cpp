@@ -223,8 +223,9 @@ TEST(LaunchPlan, AFrameStartsWithWholeOrbitsUpToTheFirstBudget) {
   EXPECT_EQ(next_launch(s).tiles, 60000u);
 }
 
-// The window's heavy case: 1080p at 2,000,000 iterations where every orbit runs to the limit and
-// one wave's orbits alone take 22 us a thousand steps, so a whole-orbit launch would take 44 ms;
+// The window's heavy case, with rates of the order docs/measurements.md has for it: 1080p at
+// 2,000,000 iterations where every orbit runs to the limit and one wave's orbits alone take 22 us
+// a thousand steps, so a whole-orbit launch would take 44 ms;
 // the whole frame's work takes `frame_ms` where the GPU is full.
 Frame long_orbits(double frame_ms, unsigned full_tiles) {
   Frame f;
@@ -286,7 +287,7 @@ TEST(LaunchPlan, AFullWaveShrinksItsBudgetBeforeItsTiles) {
   EXPECT_EQ(next_launch(s).budget, kLimit);
 }
 
-// The case that overshot on the GPU (elephant valley at a million iterations: 55 ms launches):
+// The case that overshot on the GPU (docs/measurements.md, cut launches on other views):
 // short orbits first, whose launches let the budget grow to the limit, then long ones. Sized for
 // the worst case at the last launch's rate per warp-step, no launch passes the target.
 TEST(LaunchPlan, LongOrbitsAfterShortOnesStayWithinTheTarget) {
