@@ -132,8 +132,7 @@ GpuFrameStats GpuRenderer::render_tiles(VariantId variant, const PixelGrid& grid
 }
 
 unsigned GpuRenderer::resident_tiles(VariantId variant, bool resumable) const {
-  return static_cast<unsigned>(resident_blocks_per_sm(variant, resumable) * impl_->device.sm_count *
-                               kWarpsPerBlock);
+  return static_cast<unsigned>(resident_tiles_per_sm(variant, resumable) * impl_->device.sm_count);
 }
 
 GpuFrameStats GpuRenderer::render_sin_balance(int sines, const PixelGrid& grid, unsigned max_iter,

@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 #include "cuda_check.h"
 #include "pixel.h"
@@ -59,10 +60,11 @@ __device__ __forceinline__ unsigned tile_number(const RenderLaunch& a, unsigned 
   return (row / kWarpsPerBlock * a.blocks_across + column) * kWarpsPerBlock + row % kWarpsPerBlock;
 }
 // A frame cut by steps: the tile's steps so far with this launch's, and the divergence view's
-// share of lanes stepping over all of them. Lane 0 only; each tile is one warp's per launch.
+// share of lanes stepping over all of them. One lane per tile; each tile is one warp's per launch,
+// `lanes` of them on the tile (16 where a warp is a row's 32 pixels: Shape::Rows).
 __device__ __forceinline__ void add_tile_steps(const RenderLaunch& a, unsigned t,
                                                unsigned long long warp_steps,
-                                               unsigned long long lane_steps) {
+                                               unsigned long long lane_steps, float lanes = 32) {
   unsigned long long* s = a.split.tile_steps + 2ull * t;
   if (a.split.resume) {
     warp_steps += s[0];
@@ -70,7 +72,7 @@ __device__ __forceinline__ void add_tile_steps(const RenderLaunch& a, unsigned t
   }
   s[0] = warp_steps;
   s[1] = lane_steps;
-  a.warp_efficiency[t] = warp_steps ? lane_steps / (32.0f * warp_steps) : 1.0f;
+  a.warp_efficiency[t] = warp_steps ? lane_steps / (lanes * warp_steps) : 1.0f;
 }
 // Pixels a warp finished and left unfinished in a launch cut by steps, to the per-SM counters.
 __device__ __forceinline__ void count_orbits(const RenderLaunch& a, unsigned finished,
@@ -84,8 +86,9 @@ __device__ __forceinline__ void count_orbits(const RenderLaunch& a, unsigned fin
 // pass) to an escape, max_iter, or the launch's budget; a finished pixel is written out, an
 // unfinished one waits in its slot. Returns the steps taken in this launch.
 template <class V, bool kRecord>
-__device__ __forceinline__ unsigned resume_pixel(const RenderLaunch& a, int px, int py, unsigned i,
-                                                 bool& finished, bool& pending) {
+__device__ __forceinline__ unsigned resume_pixel(const RenderLaunch& a, typename V::Real cx,
+                                                 typename V::Real cy, unsigned i, bool& finished,
+                                                 bool& pending) {
   using R = typename V::Real;
   OrbitSlot& slot = a.split.slots[i];
   Orbit<R> o;
@@ -95,8 +98,7 @@ __device__ __forceinline__ unsigned resume_pixel(const RenderLaunch& a, int px, 
     if (s.n & kOrbitDone) return 0;
   }
   const unsigned from = o.n, limit = min(a.max_iter, from + a.split.budget);
-  const bool inside = iterate_orbit<V>(pixel_coord<R>(px, a.grid.dx, a.grid.x0),
-                                       pixel_coord<R>(py, a.grid.dy, a.grid.y0), o, limit);
+  const bool inside = iterate_orbit<V>(cx, cy, o, limit);
   pending = inside && o.n < a.max_iter;
   finished = !pending;
   slot = to_slot(o, finished);
@@ -122,8 +124,10 @@ __device__ __forceinline__ TileSteps render_tile(const RenderLaunch& a, unsigned
   bool finished = false, pending = false;
   if (px < a.grid.width && py < a.grid.height) {
     if constexpr (kResume) {
-      n = resume_pixel<V, kRecord>(a, px, py, static_cast<unsigned>(py) * a.grid.width + px,
-                                   finished, pending);
+      using R = typename V::Real;
+      n = resume_pixel<V, kRecord>(
+          a, pixel_coord<R>(px, a.grid.dx, a.grid.x0), pixel_coord<R>(py, a.grid.dy, a.grid.y0),
+          static_cast<unsigned>(py) * a.grid.width + px, finished, pending);
     } else {
       const PixelResult r = pixel_at<V>(a.grid, px, py, a.max_iter);
       n = r.iters;
@@ -272,6 +276,77 @@ __device__ __forceinline__ void render_grid(const RenderLaunch& a) {
   const unsigned ref = (by * kBlockH + warp * (32 / kBlockW)) << 16 | bx * kBlockW;
   const TileSteps w = render_tile<V, kRecord, kResume>(a, ref, lane);
   tally_warp(tally, a, w.sum, w.warp_max, lane);
+}
+
+// Shape::Rows: block (c, k) is pixels [256 c, 256 c + 256) of the launch's rows 2k and 2k+1 (from
+// row_base on); each lane runs its pixel of the first row, then of the second, and lanes outside
+// the range's 16x16 blocks idle. A block's cy comes from c_row_cy by its index, the same in every
+// lane (variants.h, Fma4Rows, says what that does to the step loop on sm_90). Half a warp's lanes
+// are one 16x2 tile: its share of lanes stepping is over the warp's steps on both rows.
+constexpr int kRowsBlockW = kRenderThreads;
+constexpr int kMaxTableRows = 16384;
+__constant__ float c_row_cy[kMaxTableRows];
+template <class V, bool kRecord, bool kResume>
+__device__ __forceinline__ void render_rows(const RenderLaunch& a) {
+  static_assert(std::is_same_v<typename V::Real, float>, "the row table holds floats");
+  const unsigned across = a.blocks_across;
+  const unsigned b0 = a.tile_begin / kWarpsPerBlock, b1 = a.tile_end / kWarpsPerBlock;
+  const unsigned py = a.row_base + 2 * blockIdx.y, by = py / kBlockH;
+  // The range's columns in this row of blocks.
+  const unsigned row_start = by * across;
+  const unsigned c0 = (max(b0, row_start) - row_start) * kBlockW;
+  const unsigned c1 =
+      min((min(b1, row_start + across) - row_start) * kBlockW, static_cast<unsigned>(a.grid.width));
+  const unsigned x0 = blockIdx.x * kRowsBlockW;
+  if (py >= static_cast<unsigned>(a.grid.height) || x0 >= c1 || x0 + kRowsBlockW <= c0) return;
+  __shared__ BlockTally tally;
+  tally_start(tally);
+  // Read before any lane branches off: read in the branch, the step loop came out as fma4-x16's
+  // does, stalling at dispatch (docs/measurements.md).
+  const float cys[2] = {c_row_cy[2 * blockIdx.y], c_row_cy[2 * blockIdx.y + 1]};
+  const unsigned lane = threadIdx.x & 31, px = x0 + threadIdx.x;
+  const bool mine = px >= c0 && px < c1;
+  const float cx = pixel_coord<float>(static_cast<int>(px), a.grid.dx, a.grid.x0);
+  unsigned warp_steps = 0, lane_steps = 0, finished_here = 0, pending_here = 0;
+#pragma unroll
+  for (unsigned r = 0; r < 2; ++r) {
+    const unsigned y = py + r;
+    unsigned n = 0;
+    if (mine && y < static_cast<unsigned>(a.grid.height)) {
+      const float cy = cys[r];
+      const unsigned i = y * static_cast<unsigned>(a.grid.width) + px;
+      if constexpr (kResume) {
+        bool finished = false, pending = false;
+        n = resume_pixel<V, kRecord>(a, cx, cy, i, finished, pending);
+        finished_here += finished;
+        pending_here += pending;
+      } else {
+        const PixelResult p = iterate<V>(cx, cy, a.max_iter);
+        n = p.iters;
+        reinterpret_cast<float2*>(a.out)[i] = make_float2(p.smooth, p.aux);
+        if (kRecord && a.counts) a.counts[i] = n;
+      }
+    }
+    warp_steps += warp_max(n);
+    lane_steps += n;
+  }
+  if constexpr (kResume) {
+    const unsigned done = warp_sum(finished_here), left = warp_sum(pending_here);
+    if (lane == 0) count_orbits(a, done, left);
+  }
+  // Each half of the warp is a tile: its lanes' steps, summed over the half.
+  unsigned tile_steps = lane_steps;
+  for (int o = kBlockW / 2; o > 0; o >>= 1) tile_steps += __shfl_xor_sync(kAll, tile_steps, o);
+  const bool tile_mine = __shfl_sync(kAll, mine, lane & ~(kBlockW - 1u));
+  if (kRecord && a.warp_efficiency && lane % kBlockW == 0 && tile_mine) {
+    const unsigned t = (row_start + px / kBlockW) * kWarpsPerBlock + py % kBlockH / 2;
+    if constexpr (kResume) {
+      if (warp_steps || !a.split.resume) add_tile_steps(a, t, warp_steps, tile_steps, kBlockW);
+    } else {
+      a.warp_efficiency[t] = warp_steps ? tile_steps / (16.0f * warp_steps) : 1.0f;
+    }
+  }
+  tally_warp(tally, a, warp_sum(lane_steps), warp_steps, lane);
 }
 
 // Shape::Refill: persistent warps, each lane on a pixel of its own. A warp starts on one 16x2 tile
@@ -450,6 +525,8 @@ template <class V, bool kRecord, bool kResume>
 __device__ __forceinline__ void render_shape(const RenderLaunch& a) {
   if constexpr (V::kShape == variants::Shape::Grid)
     render_grid<V, kRecord, kResume>(a);
+  else if constexpr (V::kShape == variants::Shape::Rows)
+    render_rows<V, kRecord, kResume>(a);
   else if constexpr (V::kShape == variants::Shape::Refill)
     render_refill<V, kRecord, kResume>(a);
   else
@@ -495,6 +572,25 @@ RenderStart prepare(const RenderLaunch& args) {
   r.recording = kRecord;
   if constexpr (V::kShape == variants::Shape::Grid) {
     r.blocks = static_cast<int>((end - begin) / kWarpsPerBlock);
+    r.args.tile_cost = nullptr;
+    return r;
+  }
+  if constexpr (V::kShape == variants::Shape::Rows) {
+    const unsigned across = r.args.blocks_across;
+    const unsigned first_row = begin / kWarpsPerBlock / across,
+                   rows_of_blocks = (end / kWarpsPerBlock - 1) / across + 1 - first_row;
+    const unsigned row_end =
+        std::min(static_cast<unsigned>(args.grid.height), (first_row + rows_of_blocks) * kBlockH);
+    r.args.row_base = first_row * kBlockH;
+    if (rows_of_blocks * kBlockH > static_cast<unsigned>(kMaxTableRows))
+      throw std::invalid_argument(std::string("render: ") + V::kName + " takes at most " +
+                                  std::to_string(kMaxTableRows) + " rows in a launch");
+    r.row_cy.resize(row_end - r.args.row_base);
+    for (unsigned y = 0; y < r.row_cy.size(); ++y)
+      r.row_cy[y] =
+          pixel_coord<float>(static_cast<int>(r.args.row_base + y), args.grid.dy, args.grid.y0);
+    r.blocks = (args.grid.width + kRowsBlockW - 1) / kRowsBlockW;
+    r.block_rows = static_cast<int>(rows_of_blocks * kBlockH / 2);
     r.args.tile_cost = nullptr;
     return r;
   }
@@ -655,8 +751,13 @@ int resident_blocks(bool resumable) {
   return std::max(1, blocks);
 }
 
-int resident_blocks_per_sm(VariantId variant, bool resumable) {
-  return with_variant(variant, [&](auto v) { return resident_blocks<decltype(v)>(resumable); });
+int resident_tiles_per_sm(VariantId variant, bool resumable) {
+  return with_variant(variant, [&](auto v) {
+    using V = decltype(v);
+    // A block of Shape::Rows holds 256 pixels of each of two rows: 16 tiles' worth.
+    const int tiles = V::kShape == variants::Shape::Rows ? 2 * kRowsBlockW / 32 : kWarpsPerBlock;
+    return resident_blocks<V>(resumable) * tiles;
+  });
 }
 
 RenderStart prepare_sin_balance(int sines, const RenderLaunch& args) {
@@ -674,7 +775,14 @@ RenderStart prepare_sin_balance(int sines, const RenderLaunch& args) {
 
 void start_render(const RenderStart& start, cudaStream_t stream) {
   if (!start.kernel) return;
-  start.kernel<<<start.blocks, kRenderThreads, 0, stream>>>(start.args);
+  // The table in constant memory is the module's, one for every renderer: a launch puts its rows
+  // there on its own stream, just before it, and renders are waited for (GpuRenderer), so no
+  // launch reads another's rows.
+  if (!start.row_cy.empty())
+    CUDA_CHECK(cudaMemcpyToSymbolAsync(c_row_cy, start.row_cy.data(),
+                                       start.row_cy.size() * sizeof(float), 0,
+                                       cudaMemcpyHostToDevice, stream));
+  start.kernel<<<dim3(start.blocks, start.block_rows), kRenderThreads, 0, stream>>>(start.args);
   CUDA_CHECK(cudaGetLastError());
 }
 

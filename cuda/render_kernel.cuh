@@ -3,6 +3,8 @@
 
 #include <cuda_runtime.h>
 
+#include <vector>
+
 #include "kernel_params.h"
 #include "variants.h"
 
@@ -47,6 +49,9 @@ struct RenderLaunch {
   OrbitSplit split;
   unsigned long long* sm_finished = nullptr;
   unsigned long long* sm_pending = nullptr;
+  // Shape::Rows (prepare_render fills it): the image row that the launch's first blocks start at,
+  // and its row table (RenderStart::row_cy).
+  unsigned row_base = 0;
 };
 
 // The queue, bucket by bucket, costliest first: rank k holds cost bucket kCostBuckets-1-k, at
@@ -88,13 +93,18 @@ struct TilePlan {
 struct RenderStart {
   void (*kernel)(RenderLaunch) = nullptr;
   int blocks = 0;
+  int block_rows = 1;  // the grid's second dimension (Shape::Rows: pairs of rows)
   RenderLaunch args;
   bool queue = false;      // the kernel takes its tiles from the queue: it needs an order
   bool recording = false;  // the kernel writes what args asks it to record
+  // Shape::Rows: c's imaginary part of each row of the range, from args.row_base on; start_render
+  // puts it in constant memory, on the stream, just before the kernel.
+  std::vector<float> row_cy;
 };
 RenderStart prepare_render(VariantId variant, const RenderLaunch& args);
-// Blocks of the variant's kernel (the resumable build or the plain one) an SM holds at once.
-int resident_blocks_per_sm(VariantId variant, bool resumable);
+// Tiles' worth of pixels in the blocks of the variant's kernel (the resumable build or the plain
+// one) that an SM holds at once.
+int resident_tiles_per_sm(VariantId variant, bool resumable);
 
 // The sine-balance sweep behind the sin-ratio variant: fma4 plus `sines` (1..4) __sinf per
 // step (variants::SinBalance), so the balance point can be measured on the GPU at hand.

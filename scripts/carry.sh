@@ -8,9 +8,9 @@ cd "$(git rev-parse --show-toplevel)"
 build=${1:-build}
 stage=$(mktemp -d)
 mkdir -p "$stage/lib"
-# core_tests need no GPU: CI runs them.
+# core_tests and experiment_model_tests need no GPU: CI runs them.
 cp "$build/mandelpipe" "$build"/tests/*_tests "$stage/"
-rm -f "$stage/core_tests"
+rm -f "$stage/core_tests" "$stage/experiment_model_tests"
 cp -L /lib/x86_64-linux-gnu/libstb.so.0 "$stage/lib/"
 # A key presser for the window's scripted runs there (F12 and the like), where libXtst is there.
 if [ -e /usr/lib/x86_64-linux-gnu/libXtst.so.6 ]; then
@@ -19,7 +19,7 @@ if [ -e /usr/lib/x86_64-linux-gnu/libXtst.so.6 ]; then
 fi
 strip --strip-unneeded "$stage/mandelpipe" "$stage"/*_tests
 rm -rf .carry && mkdir -p .carry
-tar cJf .carry/bin.tar.xz -C "$stage" .
+tar cf - -C "$stage" . | xz -9e >.carry/bin.tar.xz
 rm -rf "$stage"
 grep -qx '/.carry/' .git/info/exclude 2>/dev/null || echo '/.carry/' >> .git/info/exclude
 du -sh .carry

@@ -28,7 +28,7 @@ step $B/mandelpipe --frames 60 --screenshot "$OUT/window-720.png" --width 1280 -
 step $B/mandelpipe --frames 60 --screenshot "$OUT/window-1080.png" --width 1920 --height 1080 \
   --no-vsync --overlay
 # The divergence view at view B, without and with lane refill: what refill cures.
-for v in fma4-x16 fma4-refill; do
+for v in fma4-x16 fma4-rows fma4-refill; do
   step $B/mandelpipe --frames 30 --screenshot "$OUT/divergence-$v.png" --width 1600 --height 900 \
     --no-vsync --divergence --variant $v --center -0.743643887037151,0.131825904205330 \
     --span 0.005 --iters 4096

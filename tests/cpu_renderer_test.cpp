@@ -31,7 +31,9 @@ TEST(Iterate, KnownOrbits) {
 // same smooth values as one step at a time, at every iteration limit around a block's edges.
 TEST(Iterate, BlocksOfStepsGiveExactlyTheOneStepCounts) {
   int escaped = 0, inside = 0;
-  for (unsigned max_iter : {1u, 2u, 7u, 8u, 15u, 16u, 17u, 31u, 32u, 33u, 63u, 100u, 1000u})
+  // 511..575: around fma4-rows's switch to long blocks after 512 steps.
+  for (unsigned max_iter :
+       {1u, 2u, 7u, 8u, 15u, 16u, 17u, 31u, 32u, 33u, 63u, 100u, 511u, 512u, 513u, 575u, 1000u})
     for (int i = 0; i < 61; ++i)
       for (int j = 0; j < 37; ++j) {
         const float cx = -2.1f + i * 0.045f, cy = -0.1f + j * 0.033f;
@@ -41,6 +43,7 @@ TEST(Iterate, BlocksOfStepsGiveExactlyTheOneStepCounts) {
         const std::pair<PixelResult, PixelResult> pairs[] = {
             {iterate<variants::Fma4Esc8>(cx, cy, max_iter), one},
             {iterate<variants::Fma4X16>(cx, cy, max_iter), fused},
+            {iterate<variants::Fma4Rows>(cx, cy, max_iter), fused},
             {iterate<variants::Fma4Refill>(cx, cy, max_iter), fused}};
         for (const auto& [r, ref] : pairs) {
           ASSERT_EQ(r.iters, ref.iters) << cx << "," << cy << " at " << max_iter;

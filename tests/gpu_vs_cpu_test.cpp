@@ -63,6 +63,35 @@ GpuImage render_gpu(GpuRenderer& gpu, VariantId v, const View& view, int w, int 
   return img;
 }
 
+// Shape::Rows's warps from the counts: a warp is columns 32j..32j+31 of rows 2k and 2k+1, one
+// row after the other, so it pays for each row's slowest lane; half a warp is a tile, whose share
+// of lanes stepping is over the warp's steps (-1: a tile with no pixels, which no warp writes).
+struct RowWarps {
+  unsigned long long warp_steps = 0;
+  std::vector<float> efficiency;
+};
+RowWarps row_warps(const std::vector<unsigned>& counts, int w, int h) {
+  RowWarps r;
+  r.efficiency.assign(warp_count(w, h), -1.0f);
+  auto slowest = [&](int y, int x0) {
+    unsigned m = 0;
+    for (int x = x0; y < h && x < std::min(x0 + 32, w); ++x) m = std::max(m, counts[y * w + x]);
+    return m;
+  };
+  for (int y = 0; y < h; y += 2)
+    for (int x0 = 0; x0 < w; x0 += 32) {
+      const unsigned steps = slowest(y, x0) + slowest(y + 1, x0);
+      r.warp_steps += steps;
+      for (int tx = x0; tx < std::min(x0 + 32, w); tx += kBlockW) {
+        unsigned lanes = 0;
+        for (int yy = y; yy < std::min(y + 2, h); ++yy)
+          for (int x = tx; x < std::min(tx + kBlockW, w); ++x) lanes += counts[yy * w + x];
+        r.efficiency[warp_of(tx, y, w)] = steps ? lanes / (16.0f * steps) : 1.0f;
+      }
+    }
+  return r;
+}
+
 class GpuTest : public CudaDeviceTest<> {
  protected:
   void SetUp() override {
@@ -140,6 +169,14 @@ TEST_F(GpuTest, WorkCountersAgreeWithPerPixelCounts) {
       }
       continue;
     }
+    if (v.shape == variants::Shape::Rows) {
+      const RowWarps r = row_warps(g.counts, w, h);
+      EXPECT_EQ(g.stats.warp_iters, r.warp_steps) << v.name;
+      for (std::size_t i = 0; i < r.efficiency.size(); ++i)
+        if (r.efficiency[i] >= 0)
+          ASSERT_NEAR(g.warp_efficiency[i], r.efficiency[i], 1e-6) << v.name << " tile " << i;
+      continue;
+    }
     EXPECT_EQ(g.stats.warp_iters, warps) << v.name;
     // The divergence view's per-warp efficiency: the same numbers from the counts on the host.
     std::vector<float> eff(warp_count(w, h));
@@ -193,7 +230,8 @@ TEST_F(GpuTest, ExactFmaVariantsGiveTheCpuReferenceCountsExactly) {
   const int w = 211, h = 127;
   CpuRenderer cpu;
   for (const Case& c : kCases) {
-    for (VariantId v : {VariantId::Fma4X16, VariantId::Fma4Refill, VariantId::Df64Step}) {
+    for (VariantId v :
+         {VariantId::Fma4X16, VariantId::Fma4Refill, VariantId::Fma4Rows, VariantId::Df64Step}) {
       const GpuImage g = render_gpu(*gpu_, v, c.view, w, h);
       std::vector<float> data(g.data.size());
       std::vector<unsigned> counts(g.counts.size());

@@ -135,12 +135,11 @@ MP_HD Orbit<R> from_slot(const OrbitSlot& s) {
 // so the count is exactly the one-step loop's. The exits meet before the replay, so that lanes
 // leaving at either block replay together (docs/measurements.md: a replay per exit was slower).
 // Runs the orbit on to an escape or `limit` steps; true while z is still inside.
-template <class V>
+template <class V, int K>
 MP_HD bool iterate_paired(typename V::Real cx, typename V::Real cy, Orbit<typename V::Real>& o,
                           unsigned limit) {
   static_assert(!V::kAux, "an undone block would need its colouring term undone too");
   using R = typename V::Real;
-  constexpr int K = V::kStepsPerCheck;
   R x = o.x, y = o.y;
   const unsigned pairs = (limit - o.n) / (2 * K);
   unsigned t = 0, n = o.n;
@@ -219,13 +218,22 @@ MP_HD bool iterate_blocks(typename V::Real cx, typename V::Real cy, Orbit<typena
 }
 
 // Runs orbit `o` of c = (cx, cy) on to an escape or `limit` (> o.n) steps; true while z is
-// still inside.
+// still inside. Variants with long blocks run an orbit's first kLongAfter steps in short ones.
 template <class V>
 MP_HD bool iterate_orbit(typename V::Real cx, typename V::Real cy, Orbit<typename V::Real>& o,
                          unsigned limit) {
-  if constexpr (V::kPaired)
-    return iterate_paired<V>(cx, cy, o, limit);
-  else
+  if constexpr (V::kPaired) {
+    if constexpr (V::kLongStepsPerCheck > 0) {
+      if (o.n < V::kLongAfter) {
+        const unsigned young = limit < V::kLongAfter ? limit : V::kLongAfter;
+        if (!iterate_paired<V, V::kStepsPerCheck>(cx, cy, o, young)) return false;
+        if (o.n == limit) return true;
+      }
+      return iterate_paired<V, V::kLongStepsPerCheck>(cx, cy, o, limit);
+    } else {
+      return iterate_paired<V, V::kStepsPerCheck>(cx, cy, o, limit);
+    }
+  } else
     return iterate_blocks<V>(cx, cy, o, limit);
 }
 

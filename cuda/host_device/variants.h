@@ -31,8 +31,10 @@ struct LoopMixes {
 // Where a variant's warps get their pixels (render_kernel.cu). Queue: as many warps as fit on the
 // GPU, each taking 16x2-pixel tiles from a queue ordered by the last frame's tile costs. Grid: a
 // plain launch, one warp per tile, nothing between the kernel and its pixels. Refill: one warp per
-// 16x16 block whose lanes each take the block's next pixel when theirs is done.
-enum class Shape { Queue, Grid, Refill };
+// 16x16 block whose lanes each take the block's next pixel when theirs is done. Rows: a plain
+// launch whose blocks are each 256 pixels of a pair of rows, so that c's imaginary part is the
+// same in every lane of a block (render_kernel.cu says why that matters).
+enum class Shape { Queue, Grid, Refill, Rows };
 
 // Defaults every variant starts from: float arithmetic, the escape test after every step, no
 // colouring term (kAux: the step adds a term to `acc` each time; the pixel's aux is its mean),
@@ -41,10 +43,15 @@ enum class Shape { Queue, Grid, Refill };
 // the caps tried). kPaired: blocks of kStepsPerCheck steps run two per loop trip (pixel.h).
 // kExactFma: the step and the escape test are written as the fused operations the GPU runs, so
 // the CPU reference computes the same bits, not only the same instructions' worth.
+// kLongStepsPerCheck (paired variants): once an orbit has run kLongAfter steps, its blocks grow to
+// this many steps: a long orbit pays its escape tests half as often, a short one keeps the short
+// replay (pixel.h).
 struct FloatVariant {
   using Real = float;
   static constexpr int kStepsPerCheck = 1;
   static constexpr bool kPaired = false;
+  static constexpr int kLongStepsPerCheck = 0;
+  static constexpr unsigned kLongAfter = 0;
   static constexpr bool kExactFma = false;
   static constexpr bool kAux = false;
   static constexpr Shape kShape = Shape::Queue;
@@ -208,6 +215,31 @@ struct Fma4X16 : ExactFma4 {
                                    {133, 9, 0, 0, 3}};
 };
 
+// fma4-x16's step in a kernel whose blocks are each 256 pixels of a pair of rows, so that c's
+// imaginary part is the block's, read from constant memory once a row. On sm_90 fma4-x16's loop
+// waits at dispatch about two cycles per instruction (ncu) and leaves 14% of issue slots empty;
+// this one's does not. The stall follows where ptxas puts the step's registers, which the row
+// table changes (docs/measurements.md has the probes; the cause is likely register-file read
+// conflicts, whose rule sm_90 does not document): the SASS fixtures pin the loop, the bench
+// measures it. Blocks of 16 steps, of 32 once an orbit has lasted 512.
+struct Fma4Rows : ExactFma4 {
+  static constexpr int kStepsPerCheck = 16;
+  static constexpr int kLongStepsPerCheck = 32;
+  static constexpr unsigned kLongAfter = 512;
+  static constexpr bool kPaired = true;
+  static constexpr Shape kShape = Shape::Rows;
+  static constexpr const char* kName = "fma4-rows";
+  static constexpr const char* kSummary =
+      "fma4-x16's step, a block per pair of rows, cy from constant memory: no dispatch stalls";
+  // The long blocks' loop, 64 steps a trip: the steps' 256 FFMA/FADD, two escape tests (FMUL,
+  // FFMA, FSETP, BRA), the pair count (IADD3, ISETP, BRA) and a register copy.
+  static constexpr LoopMixes kLoop{{260, 5, 0, 0, 3},
+                                   {260, 5, 0, 0, 4},
+                                   {260, 5, 0, 0, 4},
+                                   {260, 5, 0, 0, 4},
+                                   {260, 5, 0, 0, 3}};
+};
+
 // Lane refill, the cure for divergence: a warp owns a 16x16 block, and a lane whose pixel is done
 // takes the block's next one instead of idling until the warp's slowest pixel is. Steps go in
 // blocks of 8 with one escape test; lanes whose pixel escaped wait, their block's start kept,
@@ -275,6 +307,15 @@ struct Df64Step {
   }
 };
 
+// Steps per trip of the loop the model reads (the long blocks' where a variant has them).
+template <class V>
+constexpr int loop_steps() {
+  if constexpr (V::kPaired)
+    return 2 * (V::kLongStepsPerCheck > 0 ? V::kLongStepsPerCheck : V::kStepsPerCheck);
+  else
+    return V::kStepsPerCheck;
+}
+
 }  // namespace mp::variants
 
 // The one list of variants, in the order of the UI and of keys 1, 2, 3, ... 9, 0.
@@ -288,7 +329,8 @@ struct Df64Step {
   X(Fp64)                      \
   X(Df64Step)                  \
   X(Fma4X16)                   \
-  X(Fma4Refill)
+  X(Fma4Refill)                \
+  X(Fma4Rows)
 
 namespace mp {
 

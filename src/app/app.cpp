@@ -494,6 +494,12 @@ void App::perform(Action a, int index) {
       if (static_cast<std::size_t>(index) < all_variants().size())
         ex_.set_variant(all_variants()[index].id);
       break;
+    case Action::StepVariant: {
+      const int count = static_cast<int>(all_variants().size());
+      const int place = static_cast<int>(ex_.variant) + (index == 0 ? count - 1 : 1);
+      ex_.set_variant(all_variants()[place % count].id);
+      break;
+    }
     case Action::PinVariant:
       ex_.pin_variant = !ex_.pin_variant;
       ex_.status = ex_.pin_variant ? "variant pinned: kept at any depth"

@@ -14,7 +14,8 @@ enum class Action {
   ZoomOut,
   MoreIterations,
   FewerIterations,
-  Variant,  // index: the variant's place in the panel's list
+  Variant,      // index: the variant's place in the panel's list
+  StepVariant,  // index: the one before, the one after (the eleventh has no number key)
   PinVariant,
   Home,
   Back,     // to the place before, as a browser does

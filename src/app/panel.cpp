@@ -96,8 +96,11 @@ void variant_section(Explorer& ex, const PanelInputs& in) {
   const int per_row = std::max(1, static_cast<int>(ImGui::GetContentRegionAvail().x / cell));
   for (std::size_t i = 0; i < variants.size(); ++i) {
     char label[64];
-    // Keys 1-9, then 0 for the tenth (key_bindings.cpp).
-    std::snprintf(label, sizeof label, "%zu: %s", (i + 1) % 10, variants[i].name.data());
+    // Keys 1-9, then 0 for the tenth (key_bindings.cpp); the ones after have no number key.
+    if (i < 10)
+      std::snprintf(label, sizeof label, "%zu: %s", (i + 1) % 10, variants[i].name.data());
+    else
+      std::snprintf(label, sizeof label, "   %s", variants[i].name.data());
     if (i % per_row != 0)
       ImGui::SameLine(static_cast<float>(i % per_row) * cell + style.WindowPadding.x);
     if (ImGui::RadioButton(label, ex.own_variant == variants[i].id)) ex.set_variant(variants[i].id);

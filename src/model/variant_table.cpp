@@ -14,16 +14,16 @@ constexpr int mantissa_bits() {
 
 const std::vector<VariantInfo>& all_variants() {
   static const std::vector<VariantInfo> table = {
-#define MP_VARIANT_INFO(V)                                                  \
-  VariantInfo{VariantId::V,                                                 \
-              #V,                                                           \
-              variants::V::kName,                                           \
-              variants::V::kSummary,                                        \
-              variants::V::kStepsPerCheck * (variants::V::kPaired ? 2 : 1), \
-              std::is_same_v<variants::V::Real, double>,                    \
-              mantissa_bits<variants::V::Real>(),                           \
-              variants::V::kShape,                                          \
-              &variants::V::step_mix,                                       \
+#define MP_VARIANT_INFO(V)                               \
+  VariantInfo{VariantId::V,                              \
+              #V,                                        \
+              variants::V::kName,                        \
+              variants::V::kSummary,                     \
+              variants::loop_steps<variants::V>(),       \
+              std::is_same_v<variants::V::Real, double>, \
+              mantissa_bits<variants::V::Real>(),        \
+              variants::V::kShape,                       \
+              &variants::V::step_mix,                    \
               variants::V::kLoop},
       MANDELPIPE_VARIANTS(MP_VARIANT_INFO)
 #undef MP_VARIANT_INFO
