@@ -4,16 +4,20 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <optional>
 #include <ostream>
 #include <set>
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -496,6 +500,24 @@ TEST(SassLoader, ReadsALargeOutputToTheEndAndLeavesNoChild) {
   const LoadedSass s = load_kernel_sass("mandelpipe", 90);
   EXPECT_TRUE(s.ok()) << s.source;
   EXPECT_EQ(s.loops.size(), all_variants().size());
+  EXPECT_LE(waitpid(-1, nullptr, WNOHANG), 0) << "a child was left unreaped";
+}
+
+// A window closing stops a slow cuobjdump instead of waiting for it, and leaves no child.
+TEST(SassLoader, ACancelStopsCuobjdumpAtOnce) {
+  const FakeCuobjdump fake("cuda");
+  std::ofstream(fake.tool()) << "#!/bin/sh\nexec sleep 30\n";
+  std::atomic<bool> cancel{false};
+  const auto t0 = std::chrono::steady_clock::now();
+  auto load = std::async(std::launch::async, load_kernel_sass, "mandelpipe", 90, &cancel);
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  cancel = true;
+  const LoadedSass s = load.get();
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.source.find("cancelled"), std::string::npos) << s.source;
+  EXPECT_LT(seconds, 10.0) << "waited for the tool instead of stopping it";
   EXPECT_LE(waitpid(-1, nullptr, WNOHANG), 0) << "a child was left unreaped";
 }
 

@@ -81,7 +81,8 @@ App::App(const Options& o)
   fit_view_ = is_default_view(o.view);
   // The SASS of the kernels this process runs, for the overlay and the SASS view: read off
   // the UI thread, since cuobjdump takes a moment.
-  sass_loading_ = std::async(std::launch::async, load_kernel_sass, self_executable(), arch());
+  sass_loading_ =
+      std::async(std::launch::async, load_kernel_sass, self_executable(), arch(), &sass_cancel_);
   if (!settings_warning_.empty())
     std::cerr << "mandelpipe: " << settings_warning_ << " (left as it is; fix or delete it)\n";
   if (!user_bookmarks_.problem().empty()) {
@@ -107,6 +108,7 @@ App::App(const Options& o)
 }
 
 App::~App() {
+  sass_cancel_ = true;
   ex_.jobs.drain();  // a step on a worker uses the windows and the renderer declared around ex_
   if (config_.empty() || !settings_warning_.empty())
     return;  // never overwrite a file we could not read

@@ -3,6 +3,7 @@
 // jobs they queued.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <filesystem>
 #include <future>
@@ -99,6 +100,8 @@ class App {
   BookmarkStore user_bookmarks_{user_bookmarks_path()};
   ViewHistory places_;     // Back and Forward
   BookmarkNaming naming_;  // B: the name typed in the panel
+  // Set as the window closes: the load in flight stops its cuobjdump instead of being waited for.
+  std::atomic<bool> sass_cancel_{false};
   std::future<LoadedSass> sass_loading_;
   std::optional<LoadedSass> sass_;
 

@@ -1,6 +1,8 @@
 #include "io/sass_loader.h"
 
 #include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -24,8 +26,9 @@ namespace {
 
 // Runs the program at argv[0] without a shell, so no path is read as shell syntax, and returns
 // its stdout and stderr together (cuobjdump says there why it read nothing); nullopt, with
-// `error` saying why, if it could not be started.
-std::optional<std::string> run_captured(const std::vector<std::string>& argv, std::string& error) {
+// `error` saying why, if it could not be started or `cancel` was set (the program is killed).
+std::optional<std::string> run_captured(const std::vector<std::string>& argv, std::string& error,
+                                        const std::atomic<bool>* cancel) {
   int fds[2];
   if (pipe2(fds, O_CLOEXEC) != 0) {
     error = std::generic_category().message(errno);
@@ -50,7 +53,17 @@ std::optional<std::string> run_captured(const std::vector<std::string>& argv, st
   }
   std::string text;
   std::array<char, 65536> buf;
+  bool cancelled = false;
   for (;;) {
+    if (cancel && cancel->load()) {
+      cancelled = true;
+      kill(pid, SIGKILL);
+      break;
+    }
+    // Waits in steps of 50 ms, so that a cancel is seen while the program writes nothing.
+    pollfd p{fds[0], POLLIN, 0};
+    const int ready = poll(&p, 1, 50);
+    if (ready == 0 || (ready < 0 && errno == EINTR)) continue;
     const ssize_t n = read(fds[0], buf.data(), buf.size());
     if (n > 0)
       text.append(buf.data(), static_cast<std::size_t>(n));
@@ -59,6 +72,10 @@ std::optional<std::string> run_captured(const std::vector<std::string>& argv, st
   }
   close(fds[0]);
   while (waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
+  }
+  if (cancelled) {
+    error = "cancelled";
+    return std::nullopt;
   }
   return text;
 }
@@ -121,7 +138,7 @@ std::string self_executable() {
   return ec ? "" : p.string();
 }
 
-LoadedSass load_kernel_sass(const std::string& binary, int arch) {
+LoadedSass load_kernel_sass(const std::string& binary, int arch, const std::atomic<bool>* cancel) {
   LoadedSass r;
   r.arch = "sm_" + std::to_string(arch >= 90 ? 90 : arch);  // newer GPUs JIT sm_90's PTX
   const std::string tool = find_cuobjdump();
@@ -131,7 +148,7 @@ LoadedSass load_kernel_sass(const std::string& binary, int arch) {
   }
   std::string error;
   const std::optional<std::string> text =
-      run_captured({tool, "-sass", "-arch", r.arch, binary}, error);
+      run_captured({tool, "-sass", "-arch", r.arch, binary}, error, cancel);
   if (!text) {
     r.source = "could not run " + tool + ": " + error;
     return r;

@@ -1,6 +1,7 @@
 // The SASS of the kernels this process actually runs, read at run time with cuobjdump.
 #pragma once
 
+#include <atomic>
 #include <map>
 #include <string>
 #include <vector>
@@ -43,8 +44,11 @@ struct LoadedSass {
 // cuobjdump from $CUDA_PATH/bin, $PATH or /usr/local/cuda/bin; "" if none.
 std::string find_cuobjdump();
 // Runs cuobjdump on `binary` for `arch` (sm_90: 90) and finds every variant's step loop. Never
-// throws: failures are described in `source`. Takes a few hundred ms: call it off the UI thread.
-LoadedSass load_kernel_sass(const std::string& binary, int arch);
+// throws: failures are described in `source`. Takes from a few hundred ms to seconds (a big
+// binary on a GPU machine): call it off the UI thread. Once `cancel` is set, cuobjdump is stopped
+// and nothing is loaded, so that a window closing need not wait for it.
+LoadedSass load_kernel_sass(const std::string& binary, int arch,
+                            const std::atomic<bool>* cancel = nullptr);
 // The running executable's path (/proc/self/exe resolved).
 std::string self_executable();
 
