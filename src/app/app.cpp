@@ -498,7 +498,7 @@ void App::perform(Action a, int index) {
       break;
     case Action::StepVariant: {
       const int count = static_cast<int>(all_variants().size());
-      const int place = static_cast<int>(ex_.variant) + (index == 0 ? count - 1 : 1);
+      const int place = static_cast<int>(ex_.own_variant) + (index == 0 ? count - 1 : 1);
       ex_.set_variant(all_variants()[place % count].id);
       break;
     }
