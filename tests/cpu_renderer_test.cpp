@@ -31,7 +31,7 @@ TEST(Iterate, KnownOrbits) {
 // same smooth values as one step at a time, at every iteration limit around a block's edges.
 TEST(Iterate, BlocksOfStepsGiveExactlyTheOneStepCounts) {
   int escaped = 0, inside = 0;
-  // 511..575: around fma4-rows's switch to long blocks after 512 steps.
+  // 31..33 and 511..575: around fma4-rows's growing blocks (4 steps to 32, 16 to 512, then 32).
   for (unsigned max_iter :
        {1u, 2u, 7u, 8u, 15u, 16u, 17u, 31u, 32u, 33u, 63u, 100u, 511u, 512u, 513u, 575u, 1000u})
     for (int i = 0; i < 61; ++i)

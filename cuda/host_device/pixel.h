@@ -218,11 +218,19 @@ MP_HD bool iterate_blocks(typename V::Real cx, typename V::Real cy, Orbit<typena
 }
 
 // Runs orbit `o` of c = (cx, cy) on to an escape or `limit` (> o.n) steps; true while z is
-// still inside. Variants with long blocks run an orbit's first kLongAfter steps in short ones.
+// still inside. Variants whose blocks grow with an orbit's age run its first kFirstUntil steps in
+// blocks of kFirstStepsPerCheck, then blocks of kStepsPerCheck up to kLongAfter (variants.h).
 template <class V>
 MP_HD bool iterate_orbit(typename V::Real cx, typename V::Real cy, Orbit<typename V::Real>& o,
                          unsigned limit) {
   if constexpr (V::kPaired) {
+    if constexpr (V::kFirstStepsPerCheck > 0) {
+      if (o.n < V::kFirstUntil) {
+        const unsigned first = limit < V::kFirstUntil ? limit : V::kFirstUntil;
+        if (!iterate_paired<V, V::kFirstStepsPerCheck>(cx, cy, o, first)) return false;
+        if (o.n == limit) return true;
+      }
+    }
     if constexpr (V::kLongStepsPerCheck > 0) {
       if (o.n < V::kLongAfter) {
         const unsigned young = limit < V::kLongAfter ? limit : V::kLongAfter;

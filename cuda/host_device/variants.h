@@ -43,13 +43,16 @@ enum class Shape { Queue, Grid, Refill, Rows };
 // the caps tried). kPaired: blocks of kStepsPerCheck steps run two per loop trip (pixel.h).
 // kExactFma: the step and the escape test are written as the fused operations the GPU runs, so
 // the CPU reference computes the same bits, not only the same instructions' worth.
-// kLongStepsPerCheck (paired variants): once an orbit has run kLongAfter steps, its blocks grow to
-// this many steps: a long orbit pays its escape tests half as often, a short one keeps the short
-// replay (pixel.h).
+// Paired variants' blocks may grow with an orbit's age (pixel.h, iterate_orbit): blocks of
+// kFirstStepsPerCheck for its first kFirstUntil steps, then of kStepsPerCheck, and of
+// kLongStepsPerCheck once it has run kLongAfter. An orbit that leaves at once pays a short block
+// and a short replay; a long one pays its escape tests rarely.
 struct FloatVariant {
   using Real = float;
   static constexpr int kStepsPerCheck = 1;
   static constexpr bool kPaired = false;
+  static constexpr int kFirstStepsPerCheck = 0;
+  static constexpr unsigned kFirstUntil = 0;
   static constexpr int kLongStepsPerCheck = 0;
   static constexpr unsigned kLongAfter = 0;
   static constexpr bool kExactFma = false;
@@ -221,8 +224,10 @@ struct Fma4X16 : ExactFma4 {
 // this one's does not. The stall follows where ptxas puts the step's registers, which the row
 // table changes (docs/measurements.md has the probes; the cause is likely register-file read
 // conflicts, whose rule sm_90 does not document): the SASS fixtures pin the loop, the bench
-// measures it. Blocks of 16 steps, of 32 once an orbit has lasted 512.
+// measures it. Blocks of 4 steps for an orbit's first 32, of 16 up to 512, then of 32.
 struct Fma4Rows : ExactFma4 {
+  static constexpr int kFirstStepsPerCheck = 4;
+  static constexpr unsigned kFirstUntil = 32;
   static constexpr int kStepsPerCheck = 16;
   static constexpr int kLongStepsPerCheck = 32;
   static constexpr unsigned kLongAfter = 512;
@@ -232,12 +237,12 @@ struct Fma4Rows : ExactFma4 {
   static constexpr const char* kSummary =
       "fma4-x16's step, a block per pair of rows, cy from constant memory: no dispatch stalls";
   // The long blocks' loop, 64 steps a trip: the steps' 256 FFMA/FADD, two escape tests (FMUL,
-  // FFMA, FSETP, BRA), the pair count (IADD3, ISETP, BRA) and a register copy.
+  // FFMA, FSETP, BRA), the pair count (IADD3, ISETP, BRA); on sm_75 a register copy too.
   static constexpr LoopMixes kLoop{{260, 5, 0, 0, 3},
-                                   {260, 5, 0, 0, 4},
-                                   {260, 5, 0, 0, 4},
-                                   {260, 5, 0, 0, 4},
-                                   {260, 5, 0, 0, 3}};
+                                   {260, 4, 0, 0, 4},
+                                   {260, 4, 0, 0, 4},
+                                   {260, 4, 0, 0, 4},
+                                   {260, 4, 0, 0, 3}};
 };
 
 // Lane refill, the cure for divergence: a warp owns a 16x16 block, and a lane whose pixel is done
