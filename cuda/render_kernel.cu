@@ -284,6 +284,8 @@ __device__ __forceinline__ void render_grid(const RenderLaunch& a) {
 // lane (variants.h, Fma4Rows, says what that does to the step loop on sm_90). Half a warp's lanes
 // are one 16x2 tile: its share of lanes stepping is over the warp's steps on both rows.
 constexpr int kRowsBlockW = kRenderThreads;
+// A launch's rows, up to the largest image's: the 64 KiB are all of the module's constant space,
+// so another __constant__ in this file needs the table made smaller.
 constexpr int kMaxTableRows = 16384;
 __constant__ float c_row_cy[kMaxTableRows];
 template <class V, bool kRecord, bool kResume>
@@ -301,8 +303,8 @@ __device__ __forceinline__ void render_rows(const RenderLaunch& a) {
   if (py >= static_cast<unsigned>(a.grid.height) || x0 >= c1 || x0 + kRowsBlockW <= c0) return;
   __shared__ BlockTally tally;
   tally_start(tally);
-  // Read before any lane branches off: read in the branch, the step loop came out as fma4-x16's
-  // does, stalling at dispatch (docs/measurements.md).
+  // Read before any lane branches off: a build that read it in the branch had its step loop
+  // stall at dispatch as fma4-x16's does (docs/measurements.md).
   const float cys[2] = {c_row_cy[2 * blockIdx.y], c_row_cy[2 * blockIdx.y + 1]};
   const unsigned lane = threadIdx.x & 31, px = x0 + threadIdx.x;
   const bool mine = px >= c0 && px < c1;
@@ -777,7 +779,7 @@ void start_render(const RenderStart& start, cudaStream_t stream) {
   if (!start.kernel) return;
   // The table in constant memory is the module's, one for every renderer: a launch puts its rows
   // there on its own stream, just before it, and renders are waited for (GpuRenderer), so no
-  // launch reads another's rows.
+  // launch reads another's rows. The copy is part of the launch's work and of its time.
   if (!start.row_cy.empty())
     CUDA_CHECK(cudaMemcpyToSymbolAsync(c_row_cy, start.row_cy.data(),
                                        start.row_cy.size() * sizeof(float), 0,

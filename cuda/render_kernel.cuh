@@ -21,8 +21,9 @@ struct RenderLaunch {
   unsigned long long* sm_last = nullptr;
   unsigned long long* sm_pixel_iters = nullptr;
   unsigned long long* sm_warp_iters = nullptr;
-  // Optional: per tile (layout in kernel_params.h), pixel-iterations / (32 x the tile's max):
-  // the share of lanes that did useful steps.
+  // Optional: per tile (layout in kernel_params.h), the share of lanes that did useful steps:
+  // pixel-iterations / (32 x the tile's max), or for Shape::Rows, whose half warps are tiles,
+  // / (16 x the warp's max on each of its two rows, summed).
   float* warp_efficiency = nullptr;
   // The tile queue: a counter of units taken, zero at launch; the tiles in queue order (a
   // permutation, packed as tile_ref() does) and how they are cut into units, both from

@@ -31,9 +31,9 @@ TEST(Iterate, KnownOrbits) {
 // same smooth values as one step at a time, at every iteration limit around a block's edges.
 TEST(Iterate, BlocksOfStepsGiveExactlyTheOneStepCounts) {
   int escaped = 0, inside = 0;
-  // 31..33 and 511..575: around fma4-rows's growing blocks (4 steps to 32, 16 to 512, then 32).
-  for (unsigned max_iter :
-       {1u, 2u, 7u, 8u, 15u, 16u, 17u, 31u, 32u, 33u, 63u, 100u, 511u, 512u, 513u, 575u, 1000u})
+  // 31..33 and 511..640: around fma4-rows's growing blocks (4 steps to 32, 16 to 512, then 32).
+  for (unsigned max_iter : {1u, 2u, 7u, 8u, 15u, 16u, 17u, 31u, 32u, 33u, 63u, 100u, 511u, 512u,
+                            513u, 575u, 577u, 640u, 1000u})
     for (int i = 0; i < 61; ++i)
       for (int j = 0; j < 37; ++j) {
         const float cx = -2.1f + i * 0.045f, cy = -0.1f + j * 0.033f;
@@ -53,6 +53,33 @@ TEST(Iterate, BlocksOfStepsGiveExactlyTheOneStepCounts) {
       }
   EXPECT_GT(escaped, 1000);  // the grid holds both kinds of points
   EXPECT_GT(inside, 1000);
+}
+
+// Near the cusp of the cardioid orbits escape after hundreds to thousands of steps: fma4-rows's
+// long blocks and their replays, and orbits cut into budgets that start and stop them anywhere
+// (a frame cut by steps), give exactly the one-step counts and values.
+TEST(Iterate, LongAndResumedOrbitsGiveExactlyTheOneStepCounts) {
+  int long_escapes = 0;
+  for (int i = 0; i < 40; ++i)
+    for (int j = 0; j < 25; ++j) {
+      const float cx = 0.250001f + i * 0.0000008f, cy = j * 1e-9f;  // on the real axis, outside
+      const unsigned max_iter = 3000;
+      const PixelResult ref = iterate<variants::ExactFma4>(cx, cy, max_iter);
+      const PixelResult whole = iterate<variants::Fma4Rows>(cx, cy, max_iter);
+      ASSERT_EQ(whole.iters, ref.iters) << cx << "," << cy;
+      ASSERT_EQ(whole.smooth, ref.smooth) << cx << "," << cy;
+      for (unsigned budget : {37u, 100u, 513u}) {
+        Orbit<float> o;
+        bool inside = true;
+        while (inside && o.n < max_iter)
+          inside = iterate_orbit<variants::Fma4Rows>(cx, cy, o, std::min(max_iter, o.n + budget));
+        const PixelResult cut = pixel_result<variants::Fma4Rows>(o.n, o.x, o.y, inside, o.acc);
+        ASSERT_EQ(cut.iters, ref.iters) << cx << "," << cy << " in budgets of " << budget;
+        ASSERT_EQ(cut.smooth, ref.smooth) << cx << "," << cy << " in budgets of " << budget;
+      }
+      long_escapes += ref.iters > 576 && ref.iters < max_iter;
+    }
+  EXPECT_GT(long_escapes, 100);  // the long blocks' escapes and replays are met
 }
 
 TEST(Iterate, SmoothValueIsContinuousAroundTheCount) {

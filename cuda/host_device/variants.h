@@ -220,11 +220,11 @@ struct Fma4X16 : ExactFma4 {
 
 // fma4-x16's step in a kernel whose blocks are each 256 pixels of a pair of rows, so that c's
 // imaginary part is the block's, read from constant memory once a row. On sm_90 fma4-x16's loop
-// waits at dispatch about two cycles per instruction (ncu) and leaves 14% of issue slots empty;
-// this one's does not. The stall follows where ptxas puts the step's registers, which the row
-// table changes (docs/measurements.md has the probes; the cause is likely register-file read
-// conflicts, whose rule sm_90 does not document): the SASS fixtures pin the loop, the bench
-// measures it. Blocks of 4 steps for an orbit's first 32, of 16 up to 512, then of 32.
+// stalls at dispatch and leaves issue slots empty; this one's does not (ncu). The stall follows
+// where ptxas puts the step's registers, which the row table changes (docs/measurements.md has the
+// probes; the cause is likely register-file read conflicts, whose rule sm_90 does not document):
+// the SASS fixtures pin the loop, the bench measures it. Blocks of 4 steps for an orbit's first 32,
+// of 16 up to 512, then of 32.
 struct Fma4Rows : ExactFma4 {
   static constexpr int kFirstStepsPerCheck = 4;
   static constexpr unsigned kFirstUntil = 32;

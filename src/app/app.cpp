@@ -108,8 +108,8 @@ App::App(const Options& o)
 }
 
 App::~App() {
-  sass_cancel_ = true;
-  ex_.jobs.drain();  // a step on a worker uses the windows and the renderer declared around ex_
+  sass_cancel_ = true;  // the SASS is of no use now: stop its load while the rest ends
+  ex_.jobs.drain();     // a step on a worker uses the windows and the renderer declared around ex_
   if (config_.empty() || !settings_warning_.empty())
     return;  // never overwrite a file we could not read
   const auto [w, h] = window_.size();

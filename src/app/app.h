@@ -103,6 +103,12 @@ class App {
   // Set as the window closes: the load in flight stops its cuobjdump instead of being waited for.
   std::atomic<bool> sass_cancel_{false};
   std::future<LoadedSass> sass_loading_;
+  // Declared after the future, so destroyed before it, however App ends (a throw from the
+  // constructor too): the future's wait is then a cancelled load's.
+  struct CancelOnEnd {
+    std::atomic<bool>& flag;
+    ~CancelOnEnd() { flag = true; }
+  } sass_cancel_on_end_{sass_cancel_};
   std::optional<LoadedSass> sass_;
 
   GlfwSession glfw_;

@@ -64,6 +64,10 @@ std::optional<std::string> run_captured(const std::vector<std::string>& argv, st
     pollfd p{fds[0], POLLIN, 0};
     const int ready = poll(&p, 1, 50);
     if (ready == 0 || (ready < 0 && errno == EINTR)) continue;
+    if (ready < 0) {  // a read now could block beyond a cancel: stop the program instead
+      kill(pid, SIGKILL);
+      break;
+    }
     const ssize_t n = read(fds[0], buf.data(), buf.size());
     if (n > 0)
       text.append(buf.data(), static_cast<std::size_t>(n));
