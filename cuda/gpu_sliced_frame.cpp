@@ -23,6 +23,7 @@ unsigned long long pixels_in(const PixelGrid& g, unsigned begin, unsigned end) {
 }  // namespace
 
 void GpuSlicedFrame::start(VariantId variant, const PixelGrid& grid, unsigned max_iter) {
+  if (variant != variant_) full_tiles_ = 0;  // the occupancy query is the variant's: asked once
   variant_ = variant;
   grid_ = grid;
   max_iter_ = max_iter;
@@ -31,7 +32,6 @@ void GpuSlicedFrame::start(VariantId variant, const PixelGrid& grid, unsigned ma
   passes_ = LaunchPasses(empty ? 0 : static_cast<unsigned>(warp_count(grid.width, grid.height)),
                          max_iter);
   split_ = false;
-  full_tiles_ = 0;
   finished_ = 0;
   stats_ = GpuFrameStats();
 }

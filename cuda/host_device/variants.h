@@ -225,13 +225,11 @@ struct Fma4X16 : ExactFma4 {
 // probes; the cause is likely register-file read conflicts, whose rule sm_90 does not document):
 // the SASS fixtures pin the loop, the bench measures it. Blocks of 4 steps for an orbit's first 32,
 // of 16 up to 512, then of 32.
-struct Fma4Rows : ExactFma4 {
+struct Fma4Rows : Fma4X16 {
   static constexpr int kFirstStepsPerCheck = 4;
   static constexpr unsigned kFirstUntil = 32;
-  static constexpr int kStepsPerCheck = 16;
   static constexpr int kLongStepsPerCheck = 32;
   static constexpr unsigned kLongAfter = 512;
-  static constexpr bool kPaired = true;
   static constexpr Shape kShape = Shape::Rows;
   static constexpr const char* kName = "fma4-rows";
   static constexpr const char* kSummary =
