@@ -46,13 +46,10 @@ __device__ __forceinline__ unsigned take(unsigned* counter) {
   return old;
 }
 
-// Tile `ref` (packed as in kernel_params.h): its pixels and its steps: the slowest lane's (what
-// the warp issued) and all lanes' together. kRecord: also its cost for the next frame's order
-// and the optional per-pixel counts and per-tile efficiencies. A frame whose view's tile costs
-// are known (the kernels are deterministic) and that wants neither runs the kernel without
-// them: fifteen instructions per tile fewer on sm_90, a point and more of the bound at view B.
+// A tile's steps: the slowest lane's (what the warp issued) and all lanes' together; in a launch
+// cut by steps also its pixels finished and left unfinished, which the warp reports once.
 struct TileSteps {
-  unsigned warp_max, sum;
+  unsigned warp_max, sum, finished = 0, pending = 0;
 };
 // The tile's number (kernel_params.h) from its packed form, as tile_of_ref() computes it.
 __device__ __forceinline__ unsigned tile_number(const RenderLaunch& a, unsigned ref) {
@@ -61,10 +58,12 @@ __device__ __forceinline__ unsigned tile_number(const RenderLaunch& a, unsigned 
 }
 // A frame cut by steps: the tile's steps so far with this launch's, and the divergence view's
 // share of lanes stepping over all of them. One lane per tile; each tile is one warp's per launch,
-// `lanes` of them on the tile (16 where a warp is a row's 32 pixels: Shape::Rows).
+// `lanes` of them on the tile (16 where a warp is a row's 32 pixels: Shape::Rows). A later launch
+// in which the tile's warp took no step leaves its figures as they were.
 __device__ __forceinline__ void add_tile_steps(const RenderLaunch& a, unsigned t,
                                                unsigned long long warp_steps,
                                                unsigned long long lane_steps, float lanes = 32) {
+  if (a.split.resume && !warp_steps) return;
   unsigned long long* s = a.split.tile_steps + 2ull * t;
   if (a.split.resume) {
     warp_steps += s[0];
@@ -140,13 +139,11 @@ __device__ __forceinline__ TileSteps render_tile(const RenderLaunch& a, unsigned
   const unsigned wmax = warp_max(n);
   const unsigned wsum = warp_sum(n);
   if constexpr (kResume) {
+    if (kRecord && a.warp_efficiency && lane == 0)
+      add_tile_steps(a, tile_number(a, ref), wmax, wsum);
     const unsigned done = __popc(__ballot_sync(kAll, finished));
     const unsigned left = __popc(__ballot_sync(kAll, pending));
-    if (lane == 0) {
-      count_orbits(a, done, left);
-      if (kRecord && a.warp_efficiency && (wmax || !a.split.resume))
-        add_tile_steps(a, tile_number(a, ref), wmax, wsum);
-    }
+    return {wmax, wsum, done, left};
   } else if (kRecord && lane == 0) {
     const unsigned t = tile_number(a, ref);
     if (a.tile_cost) a.tile_cost[t] = wmax;
@@ -163,6 +160,7 @@ __device__ __forceinline__ void render_warps(const RenderLaunch& a) {
   const unsigned long long t_start = clock64();
   const unsigned lane = threadIdx.x & 31;
   unsigned long long pixel_iters = 0, warp_iters = 0;
+  unsigned finished = 0, pending = 0;  // kResume: the warp's pixels, for count_orbits
   // Lane k holds rank k of the plan.
   const unsigned unit_start = a.plan->unit_start[lane], place_start = a.plan->place_start[lane],
                  place_end = a.plan->place_end[lane], group = a.plan->group[lane];
@@ -204,6 +202,8 @@ __device__ __forceinline__ void render_warps(const RenderLaunch& a) {
             render_tile<V, kRecord, kResume>(a, __shfl_sync(kAll, my_tile, j), lane);
         pixel_iters += w.sum;
         warp_iters += w.warp_max;
+        finished += w.finished;
+        pending += w.pending;
       }
     } else if (segment == kCostlyFirst) {
       segment = kMain;
@@ -229,6 +229,7 @@ __device__ __forceinline__ void render_warps(const RenderLaunch& a) {
   // Each warp reports once, to per-SM counters: the atomics spread over the SMs instead of
   // meeting at one address.
   if (lane == 0) {
+    if constexpr (kResume) count_orbits(a, finished, pending);
     const unsigned sm = sm_id();
     atomicAdd(&a.sm_pixel_iters[sm], pixel_iters);
     atomicAdd(&a.sm_warp_iters[sm], warp_iters);
@@ -237,30 +238,39 @@ __device__ __forceinline__ void render_warps(const RenderLaunch& a) {
   }
 }
 
-// A plain launch's per-SM figures: a block's warps add theirs up in shared memory and the last
-// warp to finish hands the block's total to the per-SM counters, a few atomics per block.
+// A plain launch's per-SM figures: each warp leaves its own in the block's slots, and once every
+// warp is done the block's first thread hands their sum to the per-SM counters, four atomics a
+// block. The block waits at its end, not at its start: a barrier at the start held a third of
+// the warps (ncu), and atomics from every warp queued up at the per-SM counters in short frames
+// (docs/measurements.md). Each warp's start goes to its slot at once, so no register holds it.
 struct BlockTally {
-  unsigned long long pixel_iters, warp_iters, first;
-  unsigned done;
+  unsigned long long pixel_iters[kRenderWarps], warp_iters[kRenderWarps], first[kRenderWarps];
 };
 __device__ __forceinline__ void tally_start(BlockTally& t) {
-  if (threadIdx.x == 0) t = {0, 0, static_cast<unsigned long long>(clock64()), 0};
-  __syncthreads();
+  if (threadIdx.x % 32 == 0) t.first[threadIdx.x / 32] = clock64();
 }
-__device__ __forceinline__ void tally_warp(BlockTally& t, const RenderLaunch& a,
-                                           unsigned long long pixel_iters,
-                                           unsigned long long warp_iters, unsigned lane) {
-  if (lane != 0) return;
-  atomicAdd(&t.pixel_iters, pixel_iters);
-  atomicAdd(&t.warp_iters, warp_iters);
-  __threadfence_block();
-  if (atomicAdd(&t.done, 1u) != kRenderWarps - 1) return;
-  __threadfence_block();
-  const volatile BlockTally& v = t;
+__device__ __forceinline__ void tally_block(BlockTally& t, const RenderLaunch& a,
+                                            unsigned long long pixel_iters,
+                                            unsigned long long warp_iters) {
+  const unsigned warp = threadIdx.x / 32;
+  if (threadIdx.x % 32 == 0) {
+    t.pixel_iters[warp] = pixel_iters;
+    t.warp_iters[warp] = warp_iters;
+  }
+  __syncthreads();
+  if (threadIdx.x != 0) return;
+  unsigned long long pixels = 0, warps = 0, first = ~0ull;
+  // One slot at a time: unrolled, the loads took more registers than the step loop does.
+#pragma unroll 1
+  for (unsigned w = 0; w < kRenderWarps; ++w) {
+    pixels += t.pixel_iters[w];
+    warps += t.warp_iters[w];
+    first = min(first, t.first[w]);
+  }
   const unsigned sm = sm_id();
-  atomicAdd(&a.sm_pixel_iters[sm], v.pixel_iters);
-  atomicAdd(&a.sm_warp_iters[sm], v.warp_iters);
-  atomicMin(&a.sm_first[sm], v.first);
+  atomicAdd(&a.sm_pixel_iters[sm], pixels);
+  atomicAdd(&a.sm_warp_iters[sm], warps);
+  atomicMin(&a.sm_first[sm], first);
   atomicMax(&a.sm_last[sm], static_cast<unsigned long long>(clock64()));
 }
 
@@ -275,7 +285,8 @@ __device__ __forceinline__ void render_grid(const RenderLaunch& a) {
   const unsigned bx = block % a.blocks_across, by = block / a.blocks_across;
   const unsigned ref = (by * kBlockH + warp * (32 / kBlockW)) << 16 | bx * kBlockW;
   const TileSteps w = render_tile<V, kRecord, kResume>(a, ref, lane);
-  tally_warp(tally, a, w.sum, w.warp_max, lane);
+  if (kResume && lane == 0) count_orbits(a, w.finished, w.pending);
+  tally_block(tally, a, w.sum, w.warp_max);
 }
 
 // Shape::Rows: block (c, k) is pixels [256 c, 256 c + 256) of the launch's rows 2k and 2k+1 (from
@@ -343,12 +354,12 @@ __device__ __forceinline__ void render_rows(const RenderLaunch& a) {
   if (kRecord && a.warp_efficiency && lane % kBlockW == 0 && tile_mine) {
     const unsigned t = (row_start + px / kBlockW) * kWarpsPerBlock + py % kBlockH / 2;
     if constexpr (kResume) {
-      if (warp_steps || !a.split.resume) add_tile_steps(a, t, warp_steps, tile_steps, kBlockW);
+      add_tile_steps(a, t, warp_steps, tile_steps, kBlockW);
     } else {
       a.warp_efficiency[t] = warp_steps ? tile_steps / (16.0f * warp_steps) : 1.0f;
     }
   }
-  tally_warp(tally, a, warp_sum(lane_steps), warp_steps, lane);
+  tally_block(tally, a, warp_sum(lane_steps), warp_steps);
 }
 
 // Shape::Refill: persistent warps, each lane on a pixel of its own. A warp starts on one 16x2 tile
@@ -382,7 +393,7 @@ __device__ __forceinline__ void render_refill(const RenderLaunch& a) {
     if (kRecord && a.warp_efficiency && lane == 0 && tile < tiles) {
       const unsigned long long w = warp_iters - tile_warp_iters;
       if constexpr (kResume) {
-        if (w || !a.split.resume) add_tile_steps(a, tile, w, lane_steps - tile_lane_steps);
+        add_tile_steps(a, tile, w, lane_steps - tile_lane_steps);
       } else {
         a.warp_efficiency[tile] = w ? (lane_steps - tile_lane_steps) / (32.0f * w) : 1.0f;
       }
@@ -513,7 +524,7 @@ __device__ __forceinline__ void render_refill(const RenderLaunch& a) {
     pending = warp_sum(pending);
     if (lane == 0) count_orbits(a, finished, pending);
   }
-  tally_warp(tally, a, pixel_iters, warp_iters, lane);
+  tally_block(tally, a, pixel_iters, warp_iters);
 }
 
 // The register cap (V::kRegCap) applies on sm_90 only, where it was measured; other

@@ -48,6 +48,6 @@ tar czf $OUT/speed.tgz -C $A .
 for v in $variants; do
   echo "== $v" | tee -a "$log"
   cat "$A/abc-$v.md" "$A/views-$v.md" "$A/zoom-$v.md" "$A/zoom2-$v.md" | grep -E "^\| " |
-    grep -vE "^\| *(view|---)" | grep -vE "^\| [0-9]+ " | cut -c1-150 | tee -a "$log"
+    grep -vE "^\| *(view \||---)" | grep -vE "^\| [0-9]+ " | cut -c1-150 | tee -a "$log"
   grep -E "issue_active|dispatch_stall|inst_executed" "$A/ncu-$v.txt" | tee -a "$log"
 done

@@ -258,7 +258,7 @@ struct Fma4Refill : ExactFma4 {
   // and the refill (the pixel's finish: MUFU.LG2 on the XU) laid out inside it; on sm_75 ptxas
   // lays the refill out of line, and the innermost loop found is the replay's single step.
   static constexpr LoopMixes kLoop{
-      {7, 4, 0, 0, 2}, {39, 17, 1, 0, 7}, {39, 17, 1, 0, 7}, {39, 17, 1, 0, 7}, {41, 13, 0, 0, 12}};
+      {6, 4, 0, 0, 2}, {40, 16, 1, 0, 7}, {39, 17, 1, 0, 7}, {39, 17, 1, 0, 7}, {41, 13, 0, 0, 12}};
 };
 
 // fma4 in double precision: DADD + 3 DFMA per step on the FP64 pipe (half the FP32 rate on
