@@ -317,5 +317,18 @@ TEST(ScreenGeometry, ThePanelTakesAColumnAndTheBandLiesRightOfIt) {
   EXPECT_FLOAT_EQ(ScreenGeometry::of({0, 0, 800, 600}, kEm, kLine).panel_width, 360);
 }
 
+TEST(WindowPlaces, NewContentFitsTheHeightThisFrameAndTheNext) {
+  WindowPlaces places;
+  EXPECT_FALSE(places.refit("Compare", false)) << "nothing came: the height stays";
+  EXPECT_TRUE(places.refit("Compare", true));
+  EXPECT_TRUE(places.refit("Compare", false)) << "imgui measures the new rows a frame late";
+  EXPECT_FALSE(places.refit("Compare", false));
+  EXPECT_TRUE(places.refit("Compare", true));
+  EXPECT_TRUE(places.refit("Compare", true)) << "more content: two frames again from here";
+  EXPECT_TRUE(places.refit("Compare", false));
+  EXPECT_FALSE(places.refit("Compare", false));
+  EXPECT_FALSE(places.refit("Experiments", false)) << "each window counts its own frames";
+}
+
 }  // namespace
 }  // namespace mp

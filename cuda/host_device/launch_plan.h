@@ -65,30 +65,33 @@ inline LaunchSize next_launch(const LaunchSizing& s) {
     if (s.previous_frame_ms >= 0 && s.previous_frame_ms < kWholeFrameShare * s.target_ms)
       return {s.left, s.max_iter};
   } else {
-    double g = kLaunchGrowth;  // what is left of the scaling, taken by each of the three in turn
-    if (s.last_ms > 0) g = std::min(g, s.target_ms / s.last_ms);
+    double growth = kLaunchGrowth;
+    if (s.last_ms > 0) growth = std::min(growth, s.target_ms / s.last_ms);
     tiles = s.last_tiles;
     budget = s.last_budget;
-    auto scale = [&g](double& x, double bound) {
-      const double to = g >= 1 ? std::min(bound, x * g) : std::max(bound, x * g);
-      if ((g >= 1) == (x < bound)) {
-        g *= x / to;
-        x = to;
-      }
-    };
-    scale(tiles, full);
     const double least_budget = std::min<double>(s.max_iter, kBudgetQuantum);
-    scale(budget, g >= 1 ? static_cast<double>(s.max_iter) : least_budget);
-    tiles = std::max<double>(wave, tiles * g);
+    // Scales the launch's work by g, taken by each of the three in turn: its tiles towards a full
+    // wave, its budget towards the limit (growing) or the least budget (shrinking), its tiles.
+    auto rescale = [&](double g) {
+      auto scale = [&g](double& x, double bound) {
+        const double to = g >= 1 ? std::min(bound, x * g) : std::max(bound, x * g);
+        if ((g >= 1) == (x < bound)) {
+          g *= x / to;
+          x = to;
+        }
+      };
+      scale(tiles, full);
+      scale(budget, g >= 1 ? static_cast<double>(s.max_iter) : least_budget);
+      tiles = std::max<double>(wave, tiles * g);
+    };
+    rescale(growth);
     // And for the worst case: every tile's slowest lane running the whole budget, at the last
     // launch's time per warp-step. Short orbits (fixed costs, early escapes) make that rate high,
     // so a launch that meets long orbits after them stays within the target instead of taking
-    // the budget the short ones let grow; the same order as shrinking above.
+    // the budget the short ones let grow; shrunk in the same order.
     if (s.last_warp_steps > 0 && s.last_ms > 0) {
       const double most = s.target_ms * s.last_warp_steps / s.last_ms;
-      if (tiles * budget > most) tiles = std::max(std::min(tiles, full), most / budget);
-      if (tiles * budget > most) budget = std::max(least_budget, most / tiles);
-      if (tiles * budget > most) tiles = std::max<double>(wave, most / budget);
+      if (tiles * budget > most) rescale(most / (tiles * budget));
     }
   }
   LaunchSize l;

@@ -5,65 +5,49 @@
 
 #include <atomic>
 #include <chrono>
-#include <exception>
 #include <functional>
+#include <future>
 #include <optional>
-#include <thread>
 #include <utility>
 
 namespace mp {
 
-// The thread under a BackgroundTask: runs `work` from construction on; the destructor waits for
-// it, so that work never outlives what it uses. `work` must not throw.
-class TaskThread {
- public:
-  explicit TaskThread(std::function<void()> work);
-  ~TaskThread();
-  TaskThread(const TaskThread&) = delete;
-  TaskThread& operator=(const TaskThread&) = delete;
-
-  bool done() const { return done_.load(std::memory_order_acquire); }
-  // Seconds since the start while the work runs, then what it took.
-  double elapsed_s() const;
-
- private:
-  const std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
-  std::atomic<double> took_s_{0};
-  std::atomic<bool> done_{false};
-  std::thread thread_;  // last: it starts once the members it writes exist
-};
-
-// `work` run on its own thread from construction on; poll() hands back what it returned, or
-// rethrows what it threw, like std::future::get but without waiting. Destroying the task while
-// the work runs waits for the work to end.
+// `work` run by std::async from construction on; poll() is std::future::get without the wait:
+// nothing while the work runs, then what it returned, or what it threw rethrown, once.
+// Destroying the task while the work runs waits for the work to end (the future's destructor).
 template <typename T>
 class BackgroundTask {
  public:
   explicit BackgroundTask(std::function<T()> work)
-      : thread_([this, work = std::move(work)] {
-          try {
-            result_.emplace(work());
-          } catch (...) {
-            error_ = std::current_exception();
-          }
-        }) {}
+      : future_(std::async(std::launch::async, [this, work = std::move(work)] {
+          // Stamps the time taken however the work ends, before the future is ready.
+          struct Stamp {
+            BackgroundTask* task;
+            ~Stamp() { task->took_s_.store(since(task->start_)); }
+          } stamp{this};
+          return work();
+        })) {}
 
-  bool done() const { return thread_.done(); }
-  double elapsed_s() const { return thread_.elapsed_s(); }
-  // Nothing while the work runs, and after the result was taken; once done, the result (or the
-  // work's exception, rethrown), once.
+  bool done() const {  // a future whose result was taken is no longer valid
+    return !future_.valid() ||
+           future_.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
+  }
+  // Seconds since the start while the work runs, then what it took.
+  double elapsed_s() const { return done() ? took_s_.load() : since(start_); }
   std::optional<T> poll() {
-    if (!thread_.done() || taken_) return std::nullopt;
+    if (taken_ || !done()) return std::nullopt;
     taken_ = true;
-    if (error_) std::rethrow_exception(error_);
-    return std::move(result_);
+    return future_.get();
   }
 
  private:
-  std::optional<T> result_;
-  std::exception_ptr error_;
+  static double since(std::chrono::steady_clock::time_point t) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+  }
+  const std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+  std::atomic<double> took_s_{0};
   bool taken_ = false;
-  TaskThread thread_;  // last: destroyed first, so the work ends before what it writes goes
+  std::future<T> future_;  // last: it waits for the work before the members the work writes go
 };
 
 }  // namespace mp

@@ -32,7 +32,7 @@ void CompareWindow::request(Explorer& ex, GpuRenderer& gpu, const View& view, in
   stopped_.clear();
   finished_ = std::move(finished);
   cancelled_ = false;
-  refit_frames_ = 2;
+  refit_ = true;
   // Every step draws into the renderer's own memory of the view: the window's frame starts
   // again after it. Step 0 renders fma4's reference counts, step k times variant k - 1, on the
   // worker; what they give is kept on the window's thread (the returned functions).
@@ -52,7 +52,7 @@ void CompareWindow::request(Explorer& ex, GpuRenderer& gpu, const View& view, in
         return [this, &ex, last = step == variants_,
                 row = measurer_->measure(all_variants()[step - 1].id)] {
           ex.dirty = true;
-          refit_frames_ = 2;
+          refit_ = true;
           if (report_) report_->rows.push_back(row);
           if (cancelled_)
             finish("cancelled");
@@ -110,9 +110,8 @@ void CompareWindow::draw(Explorer& ex, Layout& layout, int width, int height,
                          const std::string& capture_dir) {
   if (!report_) return;
   bool open = true;
-  const bool refit = refit_frames_ > 0;
-  refit_frames_ -= refit ? 1 : 0;
-  layout.begin_tool_window("Compare all variants (C)", &open, layout.wish(70, 18), refit);
+  layout.begin_tool_window("Compare all variants (C)", &open, layout.wish(70, 18),
+                           std::exchange(refit_, false));
   const BenchReport& rep = *report_;
   ImGui::TextWrapped("%dx%d at centre %.12g, %.12g, span %.6g, %u iterations", width_, height_,
                      view_.center_x, view_.center_y, view_.span, view_.max_iter);

@@ -45,10 +45,8 @@ class CompareWindow {
   // While the run goes on; set and dropped on the window's thread, between the worker's steps.
   std::shared_ptr<VariantMeasurer> measurer_;
   bool cancelled_ = false;  // the step on the worker ends the run
-  // Frames left in which the window fits its height to the table: two, since ImGui fits a
-  // window to the content of the frame before.
-  int refit_frames_ = 0;
-  std::string stopped_;  // why the table has fewer rows than variants
+  bool refit_ = false;      // a result came: fit the window's height to it (WindowPlaces::refit)
+  std::string stopped_;     // why the table has fewer rows than variants
   Finished finished_;
 };
 

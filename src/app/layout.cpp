@@ -85,11 +85,12 @@ void Layout::placed(FixedWindow w) {
 
 void Layout::begin_tool_window(const char* title, bool* open, const WindowWish& wish, bool refit) {
   const WindowPlaces::Placement p = places_->place(title, wish);
+  const bool fit = places_->refit(title, refit);
   if (p.move_to) {
     const ImGuiCond when = p.first && !reset_ ? ImGuiCond_FirstUseEver : ImGuiCond_Always;
     ImGui::SetNextWindowPos(ImVec2(p.move_to->x, p.move_to->y), when);
     ImGui::SetNextWindowSize(ImVec2(p.move_to->w, 0), when);
-  } else if (refit) {
+  } else if (fit) {
     const auto now = places_->last(title);
     ImGui::SetNextWindowSize(ImVec2(now ? now->w : wish.width, 0), ImGuiCond_Always);
   }

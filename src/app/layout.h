@@ -33,7 +33,8 @@ struct Layout : ScreenGeometry {
   void placed(FixedWindow w);
 
   // ImGui::Begin for a tool window, placed by its `wish`; `refit`: new content (a table that came
-  // after the window opened) fits its height anew. The caller calls ImGui::End.
+  // after the window opened) fits its height anew (WindowPlaces::refit). The caller calls
+  // ImGui::End.
   void begin_tool_window(const char* title, bool* open, const WindowWish& wish, bool refit);
 
  private:

@@ -204,4 +204,12 @@ bool WindowPlaces::shown(const std::string& name) const {
   return it != windows_.end() && it->second.seen == frame_;
 }
 
+bool WindowPlaces::refit(const std::string& name, bool asked) {
+  int& left = windows_[name].refit_frames;
+  if (asked) left = 2;
+  if (left == 0) return false;
+  --left;
+  return true;
+}
+
 }  // namespace mp

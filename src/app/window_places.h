@@ -94,6 +94,10 @@ class WindowPlaces {
   std::optional<Rect> last(const std::string& name) const;
   // It was drawn this frame, so far.
   bool shown(const std::string& name) const;
+  // Whether the window fits its height to its content this frame: `asked` (new content came, a
+  // table that arrived after it opened) makes it this frame and the next, since imgui measures
+  // content a frame late and a single fit leaves out the rows that just came.
+  bool refit(const std::string& name, bool asked);
 
  private:
   struct Window {
@@ -102,6 +106,7 @@ class WindowPlaces {
     long long seen = -2;        // the frame it was last drawn in; -2: never
     bool fixed = false, users = false;
     float min_height = 0;  // its wish's least
+    int refit_frames = 0;  // frames left to fit its height to its content
     // What the others keep clear of: a placed window's rect down to the height it was placed
     // at, or with `squeezed` to its least; the rest of it is room it grew into and gives back.
     Rect footprint(bool squeezed) const;
