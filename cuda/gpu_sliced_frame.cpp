@@ -5,22 +5,6 @@
 #include "cuda_check.h"
 
 namespace mp {
-namespace {
-
-// The image's pixels in tiles [begin, end), whole 16x16 blocks.
-unsigned long long pixels_in(const PixelGrid& g, unsigned begin, unsigned end) {
-  const unsigned across = static_cast<unsigned>(blocks_across(g.width));
-  unsigned long long n = 0;
-  for (unsigned b = begin / kWarpsPerBlock; b < (end + kWarpsPerBlock - 1) / kWarpsPerBlock; ++b) {
-    const int bx = static_cast<int>(b % across) * kBlockW;
-    const int by = static_cast<int>(b / across) * kBlockH;
-    n += static_cast<unsigned long long>(std::min(kBlockW, g.width - bx)) *
-         std::min(kBlockH, g.height - by);
-  }
-  return n;
-}
-
-}  // namespace
 
 void GpuSlicedFrame::start(VariantId variant, const PixelGrid& grid, unsigned max_iter) {
   if (variant != variant_) full_tiles_ = 0;  // the occupancy query is the variant's: asked once
@@ -82,7 +66,7 @@ const GpuFrameStats& GpuSlicedFrame::step(GpuRenderer& r, float* out, unsigned* 
   const unsigned begin = passes_.next_tile(), end = begin + l.tiles;
   const GpuFrameStats launch =
       r.render_tiles(variant_, grid_, max_iter_, begin, end, out, counts, warp_efficiency, split);
-  finished_ += split_ ? launch.pixels_finished : pixels_in(grid_, begin, end);
+  finished_ += split_ ? launch.pixels_finished : pixels_in_tiles(grid_, begin, end);
   passes_.launched(l, launch.kernel_ms, static_cast<double>(launch.warp_iters),
                    launch.pixels_pending > 0);
   stats_ += launch;

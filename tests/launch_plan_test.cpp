@@ -323,5 +323,30 @@ TEST(LaunchPlan, LaterPassesCoverOnlyTheTilesLeftUnfinished) {
   }
 }
 
+TEST(LaunchPlan, PixelsInTilesCountsTheImagesPixelsOfWholeBlocks) {
+  // Block by block, against the image's edges, for sizes with partial blocks on either edge or
+  // none, and ranges that start and end anywhere in a row of blocks.
+  for (const auto [w, h] : {std::pair{37, 21}, {16, 16}, {1, 1}, {300, 47}, {3840, 2160}}) {
+    PixelGrid g;
+    g.width = w;
+    g.height = h;
+    const unsigned tiles = static_cast<unsigned>(warp_count(w, h));
+    const unsigned across = static_cast<unsigned>(blocks_across(w));
+    for (unsigned begin = 0; begin <= tiles; begin += kWarpsPerBlock * (1 + tiles / 97 / 8))
+      for (unsigned end = begin; end <= tiles; end += kWarpsPerBlock * (1 + tiles / 89 / 8)) {
+        unsigned long long expected = 0;
+        for (unsigned b = begin / kWarpsPerBlock; b < end / kWarpsPerBlock; ++b) {
+          const int bx = static_cast<int>(b % across) * kBlockW;
+          const int by = static_cast<int>(b / across) * kBlockH;
+          expected += static_cast<unsigned long long>(std::min(kBlockW, w - bx)) *
+                      std::min(kBlockH, h - by);
+        }
+        ASSERT_EQ(pixels_in_tiles(g, begin, end), expected)
+            << w << "x" << h << " " << begin << ".." << end;
+      }
+    EXPECT_EQ(pixels_in_tiles(g, 0, tiles), static_cast<unsigned long long>(w) * h);
+  }
+}
+
 }  // namespace
 }  // namespace mp

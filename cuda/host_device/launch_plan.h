@@ -109,6 +109,23 @@ inline LaunchSize next_launch(const LaunchSizing& s) {
   return l;
 }
 
+// The image's pixels in tiles [begin, end), whole 16x16 blocks: a launch's share of the frame.
+// A row of blocks at a time: all of its columns are 16 pixels wide but the image's last.
+inline unsigned long long pixels_in_tiles(const PixelGrid& g, unsigned begin, unsigned end) {
+  const unsigned width = static_cast<unsigned>(g.width), height = static_cast<unsigned>(g.height);
+  const unsigned across = static_cast<unsigned>(blocks_across(g.width));
+  const unsigned b0 = begin / kWarpsPerBlock, b1 = (end + kWarpsPerBlock - 1) / kWarpsPerBlock;
+  unsigned long long n = 0;
+  for (unsigned row = b0 / across; row < (b1 + across - 1) / across; ++row) {
+    const unsigned first = row * across;
+    const unsigned c0 = std::max(b0, first) - first, c1 = std::min(b1, first + across) - first;
+    if (c1 <= c0) continue;
+    const unsigned w = std::min(c1 * kBlockW, width) - std::min(c0 * kBlockW, width);
+    n += static_cast<unsigned long long>(w) * std::min<unsigned>(kBlockH, height - row * kBlockH);
+  }
+  return n;
+}
+
 // The passes of a frame's launches over its tiles. The first pass covers every tile; where its
 // launches cut orbits at a budget below the iteration limit, each later pass covers the range of
 // tiles whose pixels were left unfinished, going on from their saved orbits, until none is left.
