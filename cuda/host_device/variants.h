@@ -235,12 +235,12 @@ struct Fma4Rows : Fma4X16 {
   static constexpr const char* kSummary =
       "fma4-x16's step, a block per pair of rows, cy from constant memory: no dispatch stalls";
   // The long blocks' loop, 64 steps a trip: the steps' 256 FFMA/FADD, two escape tests (FMUL,
-  // FFMA, FSETP, BRA), the pair count (IADD3, ISETP, BRA); on sm_75 a register copy too.
+  // FFMA, FSETP, BRA), the pair count (IADD3, ISETP, BRA) and a register copy.
   static constexpr LoopMixes kLoop{{260, 5, 0, 0, 3},
-                                   {260, 4, 0, 0, 4},
-                                   {260, 4, 0, 0, 4},
-                                   {260, 4, 0, 0, 4},
-                                   {260, 4, 0, 0, 3}};
+                                   {260, 5, 0, 0, 4},
+                                   {260, 5, 0, 0, 4},
+                                   {260, 5, 0, 0, 4},
+                                   {260, 5, 0, 0, 3}};
 };
 
 // Lane refill, the cure for divergence: a warp owns a 16x16 block, and a lane whose pixel is done
