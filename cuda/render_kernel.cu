@@ -240,9 +240,10 @@ __device__ __forceinline__ void render_warps(const RenderLaunch& a) {
 
 // A plain launch's per-SM figures: each warp leaves its own in the block's slots, and once every
 // warp is done the block's first thread hands their sum to the per-SM counters, four atomics a
-// block. The block waits at its end, not at its start: a barrier at the start held a third of
-// the warps (ncu), and atomics from every warp queued up at the per-SM counters in short frames
-// (docs/measurements.md). Each warp's start goes to its slot at once, so no register holds it.
+// block (each warp's own would queue at those counters in short frames). The block waits at its
+// end, not at its start, so that no warp waits for its siblings before stepping; the slots need
+// no shared-memory atomics, which are compare-and-swap loops at 64 bits (docs/measurements.md).
+// Each warp's start goes to its slot at once, so no register holds it.
 struct BlockTally {
   unsigned long long pixel_iters[kRenderWarps], warp_iters[kRenderWarps], first[kRenderWarps];
 };

@@ -323,6 +323,24 @@ TEST(LaunchPlan, LaterPassesCoverOnlyTheTilesLeftUnfinished) {
   }
 }
 
+TEST(LaunchPlan, AWorstCaseThatFewerTilesMeetKeepsWholeOrbits) {
+  // The tiles shrink enough on their own (to 302, over a full wave): the budget must stay the
+  // limit, not lose a quantum to rounding in what is left of the scaling.
+  LaunchSizing s;
+  s.left = 156923;
+  s.min_tiles = 74;
+  s.full_tiles = 148;
+  s.target_ms = 1.716;
+  s.max_iter = 1000;
+  s.last_tiles = 816;
+  s.last_budget = 1000;
+  s.last_ms = 4.532;
+  s.last_warp_steps = 798864;
+  const LaunchSize l = next_launch(s);
+  EXPECT_EQ(l.budget, 1000u) << "whole orbits";
+  EXPECT_EQ(l.tiles, 240u);
+}
+
 TEST(LaunchPlan, PixelsInTilesCountsTheImagesPixelsOfWholeBlocks) {
   // Block by block, against the image's edges, for sizes with partial blocks on either edge or
   // none, and ranges that start and end anywhere in a row of blocks.

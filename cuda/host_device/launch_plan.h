@@ -76,7 +76,9 @@ inline LaunchSize next_launch(const LaunchSizing& s) {
       auto scale = [&g](double& x, double bound) {
         const double to = g >= 1 ? std::min(bound, x * g) : std::max(bound, x * g);
         if ((g >= 1) == (x < bound)) {
-          g *= x / to;
+          // Exactly 1 once x took all of it: g * x / to rounds to 1 +- an ulp, and a budget
+          // scaled by 1 - ulp loses a whole quantum when it is cut to one.
+          g = to == x * g ? 1 : g * x / to;
           x = to;
         }
       };
@@ -112,6 +114,7 @@ inline LaunchSize next_launch(const LaunchSizing& s) {
 // The image's pixels in tiles [begin, end), whole 16x16 blocks: a launch's share of the frame.
 // A row of blocks at a time: all of its columns are 16 pixels wide but the image's last.
 inline unsigned long long pixels_in_tiles(const PixelGrid& g, unsigned begin, unsigned end) {
+  if (g.width <= 0 || g.height <= 0) return 0;
   const unsigned width = static_cast<unsigned>(g.width), height = static_cast<unsigned>(g.height);
   const unsigned across = static_cast<unsigned>(blocks_across(g.width));
   const unsigned b0 = begin / kWarpsPerBlock, b1 = (end + kWarpsPerBlock - 1) / kWarpsPerBlock;
@@ -119,7 +122,6 @@ inline unsigned long long pixels_in_tiles(const PixelGrid& g, unsigned begin, un
   for (unsigned row = b0 / across; row < (b1 + across - 1) / across; ++row) {
     const unsigned first = row * across;
     const unsigned c0 = std::max(b0, first) - first, c1 = std::min(b1, first + across) - first;
-    if (c1 <= c0) continue;
     const unsigned w = std::min(c1 * kBlockW, width) - std::min(c0 * kBlockW, width);
     n += static_cast<unsigned long long>(w) * std::min<unsigned>(kBlockH, height - row * kBlockH);
   }

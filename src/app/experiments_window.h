@@ -48,7 +48,7 @@ class ExperimentsWindow {
   int finished_ = 0;         // of queued_, those whose results came
   bool cancelled_ = false;   // Cancel while one ran: it finishes, the rest do not start
   std::string stopped_;      // why the last run ended before its last experiment
-  bool refit_ = false;       // a result came after the window opened: fit its height to it once
+  bool refit_ = false;       // a result came after the window opened (WindowPlaces::refit)
 };
 
 }  // namespace mp

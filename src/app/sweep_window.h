@@ -28,7 +28,7 @@ class SweepWindow {
   std::vector<SineSweepRow> rows_;
   std::string error_;
   bool cancelled_ = false;  // the rows stop short of the sweep's end
-  bool refit_ = false;      // a result came after the window opened: fit its height to it once
+  bool refit_ = false;      // a result came after the window opened (WindowPlaces::refit)
 };
 
 }  // namespace mp
