@@ -134,9 +134,10 @@ inline constexpr int kReplaySteps = 4;
 // Blocks of K steps, two per trip, each block starting from where the last one ended: the start
 // of a block is the previous block's result, still in its registers, and one count of pairs
 // stands for the step counter. An escaped block is replayed from its start, in 4-step blocks
-// where K is longer and then one step at a time, so the count is exactly the one-step loop's. The exits meet before the replay, so that lanes
-// leaving at either block replay together (docs/measurements.md: a replay per exit was slower).
-// Runs the orbit on to an escape or `limit` steps; true while z is still inside.
+// where K is longer and then one step at a time, so the count is exactly the one-step loop's. The
+// exits meet before the replay, so that lanes leaving at either block replay together
+// (docs/measurements.md: a replay per exit was slower). Runs the orbit on to an escape or `limit`
+// steps; true while z is still inside.
 template <class V, int K>
 MP_HD bool iterate_paired(typename V::Real cx, typename V::Real cy, Orbit<typename V::Real>& o,
                           unsigned limit) {
