@@ -83,7 +83,7 @@ __device__ __forceinline__ void count_orbits(const RenderLaunch& a, unsigned fin
 
 // A pixel's orbit in a launch cut by steps: on from its slot (or from 0 on the frame's first
 // pass) to an escape, max_iter, or the launch's budget; a finished pixel is written out, an
-// unfinished one waits in its slot. Returns the steps taken in this launch.
+// unfinished one waits in its slot. Returns the steps run in this launch.
 template <class V, bool kRecord>
 __device__ __forceinline__ unsigned resume_pixel(const RenderLaunch& a, typename V::Real cx,
                                                  typename V::Real cy, unsigned i, bool& finished,
@@ -98,6 +98,8 @@ __device__ __forceinline__ unsigned resume_pixel(const RenderLaunch& a, typename
   }
   const unsigned from = o.n, limit = min(a.max_iter, from + a.split.budget);
   const bool inside = iterate_orbit<V>(cx, cy, o, limit);
+  const unsigned ran = o.n - from;
+  o.n = counted_steps(o, a.max_iter);
   pending = inside && o.n < a.max_iter;
   finished = !pending;
   slot = to_slot(o, finished);
@@ -106,7 +108,7 @@ __device__ __forceinline__ unsigned resume_pixel(const RenderLaunch& a, typename
     reinterpret_cast<float2*>(a.out)[i] = make_float2(r.smooth, r.aux);
     if (kRecord && a.counts) a.counts[i] = o.n;
   }
-  return o.n - from;
+  return ran;
 }
 
 // Tile `ref` (packed as in kernel_params.h): its pixels and its steps: the slowest lane's (what
@@ -129,10 +131,10 @@ __device__ __forceinline__ TileSteps render_tile(const RenderLaunch& a, unsigned
           static_cast<unsigned>(py) * a.grid.width + px, finished, pending);
     } else {
       const PixelResult r = pixel_at<V>(a.grid, px, py, a.max_iter);
-      n = r.iters;
+      n = r.run;
       const unsigned i = static_cast<unsigned>(py) * a.grid.width + px;  // < 2^32: launch checks
       reinterpret_cast<float2*>(a.out)[i] = make_float2(r.smooth, r.aux);
-      if (kRecord && a.counts) a.counts[i] = n;
+      if (kRecord && a.counts) a.counts[i] = r.iters;
     }
   }
   // What the pipes executed: a warp runs its loop until its slowest lane is done.
@@ -336,9 +338,9 @@ __device__ __forceinline__ void render_rows(const RenderLaunch& a) {
         pending_here += pending;
       } else {
         const PixelResult p = iterate<V>(cx, cy, a.max_iter);
-        n = p.iters;
+        n = p.run;
         reinterpret_cast<float2*>(a.out)[i] = make_float2(p.smooth, p.aux);
-        if (kRecord && a.counts) a.counts[i] = n;
+        if (kRecord && a.counts) a.counts[i] = p.iters;
       }
     }
     warp_steps += warp_max(n);

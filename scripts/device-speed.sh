@@ -13,7 +13,7 @@ B=$PWD/.carry
 A=/tmp/speed
 mkdir -p $A
 log=$OUT/speed.txt
-variants=${VARIANTS:-fma4-rows fma4-x16 fma4-refill}
+variants=${VARIANTS:-fma4-rows fma4-cycles fma4-x16 fma4-refill}
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv | tee -a "$log"
 if [ "${GPU_TESTS:-0}" = 1 ]; then
   timeout 400 $B/gpu_tests >"$A/gpu_tests.txt" 2>&1

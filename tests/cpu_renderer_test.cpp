@@ -55,6 +55,16 @@ TEST(Iterate, BlocksOfStepsGiveExactlyTheOneStepCounts) {
   EXPECT_GT(inside, 1000);
 }
 
+// An orbit run in launches of `budget` steps, as a frame cut by steps runs it: the pixel's result.
+template <class V>
+PixelResult in_budgets(float cx, float cy, unsigned max_iter, unsigned budget) {
+  Orbit<float> o;
+  bool inside = true;
+  while (inside && !o.cycled && o.n < max_iter)
+    inside = iterate_orbit<V>(cx, cy, o, std::min(max_iter, o.n + budget));
+  return pixel_result<V>(counted_steps(o, max_iter), o.x, o.y, inside, o.acc);
+}
+
 // Near the cusp of the cardioid orbits escape after hundreds to thousands of steps: fma4-rows's
 // long blocks and their replays, and orbits cut into budgets that start and stop them anywhere
 // (a frame cut by steps), give exactly the one-step counts and values.
@@ -69,17 +79,45 @@ TEST(Iterate, LongAndResumedOrbitsGiveExactlyTheOneStepCounts) {
       ASSERT_EQ(whole.iters, ref.iters) << cx << "," << cy;
       ASSERT_EQ(whole.smooth, ref.smooth) << cx << "," << cy;
       for (unsigned budget : {37u, 100u, 513u}) {
-        Orbit<float> o;
-        bool inside = true;
-        while (inside && o.n < max_iter)
-          inside = iterate_orbit<variants::Fma4Rows>(cx, cy, o, std::min(max_iter, o.n + budget));
-        const PixelResult cut = pixel_result<variants::Fma4Rows>(o.n, o.x, o.y, inside, o.acc);
+        const PixelResult cut = in_budgets<variants::Fma4Rows>(cx, cy, max_iter, budget);
         ASSERT_EQ(cut.iters, ref.iters) << cx << "," << cy << " in budgets of " << budget;
         ASSERT_EQ(cut.smooth, ref.smooth) << cx << "," << cy << " in budgets of " << budget;
       }
+      const PixelResult cycles = iterate<variants::Fma4Cycles>(cx, cy, max_iter);
+      ASSERT_EQ(cycles.iters, ref.iters) << cx << "," << cy;
+      ASSERT_EQ(cycles.smooth, ref.smooth) << cx << "," << cy;
       long_escapes += ref.iters > 576 && ref.iters < max_iter;
     }
   EXPECT_GT(long_escapes, 100);  // the long blocks' escapes and replays are met
+}
+
+// fma4-cycles stops an orbit once z repeats exactly: across the set's bulbs, its minibrots and
+// their edges, whole and in budgets, its counts and values are exactly the one-step loop's, and
+// it runs fewer steps only where the orbit never escapes.
+TEST(Iterate, OrbitsFoundPeriodicStopWithExactlyTheOneStepCounts) {
+  const unsigned max_iter = 2500;
+  int cycled = 0, escaped = 0;
+  for (int i = 0; i < 120; ++i)
+    for (int j = 0; j < 60; ++j) {
+      const float cx = -2.0f + i * 0.0217f, cy = j * 0.0193f;
+      const PixelResult ref = iterate<variants::ExactFma4>(cx, cy, max_iter);
+      const PixelResult r = iterate<variants::Fma4Cycles>(cx, cy, max_iter);
+      ASSERT_EQ(r.iters, ref.iters) << cx << "," << cy;
+      ASSERT_EQ(r.smooth, ref.smooth) << cx << "," << cy;
+      ASSERT_LE(r.run, r.iters) << cx << "," << cy;
+      if (r.run < r.iters) {
+        ASSERT_EQ(r.iters, max_iter) << cx << "," << cy;
+        ++cycled;
+      }
+      escaped += ref.iters < max_iter;
+      for (unsigned budget : {100u, 700u}) {
+        const PixelResult cut = in_budgets<variants::Fma4Cycles>(cx, cy, max_iter, budget);
+        ASSERT_EQ(cut.iters, ref.iters) << cx << "," << cy << " in budgets of " << budget;
+        ASSERT_EQ(cut.smooth, ref.smooth) << cx << "," << cy << " in budgets of " << budget;
+      }
+    }
+  EXPECT_GT(cycled, 1000);   // the check finds cycles, and
+  EXPECT_GT(escaped, 1000);  // the view is not all inside
 }
 
 TEST(Iterate, SmoothValueIsContinuousAroundTheCount) {

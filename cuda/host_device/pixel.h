@@ -18,7 +18,8 @@ inline constexpr float kEscapeRadius2 = 256.0f;
 struct PixelResult {
   float smooth;    // continuous iteration value; negative for points that never escaped
   float aux;       // variant-specific colouring term in [-1, 1] (0 where unused)
-  unsigned iters;  // steps taken (== max_iter for points that never escaped)
+  unsigned iters;  // steps counted (== max_iter for points that never escaped)
+  unsigned run;    // steps run: fewer than iters where an orbit was found periodic (kCycles)
 };
 
 // c for pixel p along one axis. Float variants round the grid to float first, then use an
@@ -71,7 +72,7 @@ MP_HD bool within_bailout(R x, R y) {
 template <class V>
 MP_HD PixelResult pixel_result(unsigned n, typename V::Real x, typename V::Real y, bool inside,
                                float acc) {
-  PixelResult r{-1.0f, 0.0f, n};
+  PixelResult r{-1.0f, 0.0f, n, n};
   // Smooth value n + 1 - log2(log2|z|) = n + 2 - log2(log2|z|^2): continuous across the bands
   // where n changes. (Written with |z|^2, the halving is one instruction per pixel less.)
   if (!inside) r.smooth = static_cast<float>(n) + 2.0f - fast_log2(fast_log2(norm2<V>(x, y)));
@@ -98,12 +99,14 @@ MP_HD bool single_steps(typename V::Real& x, typename V::Real& y, typename V::Re
 
 // Where an orbit stands: n steps taken, at z = (x, y), with the colouring term's sum so far. A
 // frame cut into launches by steps (kernel_params.h, OrbitSlot) stops an orbit at a limit below
-// max_iter and goes on from here in a later launch.
+// max_iter and goes on from here in a later launch. `cycled`: z came back to a value it had, so
+// the orbit repeats for ever and is inside at any max_iter (kCycles); it then stops where it is.
 template <class R>
 struct Orbit {
   R x = 0, y = 0;
   float acc = 0.0f;
   unsigned n = 0;
+  bool cycled = false;
 };
 
 // An orbit into and out of its slot between launches, bit for bit.
@@ -138,14 +141,21 @@ inline constexpr int kReplaySteps = 4;
 // exits meet before the replay, so that lanes leaving at either block replay together
 // (docs/measurements.md: a replay per exit was slower). Runs the orbit on to an escape or `limit`
 // steps; true while z is still inside.
+// kCycles (blocks longer than the replay's): after each trip z is compared with a kept value, which
+// moves to z after trips 0, 1, 3, 7, ... (Brent's cycle finding), so a cycle of any length is met
+// within about twice the steps it took to start. Equal floats give equal orbits from there on (a
+// zero's sign never reaches a nonzero part), so a repeat is exact proof that the orbit never
+// escapes.
 template <class V, int K>
 MP_HD bool iterate_paired(typename V::Real cx, typename V::Real cy, Orbit<typename V::Real>& o,
                           unsigned limit) {
   static_assert(!V::kAux, "an undone block would need its colouring term undone too");
   using R = typename V::Real;
-  R x = o.x, y = o.y;
+  constexpr bool kCycles = V::kCycles && K > kReplaySteps;
+  R x = o.x, y = o.y, kept_x = x, kept_y = y;
   const unsigned pairs = (limit - o.n) / (2 * K);
   unsigned t = 0, n = o.n;
+  bool cycled = false;
   for (; t < pairs; ++t) {
     R x1 = x, y1 = y;
 #ifdef __CUDA_ARCH__
@@ -166,8 +176,25 @@ MP_HD bool iterate_paired(typename V::Real cx, typename V::Real cy, Orbit<typena
     }
     x = x2;
     y = y2;
+    if constexpr (kCycles) {
+      if (x == kept_x && y == kept_y) {
+        cycled = true;
+        ++t;
+        break;
+      }
+      if (!(t & (t + 1))) {
+        kept_x = x;
+        kept_y = y;
+      }
+    }
   }
   n += t * 2 * K;
+  // A repeat leaves the loop where an escape does: a return from inside it split the loop's
+  // reconvergence and slowed views with no repeats by a fifth (docs/measurements.md).
+  if (kCycles && cycled) {
+    o = {x, y, o.acc, n, true};
+    return true;
+  }
   // Under 2K steps are left (an escaped block to replay, or the rest before `limit`): in pairs
   // of 4-step blocks first where K is longer, since a step with its escape test is twice a
   // step's instructions (docs/measurements.md).
@@ -248,7 +275,7 @@ MP_HD bool iterate_orbit(typename V::Real cx, typename V::Real cy, Orbit<typenam
       if (o.n < V::kLongAfter) {
         const unsigned young = limit < V::kLongAfter ? limit : V::kLongAfter;
         if (!iterate_paired<V, V::kStepsPerCheck>(cx, cy, o, young)) return false;
-        if (o.n == limit) return true;
+        if (o.n == limit || o.cycled) return true;
       }
       return iterate_paired<V, V::kLongStepsPerCheck>(cx, cy, o, limit);
     } else {
@@ -258,11 +285,19 @@ MP_HD bool iterate_orbit(typename V::Real cx, typename V::Real cy, Orbit<typenam
     return iterate_blocks<V>(cx, cy, o, limit);
 }
 
+// The steps an orbit counts: all of max_iter once it was found periodic.
+template <class R>
+MP_HD unsigned counted_steps(const Orbit<R>& o, unsigned max_iter) {
+  return o.cycled ? max_iter : o.n;
+}
+
 template <class V>
 MP_HD PixelResult iterate(typename V::Real cx, typename V::Real cy, unsigned max_iter) {
   Orbit<typename V::Real> o;
   const bool inside = iterate_orbit<V>(cx, cy, o, max_iter);
-  return pixel_result<V>(o.n, o.x, o.y, inside, o.acc);
+  PixelResult r = pixel_result<V>(counted_steps(o, max_iter), o.x, o.y, inside, o.acc);
+  r.run = o.n;
+  return r;
 }
 
 template <class V>

@@ -42,7 +42,8 @@ enum class Shape { Queue, Grid, Refill, Rows };
 // a bound by many points there; at most 32 keeps eight blocks on an SM; docs/measurements.md has
 // the caps tried). kPaired: blocks of kStepsPerCheck steps run two per loop trip (pixel.h).
 // kExactFma: the step and the escape test are written as the fused operations the GPU runs, so
-// the CPU reference computes the same bits, not only the same instructions' worth.
+// the CPU reference computes the same bits, not only the same instructions' worth. kCycles: paired
+// blocks also look for an orbit that repeats exactly and stop it there as inside (pixel.h).
 // Paired variants' blocks may grow with an orbit's age (pixel.h, iterate_orbit): blocks of
 // kFirstStepsPerCheck for its first kFirstUntil steps, then of kStepsPerCheck, and of
 // kLongStepsPerCheck once it has run kLongAfter. An orbit that leaves at once pays a short block
@@ -57,6 +58,7 @@ struct FloatVariant {
   static constexpr unsigned kLongAfter = 0;
   static constexpr bool kExactFma = false;
   static constexpr bool kAux = false;
+  static constexpr bool kCycles = false;
   static constexpr Shape kShape = Shape::Queue;
   static constexpr int kRegCap = 32;
 };
@@ -243,6 +245,24 @@ struct Fma4Rows : Fma4X16 {
                                    {260, 5, 0, 0, 3}};
 };
 
+// fma4-rows that stops an orbit once z repeats a value exactly: from then on it can never escape,
+// so the pixel is inside and the steps left to max_iter are not run. The counts stay exactly the
+// one-step loop's, but the frame runs fewer steps than it counts, so it can beat the 4-slot limit,
+// which counts every step; its bound and its figures are from the steps it ran. Each trip of 32
+// or 64 steps adds the comparison (two FSETP and a branch) and the kept value's move on trips 0,
+// 1, 3, 7, ... (a LOP3 and two FSEL); the exit at a repeat leaves the loop where an escape does.
+struct Fma4Cycles : Fma4Rows {
+  static constexpr bool kCycles = true;
+  static constexpr const char* kName = "fma4-cycles";
+  static constexpr const char* kSummary =
+      "fma4-rows that stops orbits found periodic: exact counts, fewer steps than counted";
+  static constexpr LoopMixes kLoop{{260, 13, 0, 0, 4},
+                                   {260, 13, 0, 0, 5},
+                                   {260, 13, 0, 0, 5},
+                                   {260, 13, 0, 0, 5},
+                                   {260, 13, 0, 0, 4}};
+};
+
 // Lane refill, the cure for divergence: a warp owns a 16x16 block, and a lane whose pixel is done
 // takes the block's next one instead of idling until the warp's slowest pixel is. Steps go in
 // blocks of 8 with one escape test; lanes whose pixel escaped wait, their block's start kept,
@@ -271,6 +291,7 @@ struct Fp64 {
   static constexpr bool kPaired = false;
   static constexpr bool kExactFma = false;
   static constexpr bool kAux = false;
+  static constexpr bool kCycles = false;
   static constexpr Shape kShape = Shape::Queue;
   static constexpr int kRegCap = 32;
   static constexpr InstrMix step_mix(int) { return {0, 0, 0, 4, 0}; }
@@ -297,6 +318,7 @@ struct Df64Step {
   static constexpr bool kPaired = false;
   static constexpr bool kExactFma = true;
   static constexpr bool kAux = false;
+  static constexpr bool kCycles = false;
   static constexpr Shape kShape = Shape::Queue;
   static constexpr int kRegCap = 40;
   static constexpr InstrMix step_mix(int) { return {56, 0, 0, 0, 0}; }
@@ -333,7 +355,8 @@ constexpr int loop_steps() {
   X(Df64Step)                  \
   X(Fma4X16)                   \
   X(Fma4Refill)                \
-  X(Fma4Rows)
+  X(Fma4Rows)                  \
+  X(Fma4Cycles)
 
 namespace mp {
 

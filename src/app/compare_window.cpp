@@ -128,7 +128,8 @@ void CompareWindow::draw(Explorer& ex, Layout& layout, int width, int height,
   ImGui::TextDisabled("mix: %s", rep.device.mix_source.c_str());
   ImGui::TextDisabled(
       "limit: the view's physical limit, 4 FMA-pipe issue slots a step at the peak clock, with "
-      "warps as they diverge (every lane busy); %% of limit = limit / kernel ms");
+      "warps as they diverge (every lane busy); %% of limit = limit / kernel ms; fma4-cycles "
+      "skips the steps of orbits it finds periodic, which the limit counts, and can pass 100%%");
   const char* heads[] = {"variant",      "kernel ms",       "SM Mcycles",       "Giter/s",
                          "bound max ms", "bound sum ms",    "% of bound",       "limiting",
                          "px != fma4",   "limit ms (free)", "% of limit (free)"};

@@ -225,7 +225,8 @@ std::string format_bench(const BenchReport& rep, OutputFormat format) {
        "in tile numbering order, as the first frame of a new view.\n\n";
   s << "Limit: the view's physical limit, 4 FMA-pipe issue slots per step at the peak clock, "
        "with warps of 16x2 pixels running to their slowest pixel (in brackets: every lane busy); "
-       "% of limit = limit / kernel ms.\n\n";
+       "% of limit = limit / kernel ms. fma4-cycles does not run the steps of orbits it finds "
+       "periodic, which the limit counts: it can pass 100%.\n\n";
   s << "| view | variant | tile order | kernel ms | SM cycles | clock GHz | Giter/s | SIMT eff. | "
        "SM balance | bound max ms (pipe) | bound sum ms | % of bound | px ≠ fma4 | limit ms "
        "(free) | % of limit (free) |\n"

@@ -23,6 +23,7 @@ const std::vector<VariantInfo>& all_variants() {
               std::is_same_v<variants::V::Real, double>, \
               mantissa_bits<variants::V::Real>(),        \
               variants::V::kShape,                       \
+              variants::V::kCycles,                      \
               &variants::V::step_mix,                    \
               variants::V::kLoop},
       MANDELPIPE_VARIANTS(MP_VARIANT_INFO)

@@ -49,7 +49,7 @@ std::uint64_t render_chunks(Work& w) {
       w.out[i * kFloatsPerPixel] = r.smooth;
       w.out[i * kFloatsPerPixel + 1] = r.aux;
       if (w.counts) w.counts[i] = r.iters;
-      iters += r.iters;
+      iters += r.run;
     }
   }
   return iters;
