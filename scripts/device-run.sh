@@ -33,6 +33,9 @@ for v in fma4-x16 fma4-rows fma4-refill; do
     --no-vsync --divergence --variant $v --center -0.743643887037151,0.131825904205330 \
     --span 0.005 --iters 4096
 done
+# fma4-cycles's divergence view at the starting view: lanes whose orbit repeated leave their warp.
+step $B/mandelpipe --frames 30 --screenshot "$A/divergence-cycles.png" --width 1600 --height 900 \
+  --no-vsync --divergence --variant fma4-cycles
 # The experiments window as a speaker opens it, run and plotted on the GPU.
 step $B/mandelpipe --frames 30 --screenshot "$A/window-experiment.png" --width 1600 \
   --height 900 --no-vsync --open-experiment warps-per-smsp
