@@ -141,11 +141,12 @@ inline constexpr int kReplaySteps = 4;
 // exits meet before the replay, so that lanes leaving at either block replay together
 // (docs/measurements.md: a replay per exit was slower). Runs the orbit on to an escape or `limit`
 // steps; true while z is still inside.
-// kCycles (blocks longer than the replay's): after each trip z is compared with a kept value, which
-// moves to z after trips 0, 1, 3, 7, ... (Brent's cycle finding), so a cycle of any length is met
-// within about twice the steps it took to start. Equal floats give equal orbits from there on (a
-// zero's sign never reaches a nonzero part), so a repeat is exact proof that the orbit never
-// escapes.
+// kCycles (blocks longer than the replay's): after each block z is compared with a kept value,
+// which moves to z after trips 0, 1, 3, 7, ... (Brent's cycle finding), so a cycle of any length
+// is met within about twice the steps it took to start. A repeat after a trip's first block leaves
+// with the second block's escape (that block's steps run for nothing, once an orbit). Equal floats
+// give equal orbits from there on (a zero's sign never reaches a nonzero part), so a repeat is
+// exact proof that the orbit never escapes.
 template <class V, int K>
 MP_HD bool iterate_paired(typename V::Real cx, typename V::Real cy, Orbit<typename V::Real>& o,
                           unsigned limit) {
@@ -163,15 +164,17 @@ MP_HD bool iterate_paired(typename V::Real cx, typename V::Real cy, Orbit<typena
 #endif
     for (int i = 0; i < K; ++i) V::step(x1, y1, cx, cy, o.acc);
     if (!within_bailout<V>(x1, y1)) break;
+    const bool repeat1 = kCycles && x1 == kept_x && y1 == kept_y;
     R x2 = x1, y2 = y1;
 #ifdef __CUDA_ARCH__
 #pragma unroll
 #endif
     for (int i = 0; i < K; ++i) V::step(x2, y2, cx, cy, o.acc);
-    if (!within_bailout<V>(x2, y2)) {
+    if (!within_bailout<V>(x2, y2) || repeat1) {
       x = x1;
       y = y1;
       n += K;
+      cycled = repeat1;
       break;
     }
     x = x2;
