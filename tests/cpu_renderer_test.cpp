@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 #include "model/variant_table.h"
 #include "model/view.h"
@@ -91,33 +92,65 @@ TEST(Iterate, LongAndResumedOrbitsGiveExactlyTheOneStepCounts) {
   EXPECT_GT(long_escapes, 100);  // the long blocks' escapes and replays are met
 }
 
-// fma4-cycles stops an orbit once z repeats exactly: across the set's bulbs, its minibrots and
-// their edges, whole and in budgets, its counts and values are exactly the one-step loop's, and
-// it runs fewer steps only where the orbit never escapes.
-TEST(Iterate, OrbitsFoundPeriodicStopWithExactlyTheOneStepCounts) {
-  const unsigned max_iter = 2500;
-  int cycled = 0, escaped = 0;
-  for (int i = 0; i < 120; ++i)
-    for (int j = 0; j < 60; ++j) {
-      const float cx = -2.0f + i * 0.0217f, cy = j * 0.0193f;
+// fma4-cycles stops an orbit once z repeats exactly. Against the one-step loop, over the set's
+// bulbs, a minibrot and view C's neighbourhood (where nearly equal values that are not equal
+// would change counts), whole and in budgets: the same counts and values. Where it stopped an
+// orbit, z and the steps it says it ran are those of the one-step loop run that many steps, so
+// the steps run are counted right whichever block met the repeat.
+void expect_periodic_orbits_exact(float x0, float y0, float dx, float dy, int nx, int ny,
+                                  unsigned max_iter, int& cycled, int& escaped,
+                                  bool budgets = true) {
+  for (int i = 0; i < nx; ++i)
+    for (int j = 0; j < ny; ++j) {
+      const float cx = x0 + i * dx, cy = y0 + j * dy;
       const PixelResult ref = iterate<variants::ExactFma4>(cx, cy, max_iter);
       const PixelResult r = iterate<variants::Fma4Cycles>(cx, cy, max_iter);
       ASSERT_EQ(r.iters, ref.iters) << cx << "," << cy;
       ASSERT_EQ(r.smooth, ref.smooth) << cx << "," << cy;
-      ASSERT_LE(r.run, r.iters) << cx << "," << cy;
-      if (r.run < r.iters) {
-        ASSERT_EQ(r.iters, max_iter) << cx << "," << cy;
+      Orbit<float> o;
+      iterate_orbit<variants::Fma4Cycles>(cx, cy, o, max_iter);
+      if (o.cycled) {
+        float x = 0, y = 0, acc = 0;
+        for (unsigned n = 0; n < o.n; ++n) variants::ExactFma4::step(x, y, cx, cy, acc);
+        ASSERT_EQ(std::memcmp(&x, &o.x, sizeof x), 0) << cx << "," << cy << " at " << o.n;
+        ASSERT_EQ(std::memcmp(&y, &o.y, sizeof y), 0) << cx << "," << cy << " at " << o.n;
+        ASSERT_EQ(r.run, o.n) << cx << "," << cy;
+        ASSERT_LT(o.n, max_iter) << cx << "," << cy;
         ++cycled;
+      } else {
+        ASSERT_EQ(r.run, r.iters) << cx << "," << cy;
       }
       escaped += ref.iters < max_iter;
       for (unsigned budget : {100u, 700u}) {
+        if (!budgets) break;
         const PixelResult cut = in_budgets<variants::Fma4Cycles>(cx, cy, max_iter, budget);
         ASSERT_EQ(cut.iters, ref.iters) << cx << "," << cy << " in budgets of " << budget;
         ASSERT_EQ(cut.smooth, ref.smooth) << cx << "," << cy << " in budgets of " << budget;
       }
     }
+}
+
+TEST(Iterate, OrbitsFoundPeriodicStopWithExactlyTheOneStepCounts) {
+  int cycled = 0, escaped = 0;
+  expect_periodic_orbits_exact(-2.0f, 0.0f, 0.0217f, 0.0193f, 120, 60, 2500, cycled, escaped);
   EXPECT_GT(cycled, 1000);   // the check finds cycles, and
   EXPECT_GT(escaped, 1000);  // the view is not all inside
+  int minibrot = 0, minibrot_escaped = 0, c_view = 0, c_escaped = 0;
+  expect_periodic_orbits_exact(-1.7748776662f, -0.01125f, 0.000125f, 0.000125f, 320, 180, 4096,
+                               minibrot, minibrot_escaped, false);
+  expect_periodic_orbits_exact(-0.775f, -0.014f, 0.0006f, 0.0006f, 80, 48, 16384, c_view, c_escaped,
+                               false);
+  EXPECT_GT(minibrot, 1000);
+  EXPECT_GT(c_view, 1000);
+}
+
+// Orbits whose float cycle is 32 steps long, a whole number of 16-step blocks: met at the end of
+// a trip as well as after its first block (the two exits of the trip).
+TEST(Iterate, CyclesMetAtEitherBlockOfATripCountTheStepsRun) {
+  int cycled = 0, escaped = 0;
+  expect_periodic_orbits_exact(-0.349999994f, -0.618749976f, 0, 0, 1, 1, 2500, cycled, escaped);
+  expect_periodic_orbits_exact(-0.640625f, -0.215625003f, 0, 0, 1, 1, 2500, cycled, escaped);
+  EXPECT_EQ(cycled, 2);
 }
 
 TEST(Iterate, SmoothValueIsContinuousAroundTheCount) {

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <numeric>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -17,6 +18,7 @@
 #include "gpu_sliced_frame.h"
 #include "model/variant_table.h"
 #include "model/view.h"
+#include "pixel.h"
 #include "reproject.h"
 
 namespace mp {
@@ -96,12 +98,35 @@ void expect_row_warps(const std::vector<float>& one, const std::vector<float>& c
 
 // The steps a frame ran, in one launch and in several: the same, except for a variant that stops
 // periodic orbits, whose cycle finding starts over in each launch that cuts an orbit by steps and
-// so meets a repeat sooner or later than in one launch.
-void expect_same_steps(VariantId v, unsigned long long cut, unsigned long long one) {
-  if (variant_info(v).stops_cycles)
+// so meets a repeat sooner or later than in one launch; it runs no more than the counts hold.
+void expect_same_steps(VariantId v, unsigned long long cut, unsigned long long one,
+                       const std::vector<unsigned>& counts) {
+  if (variant_info(v).stops_cycles) {
     EXPECT_GT(cut, 0u) << variant_info(v).name;
-  else
+    EXPECT_LE(cut, std::accumulate(counts.begin(), counts.end(), 0ull)) << variant_info(v).name;
+  } else {
     EXPECT_EQ(cut, one) << variant_info(v).name;
+  }
+}
+// The steps the CPU runs for every pixel of `grid` in launches of `budget` steps, as a frame cut by
+// steps runs them.
+unsigned long long steps_in_budgets(VariantId id, const PixelGrid& grid, unsigned max_iter,
+                                    unsigned budget) {
+  unsigned long long steps = 0;
+  with_variant(id, [&](auto variant) {
+    using V = decltype(variant);
+    using R = typename V::Real;
+    for (int y = 0; y < grid.height; ++y)
+      for (int x = 0; x < grid.width; ++x) {
+        const R cx = pixel_coord<R>(x, grid.dx, grid.x0), cy = pixel_coord<R>(y, grid.dy, grid.y0);
+        Orbit<R> o;
+        bool inside = true;
+        while (inside && !o.cycled && o.n < max_iter)
+          inside = iterate_orbit<V>(cx, cy, o, std::min(max_iter, o.n + budget));
+        steps += o.n;
+      }
+  });
+  return steps;
 }
 
 class GpuRangesTest : public CudaDeviceTest<::testing::TestWithParam<VariantId>> {};
@@ -184,7 +209,7 @@ TEST_P(GpuRangesTest, ASlicedFrameOfShortLaunchesEqualsTheFrameInOneLaunch) {
   EXPECT_EQ(s.launches, steps);
   EXPECT_GT(static_cast<unsigned>(s.launches), (kCuts.back() + per_launch - 1) / per_launch);
   EXPECT_GT(frame.passes(), 1);
-  expect_same_steps(v, s.pixel_iters, whole.pixel_iters);
+  expect_same_steps(v, s.pixel_iters, whole.pixel_iters, download(one.counts));
   EXPECT_GT(s.kernel_ms, 0.0);
   EXPECT_LE(s.longest_launch_ms, s.kernel_ms);
   EXPECT_DOUBLE_EQ(frame.progress(), 1.0);
@@ -240,7 +265,9 @@ TEST_P(GpuOrbitSplitTest, AFrameCutByStepsEqualsTheFrameInOneLaunch) {
   const Host a = download(one), b = download(cut);
   EXPECT_TRUE(same_bits(a.data, b.data)) << variant_info(v).name;
   EXPECT_EQ(a.counts, b.counts) << variant_info(v).name;
-  expect_same_steps(v, sum.pixel_iters, whole.pixel_iters);
+  expect_same_steps(v, sum.pixel_iters, whole.pixel_iters, a.counts);
+  if (variant_info(v).stops_cycles)
+    EXPECT_EQ(sum.pixel_iters, steps_in_budgets(v, grid, kView.max_iter, split.budget));
   if (variant_info(v).shape == variants::Shape::Rows && !variant_info(v).stops_cycles) {
     expect_row_warps(a.warps, b.warps);  // ranges that start at odd blocks (above)
     EXPECT_GE(sum.warp_iters, whole.warp_iters);

@@ -143,10 +143,12 @@ inline constexpr int kReplaySteps = 4;
 // steps; true while z is still inside.
 // kCycles (blocks longer than the replay's): after each block z is compared with a kept value,
 // which moves to z after trips 0, 1, 3, 7, ... (Brent's cycle finding), so a cycle of any length
-// is met within about twice the steps it took to start. A repeat after a trip's first block leaves
-// with the second block's escape (that block's steps run for nothing, once an orbit). Equal floats
-// give equal orbits from there on (a zero's sign never reaches a nonzero part), so a repeat is
-// exact proof that the orbit never escapes.
+// is met: by about trip 2^(k+1), where 2^k trips cover both the steps before the cycle and a whole
+// number of cycles that is also whole blocks. The kept value starts over with each call (a change
+// of block length, a launch of a frame cut by steps). A repeat after a trip's first block leaves
+// with the second block's escape, at z after the second block (on the cycle too), so that n stays
+// the steps run. Equal floats give equal orbits from there on (a zero's sign never reaches a
+// nonzero part), so a repeat is exact proof that the orbit never escapes.
 template <class V, int K>
 MP_HD bool iterate_paired(typename V::Real cx, typename V::Real cy, Orbit<typename V::Real>& o,
                           unsigned limit) {
@@ -171,9 +173,9 @@ MP_HD bool iterate_paired(typename V::Real cx, typename V::Real cy, Orbit<typena
 #endif
     for (int i = 0; i < K; ++i) V::step(x2, y2, cx, cy, o.acc);
     if (!within_bailout<V>(x2, y2) || repeat1) {
-      x = x1;
-      y = y1;
-      n += K;
+      x = repeat1 ? x2 : x1;
+      y = repeat1 ? y2 : y1;
+      n += repeat1 ? 2 * K : K;
       cycled = repeat1;
       break;
     }
@@ -266,6 +268,7 @@ MP_HD bool iterate_blocks(typename V::Real cx, typename V::Real cy, Orbit<typena
 template <class V>
 MP_HD bool iterate_orbit(typename V::Real cx, typename V::Real cy, Orbit<typename V::Real>& o,
                          unsigned limit) {
+  static_assert(V::kPaired || !V::kCycles, "the cycle check is in the paired blocks only");
   if constexpr (V::kPaired) {
     if constexpr (V::kFirstStepsPerCheck > 0) {
       if (o.n < V::kFirstUntil) {

@@ -250,8 +250,8 @@ struct Fma4Rows : Fma4X16 {
 // one-step loop's, but the frame runs fewer steps than it counts, so it can beat the 4-slot limit,
 // which counts every step; its bound and its figures are from the steps it ran. Each trip of 32
 // or 64 steps adds a comparison with the kept value after each block (four FSETP: the first
-// block's pair folds into the second block's escape test), a branch, and the kept value's move on
-// trips 0, 1, 3, 7, ... (a LOP3 and two FSEL).
+// block's pair folds into the second block's escape test), a branch, the kept value's move on
+// trips 0, 1, 3, 7, ... (a LOP3 and two FSEL), and two PLOP3 on sm_90.
 struct Fma4Cycles : Fma4Rows {
   static constexpr bool kCycles = true;
   static constexpr const char* kName = "fma4-cycles";
