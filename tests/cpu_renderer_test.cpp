@@ -8,6 +8,7 @@
 
 #include "model/variant_table.h"
 #include "model/view.h"
+#include "orbit_budgets.h"
 #include "pixel.h"
 
 namespace mp {
@@ -60,9 +61,7 @@ TEST(Iterate, BlocksOfStepsGiveExactlyTheOneStepCounts) {
 template <class V>
 PixelResult in_budgets(float cx, float cy, unsigned max_iter, unsigned budget) {
   Orbit<float> o;
-  bool inside = true;
-  while (inside && !o.cycled && o.n < max_iter)
-    inside = iterate_orbit<V>(cx, cy, o, std::min(max_iter, o.n + budget));
+  const bool inside = run_in_budgets<V>(cx, cy, o, max_iter, budget);
   return pixel_result<V>(counted_steps(o, max_iter), o.x, o.y, inside, o.acc);
 }
 

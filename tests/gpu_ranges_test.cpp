@@ -18,7 +18,7 @@
 #include "gpu_sliced_frame.h"
 #include "model/variant_table.h"
 #include "model/view.h"
-#include "pixel.h"
+#include "orbit_budgets.h"
 #include "reproject.h"
 
 namespace mp {
@@ -120,9 +120,7 @@ unsigned long long steps_in_budgets(VariantId id, const PixelGrid& grid, unsigne
       for (int x = 0; x < grid.width; ++x) {
         const R cx = pixel_coord<R>(x, grid.dx, grid.x0), cy = pixel_coord<R>(y, grid.dy, grid.y0);
         Orbit<R> o;
-        bool inside = true;
-        while (inside && !o.cycled && o.n < max_iter)
-          inside = iterate_orbit<V>(cx, cy, o, std::min(max_iter, o.n + budget));
+        run_in_budgets<V>(cx, cy, o, max_iter, budget);
         steps += o.n;
       }
   });

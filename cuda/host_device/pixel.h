@@ -195,7 +195,7 @@ MP_HD bool iterate_paired(typename V::Real cx, typename V::Real cy, Orbit<typena
   }
   n += t * 2 * K;
   // A repeat leaves the loop where an escape does: a return from inside it split the loop's
-  // reconvergence and slowed views with no repeats by a fifth (docs/measurements.md).
+  // reconvergence and slowed views with no repeats (docs/measurements.md).
   if (kCycles && cycled) {
     o = {x, y, o.acc, n, true};
     return true;
