@@ -367,17 +367,21 @@ __device__ __forceinline__ void render_rows(const RenderLaunch& a) {
 
 // Shape::Refill: persistent warps, each lane on a pixel of its own. A warp starts on one 16x2 tile
 // (the range's tiles in numbering order; warp k is given its k-th, later ones come from a
-// counter). A lane whose pixel escaped in a block of steps (or cannot run another whole block
-// before max_iter) waits, its block's start kept; once kRefillWait lanes wait, or none runs, the
-// waiting lanes replay one step at a time to the exact count, write their pixels and take the
-// warp's next pixels, ranked by ballot, a new tile when the warp's runs out. Waiting for several
-// lanes pays the refill's own instructions once for all of them. A warp ends with its last long
-// pixel: the frame's tail is the slowest pixel, not the slowest tile.
+// counter). The running lanes step in trips of two K-step blocks with an escape test after each
+// (each block starts from the last one's result, as in iterate_paired). A lane whose pixel escaped
+// in a trip, or cannot run another whole trip before its limit, waits, z at the start of the
+// block it escaped in. Once kRefillWait lanes wait (all of them when the range has no tile left),
+// the warp stops its trips: the waiting lanes replay that block in 4-step blocks and single steps
+// to the exact count, write their pixels and take the warp's next pixels, ranked by ballot, a new
+// tile when the warp's runs out. Waiting for several lanes pays the refill's own instructions once
+// for all of them, and the trips' only cost beyond iterate_paired's is a vote. A warp ends with
+// its last long pixel: the frame's tail is the slowest pixel, not the slowest tile.
 // kResume: a launch of a frame cut by steps; a lane's pixel runs at most split.budget steps on
 // from its slot, and one left unfinished goes back to it.
 constexpr unsigned kRefillWait = 8;
 template <class V, bool kRecord, bool kResume>
 __device__ __forceinline__ void render_refill(const RenderLaunch& a) {
+  static_assert(V::kPaired && !V::kCycles && !V::kAux, "the trips are iterate_paired's blocks");
   using R = typename V::Real;
   constexpr int K = V::kStepsPerCheck;
   __shared__ BlockTally tally;
@@ -385,7 +389,11 @@ __device__ __forceinline__ void render_refill(const RenderLaunch& a) {
   const unsigned lane = threadIdx.x & 31, below = (1u << lane) - 1;
   const unsigned tiles = a.tile_end;  // the range's end: prepare keeps it within the frame
   const unsigned given = a.tile_begin + gridDim.x * kRenderWarps;
+  // Steps run: the warp's (its trips and each round's longest replay) and the lane's own (the
+  // trips it stepped in and its replays); pixel_iters: the counts of the lane's pixels. Trips are
+  // counted in 32 bits between rounds and added to the 64-bit sums at each round.
   unsigned long long pixel_iters = 0, warp_iters = 0, lane_steps = 0;
+  unsigned trips = 0, lane_trips = 0;
   unsigned finished = 0, pending = 0;  // kResume: the lane's pixels, for count_orbits
   // The warp's current tile and the next of its 32 pixels to hand out; a tile past the last one
   // means there is no more work.
@@ -393,16 +401,18 @@ __device__ __forceinline__ void render_refill(const RenderLaunch& a) {
   // The divergence view: each tile's share of lanes stepping while it was the warp's current one.
   unsigned long long tile_warp_iters = 0, tile_lane_steps = 0;
   auto leave_tile = [&]() {
-    if (kRecord && a.warp_efficiency && lane == 0 && tile < tiles) {
-      const unsigned long long w = warp_iters - tile_warp_iters;
+    if (!kRecord || !a.warp_efficiency) return;
+    const unsigned long long all_lanes = warp_sum64(lane_steps);
+    if (lane == 0 && tile < tiles) {
+      const unsigned long long w = warp_iters - tile_warp_iters, l = all_lanes - tile_lane_steps;
       if constexpr (kResume) {
-        add_tile_steps(a, tile, w, lane_steps - tile_lane_steps);
+        add_tile_steps(a, tile, w, l);
       } else {
-        a.warp_efficiency[tile] = w ? (lane_steps - tile_lane_steps) / (32.0f * w) : 1.0f;
+        a.warp_efficiency[tile] = w ? l / (32.0f * w) : 1.0f;
       }
     }
     tile_warp_iters = warp_iters;
-    tile_lane_steps = lane_steps;
+    tile_lane_steps = all_lanes;
   };
   R cx = 0, cy = 0, x = 0, y = 0;
   float acc = 0.0f;
@@ -440,60 +450,67 @@ __device__ __forceinline__ void render_refill(const RenderLaunch& a) {
     }
     has = true;
   };
-  // A lane whose pixel cannot run another whole block waits to be replayed.
-  auto blocked = [&]() { return kResume ? limit - n < K : a.max_iter < K; };
+  // A lane whose pixel cannot run another whole trip waits to be replayed (n <= limit always).
+  auto blocked = [&]() { return limit - n < 2 * K; };
   start(tile, lane);
   next = 32;
   bool wait = !has || blocked();
   bool holds = has;  // the lane has a pixel to finish (running or waiting)
-  unsigned running = __ballot_sync(kAll, !wait);
   for (;;) {
-    if (running) {
-      warp_iters += K;
-      lane_steps += __popc(running) * K;
-    }
-    if (!wait) {
-      const R sx = x, sy = y;
+    const unsigned quorum = tile < tiles ? kRefillWait : 32;
+    while (__popc(__ballot_sync(kAll, wait)) < quorum) {
+      ++trips;
+      if (!wait) {
+        ++lane_trips;
+        R x1 = x, y1 = y;
 #pragma unroll
-      for (int i = 0; i < K; ++i) V::step(x, y, cx, cy, acc);
-      if (within_bailout<V>(x, y)) {
-        n += K;
-        wait = n + K > limit;
-      } else {  // escaped in this block: undone, to be replayed
-        x = sx;
-        y = sy;
-        wait = true;
+        for (int i = 0; i < K; ++i) V::step(x1, y1, cx, cy, acc);
+        const bool in1 = within_bailout<V>(x1, y1);
+        R x2 = x1, y2 = y1;
+#pragma unroll
+        for (int i = 0; i < K; ++i) V::step(x2, y2, cx, cy, acc);
+        if (in1 && within_bailout<V>(x2, y2)) {
+          x = x2;
+          y = y2;
+          n += 2 * K;
+          wait = blocked();
+        } else {  // escaped in a block: kept at its start, to be replayed
+          if (in1) {
+            x = x1;
+            y = y1;
+            n += K;
+          }
+          wait = true;
+        }
       }
     }
-    running = __ballot_sync(kAll, !wait);
     // Lanes that need a new pixel: waiting, or holding none while tiles remain.
     const unsigned waiting = __ballot_sync(kAll, wait);
     const bool more = tile < tiles;
-    if (running && (!more || __popc(waiting) < kRefillWait)) continue;
-    if (!running && !__any_sync(kAll, holds) && !more) break;
+    if (!more && !__any_sync(kAll, holds)) break;
     unsigned replayed = 0;
     if (wait && holds) {
-      const unsigned start_n = n;
-      const bool inside = single_steps<V>(x, y, cx, cy, acc, n, limit);
-      replayed = n - start_n;
+      Orbit<R> o{x, y, acc, n};
+      const bool inside = iterate_paired<V, kReplaySteps>(cx, cy, o, limit);
+      replayed = o.n - n;
       const unsigned px = (ref & 0xffffu) | q % kBlockW, py = ref >> 16 | q / kBlockW;
       const unsigned i = py * static_cast<unsigned>(a.grid.width) + px;
-      const bool unfinished = kResume && inside && n < a.max_iter;
+      const bool unfinished = kResume && inside && o.n < a.max_iter;
       if (!unfinished) {
-        const PixelResult r = pixel_result<V>(n, x, y, inside, acc);
+        const PixelResult r = pixel_result<V>(o.n, o.x, o.y, inside, o.acc);
         reinterpret_cast<float2*>(a.out)[i] = make_float2(r.smooth, r.aux);
-        if (kRecord && a.counts) a.counts[i] = n;
+        if (kRecord && a.counts) a.counts[i] = o.n;
       }
       if constexpr (kResume) {
-        a.split.slots[i] = to_slot(Orbit<R>{x, y, acc, n}, !unfinished);
+        a.split.slots[i] = to_slot(o, !unfinished);
         ++(unfinished ? pending : finished);
       }
-      pixel_iters += n - from;
+      pixel_iters += o.n - from;
       holds = false;
     }
-    const unsigned replay_max = warp_max(replayed);
-    warp_iters += replay_max;
-    lane_steps += warp_sum(replayed);
+    warp_iters += static_cast<unsigned long long>(trips) * (2 * K) + warp_max(replayed);
+    lane_steps += static_cast<unsigned long long>(lane_trips) * (2 * K) + replayed;
+    trips = lane_trips = 0;
     // New pixels for the waiting lanes, in rank order: the rest of the current tile, then the
     // start of the next one.
     const unsigned need = __popc(waiting), rank = __popc(waiting & below), left = 32 - next;
@@ -518,7 +535,6 @@ __device__ __forceinline__ void render_refill(const RenderLaunch& a) {
     } else {
       next += need;
     }
-    running = __ballot_sync(kAll, !wait);
   }
   leave_tile();
   pixel_iters = warp_sum64(pixel_iters);

@@ -264,22 +264,26 @@ struct Fma4Cycles : Fma4Rows {
                                    {260, 14, 0, 0, 4}};
 };
 
-// Lane refill, the cure for divergence: a warp owns a 16x16 block, and a lane whose pixel is done
-// takes the block's next one instead of idling until the warp's slowest pixel is. Steps go in
-// blocks of 8 with one escape test; lanes whose pixel escaped wait, their block's start kept,
-// until enough of them are waiting (render_kernel.cu), then replay it one step at a time and take
-// new pixels together, so the counts stay exactly the one-step loop's.
+// Lane refill, the cure for divergence: a warp owns a 16x2 tile at a time, and a lane whose
+// pixel is done takes the tile's next one instead of idling until the warp's slowest pixel is.
+// Steps go in fma4-x16's paired blocks, here of 8 steps (longer blocks idle more lanes: the share
+// of lanes stepping falls back towards fma4-rows's, docs/measurements.md); lanes whose pixel
+// escaped wait, their block's start kept, until enough of them are waiting (render_kernel.cu),
+// then replay that block and take new pixels together, so the counts stay exactly the one-step
+// loop's.
 struct Fma4Refill : ExactFma4 {
   static constexpr int kStepsPerCheck = 8;
+  static constexpr bool kPaired = true;
   static constexpr Shape kShape = Shape::Refill;
   static constexpr const char* kName = "fma4-refill";
   static constexpr const char* kSummary =
       "fma4, lanes refilled with new pixels as theirs escape: divergence cured, at a cost";
-  // From sm_80 on the loop read off the SASS is the whole trip, a block of 8 steps with the votes
-  // and the refill (the pixel's finish: MUFU.LG2 on the XU) laid out inside it; on sm_75 ptxas
-  // lays the refill out of line, and the innermost loop found is the replay's single step.
+  // From sm_80 on the loop read off the SASS is the whole trip, two blocks of 8 steps with the
+  // votes and the refill (the pixel's finish: MUFU.LG2 on the XU) laid out inside it; on sm_75
+  // ptxas lays the refill out of line, and the innermost loop found is the replay's pair of
+  // 4-step blocks.
   static constexpr LoopMixes kLoop{
-      {6, 4, 0, 0, 2}, {40, 16, 1, 0, 7}, {39, 17, 1, 0, 7}, {39, 17, 1, 0, 7}, {41, 13, 0, 0, 12}};
+      {37, 5, 0, 0, 3}, {71, 17, 1, 0, 7}, {71, 18, 1, 0, 7}, {71, 18, 1, 0, 7}, {72, 12, 1, 0, 7}};
 };
 
 // fma4 in double precision: DADD + 3 DFMA per step on the FP64 pipe (half the FP32 rate on
