@@ -371,11 +371,11 @@ __device__ __forceinline__ void render_rows(const RenderLaunch& a) {
 // (each block starts from the last one's result, as in iterate_paired). A lane whose pixel escaped
 // in a trip, or cannot run another whole trip before its limit, waits, z at the start of the
 // block it escaped in. Once kRefillWait lanes wait (all of them when the range has no tile left),
-// the warp stops its trips: the waiting lanes replay that block in 4-step blocks and single steps
-// to the exact count, write their pixels and take the warp's next pixels, ranked by ballot, a new
-// tile when the warp's runs out. Waiting for several lanes pays the refill's own instructions once
-// for all of them, and the trips' only cost beyond iterate_paired's is a vote. A warp ends with
-// its last long pixel: the frame's tail is the slowest pixel, not the slowest tile.
+// the warp stops its trips: the waiting lanes replay that block one step at a time to the exact
+// count, write their pixels and take the warp's next pixels, ranked by ballot, a new tile when the
+// warp's runs out. Waiting for several lanes pays the refill's own instructions once for all of
+// them; a trip costs iterate_paired's, a vote and two counts. A warp ends with its last long
+// pixel: the frame's tail is the slowest pixel, not the slowest tile.
 // kResume: a launch of a frame cut by steps; a lane's pixel runs at most split.budget steps on
 // from its slot, and one left unfinished goes back to it.
 constexpr unsigned kRefillWait = 8;
@@ -490,8 +490,10 @@ __device__ __forceinline__ void render_refill(const RenderLaunch& a) {
     if (!more && !__any_sync(kAll, holds)) break;
     unsigned replayed = 0;
     if (wait && holds) {
+      // One step at a time: under 2K steps are left, and every step replayed is one run, so
+      // the tallies count what the warp issued.
       Orbit<R> o{x, y, acc, n};
-      const bool inside = iterate_paired<V, kReplaySteps>(cx, cy, o, limit);
+      const bool inside = single_steps<V>(o.x, o.y, cx, cy, o.acc, o.n, limit);
       replayed = o.n - n;
       const unsigned px = (ref & 0xffffu) | q % kBlockW, py = ref >> 16 | q / kBlockW;
       const unsigned i = py * static_cast<unsigned>(a.grid.width) + px;
