@@ -41,9 +41,10 @@ struct GpuRenderer::Impl {
   // for a frame cut by steps, sm_finished and sm_pending;
   // then, as scratch, the tile queue's two counters of units (the rest, the costly),
   // kQueueGap entries (256 bytes) apart, so that the atomics on one do not wait behind those
-  // on the other (docs/measurements.md, the queue's counters). Declared before the buffers
-  // below: it chooses the device.
+  // on the other (docs/measurements.md, the queue's counters), and Shape::Refill's counters.
+  // Declared before the buffers below: it chooses the device.
   static constexpr int kQueueGap = 32;
+  static constexpr int kRefillWords = kRefillCounters * kRefillCounterStride / 2;
   MeasureKit kit;
 
   // The tile order: the tiles in queue order and each one's cost in the last frame; then the
@@ -67,7 +68,7 @@ struct GpuRenderer::Impl {
   unsigned order_begin = 0, order_end = 0;
 
   explicit Impl(const DeviceInfo& d)
-      : device(d), kit(d.index, SpanLayout{false, 4, 2 * kQueueGap}) {}
+      : device(d), kit(d.index, SpanLayout{false, 4, 2 * kQueueGap + kRefillWords}) {}
 };
 
 GpuRenderer::GpuRenderer(const DeviceInfo& device) : impl_(std::make_unique<Impl>(device)) {}
@@ -181,6 +182,7 @@ GpuFrameStats GpuRenderer::launch_timed(int kernel, const PixelGrid& grid, unsig
   args.sm_pending = span.extra + 3 * kSmSlots;
   args.next_unit = reinterpret_cast<unsigned*>(span.scratch);
   args.next_costly_unit = reinterpret_cast<unsigned*>(span.scratch + Impl::kQueueGap);
+  args.refill_units = reinterpret_cast<unsigned*>(span.scratch + 2 * Impl::kQueueGap);
   args.order = m.order.get();
   args.plan = m.plan.get();
   args.tile_begin = tile_begin;

@@ -366,18 +366,21 @@ __device__ __forceinline__ void render_rows(const RenderLaunch& a) {
 }
 
 // Shape::Refill: persistent warps, each lane on a pixel of its own. A warp starts on one 16x2 tile
-// (the range's tiles in numbering order; warp k is given its k-th, later ones come from a
-// counter). The running lanes step in trips of two K-step blocks with an escape test after each
-// (each block starts from the last one's result, as in iterate_paired). A lane whose pixel escaped
-// in a trip, or cannot run another whole trip before its limit, waits, z at the start of the
-// block it escaped in. Once kRefillWait lanes wait (all of them when the range has no tile left),
-// the warp stops its trips: the waiting lanes replay that block one step at a time to the exact
-// count, write their pixels and take the warp's next pixels, ranked by ballot, a new tile when the
-// warp's runs out. Waiting for several lanes pays the refill's own instructions once for all of
-// them; a trip costs iterate_paired's, a vote and two counts. A warp ends with its last long
-// pixel: the frame's tail is the slowest pixel, not the slowest tile.
-// kResume: a launch of a frame cut by steps; a lane's pixel runs at most split.budget steps on
-// from its slot, and one left unfinished goes back to it.
+// (the range's tiles in numbering order; warp k is given its k-th, later ones come from
+// refill_units). The tiles are taken one at a time, so that the frame's last ones are spread over
+// many warps, and from several counters, since the atomics on one were most of a short frame's time
+// (docs/measurements.md, 2026-11-25 morning). The running lanes step in trips of two K-step blocks
+// with an escape test after each (each block starts from the last one's result, as in
+// iterate_paired). A lane whose pixel escaped in a trip, or cannot run another whole trip before
+// its limit, waits, z at the start of the block it escaped in. Once kRefillWait lanes wait (all of
+// them when the range has no tile left), the warp stops its trips: the waiting lanes replay that
+// block one step at a time to the exact count, write their pixels and take the warp's next pixels,
+// ranked by ballot, a new tile when the warp's runs out. Waiting for several lanes pays the
+// refill's own instructions once for all of them; a trip costs iterate_paired's, a vote and two
+// counts. A warp ends with its last long pixel: the frame's tail is the slowest pixel, not the
+// slowest tile.
+// kResume: a launch of a frame cut by steps; a lane's pixel runs at most split.budget steps on from
+// its slot, and one left unfinished goes back to it.
 constexpr unsigned kRefillWait = 8;
 template <class V, bool kRecord, bool kResume>
 __device__ __forceinline__ void render_refill(const RenderLaunch& a) {
@@ -389,6 +392,9 @@ __device__ __forceinline__ void render_refill(const RenderLaunch& a) {
   const unsigned lane = threadIdx.x & 31, below = (1u << lane) - 1;
   const unsigned tiles = a.tile_end;  // the range's end: prepare keeps it within the frame
   const unsigned given = a.tile_begin + gridDim.x * kRenderWarps;
+  // The warp's counter: it takes tiles given + group, given + group + kRefillCounters, ...
+  const unsigned group = warp_max((blockIdx.x * kRenderWarps + threadIdx.x / 32) % kRefillCounters);
+  unsigned* const counter = a.refill_units + group * kRefillCounterStride;
   // Steps run: the warp's (its trips and each round's longest replay) and the lane's own (the
   // trips it stepped in and its replays); pixel_iters: the counts of the lane's pixels. Trips are
   // counted in 32 bits between rounds and added to the 64-bit sums at each round.
@@ -519,8 +525,8 @@ __device__ __forceinline__ void render_refill(const RenderLaunch& a) {
     unsigned fresh = tile;
     if (more && need > left) {
       unsigned taken = 0;
-      if (lane == 0) taken = take(a.next_unit);
-      fresh = given + warp_sum(taken);
+      if (lane == 0) taken = take(counter);
+      fresh = given + group + warp_sum(taken) * kRefillCounters;
     }
     if (wait) {
       if (rank < left)

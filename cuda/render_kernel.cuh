@@ -53,7 +53,13 @@ struct RenderLaunch {
   // Shape::Rows (prepare_render fills it): the image row that the launch's first blocks start at,
   // and its row table (RenderStart::row_cy).
   unsigned row_base = 0;
+  // Shape::Refill: kRefillCounters counters of tiles taken, each on its own 128 bytes, zero at
+  // launch; warp k takes from counter k % kRefillCounters the tiles that follow the ones given at
+  // the start, kRefillCounters apart (render_kernel.cu says why more than one).
+  unsigned* refill_units = nullptr;
 };
+inline constexpr int kRefillCounters = 8;
+inline constexpr int kRefillCounterStride = 32;  // unsigned words: 128 bytes
 
 // The queue, bucket by bucket, costliest first: rank k holds cost bucket kCostBuckets-1-k, at
 // places [place_start, place_end) of the order. A warp takes one unit per atomic: `group`

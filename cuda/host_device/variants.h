@@ -282,7 +282,7 @@ struct Fma4Refill : ExactFma4 {
   // votes and the refill (the pixel's finish: MUFU.LG2 on the XU) laid out inside it; on sm_75
   // ptxas lays the refill out of line, and the innermost loop found is the replay's single step.
   static constexpr LoopMixes kLoop{
-      {6, 4, 0, 0, 2}, {71, 16, 1, 0, 8}, {72, 17, 1, 0, 7}, {72, 17, 1, 0, 7}, {73, 12, 1, 0, 6}};
+      {6, 4, 0, 0, 2}, {71, 18, 1, 0, 7}, {71, 18, 1, 0, 7}, {71, 18, 1, 0, 7}, {73, 11, 1, 0, 7}};
 };
 
 // fma4 in double precision: DADD + 3 DFMA per step on the FP64 pipe (half the FP32 rate on
