@@ -393,6 +393,8 @@ __device__ __forceinline__ void render_refill(const RenderLaunch& a) {
   const unsigned tiles = a.tile_end;  // the range's end: prepare keeps it within the frame
   const unsigned given = a.tile_begin + gridDim.x * kRenderWarps;
   // The warp's counter: it takes tiles given + group, given + group + kRefillCounters, ...
+  // Every block holds warps of every group, so no counter's tiles are left without warps.
+  static_assert(kRenderWarps % kRefillCounters == 0, "a block's warps cover the counters");
   const unsigned group = warp_max((blockIdx.x * kRenderWarps + threadIdx.x / 32) % kRefillCounters);
   unsigned* const counter = a.refill_units + group * kRefillCounterStride;
   // Steps run: the warp's (its trips and each round's longest replay) and the lane's own (the
