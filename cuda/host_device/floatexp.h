@@ -131,6 +131,31 @@ MP_HD ComplexExp to_complexexp(FloatExp x, FloatExp y) {
   return normalised(x.m * pow2(x.e - e), y.m * pow2(y.e - e), e);
 }
 
+MP_HD FloatExp operator/(FloatExp a, FloatExp b) {
+  return normalised(a.m / b.m, a.e - b.e);
+}
+MP_HD FloatExp min_of(FloatExp a, FloatExp b) {
+  return b < a ? b : a;
+}
+
+MP_HD ComplexExp operator*(ComplexExp a, ComplexExp b) {
+  return normalised(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x, a.e + b.e);
+}
+MP_HD ComplexExp operator+(ComplexExp a, ComplexExp b) {
+  if (a.e < b.e) {
+    const ComplexExp t = a;
+    a = b;
+    b = t;
+  }
+  const double k = pow2(b.e - a.e);  // 0 where b is below a's last bit many times over
+  return normalised(a.x + b.x * k, a.y + b.y * k, a.e);
+}
+// |a| with its exponent: the parts' mantissas are at most 2, so their squares cannot overflow.
+MP_HD FloatExp magnitude(ComplexExp a) {
+  if (a.e == kZeroExp) return {};
+  return normalised(std::sqrt(a.x * a.x + a.y * a.y), a.e);
+}
+
 // The parts as doubles (0 below double's range).
 MP_HD double real_double(ComplexExp a) {
   return to_double(FloatExp{a.x, a.e});

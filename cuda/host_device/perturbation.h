@@ -1,0 +1,203 @@
+// Perturbation: a pixel's orbit z = Z + d as its small difference d from one reference orbit Z
+// computed once in high precision (src/render/reference_orbit.*), so that every pixel of a deep
+// view iterates in double (or the extended range of floatexp.h) instead of in hundreds of bits:
+//   d' = 2 Z d + d^2 + dc = (2 Z + d) d + dc,
+// with dc the pixel's c minus the reference's. Two further ideas make one reference enough and
+// the step count small:
+// - Rebasing: where |Z + d| < |d| (the pixel's z is nearer 0 than its difference is), d becomes z
+//   and the reference starts again at Z_0 = 0; likewise at the reference's last point. The
+//   difference never grows large against z, so no glitch needs detecting and no second reference.
+// - Bilinear approximation (BLA): while |d| is tiny against |Z|, d^2 is below d's last bit and a
+//   run of steps is the linear map d -> A d + B dc. Runs of 2^l steps are merged from two of
+//   2^(l-1) (A = A2 A1, B = A2 B1 + B2) with the radius of |d| within which the map holds, so a
+//   pixel skips as many steps at once as its |d| allows.
+// Host and device share this code: the CPU reference (render/perturbation_cpu.*) and the CUDA
+// kernel (cuda/perturbation_kernel.cu) compute each pixel the same way.
+#pragma once
+
+#include "floatexp.h"
+#include "hd.h"
+
+namespace mp {
+
+// Bailout |z|^2 > 256, as pixel.h's.
+inline constexpr double kPerturbEscape2 = 256.0;
+
+struct RefPoint {
+  double x = 0, y = 0;
+};
+
+// Z_0 = 0, Z_1 = C, ... Z_{length-1}: the last one is the first outside the bailout (or the one
+// at the iteration limit), so a pixel is tested against every Z its steps reach. length >= 2.
+struct RefOrbitView {
+  const RefPoint* z = nullptr;
+  unsigned length = 0;
+};
+
+// One bilinear approximation: 2^l steps from reference index m as d -> A d + B dc, valid while
+// |d| is under the radius r (0: never valid).
+struct BlaD {
+  double ax = 0, ay = 0, bx = 0, by = 0, r = 0;
+};
+// In the extended range: A and B with exponents of their own; valid while |d| < 2^r_exp (the
+// radius rounded down to a power of two, so the test is on exponents alone).
+struct BlaX {
+  double ax = 0, ay = 0, bx = 0, by = 0;
+  int ae = kZeroExp, be = kZeroExp, r_exp = kZeroExp, pad = 0;
+};
+
+// The merged runs, level 0 (single steps) first: level l holds entry k for the run of 2^l steps
+// from m = 1 + k 2^l, entries [offset[l], offset[l+1]). levels == 0: no approximation.
+inline constexpr int kMaxBlaLevels = 32;
+template <class B>
+struct BlaView {
+  const B* entries = nullptr;
+  unsigned offset[kMaxBlaLevels + 1] = {};
+  int levels = 0;
+};
+
+// The number formats a pixel's difference can be iterated in, shallowest first.
+enum class DeltaFormat { Double, Extended };
+
+// A deep view's pixels as differences from the reference: pixel (px, py) has
+// dc = dc0 + ((px + 0.5 - w/2) s, (h/2 - py - 0.5) s), with dc0 the image centre minus the
+// reference point and s the pixel spacing, in the extended range whatever the format.
+struct DeepGrid {
+  int width = 0, height = 0;
+  FloatExp dc0x, dc0y, spacing;
+};
+MP_HD ComplexExp pixel_dc(const DeepGrid& g, int px, int py) {
+  const FloatExp ox = to_floatexp(px + 0.5 - g.width / 2.0);
+  const FloatExp oy = to_floatexp(g.height / 2.0 - py - 0.5);
+  return to_complexexp(g.dc0x + ox * g.spacing, g.dc0y + oy * g.spacing);
+}
+
+// What a pixel's orbit did: n steps counted (== max_iter: never escaped), of which `iterated`
+// ran one at a time and the rest were skipped by approximation; z where it stopped.
+struct PerturbResult {
+  unsigned n = 0;
+  unsigned iterated = 0;
+  unsigned rebases = 0;
+  bool escaped = false;
+  double zx = 0, zy = 0;
+};
+
+// The delta's arithmetic, one struct per number format: its value, its bilinear entry, a step,
+// an approximation, and the conversions for the tests on z = Z + d.
+struct DeltaDouble {
+  struct Value {
+    double x = 0, y = 0;
+  };
+  using Bla = BlaD;
+  MP_HD static Value step(Value d, RefPoint z, Value dc) {
+    const double tx = 2 * z.x + d.x, ty = 2 * z.y + d.y;
+    return {tx * d.x - ty * d.y + dc.x, tx * d.y + ty * d.x + dc.y};
+  }
+  // |d| <= sqrt(2) max(|x|, |y|): no squares, which would leave double's range long before d.
+  MP_HD static bool holds(const Bla& b, Value d) {
+    return ::fmax(::fabs(d.x), ::fabs(d.y)) * 1.4142135623730951 < b.r;
+  }
+  MP_HD static Value approximate(const Bla& b, Value d, Value dc) {
+    return {b.ax * d.x - b.ay * d.y + b.bx * dc.x - b.by * dc.y,
+            b.ax * d.y + b.ay * d.x + b.bx * dc.y + b.by * dc.x};
+  }
+  MP_HD static void as_double(Value d, double& x, double& y) {
+    x = d.x;
+    y = d.y;
+  }
+  MP_HD static Value from_double(double x, double y) { return {x, y}; }
+};
+
+struct DeltaExp {
+  using Value = ComplexExp;
+  using Bla = BlaX;
+  MP_HD static Value step(Value d, RefPoint z, Value dc) {
+    // 2Z + d in double: where d is below double's range it adds nothing to 2Z.
+    const double k = pow2(d.e);
+    const double tx = 2 * z.x + d.x * k, ty = 2 * z.y + d.y * k;
+    const ComplexExp p = normalised(tx * d.x - ty * d.y, tx * d.y + ty * d.x, d.e);
+    return p + dc;
+  }
+  // |d| < 2^(e+2) since its larger part's mantissa is under 2: a test on exponents alone.
+  MP_HD static bool holds(const Bla& b, Value d) { return d.e + 2 <= b.r_exp; }
+  MP_HD static Value approximate(const Bla& b, Value d, Value dc) {
+    const ComplexExp ad = normalised(b.ax * d.x - b.ay * d.y, b.ax * d.y + b.ay * d.x, b.ae + d.e);
+    const ComplexExp bc =
+        normalised(b.bx * dc.x - b.by * dc.y, b.bx * dc.y + b.by * dc.x, b.be + dc.e);
+    return ad + bc;
+  }
+  MP_HD static void as_double(Value d, double& x, double& y) {
+    const double k = pow2(d.e);
+    x = d.x * k;
+    y = d.y * k;
+  }
+  MP_HD static Value from_double(double x, double y) { return normalised(x, y, 0); }
+};
+
+// The longest valid approximation from reference index m (>= 1) that stays within max_iter
+// steps in all: its level, or -1 for none. A run's radius is at most its first half's, so the
+// levels are tried upwards until one does not hold.
+template <class D>
+MP_HD int bla_level(const BlaView<typename D::Bla>& bla, typename D::Value d, unsigned m,
+                    unsigned n, unsigned max_iter, const typename D::Bla** found) {
+  int best = -1;
+  for (int l = 0; l < bla.levels; ++l) {
+    const unsigned len = 1u << l;
+    if (((m - 1) & (len - 1)) != 0 || max_iter - n < len) break;
+    const unsigned at = bla.offset[l] + ((m - 1) >> l);
+    if (at >= bla.offset[l + 1]) break;
+    const typename D::Bla& b = bla.entries[at];
+    if (!D::holds(b, d)) break;
+    best = l;
+    *found = &b;
+  }
+  return best;
+}
+
+// One pixel's orbit from d = 0 at reference index 0, to its escape or max_iter.
+template <class D>
+MP_HD PerturbResult perturb_orbit(RefOrbitView ref, const BlaView<typename D::Bla>& bla,
+                                  typename D::Value dc, unsigned max_iter) {
+  PerturbResult r;
+  typename D::Value d{};
+  unsigned m = 0;
+  while (r.n < max_iter) {
+    const typename D::Bla* b = nullptr;
+    const int level = m > 0 ? bla_level<D>(bla, d, m, r.n, max_iter, &b) : -1;
+    if (level >= 0) {
+      d = D::approximate(*b, d, dc);
+      m += 1u << level;
+      r.n += 1u << level;
+    } else {
+      d = D::step(d, ref.z[m], dc);
+      ++m;
+      ++r.n;
+      ++r.iterated;
+    }
+    double dx, dy;
+    D::as_double(d, dx, dy);
+    const RefPoint z = ref.z[m];
+    r.zx = z.x + dx;
+    r.zy = z.y + dy;
+    const double z2 = r.zx * r.zx + r.zy * r.zy;
+    if (z2 > kPerturbEscape2) {
+      r.escaped = true;
+      break;
+    }
+    if (z2 < dx * dx + dy * dy || m == ref.length - 1) {
+      d = D::from_double(r.zx, r.zy);
+      m = 0;
+      ++r.rebases;
+    }
+  }
+  return r;
+}
+
+// The pixel's colouring value as pixel.h's: n + 2 - log2(log2 |z|^2), negative inside.
+MP_HD float perturb_smooth(const PerturbResult& r) {
+  if (!r.escaped) return -1.0f;
+  const float z2 = static_cast<float>(r.zx * r.zx + r.zy * r.zy);
+  return static_cast<float>(r.n) + 2.0f - fast_log2(fast_log2(z2));
+}
+
+}  // namespace mp

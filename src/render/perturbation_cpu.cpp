@@ -1,0 +1,83 @@
+#include "render/perturbation_cpu.h"
+
+#include "kernel_params.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <thread>
+#include <vector>
+
+namespace mp {
+namespace {
+
+template <class D>
+typename D::Value delta_value(ComplexExp dc);
+template <>
+DeltaDouble::Value delta_value<DeltaDouble>(ComplexExp dc) {
+  return {real_double(dc), imag_double(dc)};
+}
+template <>
+DeltaExp::Value delta_value<DeltaExp>(ComplexExp dc) {
+  return dc;
+}
+
+template <class D>
+PerturbStats render_rows(const DeepGrid& grid, RefOrbitView ref,
+                         const BlaView<typename D::Bla>& bla, unsigned max_iter, float* out,
+                         unsigned* counts, unsigned threads) {
+  std::atomic<int> next_row{0};
+  std::vector<PerturbStats> part(threads);
+  std::vector<std::thread> pool;
+  for (unsigned t = 0; t < threads; ++t)
+    pool.emplace_back([&, t] {
+      PerturbStats& s = part[t];
+      for (int py; (py = next_row.fetch_add(1)) < grid.height;)
+        for (int px = 0; px < grid.width; ++px) {
+          const PerturbResult r =
+              perturb_orbit<D>(ref, bla, delta_value<D>(pixel_dc(grid, px, py)), max_iter);
+          const std::size_t i = static_cast<std::size_t>(py) * grid.width + px;
+          out[i * kFloatsPerPixel] = perturb_smooth(r);
+          out[i * kFloatsPerPixel + 1] = 0.0f;
+          if (counts) counts[i] = r.n;
+          s.pixel_iters += r.n;
+          s.iterated += r.iterated;
+          s.rebases += r.rebases;
+        }
+    });
+  for (std::thread& th : pool) th.join();
+  PerturbStats total;
+  for (const PerturbStats& s : part) total += s;
+  return total;
+}
+
+}  // namespace
+
+PerturbStats& PerturbStats::operator+=(const PerturbStats& s) {
+  ms += s.ms;
+  pixel_iters += s.pixel_iters;
+  iterated += s.iterated;
+  rebases += s.rebases;
+  return *this;
+}
+
+PerturbStats render_perturbation_cpu(DeltaFormat format, const DeepGrid& grid, RefOrbitView ref,
+                                     const BlaTables& bla, unsigned max_iter, float* out,
+                                     unsigned* counts, unsigned threads) {
+  const auto start = std::chrono::steady_clock::now();
+  if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
+  threads = std::min<unsigned>(threads, std::max(grid.height, 1));
+  PerturbStats s;
+  if (format == DeltaFormat::Double) {
+    const BlaView<BlaD> v = bla.dbl ? bla.dbl->view() : BlaView<BlaD>{};
+    s = render_rows<DeltaDouble>(grid, ref, v, max_iter, out, counts, threads);
+  } else {
+    const BlaView<BlaX> v = bla.ext ? bla.ext->view() : BlaView<BlaX>{};
+    s = render_rows<DeltaExp>(grid, ref, v, max_iter, out, counts, threads);
+  }
+  s.ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  return s;
+}
+
+}  // namespace mp

@@ -1,0 +1,31 @@
+// The CPU reference of the perturbation kernels: the same per-pixel code
+// (cuda/host_device/perturbation.h), threaded by rows.
+#pragma once
+
+#include <cstdint>
+
+#include "perturbation.h"
+#include "render/bla_table.h"
+
+namespace mp {
+
+struct PerturbStats {
+  double ms = 0;
+  std::uint64_t pixel_iters = 0;  // steps counted, as the plain kernels count them
+  std::uint64_t iterated = 0;     // of them, steps run one at a time (the rest skipped by BLA)
+  std::uint64_t rebases = 0;
+  PerturbStats& operator+=(const PerturbStats& s);
+};
+
+// The tables of one reference orbit, in the formats the kernels read; null or empty: none.
+struct BlaTables {
+  const BlaTable<BlaD>* dbl = nullptr;
+  const BlaTable<BlaX>* ext = nullptr;
+};
+
+// out: 2 floats a pixel (smooth value, 0) as the plain renderers write them; counts: optional.
+PerturbStats render_perturbation_cpu(DeltaFormat format, const DeepGrid& grid, RefOrbitView ref,
+                                     const BlaTables& bla, unsigned max_iter, float* out,
+                                     unsigned* counts = nullptr, unsigned threads = 0);
+
+}  // namespace mp

@@ -1,0 +1,222 @@
+// Perturbation with rebasing and bilinear approximation (cuda/host_device/perturbation.h, the CPU
+// reference in src/render) against each pixel iterated directly in MPFR, at depths from 1e-20 to
+// past 1e-3000.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "mpfr_value.h"
+#include "render/bla_table.h"
+#include "render/perturbation_cpu.h"
+#include "render/reference_orbit.h"
+
+namespace mp {
+namespace {
+
+using test::get_floatexp;
+using test::Mp;
+
+// z^2 + c from 0 in `bits` until |z|^2 > 256: the step count, as the renderers count it.
+unsigned direct_count(mpfr_srcptr cx, mpfr_srcptr cy, int bits, unsigned max_iter) {
+  Mp x(bits), y(bits), x2(bits), y2(bits), xy(bits), r(bits);
+  mpfr_set_zero(x.get(), 1);
+  mpfr_set_zero(y.get(), 1);
+  for (unsigned n = 1; n <= max_iter; ++n) {
+    mpfr_sqr(x2.get(), x.get(), MPFR_RNDN);
+    mpfr_sqr(y2.get(), y.get(), MPFR_RNDN);
+    mpfr_mul(xy.get(), x.get(), y.get(), MPFR_RNDN);
+    mpfr_sub(x.get(), x2.get(), y2.get(), MPFR_RNDN);
+    mpfr_add(x.get(), x.get(), cx, MPFR_RNDN);
+    mpfr_mul_2ui(xy.get(), xy.get(), 1, MPFR_RNDN);
+    mpfr_add(y.get(), xy.get(), cy, MPFR_RNDN);
+    mpfr_sqr(x2.get(), x.get(), MPFR_RNDN);
+    mpfr_sqr(y2.get(), y.get(), MPFR_RNDN);
+    mpfr_add(r.get(), x2.get(), y2.get(), MPFR_RNDN);
+    if (mpfr_cmp_ui(r.get(), 256) > 0) return n;
+  }
+  return max_iter;
+}
+
+struct Location {
+  std::string cx, cy;  // the image centre
+  int span_exp10;      // span = 3 x 10^span_exp10
+  unsigned max_iter;
+  DeltaFormat format;
+  // Reference point offset from the centre, in spans (0: the centre itself).
+  double ref_dx = 0, ref_dy = 0;
+};
+
+struct Frame {
+  int width = 0, height = 0, bits = 0;
+  std::vector<unsigned> counts;
+  PerturbStats stats;
+  ReferenceOrbit orbit;
+};
+
+// The location's image by perturbation, its reference at the given offset from the centre.
+Frame perturbed(const Location& at, int width, int height, bool approximate) {
+  Frame f;
+  f.width = width;
+  f.height = height;
+  // The bits to tell pixels apart, and a margin.
+  f.bits = static_cast<int>((-at.span_exp10) * 3.33) + 64;
+  Mp span(f.bits), spacing(f.bits), cx(at.cx, f.bits), cy(at.cy, f.bits), rx(f.bits), ry(f.bits);
+  mpfr_set_str(span.get(), ("3e" + std::to_string(at.span_exp10)).c_str(), 10, MPFR_RNDN);
+  mpfr_div_ui(spacing.get(), span.get(), width, MPFR_RNDN);
+  mpfr_mul_d(rx.get(), span.get(), at.ref_dx, MPFR_RNDN);
+  mpfr_add(rx.get(), rx.get(), cx.get(), MPFR_RNDN);
+  mpfr_mul_d(ry.get(), span.get(), at.ref_dy, MPFR_RNDN);
+  mpfr_add(ry.get(), ry.get(), cy.get(), MPFR_RNDN);
+  f.orbit = *compute_reference_orbit(rx.get(), ry.get(), f.bits, at.max_iter);
+  DeepGrid g;
+  g.width = width;
+  g.height = height;
+  g.spacing = get_floatexp(spacing.get());
+  Mp d(f.bits);
+  mpfr_sub(d.get(), cx.get(), rx.get(), MPFR_RNDN);
+  g.dc0x = get_floatexp(d.get());
+  mpfr_sub(d.get(), cy.get(), ry.get(), MPFR_RNDN);
+  g.dc0y = get_floatexp(d.get());
+  // The largest |dc|: the image's half diagonal plus the reference's offset.
+  const FloatExp half_diag = g.spacing * to_floatexp(std::hypot(width, height) / 2 + 1);
+  const FloatExp dc_max = half_diag + magnitude(to_complexexp(g.dc0x, g.dc0y));
+  const BlaTable<BlaX> ext = build_bla_extended(f.orbit.view(), dc_max);
+  const BlaTable<BlaD> dbl = build_bla_double(ext);
+  BlaTables tables;
+  if (approximate) tables = {&dbl, &ext};
+  std::vector<float> out(static_cast<std::size_t>(width) * height * 2);
+  f.counts.resize(static_cast<std::size_t>(width) * height);
+  f.stats = render_perturbation_cpu(at.format, g, f.orbit.view(), tables, at.max_iter, out.data(),
+                                    f.counts.data());
+  return f;
+}
+
+// MPFR's count for pixel (px, py) of the location's image.
+unsigned exact_count(const Location& at, const Frame& f, int px, int py) {
+  const int bits = f.bits;
+  Mp span(bits), s(bits), cx(at.cx, bits), cy(at.cy, bits), t(bits);
+  mpfr_set_str(span.get(), ("3e" + std::to_string(at.span_exp10)).c_str(), 10, MPFR_RNDN);
+  mpfr_div_ui(s.get(), span.get(), f.width, MPFR_RNDN);
+  mpfr_mul_d(t.get(), s.get(), px + 0.5 - f.width / 2.0, MPFR_RNDN);
+  mpfr_add(cx.get(), cx.get(), t.get(), MPFR_RNDN);
+  mpfr_mul_d(t.get(), s.get(), f.height / 2.0 - py - 0.5, MPFR_RNDN);
+  mpfr_add(cy.get(), cy.get(), t.get(), MPFR_RNDN);
+  return direct_count(cx.get(), cy.get(), bits, at.max_iter);
+}
+
+struct Agreement {
+  int sampled = 0, exact = 0, within_one = 0, largest_patch = 0;
+};
+
+// Every `stride`-th pixel against MPFR; wrong pixels that touch (8-neighbours on the sampled
+// lattice) form a patch.
+Agreement compare(const Location& at, const Frame& f, int stride) {
+  Agreement a;
+  const int w = (f.width + stride - 1) / stride, h = (f.height + stride - 1) / stride;
+  std::vector<char> wrong(static_cast<std::size_t>(w) * h, 0);
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x) {
+      const int px = x * stride, py = y * stride;
+      const unsigned want = exact_count(at, f, px, py);
+      const unsigned got = f.counts[static_cast<std::size_t>(py) * f.width + px];
+      ++a.sampled;
+      a.exact += got == want;
+      a.within_one += (got > want ? got - want : want - got) <= 1;
+      wrong[static_cast<std::size_t>(y) * w + x] = got != want;
+    }
+  std::vector<int> stack;
+  for (int i = 0; i < w * h; ++i) {
+    if (wrong[i] != 1) continue;
+    int size = 0;
+    stack.push_back(i);
+    wrong[i] = 2;
+    while (!stack.empty()) {
+      const int k = stack.back();
+      stack.pop_back();
+      ++size;
+      for (int dy = -1; dy <= 1; ++dy)
+        for (int dx = -1; dx <= 1; ++dx) {
+          const int x = k % w + dx, y = k / w + dy;
+          if (x < 0 || y < 0 || x >= w || y >= h || wrong[y * w + x] != 1) continue;
+          wrong[y * w + x] = 2;
+          stack.push_back(y * w + x);
+        }
+    }
+    a.largest_patch = std::max(a.largest_patch, size);
+  }
+  return a;
+}
+
+void expect_accurate(const Agreement& a) {
+  EXPECT_GE(a.exact, 0.995 * a.sampled) << a.exact << " of " << a.sampled << " exact";
+  EXPECT_GE(a.within_one, 0.999 * a.sampled) << a.within_one << " of " << a.sampled;
+  EXPECT_LE(a.largest_patch, 4);
+}
+
+// c = i is a Misiurewicz point (its orbit 0, i, -1+i, -i, -1+i, ... repeats without
+// escaping): at every depth the view around it holds spirals whose counts grow with the depth.
+Location near_i(int span_exp10, unsigned iters, DeltaFormat f) {
+  return {"1.3e" + std::to_string(span_exp10 - 1), "1", span_exp10, iters, f};
+}
+
+// Beside the tip c = -2, where the set is a thread along the real axis.
+TEST(Perturbation, MatchesMpfrAt1em20) {
+  const Location at{"-1.99999999999999999999", "1.1e-20", -20, 4000, DeltaFormat::Double};
+  const Frame f = perturbed(at, 48, 32, true);
+  expect_accurate(compare(at, f, 1));
+  EXPECT_LT(f.stats.iterated, f.stats.pixel_iters);  // the approximation skipped steps
+}
+
+TEST(Perturbation, MatchesMpfrAt1em50NearAMisiurewiczPoint) {
+  const Location at = near_i(-50, 3000, DeltaFormat::Double);
+  const Frame f = perturbed(at, 40, 30, true);
+  expect_accurate(compare(at, f, 1));
+  EXPECT_LT(f.stats.iterated * 2, f.stats.pixel_iters);
+}
+
+TEST(Perturbation, MatchesMpfrAt1em300InTheExtendedRange) {
+  const Location at = near_i(-300, 6000, DeltaFormat::Extended);
+  const Frame f = perturbed(at, 32, 24, true);
+  expect_accurate(compare(at, f, 2));
+}
+
+TEST(Perturbation, MatchesMpfrAt1em1000) {
+  const Location at = near_i(-1000, 12000, DeltaFormat::Extended);
+  const Frame f = perturbed(at, 24, 16, true);
+  expect_accurate(compare(at, f, 2));
+  EXPECT_LT(f.stats.iterated * 20, f.stats.pixel_iters);
+}
+
+TEST(Perturbation, MatchesMpfrPast1em3000) {
+  const Location at = near_i(-3100, 30000, DeltaFormat::Extended);
+  const Frame f = perturbed(at, 16, 12, true);
+  expect_accurate(compare(at, f, 3));
+}
+
+// The approximation only skips: with and without it every count is the same or one apart.
+TEST(Perturbation, ApproximationKeepsTheCountsOfSingleSteps) {
+  const Location at = near_i(-60, 3000, DeltaFormat::Extended);
+  const Frame with = perturbed(at, 40, 30, true), without = perturbed(at, 40, 30, false);
+  EXPECT_EQ(without.stats.iterated, without.stats.pixel_iters);
+  int same = 0;
+  for (std::size_t i = 0; i < with.counts.size(); ++i) same += with.counts[i] == without.counts[i];
+  EXPECT_GE(same, 0.995 * with.counts.size());
+  EXPECT_LT(with.stats.iterated * 2, with.stats.pixel_iters);
+}
+
+// A reference at the image's corner, outside the set: the pixels whose orbits outlast it run on
+// past its end by rebasing to its start.
+TEST(Perturbation, AReferenceThatEscapesEarlyServesLongerOrbitsByRebasing) {
+  Location at = near_i(-30, 3000, DeltaFormat::Double);
+  at.ref_dx = 0.45;
+  at.ref_dy = -0.3;
+  const Frame f = perturbed(at, 24, 16, true);
+  EXPECT_TRUE(f.orbit.escaped);
+  EXPECT_GT(f.stats.rebases, 0u);
+  expect_accurate(compare(at, f, 1));
+}
+
+}  // namespace
+}  // namespace mp
