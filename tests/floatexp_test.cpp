@@ -11,7 +11,6 @@
 namespace mp {
 namespace {
 
-using test::get_floatexp;
 using test::Mp;
 using test::set_floatexp;
 

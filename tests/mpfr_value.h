@@ -31,12 +31,4 @@ inline void set_floatexp(mpfr_ptr out, FloatExp a) {
   if (a.m != 0) mpfr_mul_2si(out, out, a.e, MPFR_RNDN);
 }
 
-// The value rounded to a FloatExp (53 bits, any exponent).
-inline FloatExp get_floatexp(mpfr_srcptr v) {
-  if (mpfr_zero_p(v)) return {};
-  long e = 0;
-  const double d = mpfr_get_d_2exp(&e, v, MPFR_RNDN);  // d in [0.5, 1)
-  return normalised(d, static_cast<int>(e));
-}
-
 }  // namespace mp::test

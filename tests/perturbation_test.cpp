@@ -8,14 +8,12 @@
 #include <vector>
 
 #include "mpfr_value.h"
-#include "render/bla_table.h"
+#include "render/deep_frame.h"
 #include "render/perturbation_cpu.h"
-#include "render/reference_orbit.h"
 
 namespace mp {
 namespace {
 
-using test::get_floatexp;
 using test::Mp;
 
 // z^2 + c from 0 in `bits` until |z|^2 > 256: the step count, as the renderers count it.
@@ -69,27 +67,15 @@ Frame perturbed(const Location& at, int width, int height, bool approximate) {
   mpfr_add(rx.get(), rx.get(), cx.get(), MPFR_RNDN);
   mpfr_mul_d(ry.get(), span.get(), at.ref_dy, MPFR_RNDN);
   mpfr_add(ry.get(), ry.get(), cy.get(), MPFR_RNDN);
-  f.orbit = *compute_reference_orbit(rx.get(), ry.get(), f.bits, at.max_iter);
-  DeepGrid g;
-  g.width = width;
-  g.height = height;
-  g.spacing = get_floatexp(spacing.get());
-  Mp d(f.bits);
-  mpfr_sub(d.get(), cx.get(), rx.get(), MPFR_RNDN);
-  g.dc0x = get_floatexp(d.get());
-  mpfr_sub(d.get(), cy.get(), ry.get(), MPFR_RNDN);
-  g.dc0y = get_floatexp(d.get());
-  // The largest |dc|: the image's half diagonal plus the reference's offset.
-  const FloatExp half_diag = g.spacing * to_floatexp(std::hypot(width, height) / 2 + 1);
-  const FloatExp dc_max = half_diag + magnitude(to_complexexp(g.dc0x, g.dc0y));
-  const BlaTable<BlaX> ext = build_bla_extended(f.orbit.view(), dc_max);
-  const BlaTable<BlaD> dbl = build_bla_double(ext);
+  DeepFrame d = *prepare_deep_frame(cx.get(), cy.get(), spacing.get(), rx.get(), ry.get(), width,
+                                    height, at.max_iter, f.bits);
   BlaTables tables;
-  if (approximate) tables = {&dbl, &ext};
+  if (approximate) tables = {&d.dbl, &d.extended};
   std::vector<float> out(static_cast<std::size_t>(width) * height * 2);
   f.counts.resize(static_cast<std::size_t>(width) * height);
-  f.stats = render_perturbation_cpu(at.format, g, f.orbit.view(), tables, at.max_iter, out.data(),
-                                    f.counts.data());
+  f.stats = render_perturbation_cpu(at.format, d.grid, whole_image(d.grid), d.orbit.view(), tables, at.max_iter,
+                                    out.data(), f.counts.data());
+  f.orbit = std::move(d.orbit);
   return f;
 }
 

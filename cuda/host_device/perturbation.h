@@ -66,6 +66,10 @@ struct DeepGrid {
   int width = 0, height = 0;
   FloatExp dc0x, dc0y, spacing;
 };
+// The part of the image a launch (or CPU call) computes, its outputs row-major over the part.
+struct PixelRect {
+  int x0 = 0, y0 = 0, width = 0, height = 0;
+};
 MP_HD ComplexExp pixel_dc(const DeepGrid& g, int px, int py) {
   const FloatExp ox = to_floatexp(px + 0.5 - g.width / 2.0);
   const FloatExp oy = to_floatexp(g.height / 2.0 - py - 0.5);

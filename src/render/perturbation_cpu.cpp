@@ -23,7 +23,7 @@ DeltaExp::Value delta_value<DeltaExp>(ComplexExp dc) {
 }
 
 template <class D>
-PerturbStats render_rows(const DeepGrid& grid, RefOrbitView ref,
+PerturbStats render_rows(const DeepGrid& grid, PixelRect rect, RefOrbitView ref,
                          const BlaView<typename D::Bla>& bla, unsigned max_iter, float* out,
                          unsigned* counts, unsigned threads) {
   std::atomic<int> next_row{0};
@@ -32,11 +32,11 @@ PerturbStats render_rows(const DeepGrid& grid, RefOrbitView ref,
   for (unsigned t = 0; t < threads; ++t)
     pool.emplace_back([&, t] {
       PerturbStats& s = part[t];
-      for (int py; (py = next_row.fetch_add(1)) < grid.height;)
-        for (int px = 0; px < grid.width; ++px) {
-          const PerturbResult r =
-              perturb_orbit<D>(ref, bla, delta_value<D>(pixel_dc(grid, px, py)), max_iter);
-          const std::size_t i = static_cast<std::size_t>(py) * grid.width + px;
+      for (int y; (y = next_row.fetch_add(1)) < rect.height;)
+        for (int x = 0; x < rect.width; ++x) {
+          const ComplexExp dc = pixel_dc(grid, rect.x0 + x, rect.y0 + y);
+          const PerturbResult r = perturb_orbit<D>(ref, bla, delta_value<D>(dc), max_iter);
+          const std::size_t i = static_cast<std::size_t>(y) * rect.width + x;
           out[i * kFloatsPerPixel] = perturb_smooth(r);
           out[i * kFloatsPerPixel + 1] = 0.0f;
           if (counts) counts[i] = r.n;
@@ -61,19 +61,19 @@ PerturbStats& PerturbStats::operator+=(const PerturbStats& s) {
   return *this;
 }
 
-PerturbStats render_perturbation_cpu(DeltaFormat format, const DeepGrid& grid, RefOrbitView ref,
-                                     const BlaTables& bla, unsigned max_iter, float* out,
-                                     unsigned* counts, unsigned threads) {
+PerturbStats render_perturbation_cpu(DeltaFormat format, const DeepGrid& grid, PixelRect rect,
+                                     RefOrbitView ref, const BlaTables& bla, unsigned max_iter,
+                                     float* out, unsigned* counts, unsigned threads) {
   const auto start = std::chrono::steady_clock::now();
   if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
-  threads = std::min<unsigned>(threads, std::max(grid.height, 1));
+  threads = std::min<unsigned>(threads, std::max(rect.height, 1));
   PerturbStats s;
   if (format == DeltaFormat::Double) {
     const BlaView<BlaD> v = bla.dbl ? bla.dbl->view() : BlaView<BlaD>{};
-    s = render_rows<DeltaDouble>(grid, ref, v, max_iter, out, counts, threads);
+    s = render_rows<DeltaDouble>(grid, rect, ref, v, max_iter, out, counts, threads);
   } else {
     const BlaView<BlaX> v = bla.ext ? bla.ext->view() : BlaView<BlaX>{};
-    s = render_rows<DeltaExp>(grid, ref, v, max_iter, out, counts, threads);
+    s = render_rows<DeltaExp>(grid, rect, ref, v, max_iter, out, counts, threads);
   }
   s.ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();

@@ -23,9 +23,14 @@ struct BlaTables {
   const BlaTable<BlaX>* ext = nullptr;
 };
 
-// out: 2 floats a pixel (smooth value, 0) as the plain renderers write them; counts: optional.
-PerturbStats render_perturbation_cpu(DeltaFormat format, const DeepGrid& grid, RefOrbitView ref,
-                                     const BlaTables& bla, unsigned max_iter, float* out,
-                                     unsigned* counts = nullptr, unsigned threads = 0);
+// The pixels of `rect` into `out`, 2 floats a pixel (smooth value, 0) as the plain renderers
+// write them, and `counts` (optional), both row-major over the rect.
+PerturbStats render_perturbation_cpu(DeltaFormat format, const DeepGrid& grid, PixelRect rect,
+                                     RefOrbitView ref, const BlaTables& bla, unsigned max_iter,
+                                     float* out, unsigned* counts = nullptr, unsigned threads = 0);
+// The whole image.
+inline PixelRect whole_image(const DeepGrid& g) {
+  return {0, 0, g.width, g.height};
+}
 
 }  // namespace mp

@@ -1,0 +1,41 @@
+// Host interface of the perturbation kernels (cuda/perturbation_kernel.cu): a reference orbit and
+// its bilinear tables held on the GPU, and a frame of a deep view rendered from them.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+
+#include "perturbation.h"
+
+namespace mp {
+
+struct GpuPerturbStats {
+  double kernel_ms = 0;
+  unsigned long long pixel_iters = 0;  // steps counted
+  unsigned long long iterated = 0;     // of them, run one at a time
+  unsigned long long rebases = 0;
+};
+
+class GpuPerturbation {
+ public:
+  GpuPerturbation();  // on the calling thread's current device
+  ~GpuPerturbation();
+  GpuPerturbation(const GpuPerturbation&) = delete;
+  GpuPerturbation& operator=(const GpuPerturbation&) = delete;
+
+  // Copies the orbit and both tables (entries of every level, `offset` as BlaView's) to the
+  // GPU, replacing what it held. levels == 0: no approximation.
+  void set_reference(RefOrbitView orbit, const BlaD* bla_double, const BlaX* bla_extended,
+                     const unsigned* offset, int levels);
+  // The pixels of `rect` into device memory, row-major over the rect: `out` 2 floats a pixel as
+  // the plain kernels write them, `counts` (optional) the step counts. Blocks until the stats
+  // are back.
+  GpuPerturbStats render(DeltaFormat format, const DeepGrid& grid, PixelRect rect,
+                         unsigned max_iter, float* out, unsigned* counts);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace mp

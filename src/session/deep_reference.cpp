@@ -1,0 +1,70 @@
+#include "session/deep_reference.h"
+
+#include <chrono>
+#include <cmath>
+
+#include "render/deep_frame.h"
+
+namespace mp {
+namespace {
+
+// The largest |dc| of the view's pixels, given the reference's offset from its centre: the
+// half diagonal of the image, a pixel more, and the offset.
+FloatExp largest_dc(const View& view, int width, int height, FloatExp offset) {
+  const FloatExp spacing = quotient(view.span, to_floatexp(static_cast<double>(width)));
+  return spacing * to_floatexp(std::hypot(width, height) / 2 + 1) + offset;
+}
+
+FloatExp offset_of(const DeepReference& ref, const View& view) {
+  const FloatExp dx = to_floatexp(view.center_x - ref.x), dy = to_floatexp(view.center_y - ref.y);
+  return magnitude(to_complexexp(dx, dy));
+}
+
+constexpr int kSpareBits = 64;
+
+}  // namespace
+
+bool serves(const DeepReference& ref, const View& view, int width, int height) {
+  if (ref.orbit.bits < view_bits(view, width)) return false;
+  if (!ref.orbit.escaped && ref.max_iter < view.max_iter) return false;
+  const FloatExp offset = offset_of(ref, view);
+  // Beyond a few spans the differences lose the bits that tell pixels apart.
+  if (view.span * to_floatexp(4.0) < offset) return false;
+  return !(ref.dc_max < largest_dc(view, width, height, offset));
+}
+
+std::shared_ptr<const DeepReference> make_reference(const View& view, int width, int height,
+                                                    const std::atomic<bool>* cancel,
+                                                    const std::function<void(double)>& progress) {
+  auto ref = std::make_shared<DeepReference>();
+  // Bits to spare, so that zooming in about the point keeps the reference a while.
+  const int bits = view_bits(view, width) + kSpareBits;
+  ref->x = view.center_x.with_bits(bits);
+  ref->y = view.center_y.with_bits(bits);
+  ref->max_iter = view.max_iter;
+  std::optional<ReferenceOrbit> orbit =
+      compute_reference_orbit(ref->x.get(), ref->y.get(), bits, view.max_iter, cancel, progress);
+  if (!orbit) return nullptr;
+  ref->orbit = std::move(*orbit);
+  const auto start = std::chrono::steady_clock::now();
+  View wider = view;
+  wider.span = wider.span * to_floatexp(2.0);
+  ref->dc_max = largest_dc(wider, width, height, FloatExp{});
+  ref->extended = build_bla_extended(ref->orbit.view(), ref->dc_max);
+  ref->dbl = build_bla_double(ref->extended);
+  ref->bla_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  return ref;
+}
+
+DeepGrid deep_grid(const DeepReference& ref, const View& view, int width, int height) {
+  DeepGrid g;
+  g.width = width;
+  g.height = height;
+  g.spacing = quotient(view.span, to_floatexp(static_cast<double>(width)));
+  g.dc0x = to_floatexp(view.center_x - ref.x);
+  g.dc0y = to_floatexp(view.center_y - ref.y);
+  return g;
+}
+
+}  // namespace mp

@@ -1,0 +1,40 @@
+// A deep view's reference: the orbit of one point in as many bits as the depth needs and its
+// bilinear tables, made once (off the window's thread where it takes long) and shared, never
+// changed, by every frame it serves while the user pans and zooms within its reach.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <memory>
+
+#include "model/view.h"
+#include "render/bla_table.h"
+#include "render/reference_orbit.h"
+
+namespace mp {
+
+struct DeepReference {
+  BigReal x, y;           // the reference point
+  unsigned max_iter = 0;  // the limit it was computed to
+  ReferenceOrbit orbit;
+  FloatExp dc_max;  // the tables hold for pixels up to this far from the point
+  BlaTable<BlaX> extended;
+  BlaTable<BlaD> dbl;
+  double bla_ms = 0;
+};
+
+// Whether `ref` serves the view at this size: bits enough for its pixels, the point within a
+// few spans of its centre, the orbit long enough (or escaped before the view's limit), and
+// the tables made for its pixels' distances.
+bool serves(const DeepReference& ref, const View& view, int width, int height);
+
+// A reference for the view at this size, at its centre; nothing if `cancel` was set meanwhile.
+// Its tables hold for the view zoomed out twice about its centre, so that small moves keep it.
+std::shared_ptr<const DeepReference> make_reference(
+    const View& view, int width, int height, const std::atomic<bool>* cancel = nullptr,
+    const std::function<void(double)>& progress = nullptr);
+
+// The view's pixels as differences from the reference point.
+DeepGrid deep_grid(const DeepReference& ref, const View& view, int width, int height);
+
+}  // namespace mp

@@ -1,0 +1,54 @@
+// Deep views for every front end: the frame's pixels by perturbation from the session's current
+// reference (session/deep_reference.h), on the GPU's perturbation kernels where there is a GPU,
+// else on their CPU reference. The reference itself is made by the caller, on whatever thread
+// suits it (the window's worker, render's own thread), and handed over with use().
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "gpu_perturbation.h"
+#include "gpu_renderer.h"
+#include "render/perturbation_cpu.h"
+#include "session/deep_reference.h"
+
+namespace mp {
+
+struct DeepStats {
+  DeltaFormat format = DeltaFormat::Double;
+  bool gpu = false;
+  double ms = 0;  // kernel time on the GPU, wall time on the CPU
+  unsigned long long pixel_iters = 0, iterated = 0, rebases = 0;
+  int launches = 0;
+  DeepStats& operator+=(const DeepStats& s);
+};
+
+// "perturbation (double)" and the like, for banners and sidecars.
+const char* format_name(DeltaFormat f);
+
+class DeepRenderer {
+ public:
+  // With a device, the GPU's kernels (made on the calling thread's current device).
+  explicit DeepRenderer(const std::optional<DeviceInfo>& device);
+  ~DeepRenderer();
+  DeepRenderer(const DeepRenderer&) = delete;
+  DeepRenderer& operator=(const DeepRenderer&) = delete;
+
+  bool on_gpu() const { return gpu_ != nullptr; }
+  const std::shared_ptr<const DeepReference>& reference() const { return ref_; }
+  // The reference later frames use (copied to the GPU before the next one).
+  void use(std::shared_ptr<const DeepReference> ref);
+
+  // The view's pixels in `rect` (of the whole width x height image) from the current reference,
+  // which must serve the view: into device memory on the GPU path, host memory on the CPU's.
+  DeepStats render(DeltaFormat format, const View& view, int width, int height, PixelRect rect,
+                   float* out, unsigned* counts = nullptr);
+
+ private:
+  std::unique_ptr<GpuPerturbation> gpu_;
+  std::shared_ptr<const DeepReference> ref_;
+  const DeepReference* uploaded_ = nullptr;  // what the GPU holds
+};
+
+}  // namespace mp

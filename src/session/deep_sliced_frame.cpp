@@ -1,0 +1,40 @@
+#include "session/deep_sliced_frame.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "kernel_params.h"
+
+namespace mp {
+
+DeepSlicedFrame::DeepSlicedFrame(DeltaFormat format, const View& view, int width, int height)
+    : format_(format), view_(view), width_(width), height_(height) {
+  stats_.format = format;
+}
+
+const DeepStats& DeepSlicedFrame::step(DeepRenderer& renderer, float* out, double target_ms) {
+  if (done()) return stats_;
+  int rows = height_ - next_row_;
+  if (target_ms > 0) {
+    // A view's first band is a few rows, whose time per row sizes the next; a band at most
+    // doubles, since a band of cheap rows says little about costly ones below it.
+    const int first = std::max(1, 4096 / std::max(width_, 1));
+    const int last = stats_.launches ? last_rows_ : first;
+    int want = ms_per_row_ > 0 ? static_cast<int>(target_ms / ms_per_row_) : first;
+    want = std::clamp(want, 1, stats_.launches ? 2 * last : first);
+    rows = std::min(rows, want);
+  }
+  const PixelRect rect{0, next_row_, width_, rows};
+  const DeepStats s = renderer.render(format_, view_, width_, height_, rect,
+                                      out + static_cast<std::size_t>(next_row_) * width_ *
+                                                kFloatsPerPixel);
+  ms_per_row_ = s.ms / rows;
+  last_rows_ = rows;
+  longest_ms_ = std::max(longest_ms_, s.ms);
+  stats_ += s;
+  stats_.gpu = s.gpu;
+  next_row_ += rows;
+  return stats_;
+}
+
+}  // namespace mp

@@ -1,0 +1,34 @@
+// A deep frame rendered a band of rows at a time across calls, as the plain frames are
+// (gpu_sliced_frame.h, CpuSlicedFrame), so that the window keeps drawing and answering while it
+// refines: each band is sized from the last one's time per row to take about the target.
+#pragma once
+
+#include "session/deep_renderer.h"
+
+namespace mp {
+
+class DeepSlicedFrame {
+ public:
+  DeepSlicedFrame() = default;  // nothing to render: done()
+  DeepSlicedFrame(DeltaFormat format, const View& view, int width, int height);
+
+  bool done() const { return next_row_ >= height_; }
+  double progress() const { return height_ ? static_cast<double>(next_row_) / height_ : 1.0; }
+  DeltaFormat format() const { return format_; }
+  // The next band, about target_ms (0: all rows left), into the whole frame's `out` (device
+  // memory on the GPU path, host memory on the CPU's); the frame's stats so far.
+  const DeepStats& step(DeepRenderer& renderer, float* out, double target_ms);
+  const DeepStats& stats() const { return stats_; }
+  double longest_ms() const { return longest_ms_; }
+
+ private:
+  DeltaFormat format_ = DeltaFormat::Double;
+  View view_;
+  int width_ = 0, height_ = 0, next_row_ = 0;
+  double ms_per_row_ = 0;  // the last band's
+  int last_rows_ = 0;
+  double longest_ms_ = 0;
+  DeepStats stats_;
+};
+
+}  // namespace mp

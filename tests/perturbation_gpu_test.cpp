@@ -1,0 +1,75 @@
+// The perturbation kernels against their CPU reference (the same per-pixel code; nvcc may fuse
+// multiplies and adds that the CPU rounds apart, so a few counts may differ by a step).
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "cuda_device_test.h"
+#include "device_buffer.h"
+#include "gpu_perturbation.h"
+#include "mpfr_value.h"
+#include "render/deep_frame.h"
+#include "render/perturbation_cpu.h"
+
+namespace mp {
+namespace {
+
+using test::Mp;
+
+struct Case {
+  const char* cx;
+  const char* cy;
+  const char* span;
+  unsigned max_iter;
+  DeltaFormat format;
+};
+
+class GpuPerturbationTest : public CudaDeviceTest<::testing::TestWithParam<Case>> {};
+
+TEST_P(GpuPerturbationTest, CountsEqualTheCpuReference) {
+  const Case c = GetParam();
+  const int w = 96, h = 64, bits = 12000;
+  Mp cx(c.cx, bits), cy(c.cy, bits), spacing(c.span, bits);
+  mpfr_div_ui(spacing.get(), spacing.get(), w, MPFR_RNDN);
+  DeepFrame f = *prepare_deep_frame(cx.get(), cy.get(), spacing.get(), cx.get(), cy.get(), w, h,
+                                    c.max_iter, bits);
+  const std::size_t n = static_cast<std::size_t>(w) * h;
+  std::vector<float> cpu_out(n * 2), gpu_out(n * 2);
+  std::vector<unsigned> cpu_counts(n), gpu_counts(n);
+  const PerturbStats cs = render_perturbation_cpu(c.format, f.grid, whole_image(f.grid), f.orbit.view(),
+                                                  {&f.dbl, &f.extended}, c.max_iter,
+                                                  cpu_out.data(), cpu_counts.data());
+  GpuPerturbation gpu;
+  gpu.set_reference(f.orbit.view(), f.dbl.entries.data(), f.extended.entries.data(),
+                    f.extended.offset.data(), f.extended.levels());
+  DeviceBuffer<float> out(n * 2);
+  DeviceBuffer<unsigned> counts(n);
+  const GpuPerturbStats gs = gpu.render(c.format, f.grid, whole_image(f.grid), c.max_iter, out.get(),
+                                         counts.get());
+  CUDA_CHECK(cudaMemcpy(gpu_counts.data(), counts.get(), n * sizeof(unsigned),
+                        cudaMemcpyDeviceToHost));
+  std::size_t same = 0, near = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    same += gpu_counts[i] == cpu_counts[i];
+    near += (gpu_counts[i] > cpu_counts[i] ? gpu_counts[i] - cpu_counts[i]
+                                           : cpu_counts[i] - gpu_counts[i]) <= 1;
+  }
+  EXPECT_GE(same, 0.995 * n);
+  EXPECT_GE(near, 0.999 * n);
+  // The tallies are the pixels' own: within the few pixels that differ.
+  EXPECT_NEAR(static_cast<double>(gs.pixel_iters), static_cast<double>(cs.pixel_iters),
+              0.01 * cs.pixel_iters);
+  EXPECT_LT(gs.iterated, gs.pixel_iters);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Depths, GpuPerturbationTest,
+    ::testing::Values(Case{"-1.99999999999999999999", "1.1e-20", "3e-20", 4000, DeltaFormat::Double},
+                      Case{"1.3e-51", "1", "3e-50", 3000, DeltaFormat::Double},
+                      Case{"1.3e-301", "1", "3e-300", 6000, DeltaFormat::Extended},
+                      Case{"1.3e-1001", "1", "3e-1000", 12000, DeltaFormat::Extended},
+                      Case{"1.3e-3101", "1", "3e-3100", 30000, DeltaFormat::Extended}));
+
+}  // namespace
+}  // namespace mp
