@@ -40,7 +40,18 @@ class BookmarkStoreTest : public ::testing::Test {
   fs::path dir_, file_;
 };
 
-const View kView{-1.7548776662466927, 1e-17, 0.0123456789012345, 2048};
+// A view as text gives: its centre the decimal it was read from, so that it is written back the
+// same (one made from doubles comes back equal as doubles only).
+View view_of(const std::string& x, const std::string& y, const std::string& span, unsigned iters) {
+  View v;
+  v.span = *parse_span(span);
+  v.center_x = *parse_centre(x, v);
+  v.center_y = *parse_centre(y, v);
+  v.max_iter = iters;
+  return v;
+}
+
+const View kView = view_of("-1.7548776662466927", "1e-17", "0.0123456789012345", 2048);
 
 TEST_F(BookmarkStoreTest, MissingFileIsNoBookmarksAndNoProblem) {
   BookmarkStore s(file_);
@@ -84,14 +95,26 @@ TEST_F(BookmarkStoreTest, TwoWindowsKeepEachOthersBookmarks) {
   EXPECT_EQ(BookmarkStore(file_).bookmarks().size(), 2u);
 }
 
+TEST_F(BookmarkStoreTest, DeepViewsKeepEveryDigit) {
+  const std::string x = "-1.7400623825793399052" + std::string(1980, '3') + "1";
+  const View deep = view_of(x, "0.0000123", "3.25e-2000", 100000);
+  BookmarkStore s(file_);
+  ASSERT_EQ(s.add({"deep", deep}), "");
+  EXPECT_NE(read().find("\"" + x + "\""), std::string::npos) << "the centre as a string";
+  EXPECT_NE(read().find("\"3.25e-2000\""), std::string::npos) << "the span as a string";
+  const BookmarkStore again(file_);
+  ASSERT_EQ(again.bookmarks().size(), 1u);
+  EXPECT_EQ(again.bookmarks()[0].view, deep);
+}
+
 TEST_F(BookmarkStoreTest, BadNamesAndViewsAreRefusedAndNothingWritten) {
   BookmarkStore s(file_);
   EXPECT_NE(s.add({"   ", kView}).find("needs a name"), std::string::npos);
   EXPECT_NE(s.add({"a\nb", kView}).find("control characters"), std::string::npos);
   EXPECT_NE(s.add({std::string(201, 'x'), kView}).find("at most"), std::string::npos);
   EXPECT_NE(s.add({"\xff\xfe", kView}), "");
-  EXPECT_NE(s.add({"zero span", View{0, 0, 0, 100}}), "");
-  EXPECT_NE(s.add({"no iterations", View{0, 0, 1, 0}}), "");
+  EXPECT_NE(s.add({"zero span", view_at(0, 0, 0, 100)}), "");
+  EXPECT_NE(s.add({"no iterations", view_at(0, 0, 1, 0)}), "");
   EXPECT_FALSE(fs::exists(file_));
   EXPECT_TRUE(s.bookmarks().empty());
   EXPECT_EQ(s.add({"Ünïcode ✓", kView}), "");

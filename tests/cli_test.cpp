@@ -42,9 +42,9 @@ TEST(Cli, RenderWithEveryViewOption) {
   EXPECT_EQ(o.out, "a.png");
   EXPECT_EQ(o.width, 640);
   EXPECT_EQ(o.height, 480);
-  EXPECT_DOUBLE_EQ(o.view.center_x, -0.75);
-  EXPECT_DOUBLE_EQ(o.view.center_y, 0.1);
-  EXPECT_DOUBLE_EQ(o.view.span, 0.05);
+  EXPECT_DOUBLE_EQ(o.view.center_x.to_double(), -0.75);
+  EXPECT_DOUBLE_EQ(o.view.center_y.to_double(), 0.1);
+  EXPECT_DOUBLE_EQ(to_double(o.view.span), 0.05);
   EXPECT_EQ(o.view.max_iter, 16384u);
   EXPECT_EQ(o.variant, VariantId::Fma5);
   EXPECT_TRUE(o.force_cpu);

@@ -171,7 +171,7 @@ TEST(Iterate, SineVariantCarriesAStripeTermOthersDoNot) {
 }
 
 TEST(CpuRenderer, ThreadCountDoesNotChangeTheImage) {
-  const View v{-0.75, 0.1, 0.3, 500};
+  const View v = view_at(-0.75, 0.1, 0.3, 500);
   const PixelGrid g = pixel_grid(v, 67, 41);
   std::vector<float> a(67 * 41 * 2), b(a.size());
   std::vector<unsigned> ca(67 * 41), cb(ca.size());
@@ -243,7 +243,7 @@ struct SliceCase {
   int width, height;
 };
 
-const SliceCase kSliceCase{{-0.75, 0.1, 0.3, 700}, 83, 29};
+const SliceCase kSliceCase{view_at(-0.75, 0.1, 0.3, 700), 83, 29};
 
 struct Frame {
   std::vector<float> data;
@@ -325,7 +325,7 @@ TEST(CpuRenderer, TimeBoundedSlicesResumeWhereTheyStopped) {
 }
 
 TEST(CpuSlicedFrame, SlicesFollowTheMeasuredRate) {
-  const View v{-0.75, 0.1, 0.3, 64};
+  const View v = view_at(-0.75, 0.1, 0.3, 64);
   const CpuRenderer r(2);
   CpuSlicedFrame frame(VariantId::Fma4, pixel_grid(v, 1000, 1000), v.max_iter);
   std::vector<float> data(2'000'000);

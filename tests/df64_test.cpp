@@ -52,7 +52,7 @@ TEST(Df64, SplitsADoubleInto48Bits) {
 // At a span of 1e-11 float is long gone (every pixel of a row the same c), while df64's
 // 48 bits still tell the pixels apart: its counts follow fp64's on most pixels.
 TEST(Df64, FollowsFp64WhereFloatHasRunOut) {
-  const View v{-0.743643887037151, 0.131825904205330, 1e-11, 2000};
+  const View v = view_at(-0.743643887037151, 0.131825904205330, 1e-11, 2000);
   const int w = 48, h = 27;
   const PixelGrid g = pixel_grid(v, w, h);
   int same = 0, distinct_df64 = 0;

@@ -27,7 +27,7 @@ namespace {
 // View C at a limit where inside pixels cost thousands of steps beside escaping ones, and a size
 // with partial blocks at the edges: 63x38 blocks, 19152 tiles, over two waves of the queue's
 // persistent warps on an H100 (8448), so that ranges below and past a wave both occur.
-const View kView{-0.75, 0.0, 0.05, 4096};
+const View kView = view_at(-0.75, 0.0, 0.05, 4096);
 constexpr int kW = 1003, kH = 601;
 
 // Device outputs, poisoned so that a pixel or tile no launch wrote shows.
@@ -320,7 +320,7 @@ class GpuReprojectTest : public CudaDeviceTest<> {};
 
 TEST_F(GpuReprojectTest, TheDeviceMovesTheImageAsTheHostDoes) {
   const PixelGrid from = pixel_grid(kView, kW, kH);
-  const PixelGrid to = pixel_grid(View{-0.74, 0.01, 0.2, 4096}, kW, kH);  // panned, zoomed out
+  const PixelGrid to = pixel_grid(view_at(-0.74, 0.01, 0.2, 4096), kW, kH);  // panned, zoomed out
   std::vector<float> src(static_cast<std::size_t>(kW) * kH * kFloatsPerPixel);
   for (std::size_t i = 0; i < src.size(); ++i) src[i] = static_cast<float>(i % 100003);
   std::vector<float> want(src.size()), got(src.size());

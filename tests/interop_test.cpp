@@ -23,7 +23,7 @@ TEST(Interop, EveryPresentPathRoundTripsBitExactUnderEgl) {
   }
   std::printf("  %s\n", egl->description().c_str());
   const int w = 333, h = 211;
-  const View view{-0.743643887037151, 0.131825904205330, 0.005, 2048};
+  const View view = view_at(-0.743643887037151, 0.131825904205330, 0.005, 2048);
   // The reference: the same kernel into plain device memory.
   std::vector<float> want(static_cast<std::size_t>(w) * h * kFloatsPerPixel);
   {

@@ -12,7 +12,7 @@ constexpr int kW = 1920, kH = 1080;
 constexpr ComputeCapability kSm75{7, 5}, kSm86{8, 6}, kSm90{9, 0};
 
 View at(double x, double y, double span) {
-  return {x, y, span, 1024};
+  return view_at(x, y, span, 1024);
 }
 
 PrecisionChoice fma4_at(const View& v, std::optional<ComputeCapability> cc,
@@ -28,7 +28,7 @@ TEST(PrecisionChoice, FloatHoldsWhileItsPixelsAreApart) {
   for (const View& v : {at(-0.75, 0.1, 1e-3), at(-1.75, 0, 1e-3), at(0.3, -0.6, 1e-3),
                         at(0.001, 0, 1e-6)}) {  // near 0 a float is finer: 1e-6 still holds
     const PrecisionChoice c = fma4_at(v, kSm90);
-    EXPECT_EQ(c.variant, VariantId::Fma4) << v.center_x << " " << v.span;
+    EXPECT_EQ(c.variant, VariantId::Fma4) << v.center_x.str(17) << " " << span_text(v.span);
     EXPECT_FALSE(c.deeper);
     EXPECT_FALSE(c.exhausted);
     EXPECT_TRUE(c.why.empty());

@@ -155,7 +155,7 @@ Frame render(GpuRenderer& gpu, const View& view, int w, int h, VariantId variant
 // colouring term and ones without.
 TEST_F(TileOrderTest, TheKernelWithoutTheOptionalOutputsDrawsTheSameImage) {
   GpuRenderer gpu(device_);
-  const View seahorse{-0.743643887037151, 0.131825904205330, 0.005, 1024};
+  const View seahorse = view_at(-0.743643887037151, 0.131825904205330, 0.005, 1024);
   const int w = 613, h = 347;
   for (VariantId v : {VariantId::Fma4, VariantId::Fma4Sin, VariantId::Fma4Esc8, VariantId::Fp64}) {
     const Frame with = render(gpu, seahorse, w, h, v, true);
@@ -171,7 +171,7 @@ TEST_F(TileOrderTest, TheKernelWithoutTheOptionalOutputsDrawsTheSameImage) {
 
 TEST_F(TileOrderTest, SameViewGoesByCostAndGivesTheSameImage) {
   GpuRenderer gpu(device_);
-  const View seahorse{-0.743643887037151, 0.131825904205330, 0.005, 4096};
+  const View seahorse = view_at(-0.743643887037151, 0.131825904205330, 0.005, 4096);
   const int w = 997, h = 541;
   gpu.set_tile_order(TileOrder::Rows);
   const Frame rows = render(gpu, seahorse, w, h);
@@ -190,7 +190,7 @@ TEST_F(TileOrderTest, SameViewGoesByCostAndGivesTheSameImage) {
   deeper.max_iter = 8192;
   EXPECT_FALSE(render(gpu, deeper, w, h).stats.by_cost);
   View moved = deeper;
-  moved.center_x += 1e-4;
+  moved.center_x = moved.center_x + 1e-4;
   EXPECT_FALSE(render(gpu, moved, w, h).stats.by_cost);
   // A larger image (more tiles: the buffers grow), then a smaller one (the cached numbering
   // order must be rebuilt for fewer tiles): each starts in rows and matches it by cost.
@@ -209,7 +209,7 @@ TEST_F(TileOrderTest, SameViewGoesByCostAndGivesTheSameImage) {
 // and count the same work, and the costs they leave in place still order the next frame.
 TEST_F(TileOrderTest, RecordsTheTileCostsUntilTheyAreThisKernelsOnThisView) {
   GpuRenderer gpu(device_);
-  const View seahorse{-0.743643887037151, 0.131825904205330, 0.005, 1024};
+  const View seahorse = view_at(-0.743643887037151, 0.131825904205330, 0.005, 1024);
   View deeper = seahorse;
   deeper.max_iter = 2048;
   const int w = 613, h = 347;
@@ -243,7 +243,7 @@ TEST_F(TileOrderTest, RecordsTheTileCostsUntilTheyAreThisKernelsOnThisView) {
 // and leave the queue's costs as they were. forget_view() makes the next frame a view's first.
 TEST_F(TileOrderTest, OtherShapesLeaveTheQueueAloneAndForgettingStartsAfresh) {
   GpuRenderer gpu(device_);
-  const View seahorse{-0.743643887037151, 0.131825904205330, 0.005, 1024};
+  const View seahorse = view_at(-0.743643887037151, 0.131825904205330, 0.005, 1024);
   const int w = 613, h = 347;
   struct Step {
     VariantId variant;

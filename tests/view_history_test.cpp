@@ -7,7 +7,7 @@ namespace {
 
 ViewState at(double x) {
   ViewState s;
-  s.view.center_x = x;
+  s.view.center_x = BigReal(x);
   return s;
 }
 

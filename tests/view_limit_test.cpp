@@ -50,18 +50,20 @@ TEST(ViewLimit, RefusesCountsOfAnotherSize) {
 }
 
 TEST(ZoomViews, GeometricFromFirstToLastSpan) {
-  const std::vector<View> v = zoom_views({-0.75, 0.1, 1.0, 1e-3, 4, 500});
+  const std::vector<View> v =
+      zoom_views({BigReal(-0.75), BigReal(0.1), to_floatexp(1.0), to_floatexp(1e-3), 4, 500});
   ASSERT_EQ(v.size(), 4u);
-  EXPECT_DOUBLE_EQ(v[0].span, 1.0);
-  EXPECT_NEAR(v[1].span, 0.1, 1e-15);
-  EXPECT_NEAR(v[2].span, 0.01, 1e-16);
-  EXPECT_DOUBLE_EQ(v[3].span, 1e-3);
+  EXPECT_DOUBLE_EQ(to_double(v[0].span), 1.0);
+  EXPECT_NEAR(to_double(v[1].span), 0.1, 1e-15);
+  EXPECT_NEAR(to_double(v[2].span), 0.01, 1e-16);
+  EXPECT_DOUBLE_EQ(to_double(v[3].span), 1e-3);
   for (const View& w : v) {
-    EXPECT_EQ(w.center_x, -0.75);
-    EXPECT_EQ(w.center_y, 0.1);
+    EXPECT_EQ(w.center_x.to_double(), -0.75);
+    EXPECT_EQ(w.center_y.to_double(), 0.1);
     EXPECT_EQ(w.max_iter, 500u);
   }
-  EXPECT_EQ(zoom_views({0, 0, 2.0, 1.0, 1, 64}).size(), 1u);
+  EXPECT_EQ(zoom_views({BigReal(), BigReal(), to_floatexp(2.0), to_floatexp(1.0), 1, 64}).size(),
+            1u);
 }
 
 ParseResult parse(std::vector<std::string> args) {
@@ -74,8 +76,8 @@ TEST(BenchViews, ViewsAndZoomParsed) {
                                "--width", "640", "--height", "360"});
   ASSERT_TRUE(r.options) << r.err;
   ASSERT_EQ(r.options->bench_views.size(), 2u);
-  EXPECT_EQ(r.options->bench_views[0], (View{-0.75, 0.1, 0.01, 2048}));
-  EXPECT_EQ(r.options->bench_views[1], (View{0, 1, 2, 64}));
+  EXPECT_EQ(r.options->bench_views[0], *parse_view("-0.75", "0.1", "0.01", 2048));
+  EXPECT_EQ(r.options->bench_views[1], *parse_view("0", "1", "2", 64));
   EXPECT_EQ(r.options->width, 640);
   EXPECT_EQ(r.options->height, 360);
   const ParseResult z = parse({"bench", "--zoom", "-1.25,0.02", "--from", "0.5", "--to", "1e-6",
@@ -84,7 +86,7 @@ TEST(BenchViews, ViewsAndZoomParsed) {
   ASSERT_TRUE(z.options->bench_zoom);
   EXPECT_EQ(z.options->bench_zoom->steps, 20);
   EXPECT_EQ(z.options->bench_zoom->iters, 3000u);
-  EXPECT_EQ(z.options->bench_zoom->to, 1e-6);
+  EXPECT_EQ(z.options->bench_zoom->to, to_floatexp(1e-6));
   EXPECT_EQ(z.options->width, 3840);  // bench's default size
   EXPECT_EQ(z.options->height, 2160);
 }

@@ -2,11 +2,13 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 namespace mp {
 namespace {
 
 TEST(View, PixelGridCentresOnTheView) {
-  const View v{-0.5, 0.25, 4.0, 100};
+  const View v = view_at(-0.5, 0.25, 4.0, 100);
   const PixelGrid g = pixel_grid(v, 400, 200);
   EXPECT_DOUBLE_EQ(g.dx, 0.01);
   EXPECT_DOUBLE_EQ(g.dy, -0.01);
@@ -18,31 +20,32 @@ TEST(View, PixelGridCentresOnTheView) {
 }
 
 TEST(View, ZoomKeepsThePointUnderTheCursor) {
-  const View v{-0.5, 0.0, 3.0, 100};
+  const View v = view_at(-0.5, 0.0, 3.0, 100);
   const int w = 300, h = 200;
   const double px = 50, py = 40;
   auto point = [&](const View& x) {
-    const double d = x.span / w;
-    return std::make_pair(x.center_x + (px - w / 2.0) * d, x.center_y + (h / 2.0 - py) * d);
+    const double d = to_double(x.span) / w;
+    return std::make_pair(x.center_x.to_double() + (px - w / 2.0) * d,
+                          x.center_y.to_double() + (h / 2.0 - py) * d);
   };
   const View z = zoom_about(v, 2.0, px, py, w, h);
-  EXPECT_DOUBLE_EQ(z.span, 1.5);
+  EXPECT_EQ(to_double(z.span), 1.5);
   EXPECT_NEAR(point(z).first, point(v).first, 1e-12);
   EXPECT_NEAR(point(z).second, point(v).second, 1e-12);
 }
 
 TEST(View, DragMovesTheImageWithTheCursor) {
-  const View v{0.0, 0.0, 2.0, 100};
+  const View v = view_at(0.0, 0.0, 2.0, 100);
   const View p = pan_by_pixels(v, 10, 5, 200, 100);  // right and down by (10, 5) pixels
-  EXPECT_DOUBLE_EQ(p.center_x, -0.1);                // content moves right: centre moves left
-  EXPECT_DOUBLE_EQ(p.center_y, 0.05);
+  EXPECT_DOUBLE_EQ(p.center_x.to_double(), -0.1);    // content moves right: centre moves left
+  EXPECT_DOUBLE_EQ(p.center_y.to_double(), 0.05);
   EXPECT_EQ(p.span, v.span);
 }
 
 TEST(View, FloatPrecisionRunsOutAtDeepZoom) {
-  View v{-0.743643887037151, 0.131825904205330, 0.005, 100};
+  View v = view_at(-0.743643887037151, 0.131825904205330, 0.005, 100);
   EXPECT_FALSE(float_precision(v, 1920, 1080).exhausted);
-  v.span = 2e-6;  // pixel spacing 1e-9, float ulp near 0.74 is 6e-8
+  v.span = to_floatexp(2e-6);  // pixel spacing 1e-9, float ulp near 0.74 is 6e-8
   const PrecisionStatus p = float_precision(v, 1920, 1080);
   EXPECT_TRUE(p.exhausted);
   EXPECT_NEAR(p.float_ulp, 5.96e-8, 1e-9);
@@ -52,11 +55,67 @@ TEST(View, FloatPrecisionRunsOutAtDeepZoom) {
   EXPECT_FALSE(float_precision(v, 1920, 1080, 53).exhausted);
   EXPECT_FALSE(float_precision(v, 1920, 1080, 48).exhausted);
   EXPECT_DOUBLE_EQ(float_precision(v, 1920, 1080, 48).float_ulp, std::ldexp(1.0, -48));
-  v.span = 1e-11;  // spacing 5.2e-15: double-float is out, double is not
+  v.span = to_floatexp(1e-11);  // spacing 5.2e-15: double-float is out, double is not
   EXPECT_TRUE(float_precision(v, 1920, 1080, 48).exhausted);
   EXPECT_FALSE(float_precision(v, 1920, 1080, 53).exhausted);
-  v.span = 1e-13;
+  v.span = to_floatexp(1e-13);
   EXPECT_TRUE(float_precision(v, 1920, 1080, 53).exhausted);
+}
+
+TEST(View, PrecisionPastDoublesRangeIsExhausted) {
+  View v;
+  v.center_x = BigReal(0.0);
+  v.span = *parse_span("1e-500");
+  for (int bits : {24, 48, 53}) EXPECT_TRUE(float_precision(v, 1920, 1080, bits).exhausted);
+}
+
+// The exact value of a + b * 2^e (MPFR at plenty of bits).
+BigReal exactly(const BigReal& a, double b, int e) {
+  return a.with_bits(a.bits() + 200) + scaled(to_floatexp(b), e);
+}
+
+TEST(View, DeepViewsPanAndZoomAsShallowOnesDo) {
+  // Span 2^-1661 (about 1e-500) at 1024 pixels: a pixel is 2^-1671, so that every move below
+  // is exact in FloatExp and the centre's rounding is the one thing to check.
+  View v;
+  v.span = scaled(to_floatexp(1.0), -1661);
+  v.center_x = *parse_centre("-1.7400623825793399052" + std::string(500, '7'), v);
+  v.center_y = *parse_centre("0.0000000001" + std::string(500, '3'), v);
+  ASSERT_GE(view_bits(v, 1024), 1661 + 10 + 32);
+
+  // Right by 10 pixels and up by 4: the centre moves left by 10 and down by 4.
+  const View p = pan_by_pixels(v, 10, -4, 1024, 512);
+  EXPECT_EQ(p.span, v.span);
+  EXPECT_EQ(p.center_x.bits(), view_bits(v, 1024));
+  EXPECT_EQ(p.center_x, exactly(v.center_x, -10, -1671).with_bits(p.center_x.bits()));
+  EXPECT_EQ(p.center_y, exactly(v.center_y, -4, -1671).with_bits(p.center_y.bits()));
+  EXPECT_NE(p.center_x, v.center_x.with_bits(p.center_x.bits()));
+
+  // Zoom by 2 about pixel (768, 256): 256 pixels right of the centre, on its row. The centre
+  // moves half of that, 128 pixels, and the span halves.
+  const View z = zoom_about(v, 2.0, 768, 256, 1024, 512);
+  EXPECT_EQ(z.span, scaled(v.span, -1));
+  EXPECT_EQ(z.center_x.bits(), view_bits(z, 1024));
+  EXPECT_EQ(z.center_x, exactly(v.center_x, 128, -1671).with_bits(z.center_x.bits()));
+  EXPECT_EQ(z.center_y, v.center_y.with_bits(z.center_y.bits()));
+}
+
+TEST(View, ZoomPathsReachPastDoublesRange) {
+  ZoomPath z;
+  z.x = BigReal(-0.75);
+  z.from = to_floatexp(1e-3);
+  z.to = *parse_span("1e-600");
+  z.steps = 4;
+  const std::vector<View> views = zoom_views(z);
+  ASSERT_EQ(views.size(), 4u);
+  for (int k = 0; k < 4; ++k) EXPECT_NEAR(log10_of(views[k].span), -3 - 199.0 * k, 1e-9);
+  EXPECT_EQ(views[0].span, z.from);
+  EXPECT_EQ(views[3].center_x, BigReal(-0.75));
+}
+
+TEST(View, ShallowZoomPathsKeepTheirDoubles) {
+  const FloatExp s = span_between(to_floatexp(1.0), to_floatexp(1e-3), 1.0 / 3);
+  EXPECT_EQ(to_double(s), 1.0 * std::pow(1e-3 / 1.0, 1.0 / 3));
 }
 
 }  // namespace

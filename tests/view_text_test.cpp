@@ -26,10 +26,18 @@ ViewTextResult parse(const std::string& text, const ViewState& current = {}) {
 bool same_bits(double a, double b) {
   return std::memcmp(&a, &b, sizeof a) == 0;
 }
+// A view made from doubles comes back the same as doubles (its text has 17 digits at shallow
+// depths, read back at 64 bits).
+bool same_bits(const BigReal& a, const BigReal& b) {
+  return same_bits(a.to_double(), b.to_double());
+}
+bool same_bits(FloatExp a, FloatExp b) {
+  return a == b;
+}
 
 TEST(ViewText, FormatsTheCommandLine) {
   ViewState s;
-  s.view = {-0.743643887037151, 0.131825904205330, 0.005, 4096};
+  s.view = *parse_view("-0.743643887037151", "0.131825904205330", "0.005", 4096);
   s.variant = VariantId::Fma4;
   s.palette = "ocean";
   s.colour = {1.5f, 0.1f, 0.6f};
@@ -46,9 +54,9 @@ TEST(ViewText, RandomViewsRoundTripExactly) {
   const auto& variants = all_variants();
   for (int k = 0; k < 5000; ++k) {
     ViewState s;
-    s.view.center_x = coord(rng);
-    s.view.center_y = coord(rng);
-    s.view.span = std::pow(10.0, exponent(rng));
+    s.view.center_x = BigReal(coord(rng));
+    s.view.center_y = BigReal(coord(rng));
+    s.view.span = to_floatexp(std::pow(10.0, exponent(rng)));
     s.view.max_iter = iters(rng);
     s.variant = variants[rng() % variants.size()].id;
     s.palette = kPalettes[rng() % kPalettes.size()];
@@ -61,7 +69,10 @@ TEST(ViewText, RandomViewsRoundTripExactly) {
     ASSERT_TRUE(same_bits(r.state.view.center_x, s.view.center_x)) << text;
     ASSERT_TRUE(same_bits(r.state.view.center_y, s.view.center_y)) << text;
     ASSERT_TRUE(same_bits(r.state.view.span, s.view.span)) << text;
-    ASSERT_EQ(r.state, s) << text;
+    ASSERT_EQ(format_view_text(r.state), text);
+    ViewState rest = r.state;
+    rest.view = s.view;
+    ASSERT_EQ(rest, s) << text;
   }
 }
 
@@ -79,15 +90,37 @@ TEST(ViewText, AwkwardDoublesRoundTrip) {
   for (double x : {0.0, -0.0, 0.1, 1.0 / 3.0, -2.0, 1e-300, std::nextafter(1.0, 2.0),
                    std::numeric_limits<double>::max(), -std::numeric_limits<double>::min()}) {
     ViewState s;
-    s.view.center_x = x;
-    s.view.center_y = -x;
-    if (x > 0) s.view.span = x;
+    s.view.center_x = BigReal(x);
+    s.view.center_y = BigReal(-x);
+    if (x > 0) s.view.span = to_floatexp(x);
     const ViewTextResult r = parse(format_view_text(s));
     ASSERT_TRUE(r.ok) << format_view_text(s) << ": " << r.error;
-    EXPECT_TRUE(same_bits(r.state.view.center_x, x)) << format_view_text(s);
-    EXPECT_TRUE(same_bits(r.state.view.center_y, -x)) << format_view_text(s);
+    EXPECT_TRUE(same_bits(r.state.view.center_x.to_double(), x)) << format_view_text(s);
+    EXPECT_TRUE(same_bits(r.state.view.center_y.to_double(), -x)) << format_view_text(s);
     EXPECT_TRUE(same_bits(r.state.view.span, s.view.span)) << format_view_text(s);
   }
+}
+
+TEST(ViewText, DeepViewsRoundTripEveryDigit) {
+  // 2,000 significant digits in the centre, a span deep enough to need them all.
+  std::mt19937 rng(99);
+  std::string x = "-1.";
+  for (int k = 0; k < 1998; ++k) x += static_cast<char>('0' + rng() % 10);
+  x += "3";
+  const std::string y = "0.0" + x.substr(3);  // 1,999 of the same digits
+  ViewState s;
+  s.view = *parse_view(x, y, "2.5e-1995", 50000);
+  const std::string text = format_view_text(s);
+  EXPECT_NE(text.find("--center " + x + "," + y + " --span 2.5e-1995 "), std::string::npos)
+      << text.substr(0, 200);
+  const ViewTextResult r = parse(text);
+  ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_EQ(r.state, s);
+  EXPECT_EQ(format_view_text(r.state), text);
+  // A centre alone is read at the precision of the span it keeps: the current, deep one.
+  const ViewTextResult centre = parse("--center " + x + "," + y, s);
+  ASSERT_TRUE(centre.ok) << centre.error;
+  EXPECT_EQ(centre.state.view, s.view);
 }
 
 TEST(ViewText, ToleratesWhatPeopleTypeAndPaste) {
@@ -100,7 +133,7 @@ TEST(ViewText, ToleratesWhatPeopleTypeAndPaste) {
                            "/usr/bin/mandelpipe --iters 300 --span 1e-2 --center -1.25,0.5"}) {
     const ViewTextResult r = parse(text, current);
     ASSERT_TRUE(r.ok) << text << ": " << r.error;
-    EXPECT_EQ(r.state.view, (View{-1.25, 0.5, 0.01, 300})) << text;
+    EXPECT_EQ(r.state.view, *parse_view("-1.25", "0.5", "0.01", 300)) << text;
     EXPECT_EQ(r.state.variant, VariantId::Fma5) << "left out: kept";
     EXPECT_EQ(r.state.palette, "grey") << "left out: kept";
     EXPECT_EQ(r.state.colour.density, current.colour.density) << "left out: kept";
@@ -108,7 +141,7 @@ TEST(ViewText, ToleratesWhatPeopleTypeAndPaste) {
   const ViewTextResult partial = parse("--span 0.5", current);
   ASSERT_TRUE(partial.ok) << partial.error;
   EXPECT_EQ(partial.state.view.center_x, current.view.center_x);
-  EXPECT_EQ(partial.state.view.span, 0.5);
+  EXPECT_EQ(partial.state.view.span, to_floatexp(0.5));
 }
 
 TEST(ViewText, RefusesWhatIsNotAView) {
@@ -154,7 +187,8 @@ TEST(ViewText, RefusesWhatIsNotAView) {
     EXPECT_NE(r.error.find(c.says), std::string::npos) << c.text << " -> " << r.error;
     EXPECT_EQ(r.error.find('\n'), std::string::npos) << "one line: " << r.error;
   }
-  EXPECT_FALSE(parse(std::string(5000, ' ') + "--span 1").ok);
+  // Past a megabyte (a centre of half a million digits) it is not a view someone copied.
+  EXPECT_FALSE(parse(std::string(1 << 20, ' ') + "--span 1").ok);
 }
 
 // What Ctrl+C copies is a command line that opens the window at the same place: the window's own
@@ -170,7 +204,7 @@ TEST(ViewText, CopiedTextIsAWindowCommandLine) {
   const auto& variants = all_variants();
   for (int k = 0; k < 500; ++k) {
     ViewState s;
-    s.view = {coord(rng), coord(rng), std::pow(10.0, exponent(rng)), iters(rng)};
+    s.view = view_at(coord(rng), coord(rng), std::pow(10.0, exponent(rng)), iters(rng));
     s.variant = variants[rng() % variants.size()].id;
     s.palette = palettes[rng() % palettes.size()];
     s.colour = {static_cast<float>(density(rng)), static_cast<float>(unit(rng)),

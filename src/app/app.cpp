@@ -217,8 +217,9 @@ void App::print_summary() const {
             << "\n";
   // Where the run ended up: what scripted key presses did.
   std::cout << "final view: variant " << variant_info(ex_.variant).name << ", center "
-            << ex_.view.center_x << "," << ex_.view.center_y << ", span " << ex_.view.span
-            << ", iters " << ex_.view.max_iter << "\n";
+            << centre_text(ex_.view.center_x, ex_.view) << ","
+            << centre_text(ex_.view.center_y, ex_.view) << ", span "
+            << exact_span_text(ex_.view.span) << ", iters " << ex_.view.max_iter << "\n";
   std::cout << "final colour: palette " << palettes_[ex_.palette].name << ", density "
             << ex_.colour.density << ", offset " << ex_.colour.offset << ", stripe "
             << ex_.colour.stripe << "\n";

@@ -20,8 +20,9 @@ void App::capture_with_sidecar() {
   const View& view = ex_.view;
   nlohmann::json j;
   j["image"] = png.filename().string();
-  j["view"] = {
-      {"center", {view.center_x, view.center_y}}, {"span", view.span}, {"iters", view.max_iter}};
+  j["view"] = {{"center", {centre_text(view.center_x, view), centre_text(view.center_y, view)}},
+               {"span", exact_span_text(view.span)},
+               {"iters", view.max_iter}};
   j["variant"] = variant_info(ex_.variant).name;
   j["colour"] = colour_settings_json({palettes_[ex_.palette].name, ex_.colour});
   j["renderer"] = pipeline_.renderer_description();

@@ -113,8 +113,9 @@ void CompareWindow::draw(Explorer& ex, Layout& layout, int width, int height,
   layout.begin_tool_window("Compare all variants (C)", &open, layout.wish(70, 18),
                            std::exchange(refit_, false));
   const BenchReport& rep = *report_;
-  ImGui::TextWrapped("%dx%d at centre %.12g, %.12g, span %.6g, %u iterations", width_, height_,
-                     view_.center_x, view_.center_y, view_.span, view_.max_iter);
+  ImGui::TextWrapped("%dx%d at centre %s, %s, span %s, %u iterations", width_, height_,
+                     view_.center_x.str(12).c_str(), view_.center_y.str(12).c_str(),
+                     span_text(view_.span).c_str(), view_.max_iter);
   draw_progress(ex);
   if (!rep.rows.empty()) {
     const MeasuredRow& r0 = rep.rows.front();

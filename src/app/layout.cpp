@@ -109,11 +109,9 @@ View fit_set_beside_panel(View v, int fb_width, int fb_height, double panel_righ
   const double free = fb_width - panel_right;
   if (fb_width <= 0 || fb_height <= 0 || free < fb_width * 0.3) return v;
   const double per_px = std::max((right - left) / free, 2 * half_height / fb_height);
-  v.span = per_px * fb_width;
   // The set's middle at the middle of the free part.
-  v.center_x = (left + right) / 2 - (panel_right + free / 2 - fb_width / 2.0) * per_px;
-  v.center_y = 0;
-  return v;
+  return view_at((left + right) / 2 - (panel_right + free / 2 - fb_width / 2.0) * per_px, 0,
+                 per_px * fb_width, v.max_iter);
 }
 
 }  // namespace mp

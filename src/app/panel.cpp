@@ -138,12 +138,15 @@ void variant_section(Explorer& ex, const PanelInputs& in) {
 
 void view_section(Explorer& ex, const PanelInputs& in) {
   char label[96];
-  std::snprintf(label, sizeof label, "View: span %.3g, %u iterations", ex.view.span,
-                ex.view.max_iter);
+  std::snprintf(label, sizeof label, "View: span %s, %u iterations",
+                span_text(ex.view.span, 3).c_str(), ex.view.max_iter);
   if (in.naming.focus) ImGui::SetNextItemOpen(true);  // B shows the field it asks for
   if (!section(label, "view", true)) return;
-  ImGui::Text("Centre %.15g, %.15g", ex.view.center_x, ex.view.center_y);
-  ImGui::Text("Span   %.6g", ex.view.span);
+  // Deep centres run to thousands of digits: the panel shows the leading ones, the view text
+  // (Ctrl+C) carries them all.
+  ImGui::Text("Centre %s, %s", ex.view.center_x.str(15).c_str(), ex.view.center_y.str(15).c_str());
+  ImGui::Text("Span   %s, zoom %s", span_text(ex.view.span).c_str(),
+              span_text(quotient(View().span, ex.view.span), 3).c_str());
   int iters = static_cast<int>(ex.view.max_iter);
   ImGui::SetNextItemWidth(ImGui::GetFontSize() * 9);
   if (ImGui::InputInt("max iterations", &iters, 256, 4096)) {

@@ -17,14 +17,29 @@
 namespace mp {
 namespace {
 
-std::optional<std::pair<double, double>> parse_point(const std::string& s) {
-  std::istringstream in(s);
-  double x, y;
-  char comma;
-  if (!(in >> x >> comma >> y) || comma != ',') return std::nullopt;
-  in >> std::ws;
-  if (!in.eof()) return std::nullopt;
-  return std::make_pair(x, y);
+std::string_view trimmed(std::string_view s) {
+  const auto first = s.find_first_not_of(" \t\r\n");
+  if (first == std::string_view::npos) return {};
+  return s.substr(first, s.find_last_not_of(" \t\r\n") - first + 1);
+}
+
+// A centre "X,Y" for a view whose span is set: each coordinate in as many digits as typed, read
+// at the precision the span needs (spaces around the numbers allowed). False when it is not two
+// finite numbers.
+bool read_centre(std::string_view s, View& v) {
+  const auto comma = s.find(',');
+  if (comma == std::string_view::npos) return false;
+  auto x = parse_centre(trimmed(s.substr(0, comma)), v);
+  auto y = parse_centre(trimmed(s.substr(comma + 1)), v);
+  if (!x || !y) return false;
+  v.center_x = std::move(*x);
+  v.center_y = std::move(*y);
+  return true;
+}
+
+// A span of any exponent, > 0.
+std::optional<FloatExp> span_of(std::string_view s) {
+  return parse_span(trimmed(s));
 }
 
 // Values as typed, unset when the option was not given: an empty or negative value given on the
@@ -129,19 +144,18 @@ void add_view_options(CLI::App& app, Options& o, Raw& raw, bool image_size) {
 
 // Returns an error message, or "" when every value is usable.
 std::string finish(Options& o, const Raw& raw) {
-  if (raw.center) {
-    const auto p = parse_point(*raw.center);
-    if (!p) return "--center: expected X,Y (two numbers), got '" + *raw.center + "'";
-    if (!std::isfinite(p->first) || !std::isfinite(p->second))
-      return "--center: coordinates must be finite numbers, got '" + *raw.center + "'";
-    o.view.center_x = p->first;
-    o.view.center_y = p->second;
-  }
+  // The span first: it says how many bits the centre needs.
   if (raw.span) {
-    const auto span = parse_number<double>(*raw.span);
-    if (!span || !std::isfinite(*span) || *span <= 0)
-      return "--span: must be a finite number > 0, got '" + *raw.span + "'";
+    const auto span = span_of(*raw.span);
+    if (!span) return "--span: must be a finite number > 0, got '" + *raw.span + "'";
     o.view.span = *span;
+  }
+  if (raw.center) {
+    if (!read_centre(*raw.center, o.view))
+      return "--center: expected X,Y (two finite numbers), got '" + *raw.center + "'";
+  } else {
+    o.view.center_x = o.view.center_x.with_bits(view_bits(o.view));
+    o.view.center_y = o.view.center_y.with_bits(view_bits(o.view));
   }
   if (raw.iters) {
     const auto iters = parse_int(*raw.iters, 1, kMaxIterations);
@@ -191,37 +205,35 @@ void add_bench_view_options(CLI::App& app, Raw& raw) {
 
 // bench's own views: --view and --zoom, checked. Returns an error message or "".
 std::string finish_bench_views(Options& o, const Raw& raw) {
-  auto span_of = [](const std::string& s) -> std::optional<double> {
-    const auto v = parse_number<double>(s);
-    if (!v || !std::isfinite(*v) || *v <= 0) return std::nullopt;
-    return v;
-  };
   for (const std::string& text : raw.bench_views) {
     std::string fields[4];
     std::istringstream in(text);
     int n = 0;
     while (n < 4 && std::getline(in, fields[n], ',')) ++n;
-    const auto x = parse_number<double>(fields[0]), y = parse_number<double>(fields[1]);
+    View v;
     const auto span = span_of(fields[2]);
+    if (span) v.span = *span;
     const auto iters = parse_int(fields[3], 1, kMaxIterations);
-    if (n != 4 || !in.eof() || !x || !y || !std::isfinite(*x) || !std::isfinite(*y) || !span ||
-        !iters)
+    if (n != 4 || !in.eof() || !span || !read_centre(fields[0] + "," + fields[1], v) || !iters)
       return "--view: expected X,Y,SPAN,ITERS (finite centre, span > 0, iterations 1..10000000), "
              "got '" +
              text + "'";
-    o.bench_views.push_back({*x, *y, *span, static_cast<unsigned>(*iters)});
+    v.max_iter = static_cast<unsigned>(*iters);
+    o.bench_views.push_back(std::move(v));
   }
   const bool parts = raw.zoom_from || raw.zoom_to || raw.zoom_steps || raw.zoom_iters;
   if (!raw.zoom) return parts ? "--from, --to, --steps and --iters belong to --zoom X,Y" : "";
   if (!raw.zoom_from || !raw.zoom_to || !raw.zoom_steps)
     return "--zoom: needs --from SPAN, --to SPAN and --steps N";
   ZoomPath z;
-  const auto p = parse_point(*raw.zoom);
-  if (!p || !std::isfinite(p->first) || !std::isfinite(p->second))
-    return "--zoom: expected X,Y (two finite numbers), got '" + *raw.zoom + "'";
-  z.x = p->first;
-  z.y = p->second;
   const auto from = span_of(*raw.zoom_from), to = span_of(*raw.zoom_to);
+  // The centre at the precision of the deeper end.
+  View deepest;
+  if (from && to) deepest.span = *from < *to ? *from : *to;
+  if (!read_centre(*raw.zoom, deepest))
+    return "--zoom: expected X,Y (two finite numbers), got '" + *raw.zoom + "'";
+  z.x = deepest.center_x;
+  z.y = deepest.center_y;
   if (!from) return "--from: must be a finite span > 0, got '" + *raw.zoom_from + "'";
   if (!to) return "--to: must be a finite span > 0, got '" + *raw.zoom_to + "'";
   if (*from == *to) return "--zoom: --from and --to are the same span: there is no path";
@@ -302,13 +314,14 @@ std::string finish_render(Options& o, const Raw& raw) {
   std::istringstream in(*raw.render_zoom_to);
   int n = 0;
   while (n < 3 && std::getline(in, fields[n], ',')) ++n;
-  const auto x = parse_number<double>(fields[0]), y = parse_number<double>(fields[1]),
-             span = parse_number<double>(fields[2]);
-  if (n != 3 || !in.eof() || !x || !y || !span || !std::isfinite(*x) || !std::isfinite(*y) ||
-      !std::isfinite(*span) || *span <= 0)
+  View to;
+  const auto span = span_of(fields[2]);
+  if (span) to.span = *span;
+  to.max_iter = o.view.max_iter;
+  if (n != 3 || !in.eof() || !span || !read_centre(fields[0] + "," + fields[1], to))
     return "--zoom-to: expected X,Y,SPAN (finite centre, span > 0), got '" + *raw.render_zoom_to +
            "'";
-  o.zoom_to = View{*x, *y, *span, o.view.max_iter};
+  o.zoom_to = std::move(to);
   if (!raw.render_frames) return "--zoom-to: needs --frames N (2..100000)";
   const auto frames = parse_int(*raw.render_frames, 2, 100000);
   if (!frames)

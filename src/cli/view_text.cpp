@@ -11,18 +11,9 @@
 namespace mp {
 namespace {
 
-// Longer text is not a view someone copied; refusing it keeps a stray clipboard cheap to reject.
-constexpr std::size_t kMaxViewText = 4096;
-
-// The fewest significant digits that read back to exactly `v` (17 always do).
-std::string shortest(double v) {
-  char buf[40];
-  for (int digits = 15; digits <= 17; ++digits) {
-    std::snprintf(buf, sizeof buf, "%.*g", digits, v);
-    if (std::strtod(buf, nullptr) == v) break;
-  }
-  return buf;
-}
+// Longer text is not a view someone copied (its centre would have half a million digits, a
+// depth of 1e-500000); refusing it keeps a stray clipboard cheap to reject.
+constexpr std::size_t kMaxViewText = 1 << 20;
 
 // The same for a float (9 digits always do).
 std::string shortest(float v) {
@@ -58,11 +49,12 @@ bool is_program_name(const std::string& word) {
 }  // namespace
 
 std::string format_view_text(const ViewState& s) {
-  return "mandelpipe --center " + shortest(s.view.center_x) + "," + shortest(s.view.center_y) +
-         " --span " + shortest(s.view.span) + " --iters " + std::to_string(s.view.max_iter) +
-         " --variant " + std::string(variant_info(s.variant).name) + " --palette " + s.palette +
-         " --density " + shortest(s.colour.density) + " --offset " + shortest(s.colour.offset) +
-         " --stripe " + shortest(s.colour.stripe);
+  return "mandelpipe --center " + centre_text(s.view.center_x, s.view) + "," +
+         centre_text(s.view.center_y, s.view) + " --span " + exact_span_text(s.view.span) +
+         " --iters " + std::to_string(s.view.max_iter) + " --variant " +
+         std::string(variant_info(s.variant).name) + " --palette " + s.palette + " --density " +
+         shortest(s.colour.density) + " --offset " + shortest(s.colour.offset) + " --stripe " +
+         shortest(s.colour.stripe);
 }
 
 ViewTextResult parse_view_text(std::string_view text, const ViewState& current,
@@ -106,6 +98,9 @@ ViewTextResult parse_view_text(std::string_view text, const ViewState& current,
     args.push_back(eq == std::string::npos ? w + "=" + words[++i] : w);
     given.insert(name);
   }
+  // A centre without a span is read at the precision of the span it will have: the current one.
+  if (given.count("--center") && !given.count("--span"))
+    args.push_back("--span=" + exact_span_text(current.view.span));
   const ParseResult parsed = parse_command_line(args);
   if (!parsed.options) {
     r.error = parsed.err;
@@ -113,11 +108,17 @@ ViewTextResult parse_view_text(std::string_view text, const ViewState& current,
   }
   const Options& o = *parsed.options;
   r.state = current;
+  if (given.count("--span")) r.state.view.span = o.view.span;
   if (given.count("--center")) {
     r.state.view.center_x = o.view.center_x;
     r.state.view.center_y = o.view.center_y;
   }
-  if (given.count("--span")) r.state.view.span = o.view.span;
+  // A kept centre under a new, deeper span: widened (exactly) to the bits the span needs.
+  const int bits = view_bits(r.state.view);
+  if (r.state.view.center_x.bits() < bits) {
+    r.state.view.center_x = r.state.view.center_x.with_bits(bits);
+    r.state.view.center_y = r.state.view.center_y.with_bits(bits);
+  }
   if (given.count("--iters")) r.state.view.max_iter = o.view.max_iter;
   if (given.count("--variant")) r.state.variant = o.variant;
   if (given.count("--palette")) {

@@ -44,7 +44,7 @@ std::string beyond_the_kernel(double frame_ms, double kernel_ms, double draw_ms)
 // iterations keeps the kernel small beside the hand-over being measured.
 std::vector<PresentRow> bench_present(const DeviceInfo& dev, int frames) {
   gl::EglContext egl;
-  const View view{-0.5, 0.0, 3.0, 64};
+  const View view = view_at(-0.5, 0.0, 3.0, 64);
   const VariantId variant = VariantId::Fma4;
   std::vector<PresentRow> rows;
   GpuRenderer gpu(dev);

@@ -21,9 +21,9 @@ struct NamedView {
   View view;
 };
 inline const NamedView kBenchViews[] = {
-    {"A", {-0.5, 0.0, 3.0, 1024}},
-    {"B", {-0.743643887037151, 0.131825904205330, 0.005, 4096}},
-    {"C", {-0.75, 0.0, 0.05, 16384}},
+    {"A", *parse_view("-0.5", "0", "3", 1024)},
+    {"B", *parse_view("-0.743643887037151", "0.131825904205330", "0.005", 4096)},
+    {"C", *parse_view("-0.75", "0", "0.05", 16384)},
 };
 
 // Every variant in `variants` at `view`, width x height: `warmup` untimed frames, the median

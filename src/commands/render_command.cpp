@@ -216,7 +216,7 @@ std::string precision_note(const View& v, const Plan& plan, VariantId variant) {
   s << (fp64   ? "double"
         : df64 ? "double-float"
                : "float")
-    << " precision exhausted at span " << v.span << ": pixel spacing " << p.pixel_spacing
+    << " precision exhausted at span " << span_text(v.span) << ": pixel spacing " << p.pixel_spacing
     << " is under 4 ulps (" << p.float_ulp << ") at these coordinates; neighbouring pixels merge"
     << (fp64   ? ""
         : df64 ? " (the fp64 variant goes deeper)"
@@ -267,13 +267,14 @@ int render_one(const Options& o, const DeviceChoice& dc, const Palette& palette)
     nlohmann::json j;
     j["mandelpipe"] = kVersion;
     j["image"] = png.filename().string();
-    j["parameters"] = {{"width", o.width},
-                       {"height", o.height},
-                       {"ss", o.ss},
-                       {"center", {o.view.center_x, o.view.center_y}},
-                       {"span", o.view.span},
-                       {"iters", o.view.max_iter},
-                       {"variant", variant_info(o.variant).name}};
+    j["parameters"] = {
+        {"width", o.width},
+        {"height", o.height},
+        {"ss", o.ss},
+        {"center", {centre_text(o.view.center_x, o.view), centre_text(o.view.center_y, o.view)}},
+        {"span", exact_span_text(o.view.span)},
+        {"iters", o.view.max_iter},
+        {"variant", variant_info(o.variant).name}};
     j["parameters"].update(colour_settings_json({palette.name, o.colour}));
     j["renderer"] = renderer.description();
     j["tiling"] = tiling_json(plan, renderer.launches, renderer.gpu());
@@ -309,19 +310,27 @@ int render_one(const Options& o, const DeviceChoice& dc, const Palette& palette)
   return 0;
 }
 
-// The zoom's views: spans in geometric steps, and the centre moving so that the point the two
-// views share stays put on screen (a pure zoom), or straight across when the spans are equal.
+// The zoom's views: spans in geometric steps (in log space, so that 1e-3 to 1e-600 works), and
+// the centre moving so that the point the two views share stays put on screen (a pure zoom), or
+// straight across when the spans are equal. The centre is interpolated at the bits each frame's
+// span needs, the last frame's being `to`'s exactly.
 std::vector<View> zoom_sequence(const View& from, const View& to, int frames) {
   std::vector<View> views;
-  for (int k = 0; k < frames; ++k) {
+  for (int k = 0; k + 1 < frames; ++k) {
     const double t = static_cast<double>(k) / (frames - 1);
     View v = from;
-    v.span = from.span * std::pow(to.span / from.span, t);
-    const double u = from.span == to.span ? t : (from.span - v.span) / (from.span - to.span);
-    v.center_x = k == frames - 1 ? to.center_x : from.center_x + (to.center_x - from.center_x) * u;
-    v.center_y = k == frames - 1 ? to.center_y : from.center_y + (to.center_y - from.center_y) * u;
-    views.push_back(v);
+    v.span = span_between(from.span, to.span, t);
+    const double u =
+        from.span == to.span ? t : to_double(quotient(from.span - v.span, from.span - to.span));
+    const int bits = std::max({view_bits(v), from.center_x.bits(), to.center_x.bits()});
+    const BigReal fx = from.center_x.with_bits(bits), fy = from.center_y.with_bits(bits);
+    v.center_x = (fx + (to.center_x - fx) * u).with_bits(view_bits(v));
+    v.center_y = (fy + (to.center_y - fy) * u).with_bits(view_bits(v));
+    views.push_back(std::move(v));
   }
+  View last = to;
+  last.max_iter = from.max_iter;
+  views.push_back(std::move(last));
   return views;
 }
 
@@ -361,8 +370,8 @@ int render_zoom(const Options& o, const DeviceChoice& dc, const Palette& palette
   for (int k = 0; k < o.zoom_frames; ++k) {
     const View& v = views[k];
     nlohmann::json f = {{"image", frame_name(k)},
-                        {"center", {v.center_x, v.center_y}},
-                        {"span", v.span},
+                        {"center", {centre_text(v.center_x, v), centre_text(v.center_y, v)}},
+                        {"span", exact_span_text(v.span)},
                         {"iters", v.max_iter},
                         {"variant", variant_info(o.variant).name}};
     f.update(colour);

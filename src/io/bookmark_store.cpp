@@ -31,10 +31,11 @@ std::string bookmarks_json(const std::vector<Bookmark>& bookmarks) {
   std::string text = "{\n  \"bookmarks\": [";
   for (std::size_t i = 0; i < bookmarks.size(); ++i) {
     const Bookmark& b = bookmarks[i];
-    nlohmann::ordered_json j = {{"name", b.name},
-                                {"center", {b.view.center_x, b.view.center_y}},
-                                {"span", b.view.span},
-                                {"iters", b.view.max_iter}};
+    nlohmann::ordered_json j = {
+        {"name", b.name},
+        {"center", {centre_text(b.view.center_x, b.view), centre_text(b.view.center_y, b.view)}},
+        {"span", exact_span_text(b.view.span)},
+        {"iters", b.view.max_iter}};
     text += (i ? ",\n    " : "\n    ") + j.dump();
   }
   return text + (bookmarks.empty() ? "]\n}\n" : "\n  ]\n}\n");

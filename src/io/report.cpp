@@ -67,29 +67,30 @@ nlohmann::json measured_json(const MeasuredRow& r) {
 
 nlohmann::json row_json(const MeasuredRow& r, bool with_counters) {
   const Metrics& m = r.metrics;
-  nlohmann::json j = {{"view", r.view_name},
-                      {"variant", r.variant},
-                      {"width", r.width},
-                      {"height", r.height},
-                      {"center", {r.view.center_x, r.view.center_y}},
-                      {"span", r.view.span},
-                      {"iters", r.view.max_iter},
-                      {"frames", r.frames},
-                      {"measured", measured_json(r)},
-                      {"derived",
-                       {{"clock_ghz", m.clock_ghz},
-                        {"giter_per_s", m.giter_per_s},
-                        {"simt_efficiency", m.simt_efficiency},
-                        {"sm_balance", m.sm_balance}}},
-                      {"pixels_differing_from_fma4", r.differing_from_fma4},
-                      {"model",
-                       {{"bound_max_cycles", m.bound.max_cycles},
-                        {"bound_max_ms", m.bound_max_ms},
-                        {"bound_sum_cycles", m.bound.sum_cycles},
-                        {"bound_sum_ms", m.bound_sum_ms},
-                        {"limiting_pipe", pipe_name(m.bound.limiting)},
-                        {"pct_of_bound", 100 * m.fraction_of_bound}}},
-                      {"limit", limit_json(r)}};
+  nlohmann::json j = {
+      {"view", r.view_name},
+      {"variant", r.variant},
+      {"width", r.width},
+      {"height", r.height},
+      {"center", {centre_text(r.view.center_x, r.view), centre_text(r.view.center_y, r.view)}},
+      {"span", exact_span_text(r.view.span)},
+      {"iters", r.view.max_iter},
+      {"frames", r.frames},
+      {"measured", measured_json(r)},
+      {"derived",
+       {{"clock_ghz", m.clock_ghz},
+        {"giter_per_s", m.giter_per_s},
+        {"simt_efficiency", m.simt_efficiency},
+        {"sm_balance", m.sm_balance}}},
+      {"pixels_differing_from_fma4", r.differing_from_fma4},
+      {"model",
+       {{"bound_max_cycles", m.bound.max_cycles},
+        {"bound_max_ms", m.bound_max_ms},
+        {"bound_sum_cycles", m.bound.sum_cycles},
+        {"bound_sum_ms", m.bound_sum_ms},
+        {"limiting_pipe", pipe_name(m.bound.limiting)},
+        {"pct_of_bound", 100 * m.fraction_of_bound}}},
+      {"limit", limit_json(r)}};
   if (with_counters) {
     j["counters"] = counter_json(r.counters);
     j["model_busy"] = model_busy_json(r.model_busy);
@@ -203,8 +204,8 @@ std::string format_bench(const BenchReport& rep, OutputFormat format) {
     for (const MeasuredRow& r : rep.rows) {
       const Metrics& m = r.metrics;
       s << r.view_name << "," << r.variant << "," << r.width << "," << r.height << ","
-        << fmt("%.17g", r.view.center_x) << "," << fmt("%.17g", r.view.center_y) << ","
-        << fmt("%.17g", r.view.span) << "," << r.view.max_iter << "," << r.frames << ","
+        << centre_text(r.view.center_x, r.view) << "," << centre_text(r.view.center_y, r.view)
+        << "," << exact_span_text(r.view.span) << "," << r.view.max_iter << "," << r.frames << ","
         << fmt("%.4f", r.measured.kernel_ms) << "," << fmt("%.0f", r.measured.sm_cycles) << ","
         << fmt("%.4f", m.clock_ghz) << "," << fmt("%.3f", m.giter_per_s) << ","
         << fmt("%.0f", r.measured.pixel_iters) << "," << fmt("%.0f", r.measured.warp_iters) << ","

@@ -5,6 +5,35 @@
 #include <stdexcept>
 
 namespace mp {
+namespace {
+
+// The span as text ("3.2e-457", what is written now) or a number (older files).
+FloatExp span_of(const nlohmann::json& j, const std::string& name) {
+  std::optional<FloatExp> span;
+  if (j.is_string()) {
+    span = parse_span(j.get<std::string>());
+  } else if (j.is_number()) {
+    const double v = j.get<double>();
+    if (v > 0 && std::isfinite(v)) span = to_floatexp(v);
+  }
+  if (!span) throw std::runtime_error("'" + name + "': span must be > 0");
+  return *span;
+}
+
+// A centre coordinate as decimal text of any length, or a number (older files); read at the
+// precision the view's span needs.
+BigReal coordinate_of(const nlohmann::json& j, const View& v, const std::string& name) {
+  std::optional<BigReal> c;
+  if (j.is_string()) {
+    c = parse_centre(j.get<std::string>(), v);
+  } else if (j.is_number() && std::isfinite(j.get<double>())) {
+    c = BigReal(j.get<double>(), view_bits(v));
+  }
+  if (!c) throw std::runtime_error("'" + name + "': centre must be finite numbers");
+  return *c;
+}
+
+}  // namespace
 
 std::vector<Bookmark> parse_bookmarks(std::string_view text) {
   std::vector<Bookmark> out;
@@ -13,18 +42,14 @@ std::vector<Bookmark> parse_bookmarks(std::string_view text) {
     for (const auto& b : j.at("bookmarks")) {
       Bookmark bm;
       bm.name = b.at("name").get<std::string>();
-      bm.view.center_x = b.at("center").at(0).get<double>();
-      bm.view.center_y = b.at("center").at(1).get<double>();
-      bm.view.span = b.at("span").get<double>();
+      bm.view.span = span_of(b.at("span"), bm.name);
+      bm.view.center_x = coordinate_of(b.at("center").at(0), bm.view, bm.name);
+      bm.view.center_y = coordinate_of(b.at("center").at(1), bm.view, bm.name);
       // A whole number in range, checked before it is converted: a float or an integer past
       // 64 bits would make the conversion undefined.
       const nlohmann::json& n = b.at("iters");
       const bool whole = n.is_number_unsigned() || n.is_number_integer();
       const double iters = whole ? n.get<double>() : 0;
-      if (!std::isfinite(bm.view.center_x) || !std::isfinite(bm.view.center_y))
-        throw std::runtime_error("'" + bm.name + "': centre must be finite");
-      if (!(bm.view.span > 0) || !std::isfinite(bm.view.span))
-        throw std::runtime_error("'" + bm.name + "': span must be > 0");
       if (!whole || iters < 1 || iters > kMaxIterations)
         throw std::runtime_error("'" + bm.name + "': iters must be a whole number in 1..10^7");
       bm.view.max_iter = static_cast<unsigned>(iters);

@@ -39,7 +39,7 @@ PrecisionChoice choose_precision(const View& view, int width, int height, Varian
   c.variant = own;
   const bool own_holds = holds(own, view, width, height);
   View half = view;
-  half.span /= 2;
+  half.span = scaled(half.span, -1);
   const int own_bits = variant_info(own).mantissa_bits;
   const bool was_deeper = current != own && variant_info(current).mantissa_bits > own_bits;
   if (pinned || (own_holds && (!was_deeper || holds(own, half, width, height)))) {
@@ -68,9 +68,10 @@ PrecisionChoice choose_precision(const View& view, int width, int height, Varian
       if (variant_info(v).mantissa_bits > variant_info(c.variant).mantissa_bits) c.variant = v;
     c.exhausted = true;
     std::snprintf(why, sizeof why,
-                  "%s %s at span %.2g: rendering with %s, the deepest, and precision ran out "
+                  "%s %s at span %s: rendering with %s, the deepest, and precision ran out "
                   "there too; Pin to keep %s",
-                  arithmetic(own), edge, view.span, name(c.variant).c_str(), name(own).c_str());
+                  arithmetic(own), edge, span_text(view.span, 2).c_str(), name(c.variant).c_str(),
+                  name(own).c_str());
   } else {
     c.variant = *fit;
     std::string reason;
@@ -83,9 +84,9 @@ PrecisionChoice choose_precision(const View& view, int width, int height, Varian
                std::to_string(cc->minor);
     else
       reason = "on the CPU double is exact and cheaper than " + name(deeper[1]);
-    std::snprintf(why, sizeof why, "%s %s at span %.2g: rendering with %s (%s); Pin to keep %s",
-                  arithmetic(own), edge, view.span, name(c.variant).c_str(), reason.c_str(),
-                  name(own).c_str());
+    std::snprintf(why, sizeof why, "%s %s at span %s: rendering with %s (%s); Pin to keep %s",
+                  arithmetic(own), edge, span_text(view.span, 2).c_str(), name(c.variant).c_str(),
+                  reason.c_str(), name(own).c_str());
   }
   c.deeper = true;
   c.why = why;

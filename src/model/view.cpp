@@ -1,6 +1,7 @@
 #include "view.h"
 
 #include <algorithm>
+#include <cfloat>
 #include <cmath>
 #include <glm/vec2.hpp>
 
@@ -8,7 +9,7 @@ namespace mp {
 namespace {
 
 glm::dvec2 centre(const View& v) {
-  return {v.center_x, v.center_y};
+  return {v.center_x.to_double(), v.center_y.to_double()};
 }
 
 // From the image centre to a point given in pixels, in pixels along the plane's axes: rows go
@@ -18,10 +19,56 @@ glm::dvec2 from_centre(glm::dvec2 pixel, int width, int height) {
   return {pixel.x - width / 2.0, height / 2.0 - pixel.y};
 }
 
+// The width of a pixel in the plane.
+FloatExp pixel_size(const View& v, int width) {
+  return quotient(v.span, to_floatexp(static_cast<double>(width)));
+}
+
 }  // namespace
 
+View view_at(double x, double y, double span, unsigned max_iter) {
+  View v;
+  v.center_x = BigReal(x);
+  v.center_y = BigReal(y);
+  v.span = to_floatexp(span);
+  v.max_iter = max_iter;
+  return v;
+}
+
+std::optional<View> parse_view(std::string_view x, std::string_view y, std::string_view span,
+                               unsigned max_iter) {
+  View v;
+  const std::optional<FloatExp> s = parse_span(span);
+  if (!s) return std::nullopt;
+  v.span = *s;
+  std::optional<BigReal> cx = parse_centre(x, v), cy = parse_centre(y, v);
+  if (!cx || !cy) return std::nullopt;
+  v.center_x = std::move(*cx);
+  v.center_y = std::move(*cy);
+  v.max_iter = max_iter;
+  return v;
+}
+
+int view_bits(const View& v, int width) {
+  const double resolve = std::log2(static_cast<double>(width)) - (v.span.e + std::log2(v.span.m));
+  return std::max(64, static_cast<int>(std::ceil(resolve)) + 32);
+}
+
+int centre_digits(const View& v) {
+  const double resolve = std::log10(static_cast<double>(kMaxImageSize)) - log10_of(v.span);
+  return std::max(17, static_cast<int>(std::ceil(resolve)) + 3);
+}
+
+std::string centre_text(const BigReal& coordinate, const View& v) {
+  return coordinate.str(centre_digits(v));
+}
+
+std::optional<BigReal> parse_centre(std::string_view decimal, const View& v) {
+  return BigReal::parse(decimal, view_bits(v));
+}
+
 PixelGrid pixel_grid(const View& v, int width, int height) {
-  const double d = v.span / width;
+  const double d = to_double(v.span) / width;
   // The top-left pixel's centre: half a pixel in from the corner.
   const glm::dvec2 first = centre(v) + from_centre(glm::dvec2(0.5), width, height) * d;
   PixelGrid g;
@@ -36,10 +83,24 @@ PixelGrid pixel_grid(const View& v, int width, int height) {
 
 View pan_by_pixels(View v, double dx_px, double dy_px, int width, int /*height*/) {
   // A drag down (+y in pixels) is -y in the plane.
-  const glm::dvec2 c = centre(v) - glm::dvec2(dx_px, -dy_px) * (v.span / width);
-  v.center_x = c.x;
-  v.center_y = c.y;
+  const FloatExp d = pixel_size(v, width);
+  const int bits = view_bits(v, width);
+  v.center_x = v.center_x.plus(-(to_floatexp(dx_px) * d), bits);
+  v.center_y = v.center_y.plus(to_floatexp(dy_px) * d, bits);
   return v;
+}
+
+FloatExp span_between(FloatExp from, FloatExp to, double t) {
+  const FloatExp ratio = quotient(to, from);
+  // Within double's range, the power as the double views took it (the same bits); past it, in
+  // log space, where the exponent is an integer apart from the mantissa.
+  if (ratio.e > -1000 && ratio.e < 1000) {
+    const double p = std::pow(to_double(ratio), t);
+    if (p >= DBL_MIN && p <= DBL_MAX) return from * to_floatexp(p);
+  }
+  const double log2_power = t * (ratio.e + std::log2(ratio.m));
+  const double whole = std::floor(log2_power);
+  return scaled(from * to_floatexp(std::exp2(log2_power - whole)), static_cast<int>(whole));
 }
 
 std::vector<View> zoom_views(const ZoomPath& z) {
@@ -47,28 +108,35 @@ std::vector<View> zoom_views(const ZoomPath& z) {
   for (int k = 0; k < z.steps; ++k) {
     // Each span from the first by a power, not by repeated multiplying: no drift along the path.
     const double t = z.steps > 1 ? static_cast<double>(k) / (z.steps - 1) : 0.0;
-    views.push_back({z.x, z.y, z.from * std::pow(z.to / z.from, t), z.iters});
+    View v;
+    v.span = span_between(z.from, z.to, t);
+    v.center_x = z.x.with_bits(view_bits(v));
+    v.center_y = z.y.with_bits(view_bits(v));
+    v.max_iter = z.iters;
+    views.push_back(std::move(v));
   }
   return views;
 }
 
 View zoom_about(View v, double factor, double px, double py, int width, int height) {
-  // Complex point under the cursor before the zoom...
-  const glm::dvec2 under =
-      centre(v) + from_centre(glm::dvec2(px, py), width, height) * (v.span / width);
-  v.span /= factor;
-  // ...stays under the cursor after it.
-  const glm::dvec2 c = under - (under - centre(v)) / factor;
-  v.center_x = c.x;
-  v.center_y = c.y;
+  // The complex point under the cursor, off * d from the centre, stays under the cursor: the
+  // centre moves towards it by (1 - 1/factor) of that offset.
+  const glm::dvec2 off = from_centre(glm::dvec2(px, py), width, height);
+  const FloatExp towards = pixel_size(v, width) * to_floatexp(1 - 1 / factor);
+  v.span = quotient(v.span, to_floatexp(factor));
+  const int bits = view_bits(v, width);
+  v.center_x = v.center_x.plus(to_floatexp(off.x) * towards, bits);
+  v.center_y = v.center_y.plus(to_floatexp(off.y) * towards, bits);
   return v;
 }
 
 PrecisionStatus float_precision(const View& v, int width, int height, int mantissa_bits) {
   PrecisionStatus s;
-  s.pixel_spacing = v.span / width;
+  const double span = to_double(v.span);
+  s.pixel_spacing = span / width;
   const double half_h = s.pixel_spacing * height / 2;
-  const double largest = std::max(std::abs(v.center_x) + v.span / 2, std::abs(v.center_y) + half_h);
+  const double largest = std::max(std::abs(v.center_x.to_double()) + span / 2,
+                                  std::abs(v.center_y.to_double()) + half_h);
   if (mantissa_bits >= 53) {
     s.float_ulp = std::nextafter(largest, INFINITY) - largest;
   } else if (mantissa_bits > 24) {  // a double-float: its spacing by its bits, not a type's
@@ -77,7 +145,7 @@ PrecisionStatus float_precision(const View& v, int width, int height, int mantis
     const float f = static_cast<float>(largest);
     s.float_ulp = std::nextafter(f, INFINITY) - f;
   }
-  s.exhausted = s.pixel_spacing < 4 * s.float_ulp;
+  s.exhausted = s.pixel_spacing < 4 * s.float_ulp || !(s.pixel_spacing >= DBL_MIN);
   return s;
 }
 

@@ -1,10 +1,17 @@
-// The view on the complex plane and the navigation arithmetic (in double precision; the
-// kernels get float pixel coordinates from pixel_grid()).
+// The view on the complex plane and the navigation arithmetic. The centre keeps as many bits as
+// the depth needs (BigReal) and the span has an exponent of its own (FloatExp), so that a view
+// at span 1e-500 pans and zooms as one at span 1 does; the kernels get double (or float) pixel
+// coordinates from pixel_grid(), fine for shallow views only.
 #pragma once
 
+#include <optional>
+#include <string>
+#include <string_view>
 #include <vector>
 
+#include "floatexp.h"
 #include "kernel_params.h"
+#include "model/big_real.h"
 
 namespace mp {
 
@@ -13,21 +20,44 @@ static_assert(kMaxImageSize <= kMaxTileRefSize, "the tile queue's packed tiles m
 inline constexpr unsigned kMaxIterations = 10'000'000;
 
 struct View {
-  double center_x = -0.5;
-  double center_y = 0.0;
-  double span = 3.0;  // width of the image in the complex plane; pixels are square
+  BigReal center_x = BigReal(-0.5);
+  BigReal center_y;
+  FloatExp span = to_floatexp(3.0);  // width of the image in the complex plane; square pixels
   unsigned max_iter = 1024;
 
   bool operator==(const View& o) const {
     return center_x == o.center_x && center_y == o.center_y && span == o.span &&
            max_iter == o.max_iter;
   }
+  bool operator!=(const View& o) const { return !(*this == o); }
 };
+
+// A view given in doubles (the fitted home view, tests).
+View view_at(double x, double y, double span, unsigned max_iter = 1024);
+// A view given in decimal text: the span, then the centre at the bits the span needs; nothing
+// where one of them is not a number (or the span not > 0).
+std::optional<View> parse_view(std::string_view x, std::string_view y, std::string_view span,
+                               unsigned max_iter = 1024);
+
+// The bits the centre needs at this depth: those that resolve a pixel of an image `width`
+// pixels wide, -log2(span / width), and 32 more as a margin; at least 64.
+int view_bits(const View& v, int width = kMaxImageSize);
+// Significant digits a centre coordinate is written with: a pixel of the widest image resolved
+// and 3 guard digits, at least 17 (what a double needs, so shallow views keep what they had).
+int centre_digits(const View& v);
+// A centre coordinate as text in centre_digits(v), and read back at view_bits(v): the text is
+// what a view's files and its one-line form hold.
+std::string centre_text(const BigReal& coordinate, const View& v);
+std::optional<BigReal> parse_centre(std::string_view decimal, const View& v);
+
+// from * (to / from)^t, for spans of any exponent.
+FloatExp span_between(FloatExp from, FloatExp to, double t);
 
 // A zoom as a user makes it: `steps` views about one centre, the span shrinking (or growing)
 // by the same factor each step from `from` to `to`.
 struct ZoomPath {
-  double x = 0, y = 0, from = 0, to = 0;
+  BigReal x, y;
+  FloatExp from, to;
   int steps = 0;  // >= 1; one step is the first view alone
   unsigned iters = 1024;
 };
@@ -47,7 +77,8 @@ struct PrecisionStatus {
   double float_ulp = 0;      // spacing of floats at the largest coordinate in view
 };
 // Precision runs out when the pixel spacing nears the ulp at the view's coordinates: below 4
-// ulps pixels visibly collapse into blocks. `mantissa_bits`: of the variant's arithmetic (24
+// ulps pixels visibly collapse into blocks. A spacing below double's normal range is exhausted
+// for every arithmetic here. `mantissa_bits`: of the variant's arithmetic (24
 // float, 48 double-float, 53 double).
 PrecisionStatus float_precision(const View& v, int width, int height, int mantissa_bits = 24);
 

@@ -1,6 +1,7 @@
 #include "model/view_history.h"
 
 #include <algorithm>
+#include <utility>
 
 namespace mp {
 
@@ -27,7 +28,8 @@ void ViewHistory::tick(double now_s) {
 }
 
 void ViewHistory::flush() {
-  if (pending_) visit(*pending_);  // visit() clears pending_
+  // Taken out first: visit() clears pending_, which would free the place it is reading.
+  if (pending_) visit(ViewState(std::move(*pending_)));
 }
 
 bool ViewHistory::can_back() const {
