@@ -18,9 +18,11 @@ set(layers
   # The render kernel and its host wrapper (mp_cuda): CUDA runtime, nothing of the host library.
   "cuda:^cuda/:shared"
   "gl:^src/gl/:shared cuda model render io"
-  "commands:^src/commands/:shared cuda lab model render io cli counters gl"
-  "app:^src/app/:shared cuda lab model render io cli counters gl commands"
-  "main:^src/main\\.cpp$:shared cuda lab model render io cli counters gl commands app")
+  # What every front end shares above the kernels and the host library (mp_session).
+  "session:^src/session/:shared cuda model render io"
+  "commands:^src/commands/:shared cuda lab model render io cli counters gl session"
+  "app:^src/app/:shared cuda lab model render io cli counters gl session commands"
+  "main:^src/main\\.cpp$:shared cuda lab model render io cli counters gl session commands app")
 # Where a quoted include is looked for after the including file's own folder (the targets'
 # include directories).
 set(include_roots src cuda cuda/host_device)
