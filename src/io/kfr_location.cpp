@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <array>
 #include <cerrno>
-#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <memory>
@@ -99,26 +98,30 @@ std::string shown(std::string_view value) {
   return s;
 }
 
-// Why `value` is no finite decimal number in range, or "" when it is one (positive if asked).
-std::string decimal_error(std::string_view value, bool positive) {
+// The finite decimal number in `value` (above 0 if `positive`), or nothing and `error` saying why.
+std::optional<Decimal> checked_decimal(std::string_view value, bool positive, std::string& error) {
   std::string why;
-  const std::optional<Decimal> d = read_decimal(value, why);
-  if (!d) return "'" + shown(value) + "' " + why;
-  if (positive && (d->negative || d->zero)) return "'" + shown(value) + "' is not above 0";
-  return "";
+  std::optional<Decimal> d = read_decimal(value, why);
+  if (d && positive && (d->negative || d->zero)) {
+    d.reset();
+    why = "is not above 0";
+  }
+  if (!d) error = "'" + shown(value) + "' " + why;
+  return d;
 }
 
-std::string iterations_error(std::string_view value) {
+// A whole number from 1 to kMaxKfrIterations, digits only, or nothing.
+std::optional<std::uint32_t> read_iterations(std::string_view value) {
   std::size_t first = 0;
   while (first + 1 < value.size() && value[first] == '0') ++first;
-  bool digits = !value.empty();
-  for (const char c : value) digits = digits && is_digit(c);
-  if (digits && value.size() - first <= 8) {
-    const long n = std::strtol(std::string(value.substr(first)).c_str(), nullptr, 10);
-    if (n >= 1 && n <= static_cast<long>(kMaxKfrIterations)) return "";
+  if (value.empty() || value.size() - first > 8) return std::nullopt;
+  std::uint32_t n = 0;
+  for (const char c : value) {
+    if (!is_digit(c)) return std::nullopt;
+    n = n * 10 + static_cast<std::uint32_t>(c - '0');
   }
-  return "'" + shown(value) + "' is not a whole number from 1 to " +
-         std::to_string(kMaxKfrIterations);
+  if (n < 1 || n > kMaxKfrIterations) return std::nullopt;
+  return n;
 }
 
 KfrResult failed(std::string error) {
@@ -169,10 +172,10 @@ void check_size(int width, int height) {
 
 // The decimal in `value`, or std::invalid_argument naming `what`.
 Decimal decimal_or_throw(std::string_view what, std::string_view value, bool positive) {
-  const std::string error = decimal_error(value, positive);
-  if (!error.empty()) throw std::invalid_argument(std::string(what) + ": " + error);
-  std::string why;
-  return *read_decimal(value, why);
+  std::string error;
+  std::optional<Decimal> d = checked_decimal(value, positive, error);
+  if (!d) throw std::invalid_argument(std::string(what) + ": " + error);
+  return *std::move(d);
 }
 
 }  // namespace
@@ -216,18 +219,21 @@ KfrResult parse_kfr(std::string_view text) {
     if (!values[k]) return failed(std::string(kKeys[k]) + ": missing");
 
   for (std::size_t k = 0; k < 3; ++k) {
-    const std::string error = decimal_error(*values[k], kKeys[k] == "Zoom");
-    if (!error.empty()) return failed(std::string(kKeys[k]) + ": " + error);
+    std::string error;
+    if (!checked_decimal(*values[k], kKeys[k] == "Zoom", error))
+      return failed(std::string(kKeys[k]) + ": " + error);
   }
-  if (const std::string error = iterations_error(*values[3]); !error.empty())
-    return failed("Iterations: " + error);
+  const std::optional<std::uint32_t> iterations = read_iterations(*values[3]);
+  if (!iterations)
+    return failed("Iterations: '" + shown(*values[3]) + "' is not a whole number from 1 to " +
+                  std::to_string(kMaxKfrIterations));
 
   KfrResult r;
   r.ok = true;
   r.location.re = *values[0];
   r.location.im = *values[1];
   r.location.zoom = *values[2];
-  r.location.iterations = static_cast<std::uint32_t>(std::stoul(std::string(*values[3])));
+  r.location.iterations = *iterations;
   return r;
 }
 
@@ -242,6 +248,7 @@ KfrResult load_kfr(const std::filesystem::path& file) {
     return failed(name + ": over 1 MiB (" + std::to_string(st.st_size) +
                   " bytes): not a Kalles Fraktaler location file");
   std::ifstream in(file, std::ios::binary);
+  if (!in) return failed("cannot read " + name + ": " + std::strerror(errno));
   std::string text(kMaxKfrBytes + 1, '\0');  // one more, so that a file grown since shows
   in.read(text.data(), static_cast<std::streamsize>(text.size()));
   if (in.bad() || (!in && !in.eof())) return failed("cannot read " + name);
