@@ -1,0 +1,61 @@
+// Iteration data as OpenEXR, in the layout Kalles Fraktaler writes and zoomasm reads for its
+// keyframes: a UINT channel N and a FLOAT channel NF, scanlines written a band at a time.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace mp {
+
+// KF's convention (its exr.cpp, SaveEXR and ReadEXRMapFile): an escaped pixel whose smooth
+// iteration value is v has N = floor(v) + kExrIterationsBias and NF = v - floor(v), in [0, 1);
+// the bias keeps N clear of 0, which with NF 0 means "not computed", since v may be slightly
+// negative where a far pixel escapes at once. A pixel that never escaped has N = 0xFFFFFFFF and
+// NF 0 (not the iteration limit, which readers could not tell from an escape count), as KF
+// writes and reads its interior.
+inline constexpr std::uint32_t kExrIterationsBias = 1024;
+inline constexpr std::uint32_t kExrInterior = 0xFFFFFFFFu;
+
+struct ExrSample {
+  std::uint32_t n;
+  float nf;
+};
+// An escaped pixel's N and NF from its smooth iteration value (finite, at most 2^31).
+ExrSample exr_escaped(float smooth);
+
+struct ExrStreamImpl;  // OpenEXR's writer and its stream (exr_file.cpp)
+
+// The image is written under a temporary name beside `path` and renamed there by finish();
+// destruction before then (after an error, say) removes it, so `path` holds a whole image or
+// nothing.
+class ExrStream {
+ public:
+  // `attributes` go into the header as string attributes (such as "mandelpipe.span"), beside the
+  // ints KF reads: "Iterations" (max_iter) and "IterationsBias". Throws std::runtime_error
+  // "cannot write PATH: reason" (one line) when the file cannot be created, and
+  // std::invalid_argument for a size under 1x1 or an attribute name that is empty or taken.
+  ExrStream(const std::filesystem::path& path, int width, int height, std::uint32_t max_iter,
+            const std::map<std::string, std::string>& attributes = {});
+  ~ExrStream();
+  ExrStream(const ExrStream&) = delete;
+  ExrStream& operator=(const ExrStream&) = delete;
+
+  // The next `rows` rows, top first: width*rows values in each array (see ExrSample for their
+  // meaning). Throws std::runtime_error "cannot write PATH: reason" on a write error (disk full),
+  // after which the stream is dead; std::logic_error past the image's last row.
+  void write_rows(const std::uint32_t* n, const float* nf, int rows);
+  // Once every row is written: the image completed and renamed into place, after `sidecars`
+  // (written whole beforehand, as write_files_atomic does), so whoever waits for the image finds
+  // them there. Throws as write_rows, or std::logic_error when rows are missing.
+  void finish(const std::vector<std::pair<std::filesystem::path, std::string>>& sidecars = {});
+
+ private:
+  std::unique_ptr<ExrStreamImpl> impl_;
+};
+
+}  // namespace mp

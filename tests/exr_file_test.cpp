@@ -1,0 +1,198 @@
+#include "io/exr_file.h"
+
+#include <ImfChannelList.h>
+#include <ImfFrameBuffer.h>
+#include <ImfHeader.h>
+#include <ImfInputFile.h>
+#include <ImfIntAttribute.h>
+#include <ImfStringAttribute.h>
+#include <gtest/gtest.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "io/files.h"
+
+namespace mp {
+namespace {
+namespace fs = std::filesystem;
+
+fs::path temp_dir() {
+  fs::path d = fs::temp_directory_path() / ("mp_exr_test_" + std::to_string(::getpid()));
+  fs::create_directories(d);
+  return d;
+}
+
+std::vector<std::string> names_in(const fs::path& d) {
+  std::vector<std::string> names;
+  for (const auto& e : fs::directory_iterator(d)) names.push_back(e.path().filename().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+struct Pixels {
+  std::vector<std::uint32_t> n;
+  std::vector<float> nf;
+};
+
+// Escaped pixels with smooth values spread over a few hundred iterations, every seventh interior.
+Pixels test_pixels(int width, int height) {
+  Pixels p;
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> smooth(-3.0f, 400.0f);
+  for (int i = 0; i < width * height; ++i) {
+    const ExrSample s = i % 7 == 3 ? ExrSample{kExrInterior, 0.0f} : exr_escaped(smooth(rng));
+    p.n.push_back(s.n);
+    p.nf.push_back(s.nf);
+  }
+  return p;
+}
+
+std::string string_attribute(const Imf::Header& h, const char* name) {
+  const auto* a = h.findTypedAttribute<Imf::StringAttribute>(name);
+  return a ? a->value() : "(missing)";
+}
+
+TEST(ExrFile, EscapedValuesSplitIntoBiasedWholeAndFraction) {
+  const ExrSample a = exr_escaped(12.25f);
+  EXPECT_EQ(a.n, 12u + kExrIterationsBias);
+  EXPECT_EQ(a.nf, 0.25f);
+  const ExrSample b = exr_escaped(-2.5f);  // a far pixel that escaped at once
+  EXPECT_EQ(b.n, kExrIterationsBias - 3);
+  EXPECT_EQ(b.nf, 0.5f);
+  const ExrSample c = exr_escaped(-1e-9f);  // 1 - 1e-9 rounds to 1 in float: held below it
+  EXPECT_EQ(c.n, kExrIterationsBias - 1);
+  EXPECT_LT(c.nf, 1.0f);
+  EXPECT_THROW(exr_escaped(std::nanf("")), std::invalid_argument);
+}
+
+TEST(ExrFile, TwoBandsReadBackExactlyWithTheirAttributes) {
+  const fs::path d = temp_dir();
+  const fs::path path = d / "key.exr";
+  constexpr int kWidth = 13, kHeight = 9, kFirstBand = 5;
+  const Pixels p = test_pixels(kWidth, kHeight);
+  const std::map<std::string, std::string> view{{"mandelpipe.center_x", "-0.75"},
+                                                {"mandelpipe.center_y", "0.1"},
+                                                {"mandelpipe.span", "3.5e-12"},
+                                                {"mandelpipe.iters", "5000"}};
+  {
+    ExrStream out(path, kWidth, kHeight, 5000, view);
+    out.write_rows(p.n.data(), p.nf.data(), kFirstBand);
+    EXPECT_FALSE(fs::exists(path)) << "visible before it is whole";
+    const std::size_t at = std::size_t{kWidth} * kFirstBand;
+    out.write_rows(p.n.data() + at, p.nf.data() + at, kHeight - kFirstBand);
+    out.finish({{d / "key.json", "{}\n"}});
+  }
+  EXPECT_EQ(names_in(d), (std::vector<std::string>{"key.exr", "key.json"}));
+
+  Imf::InputFile in(path.c_str());
+  const Imf::Header& h = in.header();
+  const Imath::Box2i dw = h.dataWindow();
+  ASSERT_EQ(dw.max.x - dw.min.x + 1, kWidth);
+  ASSERT_EQ(dw.max.y - dw.min.y + 1, kHeight);
+  ASSERT_NE(h.channels().findChannel("N"), nullptr);
+  ASSERT_NE(h.channels().findChannel("NF"), nullptr);
+  EXPECT_EQ(h.channels().findChannel("N")->type, Imf::UINT);
+  EXPECT_EQ(h.channels().findChannel("NF")->type, Imf::FLOAT);
+  for (const auto& [name, value] : view) EXPECT_EQ(string_attribute(h, name.c_str()), value);
+  const auto* iters = h.findTypedAttribute<Imf::IntAttribute>("Iterations");
+  const auto* bias = h.findTypedAttribute<Imf::IntAttribute>("IterationsBias");
+  ASSERT_TRUE(iters && bias);
+  EXPECT_EQ(iters->value(), 5000);
+  EXPECT_EQ(bias->value(), static_cast<int>(kExrIterationsBias));
+
+  std::vector<std::uint32_t> n(p.n.size());
+  std::vector<float> nf(p.nf.size());
+  Imf::FrameBuffer fb;
+  fb.insert("N", Imf::Slice::Make(Imf::UINT, n.data(), dw));
+  fb.insert("NF", Imf::Slice::Make(Imf::FLOAT, nf.data(), dw));
+  in.setFrameBuffer(fb);
+  in.readPixels(dw.min.y, dw.max.y);
+  for (std::size_t i = 0; i < n.size(); ++i) {
+    ASSERT_EQ(n[i], p.n[i]) << "pixel " << i;
+    ASSERT_EQ(nf[i], p.nf[i]) << "pixel " << i;
+  }
+  fs::remove_all(d);
+}
+
+TEST(ExrFile, AMissingFolderFailsInOneLineAndLeavesNothing) {
+  const fs::path d = temp_dir();
+  const fs::path path = d / "missing" / "key.exr";
+  try {
+    ExrStream out(path, 4, 4, 100);
+    FAIL() << "no error";
+  } catch (const std::runtime_error& e) {
+    const std::string what = e.what();
+    EXPECT_EQ(what, "cannot write " + path.string() + ": No such file or directory");
+  }
+  EXPECT_EQ(names_in(d), std::vector<std::string>{});
+  fs::remove_all(d);
+}
+
+TEST(ExrFile, AnUnfinishedImageLeavesNothing) {
+  const fs::path d = temp_dir();
+  const Pixels p = test_pixels(8, 8);
+  {
+    ExrStream out(d / "key.exr", 8, 8, 100);
+    out.write_rows(p.n.data(), p.nf.data(), 4);
+    EXPECT_THROW(out.finish(), std::logic_error);
+    EXPECT_THROW(out.write_rows(p.n.data(), p.nf.data(), 5), std::logic_error);
+  }
+  EXPECT_EQ(names_in(d), std::vector<std::string>{});
+  fs::remove_all(d);
+}
+
+TEST(ExrFile, BadSizesAndAttributeNamesAreRefusedBeforeAnyFile) {
+  const fs::path d = temp_dir();
+  EXPECT_THROW(ExrStream(d / "a.exr", 0, 4, 100), std::invalid_argument);
+  EXPECT_THROW(ExrStream(d / "a.exr", 4, 4, 100, {{"", "x"}}), std::invalid_argument);
+  EXPECT_THROW(ExrStream(d / "a.exr", 4, 4, 100, {{"IterationsBias", "x"}}), std::invalid_argument);
+  EXPECT_THROW(ExrStream(d / "a.exr", 4, 4, 100, {{"channels", "x"}}), std::invalid_argument);
+  EXPECT_EQ(names_in(d), std::vector<std::string>{});
+  fs::remove_all(d);
+}
+
+// Waits for a forked child; its exit code, or 1000 + the signal that ended it.
+int wait_for(pid_t pid) {
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 1000 + WTERMSIG(status);
+}
+
+TEST(ExrFile, AFullDiskFailsInOneLineAndLeavesNothing) {
+  const fs::path d = temp_dir();
+  const pid_t pid = fork();
+  if (pid == 0) {
+    install_cleanup_on_signals();  // SIGXFSZ ignored: the write fails with EFBIG instead
+    rlimit lim{};
+    getrlimit(RLIMIT_FSIZE, &lim);
+    lim.rlim_cur = 20000;  // the random fractions do not compress to this
+    setrlimit(RLIMIT_FSIZE, &lim);
+    const Pixels p = test_pixels(256, 256);
+    try {
+      ExrStream out(d / "big.exr", 256, 256, 1000);
+      for (int row = 0; row < 256; row += 64) out.write_rows(&p.n[row * 256], &p.nf[row * 256], 64);
+      out.finish();
+    } catch (const std::runtime_error& e) {
+      const std::string what = e.what();
+      _exit(what.find("File too large") != std::string::npos && what.find('\n') == std::string::npos
+                ? 3
+                : 4);
+    }
+    _exit(0);
+  }
+  EXPECT_EQ(wait_for(pid), 3) << "3: failed with EFBIG in one line";
+  EXPECT_EQ(names_in(d), std::vector<std::string>{});
+  fs::remove_all(d);
+}
+
+}  // namespace
+}  // namespace mp
