@@ -40,8 +40,7 @@ class BookmarkStoreTest : public ::testing::Test {
   fs::path dir_, file_;
 };
 
-// A view as text gives: its centre the decimal it was read from, so that it is written back the
-// same (one made from doubles comes back equal as doubles only).
+// A view as text gives it: its centre the decimal it was read from, written back the same.
 View view_of(const std::string& x, const std::string& y, const std::string& span, unsigned iters) {
   View v;
   v.span = *parse_span(span);

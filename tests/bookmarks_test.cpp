@@ -73,3 +73,30 @@ TEST(Bookmarks, DullViewsAreCaught) {
 
 }  // namespace
 }  // namespace mp
+
+namespace mp {
+namespace {
+
+TEST(Bookmarks, OlderNumericFilesAndDecimalStringsBothRead) {
+  const auto b = parse_bookmarks(R"({"bookmarks": [
+      {"name": "old", "center": [-0.75, 0.1], "span": 0.05, "iters": 100},
+      {"name": "new", "center": ["-0.75", "1e-700"], "span": "2.5e-650", "iters": 100}]})");
+  ASSERT_EQ(b.size(), 2u);
+  EXPECT_EQ(b[0].view.center_x.to_double(), -0.75);
+  EXPECT_EQ(b[0].view.center_y.to_double(), 0.1);
+  EXPECT_EQ(to_double(b[0].view.span), 0.05);
+  EXPECT_EQ(b[1].view.center_y.str(5), "1e-700");
+  EXPECT_EQ(exact_span_text(b[1].view.span), "2.5e-650");
+  EXPECT_GE(b[1].view.center_x.bits(), view_bits(b[1].view));
+  for (const char* bad : {R"(["x", "0"])", R"(["nan", "0"])", R"([0, "1e"])"})
+    EXPECT_THROW(parse_bookmarks(std::string(R"({"bookmarks": [{"name": "x", "center": )") + bad +
+                                 R"(, "span": 1, "iters": 5}]})"),
+                 std::runtime_error)
+        << bad;
+  EXPECT_THROW(parse_bookmarks(R"({"bookmarks": [{"name": "x", "center": [0, 0], "span": "0", )"
+                               R"("iters": 5}]})"),
+               std::runtime_error);
+}
+
+}  // namespace
+}  // namespace mp

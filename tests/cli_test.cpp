@@ -280,3 +280,38 @@ TEST(Cli, HelpAndVersionExitZero) {
 
 }  // namespace
 }  // namespace mp
+
+namespace mp {
+namespace {
+
+TEST(Cli, DeepViewsKeepEveryDigitTyped) {
+  const std::string x = "-1.7400623825793399052" + std::string(580, '7');  // 601 digits
+  const ParseResult r = parse({"render", "--out", "frames", "--center", x + ", 0.25", "--span",
+                               "3.2e-600", "--zoom-to", x + ",0.25,1e-999999", "--frames", "3"});
+  ASSERT_TRUE(r.options) << r.err;
+  const View& v = r.options->view;
+  EXPECT_NEAR(log10_of(v.span), std::log10(3.2) - 600, 1e-9);
+  EXPECT_GE(v.center_x.bits(), view_bits(v));
+  EXPECT_EQ(v.center_x, *BigReal::parse(x, v.center_x.bits()));
+  EXPECT_EQ(centre_text(v.center_x, v), x);
+  EXPECT_EQ(v.center_y.to_double(), 0.25);
+  ASSERT_TRUE(r.options->zoom_to);
+  EXPECT_NEAR(log10_of(r.options->zoom_to->span), -999999, 1e-6);
+  EXPECT_EQ(r.options->zoom_to->center_x.to_double(), v.center_x.to_double());
+}
+
+TEST(Cli, BadDeepValuesAreOneLineErrors) {
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"--span", "1e-99999999999999"},
+        {"--span", "-1e-500"},
+        {"--center", "1e-500x,0"},
+        {"--center", "1,2,3"}}) {
+    const ParseResult r = parse(args);
+    EXPECT_FALSE(r.options) << args[0] << " " << args[1];
+    EXPECT_NE(r.err.find(args[0]), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find('\n'), std::string::npos) << r.err;
+  }
+}
+
+}  // namespace
+}  // namespace mp

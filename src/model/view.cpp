@@ -60,7 +60,17 @@ int centre_digits(const View& v) {
 }
 
 std::string centre_text(const BigReal& coordinate, const View& v) {
-  return coordinate.str(centre_digits(v));
+  // From the digits a pixel needs up to those that read back any value of `bits` (a few more):
+  // the first that reads back to the same value, so that a view written and read is the same
+  // view. Trailing zeros are dropped, so that a centre typed short is written short.
+  const int bits = view_bits(v);
+  const BigReal c = coordinate.with_bits(bits);
+  const int most = static_cast<int>(std::ceil(bits * std::log10(2.0))) + 1;
+  for (int digits = centre_digits(v); digits < most; ++digits) {
+    std::string text = c.str(digits);
+    if (BigReal::parse(text, bits) == c) return text;
+  }
+  return c.str(most);
 }
 
 std::optional<BigReal> parse_centre(std::string_view decimal, const View& v) {

@@ -42,11 +42,13 @@ std::optional<View> parse_view(std::string_view x, std::string_view y, std::stri
 // The bits the centre needs at this depth: those that resolve a pixel of an image `width`
 // pixels wide, -log2(span / width), and 32 more as a margin; at least 64.
 int view_bits(const View& v, int width = kMaxImageSize);
-// Significant digits a centre coordinate is written with: a pixel of the widest image resolved
-// and 3 guard digits, at least 17 (what a double needs, so shallow views keep what they had).
+// Significant digits a centre coordinate is written with at least: a pixel of the widest image
+// resolved and 3 guard digits, at least 17 (what a double needs, so shallow views keep what they
+// had).
 int centre_digits(const View& v);
-// A centre coordinate as text in centre_digits(v), and read back at view_bits(v): the text is
-// what a view's files and its one-line form hold.
+// A centre coordinate as text, read back at view_bits(v) (what a view's files and its one-line
+// form hold): at least centre_digits(v), more (a few at most) where the value needs them to read
+// back the same, so that a view written and read is the same view.
 std::string centre_text(const BigReal& coordinate, const View& v);
 std::optional<BigReal> parse_centre(std::string_view decimal, const View& v);
 
