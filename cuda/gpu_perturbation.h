@@ -29,9 +29,9 @@ class GpuPerturbation {
                      const unsigned* offset, int levels);
   // The pixels of `rect` into device memory, row-major over the rect: `out` 2 floats a pixel as
   // the plain kernels write them, `counts` (optional) the step counts. Blocks until the stats
-  // are back.
+  // are back. approximate == false: the tables are left unread, every step iterated.
   GpuPerturbStats render(DeltaFormat format, const DeepGrid& grid, PixelRect rect,
-                         unsigned max_iter, float* out, unsigned* counts);
+                         unsigned max_iter, float* out, unsigned* counts, bool approximate = true);
 
  private:
   struct Impl;

@@ -35,10 +35,9 @@ __device__ void add_warp(unsigned long long v, unsigned long long* to) {
 }
 
 template <class D>
-__global__ void __launch_bounds__(256) perturb_kernel(RefOrbitView ref, BlaView<typename D::Bla> bla,
-                                                      DeepGrid grid, PixelRect rect,
-                                                      unsigned max_iter, float* out,
-                                                      unsigned* counts, Tallies* tallies) {
+__global__ void __launch_bounds__(256)
+    perturb_kernel(RefOrbitView ref, BlaView<typename D::Bla> bla, DeepGrid grid, PixelRect rect,
+                   unsigned max_iter, float* out, unsigned* counts, Tallies* tallies) {
   const int x = blockIdx.x * 16 + threadIdx.x % 16, y = blockIdx.y * 16 + threadIdx.x / 16;
   PerturbResult r;
   if (x < rect.width && y < rect.height) {
@@ -75,8 +74,8 @@ void GpuPerturbation::set_reference(RefOrbitView orbit, const BlaD* bla_double,
                                     const BlaX* bla_extended, const unsigned* offset, int levels) {
   Impl& s = *impl_;
   s.orbit = DeviceBuffer<RefPoint>(orbit.length);
-  CUDA_CHECK(cudaMemcpy(s.orbit.get(), orbit.z, orbit.length * sizeof(RefPoint),
-                        cudaMemcpyHostToDevice));
+  CUDA_CHECK(
+      cudaMemcpy(s.orbit.get(), orbit.z, orbit.length * sizeof(RefPoint), cudaMemcpyHostToDevice));
   s.length = orbit.length;
   s.levels = std::min(levels, kMaxBlaLevels);
   const unsigned entries = s.levels > 0 ? offset[s.levels] : 0;
@@ -84,8 +83,8 @@ void GpuPerturbation::set_reference(RefOrbitView orbit, const BlaD* bla_double,
   s.bla_double = DeviceBuffer<BlaD>(entries);
   s.bla_extended = DeviceBuffer<BlaX>(entries);
   if (entries) {
-    CUDA_CHECK(cudaMemcpy(s.bla_double.get(), bla_double, entries * sizeof(BlaD),
-                          cudaMemcpyHostToDevice));
+    CUDA_CHECK(
+        cudaMemcpy(s.bla_double.get(), bla_double, entries * sizeof(BlaD), cudaMemcpyHostToDevice));
     CUDA_CHECK(cudaMemcpy(s.bla_extended.get(), bla_extended, entries * sizeof(BlaX),
                           cudaMemcpyHostToDevice));
   }
@@ -100,27 +99,28 @@ static BlaView<B> table_view(const B* entries, const unsigned* offset, int level
   return v;
 }
 
-GpuPerturbStats GpuPerturbation::render(DeltaFormat format, const DeepGrid& grid,
-                                        PixelRect rect, unsigned max_iter, float* out,
-                                        unsigned* counts) {
+GpuPerturbStats GpuPerturbation::render(DeltaFormat format, const DeepGrid& grid, PixelRect rect,
+                                        unsigned max_iter, float* out, unsigned* counts,
+                                        bool approximate) {
   Impl& s = *impl_;
+  const int levels = approximate ? s.levels : 0;
   const RefOrbitView ref{s.orbit.get(), s.length};
   const dim3 blocks((rect.width + 15) / 16, (rect.height + 15) / 16);
   CUDA_CHECK(cudaMemsetAsync(s.tallies.get(), 0, sizeof(Tallies), s.stream.get()));
   CUDA_CHECK(cudaEventRecord(s.start.get(), s.stream.get()));
   if (format == DeltaFormat::Double)
-    perturb_kernel<DeltaDouble><<<blocks, 256, 0, s.stream.get()>>>(
-        ref, table_view(s.bla_double.get(), s.offset, s.levels), grid, rect, max_iter, out, counts,
-        s.tallies.get());
+    perturb_kernel<DeltaDouble>
+        <<<blocks, 256, 0, s.stream.get()>>>(ref, table_view(s.bla_double.get(), s.offset, levels),
+                                             grid, rect, max_iter, out, counts, s.tallies.get());
   else
     perturb_kernel<DeltaExp><<<blocks, 256, 0, s.stream.get()>>>(
-        ref, table_view(s.bla_extended.get(), s.offset, s.levels), grid, rect, max_iter, out, counts,
+        ref, table_view(s.bla_extended.get(), s.offset, levels), grid, rect, max_iter, out, counts,
         s.tallies.get());
   CUDA_CHECK(cudaGetLastError());
   CUDA_CHECK(cudaEventRecord(s.stop.get(), s.stream.get()));
   Tallies t{};
-  CUDA_CHECK(cudaMemcpyAsync(&t, s.tallies.get(), sizeof t, cudaMemcpyDeviceToHost,
-                             s.stream.get()));
+  CUDA_CHECK(
+      cudaMemcpyAsync(&t, s.tallies.get(), sizeof t, cudaMemcpyDeviceToHost, s.stream.get()));
   CUDA_CHECK(cudaStreamSynchronize(s.stream.get()));
   GpuPerturbStats st;
   float ms = 0;

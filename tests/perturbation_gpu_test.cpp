@@ -37,18 +37,18 @@ TEST_P(GpuPerturbationTest, CountsEqualTheCpuReference) {
   const std::size_t n = static_cast<std::size_t>(w) * h;
   std::vector<float> cpu_out(n * 2), gpu_out(n * 2);
   std::vector<unsigned> cpu_counts(n), gpu_counts(n);
-  const PerturbStats cs = render_perturbation_cpu(c.format, f.grid, whole_image(f.grid), f.orbit.view(),
-                                                  {&f.dbl, &f.extended}, c.max_iter,
-                                                  cpu_out.data(), cpu_counts.data());
+  const PerturbStats cs =
+      render_perturbation_cpu(c.format, f.grid, whole_image(f.grid), f.orbit.view(),
+                              {&f.dbl, &f.extended}, c.max_iter, cpu_out.data(), cpu_counts.data());
   GpuPerturbation gpu;
   gpu.set_reference(f.orbit.view(), f.dbl.entries.data(), f.extended.entries.data(),
                     f.extended.offset.data(), f.extended.levels());
   DeviceBuffer<float> out(n * 2);
   DeviceBuffer<unsigned> counts(n);
-  const GpuPerturbStats gs = gpu.render(c.format, f.grid, whole_image(f.grid), c.max_iter, out.get(),
-                                         counts.get());
-  CUDA_CHECK(cudaMemcpy(gpu_counts.data(), counts.get(), n * sizeof(unsigned),
-                        cudaMemcpyDeviceToHost));
+  const GpuPerturbStats gs =
+      gpu.render(c.format, f.grid, whole_image(f.grid), c.max_iter, out.get(), counts.get());
+  CUDA_CHECK(
+      cudaMemcpy(gpu_counts.data(), counts.get(), n * sizeof(unsigned), cudaMemcpyDeviceToHost));
   std::size_t same = 0, near = 0;
   for (std::size_t i = 0; i < n; ++i) {
     same += gpu_counts[i] == cpu_counts[i];
@@ -65,7 +65,8 @@ TEST_P(GpuPerturbationTest, CountsEqualTheCpuReference) {
 
 INSTANTIATE_TEST_SUITE_P(
     Depths, GpuPerturbationTest,
-    ::testing::Values(Case{"-1.99999999999999999999", "1.1e-20", "3e-20", 4000, DeltaFormat::Double},
+    ::testing::Values(Case{"-1.99999999999999999999", "1.1e-20", "3e-20", 4000,
+                           DeltaFormat::Double},
                       Case{"1.3e-51", "1", "3e-50", 3000, DeltaFormat::Double},
                       Case{"1.3e-301", "1", "3e-300", 6000, DeltaFormat::Extended},
                       Case{"1.3e-1001", "1", "3e-1000", 12000, DeltaFormat::Extended},

@@ -9,6 +9,7 @@
 
 #include "mpfr_value.h"
 #include "render/deep_frame.h"
+#include "render/nucleus.h"
 #include "render/perturbation_cpu.h"
 
 namespace mp {
@@ -39,11 +40,15 @@ unsigned direct_count(mpfr_srcptr cx, mpfr_srcptr cy, int bits, unsigned max_ite
 
 struct Location {
   std::string cx, cy;  // the image centre
-  int span_exp10;      // span = 3 x 10^span_exp10
+  int span_exp10;      // span = span_mantissa x 10^span_exp10
   unsigned max_iter;
   DeltaFormat format;
   // Reference point offset from the centre, in spans (0: the centre itself).
   double ref_dx = 0, ref_dy = 0;
+  double span_mantissa = 3;
+  std::string span() const {
+    return std::to_string(span_mantissa) + "e" + std::to_string(span_exp10);
+  }
 };
 
 struct Frame {
@@ -61,7 +66,7 @@ Frame perturbed(const Location& at, int width, int height, bool approximate) {
   // The bits to tell pixels apart, and a margin.
   f.bits = static_cast<int>((-at.span_exp10) * 3.33) + 64;
   Mp span(f.bits), spacing(f.bits), cx(at.cx, f.bits), cy(at.cy, f.bits), rx(f.bits), ry(f.bits);
-  mpfr_set_str(span.get(), ("3e" + std::to_string(at.span_exp10)).c_str(), 10, MPFR_RNDN);
+  mpfr_set_str(span.get(), at.span().c_str(), 10, MPFR_RNDN);
   mpfr_div_ui(spacing.get(), span.get(), width, MPFR_RNDN);
   mpfr_mul_d(rx.get(), span.get(), at.ref_dx, MPFR_RNDN);
   mpfr_add(rx.get(), rx.get(), cx.get(), MPFR_RNDN);
@@ -73,8 +78,8 @@ Frame perturbed(const Location& at, int width, int height, bool approximate) {
   if (approximate) tables = {&d.dbl, &d.extended};
   std::vector<float> out(static_cast<std::size_t>(width) * height * 2);
   f.counts.resize(static_cast<std::size_t>(width) * height);
-  f.stats = render_perturbation_cpu(at.format, d.grid, whole_image(d.grid), d.orbit.view(), tables, at.max_iter,
-                                    out.data(), f.counts.data());
+  f.stats = render_perturbation_cpu(at.format, d.grid, whole_image(d.grid), d.orbit.view(), tables,
+                                    at.max_iter, out.data(), f.counts.data());
   f.orbit = std::move(d.orbit);
   return f;
 }
@@ -83,7 +88,7 @@ Frame perturbed(const Location& at, int width, int height, bool approximate) {
 unsigned exact_count(const Location& at, const Frame& f, int px, int py) {
   const int bits = f.bits;
   Mp span(bits), s(bits), cx(at.cx, bits), cy(at.cy, bits), t(bits);
-  mpfr_set_str(span.get(), ("3e" + std::to_string(at.span_exp10)).c_str(), 10, MPFR_RNDN);
+  mpfr_set_str(span.get(), at.span().c_str(), 10, MPFR_RNDN);
   mpfr_div_ui(s.get(), span.get(), f.width, MPFR_RNDN);
   mpfr_mul_d(t.get(), s.get(), px + 0.5 - f.width / 2.0, MPFR_RNDN);
   mpfr_add(cx.get(), cx.get(), t.get(), MPFR_RNDN);
@@ -190,6 +195,54 @@ TEST(Perturbation, ApproximationKeepsTheCountsOfSingleSteps) {
   for (std::size_t i = 0; i < with.counts.size(); ++i) same += with.counts[i] == without.counts[i];
   EXPECT_GE(same, 0.995 * with.counts.size());
   EXPECT_LT(with.stats.iterated * 2, with.stats.pixel_iters);
+}
+
+// A minibrot near i (period 160, about 1e-120 across) found by the ball method and Newton's
+// method, in a view eight times its size whose centre, and so the reference, is off its nucleus:
+// pixels near the nucleus come back near 0 where the reference does not. Without rebasing their
+// differences there lose every bit that tells them apart (a glitch); without the radius bounding
+// the approximation, runs are skipped across those returns.
+Location minibrot_near_i() {
+  const int bits = 500;
+  Mp x("1.3e-61", bits), y("1", bits);
+  const std::optional<unsigned> period =
+      ball_period(x.get(), y.get(), to_floatexp(3e-60), 10000, bits);
+  EXPECT_EQ(period.value_or(0), 160u);
+  const Nucleus n = newton_nucleus(x.get(), y.get(), period.value_or(1), bits, to_floatexp(1e-135),
+                                   to_floatexp(3e-59));
+  EXPECT_TRUE(n.found);
+  // Centre 2.4 and 1.1 sizes from the nucleus, span 8 sizes, as decimals.
+  Mp size(bits), t(bits);
+  mpfr_set_d(size.get(), n.size.m, MPFR_RNDN);
+  mpfr_mul_2si(size.get(), size.get(), n.size.e, MPFR_RNDN);
+  Location at;
+  mpfr_mul_d(t.get(), size.get(), 2.4, MPFR_RNDN);
+  mpfr_add(x.get(), x.get(), t.get(), MPFR_RNDN);
+  mpfr_mul_d(t.get(), size.get(), 1.1, MPFR_RNDN);
+  mpfr_add(y.get(), y.get(), t.get(), MPFR_RNDN);
+  char* text = nullptr;
+  mpfr_asprintf(&text, "%.150Re", x.get());
+  at.cx = text;
+  mpfr_free_str(text);
+  mpfr_asprintf(&text, "%.150Re", y.get());
+  at.cy = text;
+  mpfr_free_str(text);
+  mpfr_mul_ui(t.get(), size.get(), 8, MPFR_RNDN);
+  long e10 =
+      static_cast<long>(std::floor(std::log10(mpfr_get_d(t.get(), MPFR_RNDN) * 1e120))) - 120;
+  mpfr_div_d(t.get(), t.get(), std::pow(10.0, static_cast<double>(e10 + 120)), MPFR_RNDN);
+  at.span_mantissa = mpfr_get_d(t.get(), MPFR_RNDN) * 1e120;
+  at.span_exp10 = static_cast<int>(e10);
+  at.max_iter = 4000;
+  at.format = DeltaFormat::Double;
+  return at;
+}
+
+TEST(Perturbation, AMinibrotOffTheReferenceIsExactByRebasing) {
+  const Location at = minibrot_near_i();
+  const Frame f = perturbed(at, 40, 30, true);
+  EXPECT_GT(f.stats.rebases, 0u);
+  expect_accurate(compare(at, f, 1));
 }
 
 // A reference at the image's corner, outside the set: the pixels whose orbits outlast it run on

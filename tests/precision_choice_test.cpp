@@ -71,21 +71,57 @@ TEST(PrecisionChoice, WhereDoubleFloatRunsOutTooDoubleIsTheOneLeft) {
   }
 }
 
-TEST(PrecisionChoice, PastEveryVariantTheDeepestAndTheBannerSaysSo) {
+TEST(PrecisionChoice, PastEveryVariantPerturbationAndTheBannerSaysSo) {
   for (std::optional<ComputeCapability> cc :
        {std::optional(kSm90), std::optional(kSm86), std::optional<ComputeCapability>()}) {
     const PrecisionChoice c = fma4_at(at(-0.75, 0.1, 1e-15), cc);
-    EXPECT_EQ(c.variant, VariantId::Fp64);
+    ASSERT_TRUE(c.perturbation.has_value());
+    EXPECT_EQ(*c.perturbation, DeltaFormat::Double);
     EXPECT_TRUE(c.deeper);
-    EXPECT_TRUE(c.exhausted);
-    EXPECT_TRUE(says(c, "precision ran out")) << c.why;
+    EXPECT_FALSE(c.exhausted);
+    EXPECT_TRUE(
+        says(c, "rendering by perturbation (double) from an MPFR reference orbit (a pixel needs"))
+        << c.why;
+    EXPECT_TRUE(says(c, "Pin to keep fma4")) << c.why;
   }
-  // fp64 as the user's own: nothing deeper to go to.
+  // fp64 as the user's own: perturbation is the one deeper.
   const PrecisionChoice own = choose_precision(at(0.3, -0.6, 1e-15), kW, kH, VariantId::Fp64,
                                                VariantId::Fp64, false, kSm90);
-  EXPECT_EQ(own.variant, VariantId::Fp64);
-  EXPECT_FALSE(own.deeper);
-  EXPECT_TRUE(own.exhausted);
+  EXPECT_TRUE(own.perturbation.has_value());
+  EXPECT_TRUE(own.deeper);
+  EXPECT_TRUE(says(own, "double cannot separate pixels")) << own.why;
+}
+
+// The formats' boundary: a pixel spacing of 2^kDoubleDeltaExponent is the last in double.
+TEST(PrecisionChoice, DifferencesInDoubleDownToTheirBoundaryThenTheExtendedRange) {
+  View v = at(-0.75, 0.1, 1.0);
+  v.span = FloatExp{1.0, kDoubleDeltaExponent + 11};  // 2048 pixels of 2^-990
+  EXPECT_EQ(delta_format(v, 2048), DeltaFormat::Double);
+  EXPECT_EQ(
+      *choose_precision(v, 2048, 1024, VariantId::Fma4, VariantId::Fma4, false, kSm90).perturbation,
+      DeltaFormat::Double);
+  v.span = FloatExp{1.999, kDoubleDeltaExponent + 10};  // just under 2^-990 a pixel
+  EXPECT_EQ(delta_format(v, 2048), DeltaFormat::Extended);
+  const PrecisionChoice deep =
+      choose_precision(v, 2048, 1024, VariantId::Fma4, VariantId::Fma4, false, kSm90);
+  EXPECT_EQ(*deep.perturbation, DeltaFormat::Extended);
+  EXPECT_TRUE(says(deep, "past double's exponent range")) << deep.why;
+  EXPECT_EQ(delta_format(*parse_view("0", "1", "1e-5000", 100), 1920), DeltaFormat::Extended);
+}
+
+TEST(PrecisionChoice, ZoomingOutOfPerturbationKeepsAMargin) {
+  // Around -0.75 on 1920 pixels fp64 holds down to a span of about 8.5e-13 (4 ulps a pixel):
+  // at 1.2e-12 it holds, but not at half of it.
+  const View shallow = at(-0.75, 0.1, 1e-11), edge = at(-0.75, 0.1, 1.2e-12);
+  EXPECT_FALSE(fma4_at(shallow, kSm90).perturbation.has_value());
+  const PrecisionChoice stays =
+      choose_precision(edge, kW, kH, VariantId::Fma4, VariantId::Fma4, false, kSm90, true);
+  const PrecisionChoice fresh = fma4_at(edge, kSm90);
+  EXPECT_FALSE(fresh.perturbation.has_value()) << fresh.why;
+  EXPECT_TRUE(stays.perturbation.has_value()) << stays.why;
+  EXPECT_FALSE(
+      choose_precision(shallow, kW, kH, VariantId::Fma4, VariantId::Fma4, false, kSm90, true)
+          .perturbation.has_value());
 }
 
 TEST(PrecisionChoice, APinnedVariantIsNeverChanged) {
@@ -95,6 +131,7 @@ TEST(PrecisionChoice, APinnedVariantIsNeverChanged) {
     EXPECT_EQ(c.variant, VariantId::Fma5) << span;
     EXPECT_FALSE(c.deeper);
     EXPECT_EQ(c.exhausted, span < 1e-4) << span;
+    EXPECT_FALSE(c.perturbation.has_value());
   }
 }
 

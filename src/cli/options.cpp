@@ -138,6 +138,11 @@ void add_view_options(CLI::App& app, Options& o, Raw& raw, bool image_size) {
   add_text(app, "--width", raw.width, what + " width in pixels, " + range)->type_name("INT");
   add_text(app, "--height", raw.height, what + " height in pixels, " + range)->type_name("INT");
   app.add_flag("--cpu", o.force_cpu, "use the CPU reference renderer even if a GPU is present");
+  app.add_flag("--pin", o.pin,
+               "keep --variant at any depth: no move to fp64, df64 or perturbation past its "
+               "precision (render refuses a view it cannot resolve)");
+  app.add_flag("--no-approximation", o.no_approximation,
+               "deep views: iterate every step, skip none by bilinear approximation");
   app.add_option("--palette", o.palette, "palette name from assets/palettes.json (default ember)")
       ->each([&raw](const std::string&) { raw.palette_given = true; });
 }

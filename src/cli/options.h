@@ -25,6 +25,8 @@ struct Options {
   int height = 720;
   bool window_size_given = false;  // --width/--height on the command line
   bool force_cpu = false;
+  bool pin = false;               // --pin: the variant kept at any depth (no automatic precision)
+  bool no_approximation = false;  // --no-approximation: perturbation iterates every step
   std::string palette = "ember";
   bool palette_given = false;
 

@@ -17,8 +17,10 @@
 #include "io/colour_settings.h"
 #include "io/files.h"
 #include "io/png_stream.h"
+#include "model/precision_choice.h"
 #include "model/variant_table.h"
 #include "render/cpu_renderer.h"
+#include "session/deep_renderer.h"
 #include "version.h"
 
 namespace mp {
@@ -60,10 +62,32 @@ Plan plan_for(int width, int height, int ss) {
   return p;
 }
 
+// Progress on stderr for work that lasts: nothing in the first second, then a line a second.
+class Progress {
+ public:
+  double elapsed_s() const {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  }
+  void report(const std::string& where, double fraction) {
+    const double t = elapsed_s();
+    if (t < 1.0 || t - last_ < 1.0) return;
+    last_ = t;
+    char line[160];
+    std::snprintf(line, sizeof line, "mandelpipe: %s, %.0f%%, %.1f s\n", where.c_str(),
+                  100 * fraction, t);
+    std::cerr << line << std::flush;
+  }
+
+ private:
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+  double last_ = 0;
+};
+
 // Computes a piece's per-pixel data into host memory: the CUDA kernel, or the CPU reference.
 class PieceRenderer {
  public:
-  PieceRenderer(const DeviceChoice& dc, long long max_pixels) : device_(dc.device) {
+  PieceRenderer(const DeviceChoice& dc, long long max_pixels, bool approximate)
+      : device_(dc.device), approximate_(approximate) {
     if (device_) {
       gpu_ = std::make_unique<GpuRenderer>(*device_);
       scratch_ = DeviceBuffer<float>(static_cast<std::size_t>(max_pixels) * kFloatsPerPixel);
@@ -95,44 +119,61 @@ class PieceRenderer {
     gpu_stats.warp_iters += s.warp_iters;
     gpu_stats.recording = gpu_stats.recording || s.recording;
   }
+  // The reference for a deep view: the one in use where it serves, else a new one (progress on
+  // stderr while it takes long).
+  void prepare_deep(const View& view, int width, int height, Progress& progress);
+  // The pixels of `rect` of the whole width x height image by perturbation, into host memory.
+  void render_deep(DeltaFormat format, const View& view, int width, int height, PixelRect rect,
+                   float* out) {
+    ++launches;
+    const std::size_t floats = static_cast<std::size_t>(rect.width) * rect.height * kFloatsPerPixel;
+    deep_stats += deep().render(format, view, width, height, rect, gpu_ ? scratch_.get() : out);
+    if (gpu_)
+      CUDA_CHECK(cudaMemcpy(out, scratch_.get(), floats * sizeof(float), cudaMemcpyDeviceToHost));
+  }
+  const DeepReference* reference() const { return deep_ ? deep_->reference().get() : nullptr; }
+
   void reset_stats() {
     launches = 0;
     gpu_stats = {};
     cpu = {};
+    deep_stats = {};
   }
 
   // Summed over the launches since reset_stats().
   int launches = 0;
   GpuFrameStats gpu_stats;
   CpuFrameStats cpu;
+  DeepStats deep_stats;
 
  private:
+  DeepRenderer& deep() {
+    if (!deep_) {
+      deep_ = std::make_unique<DeepRenderer>(device_);
+      deep_->set_approximation(approximate_);
+    }
+    return *deep_;
+  }
+
   std::optional<DeviceInfo> device_;
   std::unique_ptr<GpuRenderer> gpu_;
   DeviceBuffer<float> scratch_;
   CpuRenderer cpu_;
+  std::unique_ptr<DeepRenderer> deep_;
+  bool approximate_ = true;
 };
 
-// Progress on stderr for work that lasts: nothing in the first second, then a line a second.
-class Progress {
- public:
-  double elapsed_s() const {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-  }
-  void report(const std::string& where, double fraction) {
-    const double t = elapsed_s();
-    if (t < 1.0 || t - last_ < 1.0) return;
-    last_ = t;
-    char line[160];
-    std::snprintf(line, sizeof line, "mandelpipe: %s, %.0f%%, %.1f s\n", where.c_str(),
-                  100 * fraction, t);
-    std::cerr << line << std::flush;
-  }
-
- private:
-  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
-  double last_ = 0;
-};
+void PieceRenderer::prepare_deep(const View& view, int width, int height, Progress& progress) {
+  if (const DeepReference* ref = reference(); ref && serves(*ref, view, width, height)) return;
+  const auto ref = make_reference(view, width, height, nullptr,
+                                  [&](double done) { progress.report("reference orbit", done); });
+  deep().use(ref);
+  const ReferenceOrbit& orbit = ref->orbit;
+  std::cerr << "mandelpipe: reference orbit: " << orbit.bits << " bits, " << orbit.z.size() - 1
+            << " steps" << (orbit.escaped ? " (it escapes)" : "") << ", " << std::lround(orbit.ms)
+            << " ms; approximation tables: " << ref->extended.levels() << " levels, "
+            << std::lround(ref->bla_ms) << " ms\n";
+}
 
 // colourize_image over the piece's rows, split between the hardware's threads.
 void colourize_parallel(const float* data, int width, int height,
@@ -152,17 +193,17 @@ void colourize_parallel(const float* data, int width, int height,
 }
 
 struct Look {
-  VariantId variant;
   std::vector<std::uint8_t> lut;
   ColourParams colour;
 };
 
 // The view's image into `png`, band by band: each piece computed at ss x ss samples a pixel,
 // coloured, and its colours averaged into the band's rows, which then go out as PNG rows.
-void render_image(const View& view, const Plan& plan, const Look& look, PieceRenderer& renderer,
-                  std::FILE* png, Progress& progress, const std::string& label, double done,
-                  double share) {
+void render_image(const View& view, const PrecisionChoice& choice, const Plan& plan,
+                  const Look& look, PieceRenderer& renderer, std::FILE* png, Progress& progress,
+                  const std::string& label, double done, double share) {
   const int ss = plan.ss, n = ss * ss;
+  if (choice.perturbation) renderer.prepare_deep(view, plan.width * ss, plan.height * ss, progress);
   const PixelGrid whole = pixel_grid(view, plan.width * ss, plan.height * ss);
   std::vector<float> data(static_cast<std::size_t>(plan.piece_pixels()) * kFloatsPerPixel);
   std::vector<std::uint8_t> rgba(static_cast<std::size_t>(plan.piece_pixels()) * 4);
@@ -179,7 +220,11 @@ void render_image(const View& view, const Plan& plan, const Look& look, PieceRen
       // The piece's first sample where the whole image's grid has it.
       g.x0 = std::fma(static_cast<double>(col0) * ss, whole.dx, whole.x0);
       g.y0 = std::fma(static_cast<double>(row0) * ss, whole.dy, whole.y0);
-      renderer.render(look.variant, g, view.max_iter, data.data());
+      if (choice.perturbation)
+        renderer.render_deep(*choice.perturbation, view, plan.width * ss, plan.height * ss,
+                             {col0 * ss, row0 * ss, g.width, g.height}, data.data());
+      else
+        renderer.render(choice.variant, g, view.max_iter, data.data());
       colourize_parallel(data.data(), g.width, g.height, look.lut, look.colour, rgba.data());
       for (int r = 0; r < rows; ++r)
         for (int c = 0; c < cols; ++c) {
@@ -204,24 +249,45 @@ void render_image(const View& view, const Plan& plan, const Look& look, PieceRen
   }
 }
 
-// One line on stderr when float (or double) precision has run out at this view.
-std::string precision_note(const View& v, const Plan& plan, VariantId variant) {
-  const VariantInfo& vi = variant_info(variant);
-  const bool fp64 = vi.fp64;
-  const PrecisionStatus p =
-      float_precision(v, plan.width * plan.ss, plan.height * plan.ss, vi.mantissa_bits);
-  if (!p.exhausted) return "";
-  std::ostringstream s;
-  const bool df64 = vi.mantissa_bits == 48;
-  s << (fp64   ? "double"
-        : df64 ? "double-float"
-               : "float")
-    << " precision exhausted at span " << span_text(v.span) << ": pixel spacing " << p.pixel_spacing
-    << " is under 4 ulps (" << p.float_ulp << ") at these coordinates; neighbouring pixels merge"
-    << (fp64   ? ""
-        : df64 ? " (the fp64 variant goes deeper)"
-               : " (df64 and fp64 go deeper)");
-  return s.str();
+// What rendered, for stdout and the files: the variant, or perturbation and its format.
+std::string rendered_by(const PrecisionChoice& c) {
+  return c.perturbation ? perturbation_name(*c.perturbation)
+                        : std::string(variant_info(c.variant).name);
+}
+
+// What renders the view, by the one precision rule the window follows too: refused in one line
+// where a pinned variant cannot separate the pixels, since its image would be blocks of colour.
+PrecisionChoice choice_for(const View& view, const Plan& plan, const Options& o,
+                           const DeviceChoice& dc) {
+  std::optional<ComputeCapability> cc;
+  if (dc.device) cc = ComputeCapability{dc.device->cc_major, dc.device->cc_minor};
+  const int w = plan.width * plan.ss, h = plan.height * plan.ss;
+  PrecisionChoice c = choose_precision(view, w, h, o.variant, o.variant, o.pin, cc);
+  if (o.pin && c.exhausted) {
+    const PrecisionStatus p = float_precision(view, w, h, variant_info(o.variant).mantissa_bits);
+    const PrecisionChoice free = choose_precision(view, w, h, o.variant, o.variant, false, cc);
+    throw ExitError(2, "--pin: " + std::string(variant_info(o.variant).name) +
+                           " cannot separate pixels at span " + span_text(view.span, 3) +
+                           " (pixel spacing " + span_text(quotient(view.span, to_floatexp(w)), 3) +
+                           (p.float_ulp > 0 ? " under 4 ulps" : "") +
+                           "); without --pin it renders by " + rendered_by(free));
+  }
+  return c;
+}
+
+nlohmann::json precision_json(const PrecisionChoice& c, const PieceRenderer& r) {
+  nlohmann::json j = {{"rendered_by", rendered_by(c)},
+                      {"automatic", c.deeper},
+                      {"why", c.why},
+                      {"exhausted", c.exhausted}};
+  if (const DeepReference* ref = c.perturbation ? r.reference() : nullptr)
+    j["reference"] = {{"bits", ref->orbit.bits},
+                      {"steps", ref->orbit.z.size() - 1},
+                      {"escaped", ref->orbit.escaped},
+                      {"orbit_ms", ref->orbit.ms},
+                      {"table_levels", ref->extended.levels()},
+                      {"table_ms", ref->bla_ms}};
+  return j;
 }
 
 // The plan said before long work: the size, the bands, the memory they need.
@@ -247,22 +313,23 @@ nlohmann::json tiling_json(const Plan& plan, int launches, bool gpu) {
 }
 
 Look look_for(const Options& o, const Palette& palette) {
-  return {o.variant, build_lut(palette), o.colour};
+  return {build_lut(palette), o.colour};
 }
 
 int render_one(const Options& o, const DeviceChoice& dc, const Palette& palette) {
   const fs::path png = o.out;
   const fs::path json_path = sidecar_path(png);
   const Plan plan = plan_for(o.width, o.height, o.ss);
-  PieceRenderer renderer(dc, plan.piece_pixels());
+  PieceRenderer renderer(dc, plan.piece_pixels(), !o.no_approximation);
   say_plan(plan, renderer.gpu());
-  const std::string note = precision_note(o.view, plan, o.variant);
-  if (!note.empty()) std::cerr << "mandelpipe: note: " << note << "\n";
+  const PrecisionChoice choice = choice_for(o.view, plan, o, dc);
+  if (!choice.why.empty()) std::cerr << "mandelpipe: " << choice.why << "\n";
 
   Progress progress;
   try {
     StreamedFile image(png);
-    render_image(o.view, plan, look_for(o, palette), renderer, image.stream(), progress, "", 0, 1);
+    render_image(o.view, choice, plan, look_for(o, palette), renderer, image.stream(), progress, "",
+                 0, 1);
 
     nlohmann::json j;
     j["mandelpipe"] = kVersion;
@@ -274,19 +341,32 @@ int render_one(const Options& o, const DeviceChoice& dc, const Palette& palette)
         {"center", {centre_text(o.view.center_x, o.view), centre_text(o.view.center_y, o.view)}},
         {"span", exact_span_text(o.view.span)},
         {"iters", o.view.max_iter},
-        {"variant", variant_info(o.variant).name}};
+        {"variant", variant_info(o.variant).name},
+        {"pin", o.pin}};
     j["parameters"].update(colour_settings_json({palette.name, o.colour}));
     j["renderer"] = renderer.description();
     j["tiling"] = tiling_json(plan, renderer.launches, renderer.gpu());
     if (!dc.cpu_reason.empty()) j["fallback"] = dc.cpu_reason;
-    j["precision_exhausted"] = !note.empty();
-    if (renderer.gpu()) {
+    j["precision"] = precision_json(choice, renderer);
+    j["precision_exhausted"] = choice.exhausted;
+    if (choice.perturbation) {
+      const DeepStats& d = renderer.deep_stats;
+      j["frame"] = {{"measured",
+                     {{d.gpu ? "kernel_ms" : "cpu_ms", d.ms},
+                      {"pixel_iters", d.pixel_iters},
+                      {"iterated", d.iterated},
+                      {"skipped_by_approximation", d.pixel_iters - d.iterated},
+                      {"rebases", d.rebases},
+                      {"launches", d.launches}}},
+                    {"model", "n/a: the perturbation step is not in the bound model yet"}};
+    } else if (renderer.gpu()) {
       j["device"] = {{"name", dc.device->name},
                      {"compute_capability", std::to_string(dc.device->cc_major) + "." +
                                                 std::to_string(dc.device->cc_minor)},
                      {"sm_count", dc.device->sm_count}};
-      j["frame"] = to_json(measured_row(*dc.device, o.variant, "render", o.view, o.width * o.ss,
-                                        o.height * o.ss, 1, renderer.gpu_stats, nullptr));
+      j["frame"] =
+          to_json(measured_row(*dc.device, choice.variant, "render", o.view, o.width * o.ss,
+                               o.height * o.ss, 1, renderer.gpu_stats, nullptr));
       j["frame"]["summed_over_launches"] = renderer.launches;
     } else {
       j["frame"] = {{"measured",
@@ -304,7 +384,7 @@ int render_one(const Options& o, const DeviceChoice& dc, const Palette& palette)
   }
   std::cout << "wrote " << png.string() << " and " << json_path.string() << " (" << o.width << "x"
             << o.height << (o.ss > 1 ? ", ss " + std::to_string(o.ss) : "") << ", "
-            << variant_info(o.variant).name << ", " << renderer.description() << ", "
+            << rendered_by(choice) << ", " << renderer.description() << ", "
             << std::lround(progress.elapsed_s() * 1000) << " ms)\n";
   if (!dc.cpu_reason.empty()) std::cerr << "mandelpipe: note: " << dc.cpu_reason << "\n";
   return 0;
@@ -353,7 +433,7 @@ int render_zoom(const Options& o, const DeviceChoice& dc, const Palette& palette
     throw ExitError(2, "--out: cannot make the folder " + dir.string() + ": " + ec.message());
   }
   const Plan plan = plan_for(o.width, o.height, o.ss);
-  PieceRenderer renderer(dc, plan.piece_pixels());
+  PieceRenderer renderer(dc, plan.piece_pixels(), !o.no_approximation);
   say_plan(plan, renderer.gpu());
   const std::vector<View> views = zoom_sequence(o.view, *o.zoom_to, o.zoom_frames);
 
@@ -365,22 +445,25 @@ int render_zoom(const Options& o, const DeviceChoice& dc, const Palette& palette
   j["ss"] = o.ss;
   j["renderer"] = renderer.description();
   j["tiling"] = tiling_json(plan, plan.bands() * plan.pieces_across(), renderer.gpu());
+  // Each frame by the precision rule, as the window would render it at that depth; the line on
+  // stderr where what renders changes.
   nlohmann::json frames = nlohmann::json::array();
-  int first_exhausted = -1;
+  std::vector<PrecisionChoice> choices;
   for (int k = 0; k < o.zoom_frames; ++k) {
     const View& v = views[k];
+    choices.push_back(choice_for(v, plan, o, dc));
+    const PrecisionChoice& c = choices.back();
     nlohmann::json f = {{"image", frame_name(k)},
                         {"center", {centre_text(v.center_x, v), centre_text(v.center_y, v)}},
                         {"span", exact_span_text(v.span)},
                         {"iters", v.max_iter},
-                        {"variant", variant_info(o.variant).name}};
+                        {"variant", variant_info(o.variant).name},
+                        {"rendered_by", rendered_by(c)}};
     f.update(colour);
-    const std::string note = precision_note(v, plan, o.variant);
-    f["precision_exhausted"] = !note.empty();
-    if (!note.empty() && first_exhausted < 0) {
-      first_exhausted = k;
-      std::cerr << "mandelpipe: note: from " << frame_name(k) << " on, " << note << "\n";
-    }
+    f["precision_exhausted"] = c.exhausted;
+    if (k == 0 ? !c.why.empty() : rendered_by(c) != rendered_by(choices[k - 1]))
+      std::cerr << "mandelpipe: from " << frame_name(k) << " on, "
+                << (c.why.empty() ? rendered_by(c) + " holds" : c.why) << "\n";
     frames.push_back(f);
   }
   j["frames"] = frames;
@@ -394,7 +477,7 @@ int render_zoom(const Options& o, const DeviceChoice& dc, const Palette& palette
       StreamedFile image(dir / frame_name(k));
       const std::string label =
           "frame " + std::to_string(k + 1) + "/" + std::to_string(o.zoom_frames);
-      render_image(views[k], plan, look, renderer, image.stream(), progress, label,
+      render_image(views[k], choices[k], plan, look, renderer, image.stream(), progress, label,
                    static_cast<double>(k) / o.zoom_frames, 1.0 / o.zoom_frames);
       write_files_atomic({}, image);
     }
@@ -404,8 +487,11 @@ int render_zoom(const Options& o, const DeviceChoice& dc, const Palette& palette
     throw ExitError(2, e.what());
   }
   std::cout << "wrote " << o.zoom_frames << " frames and frames.json to " << dir.string() << " ("
-            << o.width << "x" << o.height << ", " << variant_info(o.variant).name << ", "
-            << renderer.description() << ", " << std::lround(progress.elapsed_s() * 1000)
+            << o.width << "x" << o.height << ", " << rendered_by(choices.front())
+            << (rendered_by(choices.front()) != rendered_by(choices.back())
+                    ? " to " + rendered_by(choices.back())
+                    : "")
+            << ", " << renderer.description() << ", " << std::lround(progress.elapsed_s() * 1000)
             << " ms)\n";
   if (!dc.cpu_reason.empty()) std::cerr << "mandelpipe: note: " << dc.cpu_reason << "\n";
   return 0;

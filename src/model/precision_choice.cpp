@@ -33,15 +33,26 @@ std::string name(VariantId v) {
 
 }  // namespace
 
+const char* perturbation_name(DeltaFormat f) {
+  return f == DeltaFormat::Double ? "perturbation (double)" : "perturbation (extended range)";
+}
+
+DeltaFormat delta_format(const View& view, int width) {
+  const FloatExp spacing = quotient(view.span, to_floatexp(static_cast<double>(width)));
+  return spacing.e >= kDoubleDeltaExponent ? DeltaFormat::Double : DeltaFormat::Extended;
+}
+
 PrecisionChoice choose_precision(const View& view, int width, int height, VariantId current,
-                                 VariantId own, bool pinned, std::optional<ComputeCapability> cc) {
+                                 VariantId own, bool pinned, std::optional<ComputeCapability> cc,
+                                 bool current_perturbed) {
   PrecisionChoice c;
   c.variant = own;
   const bool own_holds = holds(own, view, width, height);
   View half = view;
   half.span = scaled(half.span, -1);
   const int own_bits = variant_info(own).mantissa_bits;
-  const bool was_deeper = current != own && variant_info(current).mantissa_bits > own_bits;
+  const bool was_deeper =
+      current_perturbed || (current != own && variant_info(current).mantissa_bits > own_bits);
   if (pinned || (own_holds && (!was_deeper || holds(own, half, width, height)))) {
     c.exhausted = !own_holds;
     return c;
@@ -51,26 +62,28 @@ PrecisionChoice choose_precision(const View& view, int width, int height, Varian
   std::vector<VariantId> deeper;
   for (VariantId v : {VariantId::Fp64, VariantId::Df64Step})
     if (variant_info(v).mantissa_bits > own_bits) deeper.push_back(v);
-  if (deeper.empty()) {
-    c.exhausted = true;
-    return c;
-  }
   if (cc)
     std::stable_sort(deeper.begin(), deeper.end(),
                      [&](VariantId a, VariantId b) { return cost(a, *cc) < cost(b, *cc); });
-  const auto fit = std::find_if(deeper.begin(), deeper.end(),
-                                [&](VariantId v) { return holds(v, view, width, height); });
-  char why[256];
+  // Leaving perturbation for a plain variant takes the same margin as leaving a deeper variant
+  // for the user's own.
+  const auto fit = std::find_if(deeper.begin(), deeper.end(), [&](VariantId v) {
+    return holds(v, view, width, height) && (!current_perturbed || holds(v, half, width, height));
+  });
+  char why[320];
   const char* edge = own_holds ? "is at its limit" : "cannot separate pixels";
   if (fit == deeper.end()) {
-    c.variant = VariantId::Fp64;  // the deepest
-    for (VariantId v : deeper)
-      if (variant_info(v).mantissa_bits > variant_info(c.variant).mantissa_bits) c.variant = v;
-    c.exhausted = true;
+    // Past double, every pixel as its difference from one orbit computed in as many bits as the
+    // depth needs.
+    const DeltaFormat f = delta_format(view, width);
+    c.perturbation = f;
+    c.variant = own;
     std::snprintf(why, sizeof why,
-                  "%s %s at span %s: rendering with %s, the deepest, and precision ran out "
-                  "there too; Pin to keep %s",
-                  arithmetic(own), edge, span_text(view.span, 2).c_str(), name(c.variant).c_str(),
+                  "%s %s at span %s: rendering by %s from an MPFR reference orbit (a pixel "
+                  "needs %d bits here%s); Pin to keep %s",
+                  arithmetic(own), edge, span_text(view.span, 2).c_str(), perturbation_name(f),
+                  view_bits(view, width),
+                  f == DeltaFormat::Extended ? ", past double's exponent range" : "",
                   name(own).c_str());
   } else {
     c.variant = *fit;

@@ -1,11 +1,15 @@
-// Automatic precision: the variant that renders a view, from the user's own choice and how many
-// mantissa bits the view's pixel spacing needs (float, then df64 or fp64, whichever is faster).
+// Automatic precision, the one rule the window, render and bench follow: what renders a view,
+// from the user's own choice and how many mantissa bits the view's pixel spacing needs: float,
+// then df64 or fp64 (whichever is faster), then perturbation from a reference orbit, its
+// differences in double while the pixel spacing is within double's range and in the extended
+// range (floatexp.h) past it.
 #pragma once
 
 #include <optional>
 #include <string>
 
 #include "model/view.h"
+#include "perturbation.h"
 #include "variants.h"
 
 namespace mp {
@@ -15,16 +19,27 @@ struct ComputeCapability {
 };
 
 struct PrecisionChoice {
-  VariantId variant{};     // to render
+  VariantId variant{};  // to render, where `perturbation` is not set
+  // Set: the view renders by perturbation, its differences in this format.
+  std::optional<DeltaFormat> perturbation;
   bool deeper = false;     // not the user's own: moved to one with more mantissa bits
-  bool exhausted = false;  // even `variant` cannot separate neighbouring pixels
+  bool exhausted = false;  // even what renders cannot separate neighbouring pixels
   std::string why;         // one sentence for the banner; empty while the user's own holds
 };
 
-// `cc`: the GPU's, or none on the CPU path. `current`: the variant rendered now; a deeper one
-// stays until the user's own would hold at half the span, so that a view on the edge does not
-// switch back and forth. A pinned variant is the user's own whatever the view.
+// Pixel spacings from 2^-990 up keep a pixel's difference from the reference, and what it adds
+// each step, within double's normal range; below it the extended range takes over.
+inline constexpr int kDoubleDeltaExponent = -990;
+DeltaFormat delta_format(const View& view, int width);
+
+// `cc`: the GPU's, or none on the CPU path. `current` and `current_perturbed`: what renders now;
+// a deeper choice stays until the shallower would hold at half the span, so that a view on the
+// edge does not switch back and forth. A pinned variant is the user's own whatever the view.
 PrecisionChoice choose_precision(const View& view, int width, int height, VariantId current,
-                                 VariantId own, bool pinned, std::optional<ComputeCapability> cc);
+                                 VariantId own, bool pinned, std::optional<ComputeCapability> cc,
+                                 bool current_perturbed = false);
+
+// "perturbation (double)", "perturbation (extended range)": for banners, stderr and files.
+const char* perturbation_name(DeltaFormat f);
 
 }  // namespace mp

@@ -35,8 +35,7 @@ std::optional<DeepFrame> prepare_deep_frame(mpfr_srcptr cx, mpfr_srcptr cy, mpfr
   mpfr_clear(d);
   // The largest |dc| of any pixel: the image's half diagonal (and a pixel) plus the reference's
   // distance from the centre.
-  const FloatExp half_diagonal =
-      f.grid.spacing * to_floatexp(std::hypot(width, height) / 2 + 1);
+  const FloatExp half_diagonal = f.grid.spacing * to_floatexp(std::hypot(width, height) / 2 + 1);
   const FloatExp dc_max = half_diagonal + magnitude(to_complexexp(f.grid.dc0x, f.grid.dc0y));
   f.extended = build_bla_extended(f.orbit.view(), dc_max);
   f.dbl = build_bla_double(f.extended);

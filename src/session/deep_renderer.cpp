@@ -39,7 +39,8 @@ DeepStats DeepRenderer::render(DeltaFormat format, const View& view, int width, 
                           ref.extended.offset.data(), ref.extended.levels());
       uploaded_ = &ref;
     }
-    const GpuPerturbStats g = gpu_->render(format, grid, rect, view.max_iter, out, counts);
+    const GpuPerturbStats g =
+        gpu_->render(format, grid, rect, view.max_iter, out, counts, approximate_);
     s.gpu = true;
     s.ms = g.kernel_ms;
     s.pixel_iters = g.pixel_iters;
@@ -47,9 +48,9 @@ DeepStats DeepRenderer::render(DeltaFormat format, const View& view, int width, 
     s.rebases = g.rebases;
     return s;
   }
-  const PerturbStats c = render_perturbation_cpu(format, grid, rect, ref.orbit.view(),
-                                                 {&ref.dbl, &ref.extended}, view.max_iter, out,
-                                                 counts);
+  const BlaTables tables = approximate_ ? BlaTables{&ref.dbl, &ref.extended} : BlaTables{};
+  const PerturbStats c = render_perturbation_cpu(format, grid, rect, ref.orbit.view(), tables,
+                                                 view.max_iter, out, counts);
   s.ms = c.ms;
   s.pixel_iters = c.pixel_iters;
   s.iterated = c.iterated;

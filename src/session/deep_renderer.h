@@ -39,6 +39,9 @@ class DeepRenderer {
   const std::shared_ptr<const DeepReference>& reference() const { return ref_; }
   // The reference later frames use (copied to the GPU before the next one).
   void use(std::shared_ptr<const DeepReference> ref);
+  // Off: every step iterated, none skipped by the bilinear approximation (to see what it saves).
+  void set_approximation(bool on) { approximate_ = on; }
+  bool approximation() const { return approximate_; }
 
   // The view's pixels in `rect` (of the whole width x height image) from the current reference,
   // which must serve the view: into device memory on the GPU path, host memory on the CPU's.
@@ -49,6 +52,7 @@ class DeepRenderer {
   std::unique_ptr<GpuPerturbation> gpu_;
   std::shared_ptr<const DeepReference> ref_;
   const DeepReference* uploaded_ = nullptr;  // what the GPU holds
+  bool approximate_ = true;
 };
 
 }  // namespace mp

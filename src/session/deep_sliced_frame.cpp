@@ -25,9 +25,9 @@ const DeepStats& DeepSlicedFrame::step(DeepRenderer& renderer, float* out, doubl
     rows = std::min(rows, want);
   }
   const PixelRect rect{0, next_row_, width_, rows};
-  const DeepStats s = renderer.render(format_, view_, width_, height_, rect,
-                                      out + static_cast<std::size_t>(next_row_) * width_ *
-                                                kFloatsPerPixel);
+  const DeepStats s =
+      renderer.render(format_, view_, width_, height_, rect,
+                      out + static_cast<std::size_t>(next_row_) * width_ * kFloatsPerPixel);
   ms_per_row_ = s.ms / rows;
   last_rows_ = rows;
   longest_ms_ = std::max(longest_ms_, s.ms);

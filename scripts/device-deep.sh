@@ -1,0 +1,56 @@
+#!/bin/bash
+# Runs on the GPU machine over a carried build (scripts/carry.sh): deep views. The perturbation
+# GPU tests, deep renders at 1920x1080 from 1e-50 to past 1e-3000 (with the approximation and
+# without), a minibrot at 1e-99 with 100,000 iterations, the perturbation kernels' SASS, and the
+# plain fma4-rows at a shallow view for scale. Logs in $OUT/deep.tgz; a short table last.
+set -u
+tar xJf .carry/bin.tar.xz -C .carry
+source .device/setup.sh >/dev/null
+export LD_LIBRARY_PATH=$PWD/.carry/lib:${LD_LIBRARY_PATH:-}
+B=$PWD/.carry
+A=/tmp/deep
+mkdir -p $A
+log=$OUT/log.txt
+step() { echo "== $*" | tee -a "$log"; timeout 300 "$@" >>"$log" 2>&1; local rc=$?; echo "   rc=$rc" | tee -a "$log"; return $rc; }
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv | tee -a "$log"
+step $B/gpu_tests --gtest_filter='GpuPerturbation*'
+step $B/gpu_tests
+step $B/program_tests
+cuobjdump -sass -fun perturb $B/mandelpipe >"$A/perturb.sass" 2>&1 ||
+  cuobjdump -sass $B/mandelpipe | awk '/Function : .*perturb/{p=1} /Function : / && !/perturb/{p=0} p' >"$A/perturb.sass"
+# A minibrot of period 133 near i, about 1.4e-99 across (found by the ball method and Newton).
+MX=-2.8746738709911711313587400396870764265927866835711251852350600795197350587946998122487577794952845346324586207476065879391063947636e-50
+MY=9.9999999999999999999999999999999999999999999999999039187809335045450778414269872821211733536976797498590850573760529183579836058283e-01
+r() {  # name, then render's arguments
+  local name=$1; shift
+  step $B/mandelpipe render --out "$A/$name.png" --width 1920 --height 1080 "$@"
+}
+r mini-1e99 --center $MX,$MY --span 8e-99 --iters 100000
+r mini-1e99-noskip --center $MX,$MY --span 8e-99 --iters 100000 --no-approximation
+step $B/mandelpipe render --out "$A/mini-1e99-cpu.png" --width 480 --height 270 --cpu \
+  --center $MX,$MY --span 8e-99 --iters 100000
+r i-1e50 --center 1.3e-51,1 --span 3e-50 --iters 20000
+r i-1e300 --center 1.3e-301,1 --span 3e-300 --iters 20000
+r i-1e300-noskip --center 1.3e-301,1 --span 3e-300 --iters 20000 --no-approximation
+r i-1e1000 --center 1.3e-1001,1 --span 3e-1000 --iters 20000
+r i-1e3100 --center 1.3e-3101,1 --span 3e-3100 --iters 40000
+r seahorse-1e20 --center -0.74364388703715887077806454349364257504760996232125506,0.13182590420531229282109735487476726526298859967904297 --span 1e-20 --iters 20000
+step $B/mandelpipe render --out "$A/orbit-1m.png" --width 64 --height 36 --center $MX,$MY \
+  --span 3e-300 --iters 1000000
+r fma4-rows-shallow --center -0.743643887037151,0.131825904205330 --span 0.005 --iters 4096 --variant fma4-rows
+cp $A/mini-1e99.png $A/i-1e1000.png $OUT/ 2>/dev/null
+tar czf $OUT/deep.tgz -C /tmp deep
+{
+  echo "view | rendered by | kernel ms | counted | iterated | wall"
+  for j in $A/*.json; do
+    python3 - "$j" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+p = j.get("precision", {})
+m = j.get("frame", {}).get("measured", {})
+print(" | ".join(str(x) for x in [sys.argv[1].split('/')[-1][:-5], p.get("rendered_by"),
+      m.get("kernel_ms", m.get("cpu_ms", j.get("frame", {}).get("kernel_ms"))), m.get("pixel_iters"),
+      m.get("iterated"), p.get("reference", {}).get("orbit_ms")]))
+PY
+  done
+} | tee -a "$log"

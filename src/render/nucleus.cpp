@@ -1,0 +1,157 @@
+#include "render/nucleus.h"
+
+#include <cmath>
+
+namespace mp {
+namespace {
+
+// mpfr_t values for the duration of a call.
+class Scratch {
+ public:
+  Scratch(int n, int bits) : n_(n) {
+    for (int i = 0; i < n_; ++i) mpfr_init2(v_[i], bits);
+  }
+  ~Scratch() {
+    for (int i = 0; i < n_; ++i) mpfr_clear(v_[i]);
+  }
+  Scratch(const Scratch&) = delete;
+  Scratch& operator=(const Scratch&) = delete;
+  mpfr_ptr operator[](int i) { return v_[i]; }
+
+ private:
+  int n_;
+  mpfr_t v_[10];
+};
+
+FloatExp to_fe(mpfr_srcptr v) {
+  if (mpfr_zero_p(v) || !mpfr_number_p(v)) return {};
+  long e = 0;
+  const double d = mpfr_get_d_2exp(&e, v, MPFR_RNDN);
+  return normalised(d, static_cast<int>(e));
+}
+
+// 1 / a = conj(a) / |a|^2, the parts' mantissas at most 2 so their squares stay in range.
+ComplexExp reciprocal(ComplexExp a) {
+  const double n = a.x * a.x + a.y * a.y;
+  return normalised(a.x / n, -a.y / n, -a.e);
+}
+
+bool cancelled(const std::atomic<bool>* cancel) {
+  return cancel && cancel->load(std::memory_order_relaxed);
+}
+
+}  // namespace
+
+std::optional<unsigned> ball_period(mpfr_srcptr cx, mpfr_srcptr cy, FloatExp radius,
+                                    unsigned max_period, int bits,
+                                    const std::atomic<bool>* cancel) {
+  Scratch s(5, bits);
+  mpfr_ptr x = s[0], y = s[1], x2 = s[2], y2 = s[3], xy = s[4];
+  mpfr_set_zero(x, 1);
+  mpfr_set_zero(y, 1);
+  // dz/dc in the extended range: it grows past double's range long before max_period.
+  ComplexExp dz{};
+  for (unsigned n = 1; n <= max_period; ++n) {
+    if ((n & 1023) == 0 && cancelled(cancel)) return std::nullopt;
+    // dz <- 2 z dz + 1, then z <- z^2 + c.
+    const ComplexExp z = to_complexexp(to_fe(x), to_fe(y));
+    dz = z * dz;
+    dz.e += 1;
+    dz = dz + to_complexexp(to_floatexp(1.0), FloatExp{});
+    mpfr_sqr(x2, x, MPFR_RNDN);
+    mpfr_sqr(y2, y, MPFR_RNDN);
+    mpfr_mul(xy, x, y, MPFR_RNDN);
+    mpfr_sub(x, x2, y2, MPFR_RNDN);
+    mpfr_add(x, x, cx, MPFR_RNDN);
+    mpfr_mul_2ui(xy, xy, 1, MPFR_RNDN);
+    mpfr_add(y, xy, cy, MPFR_RNDN);
+    const FloatExp zn = magnitude(to_complexexp(to_fe(x), to_fe(y)));
+    if (zn < magnitude(dz) * radius) return n;
+    if (4 < to_double(zn)) return std::nullopt;  // the disk's centre escaped: no period here
+  }
+  return std::nullopt;
+}
+
+Nucleus newton_nucleus(mpfr_ptr x, mpfr_ptr y, unsigned period, int bits, FloatExp tolerance,
+                       FloatExp reach, const std::atomic<bool>* cancel) {
+  Scratch s(10, bits);
+  mpfr_ptr zx = s[0], zy = s[1], dx = s[2], dy = s[3], t = s[4], u = s[5], v = s[6], w = s[7],
+           x0 = s[8], y0 = s[9];
+  mpfr_set(x0, x, MPFR_RNDN);
+  mpfr_set(y0, y, MPFR_RNDN);
+  Nucleus n;
+  n.period = period;
+  for (int step = 0; step < 64 && !cancelled(cancel); ++step) {
+    mpfr_set_zero(zx, 1);
+    mpfr_set_zero(zy, 1);
+    mpfr_set_zero(dx, 1);
+    mpfr_set_zero(dy, 1);
+    for (unsigned k = 0; k < period; ++k) {
+      // d <- 2 z d + 1
+      mpfr_mul(t, zx, dx, MPFR_RNDN);
+      mpfr_mul(u, zy, dy, MPFR_RNDN);
+      mpfr_sub(t, t, u, MPFR_RNDN);
+      mpfr_mul(u, zx, dy, MPFR_RNDN);
+      mpfr_mul(v, zy, dx, MPFR_RNDN);
+      mpfr_add(u, u, v, MPFR_RNDN);
+      mpfr_mul_2ui(dx, t, 1, MPFR_RNDN);
+      mpfr_add_ui(dx, dx, 1, MPFR_RNDN);
+      mpfr_mul_2ui(dy, u, 1, MPFR_RNDN);
+      // z <- z^2 + c
+      mpfr_sqr(t, zx, MPFR_RNDN);
+      mpfr_sqr(u, zy, MPFR_RNDN);
+      mpfr_mul(v, zx, zy, MPFR_RNDN);
+      mpfr_sub(zx, t, u, MPFR_RNDN);
+      mpfr_add(zx, zx, x, MPFR_RNDN);
+      mpfr_mul_2ui(v, v, 1, MPFR_RNDN);
+      mpfr_add(zy, v, y, MPFR_RNDN);
+    }
+    // c <- c - z / d = c - z conj(d) / |d|^2
+    mpfr_sqr(t, dx, MPFR_RNDN);
+    mpfr_sqr(u, dy, MPFR_RNDN);
+    mpfr_add(w, t, u, MPFR_RNDN);
+    if (mpfr_zero_p(w)) break;
+    mpfr_mul(t, zx, dx, MPFR_RNDN);
+    mpfr_mul(u, zy, dy, MPFR_RNDN);
+    mpfr_add(t, t, u, MPFR_RNDN);
+    mpfr_div(t, t, w, MPFR_RNDN);  // real part of the step
+    mpfr_mul(u, zy, dx, MPFR_RNDN);
+    mpfr_mul(v, zx, dy, MPFR_RNDN);
+    mpfr_sub(u, u, v, MPFR_RNDN);
+    mpfr_div(u, u, w, MPFR_RNDN);  // imaginary part
+    const FloatExp moved = magnitude(to_complexexp(to_fe(t), to_fe(u)));
+    mpfr_sub(x, x, t, MPFR_RNDN);
+    mpfr_sub(y, y, u, MPFR_RNDN);
+    mpfr_sub(v, x, x0, MPFR_RNDN);
+    mpfr_sub(w, y, y0, MPFR_RNDN);
+    if (reach < magnitude(to_complexexp(to_fe(v), to_fe(w)))) return n;
+    if (moved < tolerance) {
+      n.found = true;
+      break;
+    }
+  }
+  if (!n.found) return n;
+  // The size estimate from the orbit's multipliers: with l the product of 2 z_k over the cycle
+  // and b the sum of their partial products' reciprocals, the minibrot is about 1 / |b l^2|.
+  mpfr_set_zero(zx, 1);
+  mpfr_set_zero(zy, 1);
+  ComplexExp l = to_complexexp(to_floatexp(1.0), FloatExp{}), b = l;
+  for (unsigned k = 1; k < period; ++k) {
+    mpfr_sqr(t, zx, MPFR_RNDN);
+    mpfr_sqr(u, zy, MPFR_RNDN);
+    mpfr_mul(v, zx, zy, MPFR_RNDN);
+    mpfr_sub(zx, t, u, MPFR_RNDN);
+    mpfr_add(zx, zx, x, MPFR_RNDN);
+    mpfr_mul_2ui(v, v, 1, MPFR_RNDN);
+    mpfr_add(zy, v, y, MPFR_RNDN);
+    const ComplexExp z = to_complexexp(to_fe(zx), to_fe(zy));
+    l = z * l;
+    l.e += 1;
+    b = b + reciprocal(l);
+  }
+  const ComplexExp bl2 = b * l * l;
+  n.size = to_floatexp(1.0) / magnitude(bl2);
+  return n;
+}
+
+}  // namespace mp
