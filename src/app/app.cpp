@@ -67,6 +67,7 @@ App::App(const Options& o)
       imgui_(window_.get(), window_.content_scale(), settings_.ui_scale,
              config_.empty() ? "" : config_file(config_, "imgui.ini").string()),
       pipeline_(device_.device, device_.cpu_reason, o.present),
+      deep_(device_.device),
       ab_(o.overlay_ab || o.counters_ab) {
   ex_.view = ex_.home = o.view;
   ex_.variant = ex_.own_variant = o.variant;
@@ -138,7 +139,7 @@ int App::run() {
     // as fast as it could made measurably longer (docs/measurements.md).
     if (ex_.jobs.off_thread())
       glfwWaitEventsTimeout(1.0 / 30);
-    else if (ex_.live || ex_.dirty || !ex_.jobs.empty() || pipeline_.refining())
+    else if (ex_.live || ex_.dirty || !ex_.jobs.empty() || pipeline_.refining() || deep_.busy())
       glfwPollEvents();
     else
       glfwWaitEventsTimeout(0.25);  // idle: nothing changes, nothing to redraw
@@ -337,26 +338,7 @@ void App::render_frame() {
   // and reads no counters, which would land in the experiment's figures: it shows the image it
   // has, and what changed meanwhile renders once the experiment ends.
   const bool gpu_lent = ex_.jobs.off_thread().has_value();
-  if (fw > 0 && fh > 0 && !gpu_lent) {
-    pipeline_.resize(fw, fh);
-    // A new view drops the stale frame at once, its counters with it; live starts the next once
-    // one is done.
-    if (ex_.dirty || (ex_.live && !pipeline_.refining())) {
-      if (counter_reading_) counters_.drop(*std::exchange(counter_reading_, std::nullopt));
-      pipeline_.start_slices(ex_.variant, ex_.view, ex_.divergence);
-      ex_.dirty = false;
-    }
-    // The counters read from the frame's first launch to the end of its last, the window's
-    // drawing between them included.
-    if (pipeline_.refining() && !counter_reading_) counter_reading_ = counters_.begin();
-    if (const auto fm = pipeline_.render_slice(pipeline_.gpu() ? kGpuLaunchMs : kCpuSliceMs)) {
-      if (counter_reading_)
-        counters_.end(*std::exchange(counter_reading_, std::nullopt), frames_done_,
-                      fm->gpu ? static_cast<double>(fm->gpu_stats.sm_cycles) : 0);
-      record_frame(*fm);
-      if (fm->gpu) ab_.kernel(frames_done_, b_half, fm->gpu_stats.kernel_ms);
-    }
-  }
+  if (fw > 0 && fh > 0 && !gpu_lent) render_image(fw, fh, b_half);
   if (fw > 0 && fh > 0) {
     glBindFramebuffer(GL_FRAMEBUFFER, 0);
     glViewport(0, 0, fw, fh);
@@ -383,6 +365,51 @@ void App::render_frame() {
   ab_.close_frame(frames_done_, ab_b);
 }
 
+void App::render_image(int fw, int fh, bool b_half) {
+  pipeline_.resize(fw, fh);
+  const bool deep = precision_.perturbation.has_value();
+  // A new view drops the stale frame at once, its counters with it; live starts the next once
+  // one is done.
+  const bool idle = deep ? !deep_.busy() : !pipeline_.refining();
+  if (ex_.dirty || (ex_.live && idle)) {
+    if (counter_reading_) counters_.drop(*std::exchange(counter_reading_, std::nullopt));
+    if (deep) {
+      // The previous image moved into place while the new one renders, at any depth.
+      const auto [from, to] = deep_preview_grids(shown_view_, ex_.view, fw, fh);
+      pipeline_.start_external(ex_.dirty ? from : PixelGrid(), to);
+      deep_.start(ex_.view, fw, fh, *precision_.perturbation);
+    } else {
+      deep_.stop();
+      pipeline_.start_slices(ex_.variant, ex_.view, ex_.divergence);
+    }
+    shown_view_ = ex_.view;
+    ex_.dirty = false;
+  }
+  if (deep) {
+    if (!deep_.busy()) return;
+    float* out = pipeline_.begin_external();
+    const std::optional<DeepStats> done =
+        deep_.step(out, pipeline_.gpu() ? kGpuLaunchMs : kCpuSliceMs);
+    pipeline_.end_external();
+    if (done) {
+      ex_.render_ms.push(static_cast<float>(done->ms));
+      ++totals_.renders;
+      totals_.render_ms += done->ms;
+    }
+    return;
+  }
+  // The counters read from the frame's first launch to the end of its last, the window's
+  // drawing between them included.
+  if (pipeline_.refining() && !counter_reading_) counter_reading_ = counters_.begin();
+  if (const auto fm = pipeline_.render_slice(pipeline_.gpu() ? kGpuLaunchMs : kCpuSliceMs)) {
+    if (counter_reading_)
+      counters_.end(*std::exchange(counter_reading_, std::nullopt), frames_done_,
+                    fm->gpu ? static_cast<double>(fm->gpu_stats.sm_cycles) : 0);
+    record_frame(*fm);
+    if (fm->gpu) ab_.kernel(frames_done_, b_half, fm->gpu_stats.kernel_ms);
+  }
+}
+
 void App::draw_windows() {
   const float scale = window_.content_scale() * ex_.ui_scale;
   Layout layout = Layout::current();
@@ -394,6 +421,7 @@ void App::draw_windows() {
   if (ex_.show_panel) {
     const PanelInputs in{device_,
                          pipeline_,
+                         deep_.status(),
                          rates_,
                          last_,
                          last_metrics_,
@@ -631,8 +659,11 @@ void App::apply_precision() {
   std::optional<ComputeCapability> cc;
   if (const GpuRenderer* gpu = pipeline_.gpu())
     cc = ComputeCapability{gpu->device().cc_major, gpu->device().cc_minor};
+  const bool was_deep = precision_.perturbation.has_value();
   precision_ = choose_precision(ex_.view, std::max(fw, 1), std::max(fh, 1), ex_.variant,
-                                ex_.own_variant, ex_.pin_variant, cc);
+                                ex_.own_variant, ex_.pin_variant, cc, was_deep);
+  // Into or out of deep views the view is the same, but what renders it is not.
+  if (was_deep != precision_.perturbation.has_value()) ex_.dirty = true;
   ex_.show_variant(precision_.variant);
 }
 

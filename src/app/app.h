@@ -39,6 +39,7 @@
 #include "model/pipe_rates.h"
 #include "model/precision_choice.h"
 #include "model/view_history.h"
+#include "session/deep_session.h"
 
 namespace mp {
 
@@ -50,6 +51,9 @@ class App {
 
  private:
   void render_frame();
+  // This frame's share of a view's image: a plain frame's slice or launch, or a deep frame's
+  // band; a new view (dirty) starts its frame first.
+  void render_image(int fw, int fh, bool b_half);
   // Before a step starts on the run queue's worker: the window lets go of what it shares with it.
   void lend_gpu();
   void handle_input();
@@ -115,6 +119,9 @@ class App {
   Window window_;
   ImGuiLayer imgui_;
   gl::FramePipeline pipeline_;
+  // Deep views (past double): perturbation, its reference made on a worker.
+  DeepSession deep_;
+  View shown_view_;  // the view whose image the surface holds (or is refining towards)
   gl::Colourizer colourizer_;
 
   // Before ex_: an experiment on the run queue's worker reads the counters until it ends, and

@@ -1,5 +1,7 @@
 #include "app/panel.h"
 
+#include "model/precision_choice.h"
+
 #include <imgui.h>
 
 #include <algorithm>
@@ -310,7 +312,71 @@ void sources_table(const PanelInputs& in, const GpuFrameStats& s) {
   ImGui::TreePop();
 }
 
+// Deep views: what perturbation did, measured, beside the reference it used. The pipe model,
+// the overlay and the counters describe the plain variants' loops, and say nothing here yet.
+void deep_section(Explorer& ex, const PanelInputs& in) {
+  const DeepStatus& d = in.deep;
+  char label[96];
+  if (d.reference_pending)
+    std::snprintf(label, sizeof label, "Measurement: reference orbit %.0f%%",
+                  100 * d.reference_done);
+  else if (d.refining)
+    std::snprintf(label, sizeof label, "Measurement: rendering %.0f%%", 100 * d.progress);
+  else
+    std::snprintf(label, sizeof label, "Measurement: perturbation %.3f ms",
+                  d.last ? d.last->ms : 0.0);
+  if (!section(label, "measurement", true)) return;
+  bool live = ex.live;
+  if (ImGui::Checkbox("live: re-render every frame", &live)) ex.live = live;
+  char text[96];
+  double bar = d.progress;
+  if (d.reference_pending) {
+    std::snprintf(text, sizeof text, "reference orbit in MPFR: %.0f%%, %.1f s",
+                  100 * d.reference_done, d.reference_s);
+    bar = d.reference_done;
+  } else if (d.refining) {
+    std::snprintf(text, sizeof text, "rendering %.0f%%", 100 * d.progress);
+  } else {
+    std::snprintf(text, sizeof text, "done in %d %s", d.last ? d.last->launches : 0,
+                  d.last && d.last->gpu ? "launches" : "bands");
+    bar = 1;
+  }
+  ImGui::ProgressBar(static_cast<float>(bar), ImVec2(-1.0f, 0), text);
+  ImGui::PushTextWrapPos(0.0f);
+  ImGui::TextUnformatted(perturbation_name(d.format));
+  ImGui::TextDisabled(
+      "each pixel iterates its difference from one reference orbit, kept in MPFR's bits");
+  if (const DeepReference* r = d.reference) {
+    bullet("reference: %d bits, %zu steps%s, %.0f ms", r->orbit.bits, r->orbit.z.size() - 1,
+           r->orbit.escaped ? " (it escapes: pixels past it rebase)" : "", r->orbit.ms);
+    bullet("bilinear approximation: %d levels of merged steps, built in %.0f ms",
+           r->extended.levels(), r->bla_ms);
+  }
+  if (const std::optional<DeepStats>& s = d.last) {
+    bullet("last frame: %.2f ms %s, longest launch %.2f ms", s->ms,
+           s->gpu ? "of kernels (CUDA events)" : "on the CPU (wall)", d.longest_ms);
+    const double counted = static_cast<double>(s->pixel_iters);
+    const double run = static_cast<double>(s->iterated);
+    bullet("steps counted %.4g, iterated %.4g (%.2f%%): %.4g skipped by the approximation", counted,
+           run, counted > 0 ? 100 * run / counted : 0.0, counted - run);
+    bullet("rebases: %.4g", static_cast<double>(s->rebases));
+    if (s->ms > 0)
+      bullet("%.3g Giter/s counted, %.3g Giter/s iterated", counted / s->ms * 1e-6,
+             run / s->ms * 1e-6);
+  } else {
+    bullet("no deep frame finished yet");
+  }
+  ImGui::TextDisabled(
+      "the pipe model, the overlay and the counters describe the plain variants' loops: not this "
+      "one yet");
+  ImGui::PopTextWrapPos();
+}
+
 void measurement_section(Explorer& ex, const PanelInputs& in) {
+  if (in.deep.active) {
+    deep_section(ex, in);
+    return;
+  }
   char label[96];
   const bool refining = in.pipeline.refining();
   if (!in.paused.empty())

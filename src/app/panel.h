@@ -19,6 +19,7 @@
 #include "model/metrics.h"
 #include "model/palette.h"
 #include "model/pipe_rates.h"
+#include "session/deep_session.h"
 
 namespace mp {
 
@@ -41,6 +42,7 @@ struct BookmarkNaming {
 struct PanelInputs {
   const DeviceChoice& device;
   gl::FramePipeline& pipeline;
+  const DeepStatus& deep;  // deep views: the reference and the perturbation frame
   const std::optional<PipeRates>& rates;
   const gl::FrameMeasurement& last;
   const std::optional<Metrics>& metrics;

@@ -12,8 +12,10 @@ void draw_precision_banner(const View& view, const PrecisionChoice& choice, int 
                            int fb_height, Layout& layout) {
   const VariantInfo& vi = variant_info(choice.variant);
   const bool fp64 = vi.fp64, df64 = vi.mantissa_bits == 48;
-  const PrecisionStatus p =
+  PrecisionStatus p =
       float_precision(view, std::max(fb_width, 1), std::max(fb_height, 1), vi.mantissa_bits);
+  // Perturbation separates pixels at any depth: nothing of the plain variant's limit applies.
+  if (choice.perturbation) p.exhausted = false;
   if (!p.exhausted && !choice.deeper) return;
   const float wrap = layout.place_banner();
   ImGui::SetNextWindowBgAlpha(0.8f);
@@ -30,17 +32,19 @@ void draw_precision_banner(const View& view, const PrecisionChoice& choice, int 
   }
   if (p.exhausted) {
     // Short of fp64 only where the user pinned the variant: a move would have gone deeper.
-    const char* deeper = fp64   ? ""
-                         : df64 ? " fp64 goes deeper: unpin (K) to switch as you zoom."
-                                : " df64 and fp64 go deeper: unpin (K) to switch as you zoom.";
+    const char* deeper = " perturbation goes on at any depth: unpin (K) to switch as you zoom.";
+    if (!fp64)
+      deeper = df64 ? " fp64 and perturbation go deeper: unpin (K) to switch as you zoom."
+                    : " df64, fp64 and perturbation go deeper: unpin (K) to switch as you zoom.";
     ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1, 0.6f, 0.2f, 1));
     ImGui::TextWrapped(
-        "%s precision exhausted: pixel spacing %.3g is under 4 ulps (%.3g) at these coordinates; "
+        "%s precision exhausted: pixel spacing %s is under 4 ulps (%.3g) at these coordinates; "
         "neighbouring pixels merge.%s",
         fp64   ? "Double"
         : df64 ? "Double-float"
                : "Float",
-        p.pixel_spacing, p.float_ulp, deeper);
+        span_text(quotient(view.span, to_floatexp(std::max(fb_width, 1))), 3).c_str(), p.float_ulp,
+        deeper);
     ImGui::PopStyleColor();
   }
   ImGui::PopTextWrapPos();

@@ -119,6 +119,29 @@ void FramePipeline::start_slices(VariantId variant, const View& view, bool diver
   }
 }
 
+void FramePipeline::start_external(const PixelGrid& from, const PixelGrid& to) {
+  gpu_frame_ = GpuSlicedFrame();
+  cpu_frame_ = CpuSlicedFrame();
+  divergence_ = false;
+  shown_grid_ = from;
+  reproject(to);
+  // The next plain frame has no grid of its own to move the image from.
+  shown_grid_ = PixelGrid();
+}
+
+float* FramePipeline::begin_external() {
+  external_out_ = surface_->begin_frame();
+  return gpu_ && !surface_->device_memory() ? scratch_.get() : external_out_;
+}
+
+void FramePipeline::end_external() {
+  // Where the surface is host memory the frame builds up in device scratch, copied whole.
+  if (gpu_ && !surface_->device_memory())
+    CUDA_CHECK(cudaMemcpy(external_out_, scratch_.get(), scratch_.size() * sizeof(float),
+                          cudaMemcpyDeviceToHost));
+  surface_->end_frame();
+}
+
 void FramePipeline::reproject(const PixelGrid& grid) {
   const PixelGrid from = std::exchange(shown_grid_, grid);
   // Another variant or iteration limit keeps the view: its old image is already in place.

@@ -48,6 +48,14 @@ class FramePipeline {
   void start_slices(VariantId variant, const View& view, bool divergence = false);
   std::optional<FrameMeasurement> render_slice(double target_ms);
   bool refining() const { return gpu_ ? !gpu_frame_.done() : !cpu_frame_.done(); }
+
+  // A frame that another renderer writes into this surface (the deep views' perturbation): the
+  // unfinished plain frame is dropped and the image shown moved from `from` to `to`, grids in
+  // whatever frame of reference the caller keeps both in (width 0: left as it is). Its pixels
+  // go between begin_external() and end_external(): device memory on the GPU path.
+  void start_external(const PixelGrid& from, const PixelGrid& to);
+  float* begin_external();
+  void end_external();
   double progress() const { return gpu_ ? gpu_frame_.progress() : cpu_frame_.progress(); }
   // Passes over the image so far: more than one where the GPU cut orbits (GpuSlicedFrame).
   int passes() const { return gpu_ ? gpu_frame_.passes() : 1; }
@@ -89,6 +97,7 @@ class FramePipeline {
   DeviceBuffer<float> preview_from_;  // GPU path: the image being moved, copied
   std::vector<float> cpu_preview_from_;
   double longest_launch_ms_ = 0;
+  float* external_out_ = nullptr;  // the surface's memory between begin_ and end_external
 };
 
 }  // namespace mp::gl

@@ -11,10 +11,6 @@ DeepStats& DeepStats::operator+=(const DeepStats& s) {
   return *this;
 }
 
-const char* format_name(DeltaFormat f) {
-  return f == DeltaFormat::Double ? "perturbation (double)" : "perturbation (extended range)";
-}
-
 DeepRenderer::DeepRenderer(const std::optional<DeviceInfo>& device) {
   if (device) gpu_ = std::make_unique<GpuPerturbation>();
 }

@@ -24,9 +24,6 @@ struct DeepStats {
   DeepStats& operator+=(const DeepStats& s);
 };
 
-// "perturbation (double)" and the like, for banners and sidecars.
-const char* format_name(DeltaFormat f);
-
 class DeepRenderer {
  public:
   // With a device, the GPU's kernels (made on the calling thread's current device).
