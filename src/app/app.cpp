@@ -72,6 +72,7 @@ App::App(const Options& o)
   ex_.view = ex_.home = o.view;
   ex_.variant = ex_.own_variant = o.variant;
   ex_.pin_variant = settings_.pin_variant;
+  ex_.auto_iters = o.auto_iters.value_or(true);
   ex_.vsync = o.vsync;
   ex_.live = device_.device.has_value() || o.frames > 0;
   ex_.divergence = o.divergence;
@@ -395,6 +396,7 @@ void App::render_image(int fw, int fh, bool b_half) {
       ex_.render_ms.push(static_cast<float>(done->ms));
       ++totals_.renders;
       totals_.render_ms += done->ms;
+      adjust_iterations();
     }
     return;
   }
@@ -407,7 +409,29 @@ void App::render_image(int fw, int fh, bool b_half) {
                     fm->gpu ? static_cast<double>(fm->gpu_stats.sm_cycles) : 0);
     record_frame(*fm);
     if (fm->gpu) ab_.kernel(frames_done_, b_half, fm->gpu_stats.kernel_ms);
+    adjust_iterations();
   }
+}
+
+void App::adjust_iterations() {
+  if (!ex_.auto_iters) return;
+  // A zoom of 8 or more since the last fresh start is another region: it starts afresh.
+  const double zoomed = std::abs(log10_of(ex_.view.span) - log10_of(auto_anchor_span_));
+  if (auto_anchor_span_.m == 0 || zoomed > 0.9) {
+    auto_iters_.reset();
+    auto_anchor_span_ = ex_.view.span;
+  }
+  const double share = pipeline_.edge_inside_share();
+  const unsigned next = auto_iters_.next(share, ex_.view.max_iter, kMaxIterations);
+  if (next == ex_.view.max_iter) return;
+  View v = ex_.view;
+  v.max_iter = next;
+  ex_.set_view(v);
+  char text[128];
+  std::snprintf(text, sizeof text,
+                "iterations raised to %u (automatic: %.0f%% of the image's edge reached the limit)",
+                next, 100 * share);
+  ex_.status = text;
 }
 
 void App::draw_windows() {
@@ -519,8 +543,14 @@ void App::perform(Action a, int index) {
     }
     case Action::ZoomIn: v = zoom_about(v, 1.5, fw / 2.0, fh / 2.0, fw, fh); break;
     case Action::ZoomOut: v = zoom_about(v, 1 / 1.5, fw / 2.0, fh / 2.0, fw, fh); break;
-    case Action::MoreIterations: v.max_iter = std::min(v.max_iter * 2, kMaxIterations); break;
-    case Action::FewerIterations: v.max_iter = std::max(v.max_iter / 2, 1u); break;
+    case Action::MoreIterations:
+    case Action::FewerIterations:
+      // The user's own limit: the automatic one would undo a lowering at once.
+      v.max_iter = a == Action::MoreIterations ? std::min(v.max_iter * 2, kMaxIterations)
+                                               : std::max(v.max_iter / 2, 1u);
+      if (ex_.auto_iters) ex_.status = "automatic iterations off (the panel turns them back on)";
+      ex_.auto_iters = false;
+      break;
     case Action::Variant:
       if (static_cast<std::size_t>(index) < all_variants().size())
         ex_.set_variant(all_variants()[index].id);

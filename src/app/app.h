@@ -34,6 +34,7 @@
 #include "io/sass_loader.h"
 #include "io/settings.h"
 #include "model/ab_recorder.h"
+#include "model/auto_iterations.h"
 #include "model/bookmarks.h"
 #include "model/metrics.h"
 #include "model/pipe_rates.h"
@@ -122,6 +123,11 @@ class App {
   // Deep views (past double): perturbation, its reference made on a worker.
   DeepSession deep_;
   View shown_view_;  // the view whose image the surface holds (or is refining towards)
+  AutoIterations auto_iters_;
+  FloatExp auto_anchor_span_;  // the span the automatic limit last started afresh at
+  // A finished frame's edge, for the automatic iteration limit: raised (the frame marked dirty)
+  // while the edge reaches it.
+  void adjust_iterations();
   gl::Colourizer colourizer_;
 
   // Before ex_: an experiment on the run queue's worker reads the counters until it ends, and

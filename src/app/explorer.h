@@ -22,6 +22,7 @@ struct Explorer {
   VariantId variant{};       // rendered
   VariantId own_variant{};   // the user's choice
   bool pin_variant = false;  // automatic precision leaves the user's own variant alone
+  bool auto_iters = true;    // the iteration limit raised while the image's edge reaches it
   bool vsync = true;
   bool live = false;  // re-render every frame (live measurement) or only when something changed
   bool divergence = false;

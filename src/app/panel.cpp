@@ -140,8 +140,9 @@ void variant_section(Explorer& ex, const PanelInputs& in) {
 
 void view_section(Explorer& ex, const PanelInputs& in) {
   char label[96];
-  std::snprintf(label, sizeof label, "View: span %s, %u iterations",
-                span_text(ex.view.span, 3).c_str(), ex.view.max_iter);
+  std::snprintf(label, sizeof label, "View: span %s, %u iterations%s",
+                span_text(ex.view.span, 3).c_str(), ex.view.max_iter,
+                ex.auto_iters ? " (auto)" : "");
   if (in.naming.focus) ImGui::SetNextItemOpen(true);  // B shows the field it asks for
   if (!section(label, "view", true)) return;
   // Deep centres run to thousands of digits: the panel shows the leading ones, the view text
@@ -155,7 +156,16 @@ void view_section(Explorer& ex, const PanelInputs& in) {
     View v = ex.view;
     v.max_iter = static_cast<unsigned>(std::clamp(iters, 1, static_cast<int>(kMaxIterations)));
     ex.set_view(v);
+    ex.auto_iters = false;  // the user's own limit
   }
+  bool automatic = ex.auto_iters;
+  if (ImGui::Checkbox("automatic", &automatic)) {
+    ex.auto_iters = automatic;
+    ex.dirty = true;
+  }
+  ImGui::SameLine();
+  ImGui::TextDisabled(ex.auto_iters ? "doubled while 2%% of the edge reaches it"
+                                    : "the limit stays as set");
   ImGui::SetNextItemWidth(ImGui::GetFontSize() * 9);
   if (ImGui::BeginCombo("bookmark", "go to...")) {
     for (const Bookmark& b : in.bookmarks)

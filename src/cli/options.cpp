@@ -46,7 +46,7 @@ std::optional<FloatExp> span_of(std::string_view s) {
 // command line is then an error, never mistaken for "use the default".
 struct Raw {
   std::optional<std::string> center, span, iters, width, height, frames, bench_frames,
-      counter_interval;
+      counter_interval, auto_iters;
   std::string variant = "fma4", bench_variant = "all", format = "md", present = "auto",
               tile_order = "cost";
   bool no_vsync = false;
@@ -141,6 +141,10 @@ void add_view_options(CLI::App& app, Options& o, Raw& raw, bool image_size) {
   app.add_flag("--pin", o.pin,
                "keep --variant at any depth: no move to fp64, df64 or perturbation past its "
                "precision (render refuses a view it cannot resolve)");
+  app.add_option("--auto-iters", raw.auto_iters,
+                 "on|off: double the iteration limit while over 2% of the image's edge reaches "
+                 "it and doubling frees some (default: on in the window, off for render)")
+      ->type_name("on|off");
   app.add_flag("--no-approximation", o.no_approximation,
                "deep views: iterate every step, skip none by bilinear approximation");
   app.add_option("--palette", o.palette, "palette name from assets/palettes.json (default ember)")
@@ -180,6 +184,11 @@ std::string finish(Options& o, const Raw& raw) {
   }
   o.window_size_given = raw.width || raw.height;
   o.palette_given = raw.palette_given;
+  if (raw.auto_iters) {
+    if (*raw.auto_iters != "on" && *raw.auto_iters != "off")
+      return "--auto-iters: on or off, got '" + *raw.auto_iters + "'";
+    o.auto_iters = *raw.auto_iters == "on";
+  }
   const auto variant = find_variant(raw.variant);
   if (!variant) return "--variant: unknown '" + raw.variant + "' (known: " + variant_names() + ")";
   o.variant = *variant;

@@ -27,6 +27,9 @@ struct Options {
   bool force_cpu = false;
   bool pin = false;               // --pin: the variant kept at any depth (no automatic precision)
   bool no_approximation = false;  // --no-approximation: perturbation iterates every step
+  // --auto-iters on|off: the limit raised while the image's edge reaches it (unset: the
+  // command's default, on in the window, off for render).
+  std::optional<bool> auto_iters;
   std::string palette = "ember";
   bool palette_given = false;
 

@@ -17,6 +17,7 @@
 #include "io/colour_settings.h"
 #include "io/files.h"
 #include "io/png_stream.h"
+#include "model/auto_iterations.h"
 #include "model/precision_choice.h"
 #include "model/variant_table.h"
 #include "render/cpu_renderer.h"
@@ -312,6 +313,43 @@ nlohmann::json tiling_json(const Plan& plan, int launches, bool gpu) {
           {"colour", "on the CPU (the colour shader's twin), averaged over ss x ss samples"}};
 }
 
+// --auto-iters on: the limit doubled while over 2% of the edge of a small preview of the view
+// reaches it and doubling frees some, as the window raises it; the limits tried, last the one to
+// render with.
+std::vector<unsigned> auto_limit(const View& view, const Plan& plan, const Options& o,
+                                 const DeviceChoice& dc, PieceRenderer& renderer,
+                                 Progress& progress) {
+  const int pw = std::clamp(plan.width / 8, std::min(plan.width, 64), 480);
+  const int ph =
+      std::max(1, static_cast<int>(static_cast<long long>(pw) * plan.height / plan.width));
+  std::vector<float> data(static_cast<std::size_t>(pw) * ph * kFloatsPerPixel);
+  AutoIterations a;
+  View v = view;
+  std::vector<unsigned> tried{v.max_iter};
+  for (;;) {
+    const PrecisionChoice c = choice_for(v, plan, o, dc);
+    if (c.perturbation) {
+      renderer.prepare_deep(v, pw, ph, progress);
+      renderer.render_deep(*c.perturbation, v, pw, ph, {0, 0, pw, ph}, data.data());
+    } else {
+      renderer.render(c.variant, pixel_grid(v, pw, ph), v.max_iter, data.data());
+    }
+    const unsigned next =
+        a.next(edge_inside_share(data.data(), pw, ph), v.max_iter, kMaxIterations);
+    if (next == v.max_iter) break;
+    v.max_iter = next;
+    tried.push_back(next);
+  }
+  renderer.reset_stats();
+  return tried;
+}
+
+std::string limits_text(const std::vector<unsigned>& tried) {
+  std::string t;
+  for (unsigned n : tried) t += (t.empty() ? "" : ", ") + std::to_string(n);
+  return t;
+}
+
 Look look_for(const Options& o, const Palette& palette) {
   return {build_lut(palette), o.colour};
 }
@@ -322,13 +360,21 @@ int render_one(const Options& o, const DeviceChoice& dc, const Palette& palette)
   const Plan plan = plan_for(o.width, o.height, o.ss);
   PieceRenderer renderer(dc, plan.piece_pixels(), !o.no_approximation);
   say_plan(plan, renderer.gpu());
-  const PrecisionChoice choice = choice_for(o.view, plan, o, dc);
+  Progress progress;
+  View view = o.view;
+  std::vector<unsigned> tried;
+  if (o.auto_iters.value_or(false)) {
+    tried = auto_limit(view, plan, o, dc, renderer, progress);
+    view.max_iter = tried.back();
+    std::cerr << "mandelpipe: automatic iterations: " << view.max_iter
+              << " (a preview's edge tried " << limits_text(tried) << ")\n";
+  }
+  const PrecisionChoice choice = choice_for(view, plan, o, dc);
   if (!choice.why.empty()) std::cerr << "mandelpipe: " << choice.why << "\n";
 
-  Progress progress;
   try {
     StreamedFile image(png);
-    render_image(o.view, choice, plan, look_for(o, palette), renderer, image.stream(), progress, "",
+    render_image(view, choice, plan, look_for(o, palette), renderer, image.stream(), progress, "",
                  0, 1);
 
     nlohmann::json j;
@@ -338,11 +384,13 @@ int render_one(const Options& o, const DeviceChoice& dc, const Palette& palette)
         {"width", o.width},
         {"height", o.height},
         {"ss", o.ss},
-        {"center", {centre_text(o.view.center_x, o.view), centre_text(o.view.center_y, o.view)}},
-        {"span", exact_span_text(o.view.span)},
-        {"iters", o.view.max_iter},
+        {"center", {centre_text(view.center_x, view), centre_text(view.center_y, view)}},
+        {"span", exact_span_text(view.span)},
+        {"iters", view.max_iter},
+        {"auto_iters", o.auto_iters.value_or(false)},
         {"variant", variant_info(o.variant).name},
         {"pin", o.pin}};
+    if (!tried.empty()) j["parameters"]["iters_tried"] = tried;
     j["parameters"].update(colour_settings_json({palette.name, o.colour}));
     j["renderer"] = renderer.description();
     j["tiling"] = tiling_json(plan, renderer.launches, renderer.gpu());
@@ -364,9 +412,8 @@ int render_one(const Options& o, const DeviceChoice& dc, const Palette& palette)
                      {"compute_capability", std::to_string(dc.device->cc_major) + "." +
                                                 std::to_string(dc.device->cc_minor)},
                      {"sm_count", dc.device->sm_count}};
-      j["frame"] =
-          to_json(measured_row(*dc.device, choice.variant, "render", o.view, o.width * o.ss,
-                               o.height * o.ss, 1, renderer.gpu_stats, nullptr));
+      j["frame"] = to_json(measured_row(*dc.device, choice.variant, "render", view, o.width * o.ss,
+                                        o.height * o.ss, 1, renderer.gpu_stats, nullptr));
       j["frame"]["summed_over_launches"] = renderer.launches;
     } else {
       j["frame"] = {{"measured",

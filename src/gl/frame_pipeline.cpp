@@ -7,6 +7,7 @@
 
 #include "cuda_check.h"
 #include "kernel_params.h"
+#include "model/auto_iterations.h"
 #include "reproject.h"
 
 namespace mp::gl {
@@ -140,6 +141,33 @@ void FramePipeline::end_external() {
     CUDA_CHECK(cudaMemcpy(external_out_, scratch_.get(), scratch_.size() * sizeof(float),
                           cudaMemcpyDeviceToHost));
   surface_->end_frame();
+}
+
+double FramePipeline::edge_inside_share() {
+  const int w = surface_->width(), h = surface_->height();
+  const std::size_t row = static_cast<std::size_t>(w) * kFloatsPerPixel;
+  // The edge alone, as a frame of its own w x h with nothing inside the ring: two rows and two
+  // columns come back from device memory.
+  std::vector<float> top(row), bottom(row), left(static_cast<std::size_t>(h) * kFloatsPerPixel),
+      right(left.size());
+  const float* image = surface_->begin_frame();
+  const bool device = gpu_ && surface_->device_memory();
+  const auto copy = [&](float* to, const float* from, std::size_t width_floats, int rows,
+                        std::size_t pitch_floats) {
+    if (device)
+      CUDA_CHECK(cudaMemcpy2D(to, width_floats * sizeof(float), from, pitch_floats * sizeof(float),
+                              width_floats * sizeof(float), rows, cudaMemcpyDeviceToHost));
+    else
+      for (int r = 0; r < rows; ++r)
+        std::copy(from + r * pitch_floats, from + r * pitch_floats + width_floats,
+                  to + r * width_floats);
+  };
+  copy(top.data(), image, row, 1, row);
+  copy(bottom.data(), image + (h - 1) * row, row, 1, row);
+  copy(left.data(), image, kFloatsPerPixel, h, row);
+  copy(right.data(), image + (w - 1) * kFloatsPerPixel, kFloatsPerPixel, h, row);
+  surface_->end_frame();
+  return edge_ring_inside_share(top.data(), bottom.data(), left.data(), right.data(), w, h);
 }
 
 void FramePipeline::reproject(const PixelGrid& grid) {

@@ -56,6 +56,8 @@ class FramePipeline {
   void start_external(const PixelGrid& from, const PixelGrid& to);
   float* begin_external();
   void end_external();
+  // Of the image's edge pixels (as the surface holds them now), the share that never escaped.
+  double edge_inside_share();
   double progress() const { return gpu_ ? gpu_frame_.progress() : cpu_frame_.progress(); }
   // Passes over the image so far: more than one where the GPU cut orbits (GpuSlicedFrame).
   int passes() const { return gpu_ ? gpu_frame_.passes() : 1; }

@@ -1,0 +1,65 @@
+#include "model/auto_iterations.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "kernel_params.h"
+
+namespace mp {
+
+double edge_ring_inside_share(const float* top, const float* bottom, const float* left,
+                              const float* right, int width, int height) {
+  if (width <= 0 || height <= 0) return 0;
+  long inside = 0, edge = 0;
+  const auto look = [&](const float* pixel) {
+    ++edge;
+    inside += pixel[0] < 0;
+  };
+  for (int x = 0; x < width; ++x) {
+    look(top + x * kFloatsPerPixel);
+    if (height > 1) look(bottom + x * kFloatsPerPixel);
+  }
+  for (int y = 1; y + 1 < height; ++y) {
+    look(left + y * kFloatsPerPixel);
+    if (width > 1) look(right + y * kFloatsPerPixel);
+  }
+  return static_cast<double>(inside) / edge;
+}
+
+double edge_inside_share(const float* data, int width, int height) {
+  if (width <= 0 || height <= 0) return 0;
+  const std::size_t row = static_cast<std::size_t>(width) * kFloatsPerPixel;
+  std::vector<float> left(static_cast<std::size_t>(height) * kFloatsPerPixel), right(left.size());
+  for (int y = 0; y < height; ++y)
+    for (int k = 0; k < kFloatsPerPixel; ++k) {
+      left[y * kFloatsPerPixel + k] = data[y * row + k];
+      right[y * kFloatsPerPixel + k] = data[y * row + (width - 1) * kFloatsPerPixel + k];
+    }
+  return edge_ring_inside_share(data, data + (height - 1) * row, left.data(), right.data(), width,
+                                height);
+}
+
+unsigned AutoIterations::next(double edge_inside, unsigned max_iter, unsigned ceiling) {
+  if (edge_inside <= kRaiseShare) {
+    raised_at_ = -1;
+    stalled_ = false;
+    return max_iter;
+  }
+  if (stalled_ || max_iter >= ceiling) return max_iter;
+  // The last doubling left nearly as many inside: they are inside at any limit.
+  if (raised_at_ >= 0 && max_iter == raised_to_ && edge_inside > 0.9 * raised_at_) {
+    stalled_ = true;
+    return max_iter;
+  }
+  raised_at_ = edge_inside;
+  raised_to_ = std::min(ceiling, max_iter * 2);
+  return raised_to_;
+}
+
+void AutoIterations::reset() {
+  raised_at_ = -1;
+  raised_to_ = 0;
+  stalled_ = false;
+}
+
+}  // namespace mp

@@ -1,0 +1,35 @@
+// The automatic iteration limit, raised as explorers raise it: where many pixels on the image's
+// edge have not escaped by the limit, the limit is most likely what keeps them in (a deep view's
+// edge seldom crosses the set's interior), so it doubles; where a doubling freed too few of
+// them, they are inside, and it stays until the view moves on.
+#pragma once
+
+namespace mp {
+
+// Of the pixels on the image's edge (2 floats each, smooth value first, as the renderers write
+// them), the share that never escaped (a negative smooth value).
+double edge_inside_share(const float* data, int width, int height);
+// The same from the edge alone: its top and bottom rows (width pixels each) and left and right
+// columns (height pixels each, corners included), 2 floats a pixel.
+double edge_ring_inside_share(const float* top, const float* bottom, const float* left,
+                              const float* right, int width, int height);
+
+class AutoIterations {
+ public:
+  // More than this share of the edge inside asks for a higher limit.
+  static constexpr double kRaiseShare = 0.02;
+
+  // The limit for the view's next frame, from its last finished one: the same, or doubled (at
+  // most `ceiling`).
+  unsigned next(double edge_inside, unsigned max_iter, unsigned ceiling);
+  // A view elsewhere (a jump, a zoom past a factor of 8 since the last raise): a new start.
+  void reset();
+  bool stalled() const { return stalled_; }
+
+ private:
+  double raised_at_ = -1;  // the edge's share inside when the limit was last doubled
+  unsigned raised_to_ = 0;
+  bool stalled_ = false;
+};
+
+}  // namespace mp
