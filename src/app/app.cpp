@@ -669,13 +669,18 @@ void App::paste_view() {
   }
   std::vector<std::string> names;
   for (const Palette& p : palettes_) names.push_back(p.name);
-  const ViewTextResult r = parse_view_text(text, view_state(), names);
+  // A Kalles Fraktaler location's text (Re:, Im:, Zoom: lines) or the view's command line.
+  const std::string_view t = text;
+  const bool kfr = t.find("Re:") != std::string_view::npos && t.find("Zoom:") != t.npos;
+  const auto [fw, fh] = window_.framebuffer_size();
+  const ViewTextResult r = kfr ? parse_kfr_view(t, view_state(), std::max(fw, 1), std::max(fh, 1))
+                               : parse_view_text(t, view_state(), names);
   if (!r.ok) {
     ex_.status = "paste: " + r.error;
     return;
   }
   go_to(r.state);
-  ex_.status = "view pasted";
+  ex_.status = kfr ? "location pasted" : "view pasted";
 }
 
 bool App::save_bookmark(const std::string& name) {

@@ -54,10 +54,15 @@ void App::capture_with_sidecar() {
       j["compare"] = nlohmann::json::parse(format_bench(*compare_.report(), OutputFormat::Json));
     else if (!compare_stopped.empty())
       j["compare"] = "not taken: " + compare_stopped;
-    write_files_atomic({{sidecar_path(png), j.dump(2) + "\n"}, {png, image}});
-    std::cout << "wrote " << png.string() << " and its .json\n";
+    // The view as a Kalles Fraktaler location too, for the programs people share views with.
+    std::filesystem::path kfr = png;
+    kfr.replace_extension(".kfr");
+    write_files_atomic({{sidecar_path(png), j.dump(2) + "\n"},
+                        {kfr, format_kfr_view(view, fw, fh)},
+                        {png, image}});
+    std::cout << "wrote " << png.string() << " and its .json and .kfr\n";
     ex_.status =
-        "saved " + png.string() + " and its .json" +
+        "saved " + png.string() + " and its .json and .kfr" +
         (compared_now && compare_stopped.empty() ? ", with every variant compared at this view"
          : compare_stopped.empty()               ? ""
                                                  : " (compare " + compare_stopped + ")");

@@ -1,5 +1,8 @@
 #include "cli/options.h"
 
+#include "cli/view_text.h"
+#include "io/kfr_location.h"
+
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <climits>
@@ -46,10 +49,11 @@ std::optional<FloatExp> span_of(std::string_view s) {
 // command line is then an error, never mistaken for "use the default".
 struct Raw {
   std::optional<std::string> center, span, iters, width, height, frames, bench_frames,
-      counter_interval, auto_iters;
+      counter_interval, auto_iters, location, exr;
   std::string variant = "fma4", bench_variant = "all", format = "md", present = "auto",
               tile_order = "cost";
   bool no_vsync = false;
+  bool exr_frames = false;
   bool palette_given = false;
   // bench: --view (repeatable) and the zoom path's parts
   std::vector<std::string> bench_views;
@@ -132,6 +136,10 @@ void add_view_options(CLI::App& app, Options& o, Raw& raw, bool image_size) {
   add_text(app, "--center", raw.center, "view centre X,Y in the complex plane (default -0.5,0)");
   add_text(app, "--span", raw.span, "width of the view in the complex plane (default 3)");
   add_text(app, "--iters", raw.iters, "maximum iterations, 1..10^7 (default 1024)");
+  add_text(app, "--location", raw.location,
+           "a Kalles Fraktaler location file (.kfr: Re, Im, Zoom, Iterations) as the view; "
+           "--iters after it still sets the limit")
+      ->type_name("FILE.kfr");
   app.add_option("--variant", raw.variant, "step variant: " + variant_names());
   const std::string what = image_size ? "image" : "window";
   const std::string range = image_size ? "1..65536" : "1..16384";
@@ -184,6 +192,19 @@ std::string finish(Options& o, const Raw& raw) {
   }
   o.window_size_given = raw.width || raw.height;
   o.palette_given = raw.palette_given;
+  if (raw.location) {
+    if (raw.center || raw.span)
+      return "--location: gives the view itself; leave out --center and --span";
+    const KfrResult k = load_kfr(*raw.location);
+    if (!k.ok) return "--location: " + k.error;  // the error names the file
+    ViewState current;
+    current.view = o.view;
+    const ViewTextResult v = kfr_location_view(k.location, current, o.width, o.height);
+    if (!v.ok) return "--location: " + v.error;
+    const unsigned iters = o.view.max_iter;
+    o.view = v.state.view;
+    if (raw.iters) o.view.max_iter = iters;
+  }
   if (raw.auto_iters) {
     if (*raw.auto_iters != "on" && *raw.auto_iters != "off")
       return "--auto-iters: on or off, got '" + *raw.auto_iters + "'";
@@ -311,6 +332,12 @@ void add_render_options(CLI::App& app, Raw& raw) {
       ->type_name("X,Y,SPAN");
   add_text(app, "--frames", raw.render_frames, "--zoom-to: frames in the sequence, 2..100000")
       ->type_name("INT");
+  add_text(app, "--exr", raw.exr,
+           "also write the iteration data as OpenEXR (channels N and NF, as Kalles Fraktaler and "
+           "zoomasm read them; needs --ss 1)")
+      ->type_name("FILE.exr");
+  app.add_flag("--exr-frames", raw.exr_frames,
+               "with --zoom-to: also frame-NNNNN.exr beside each frame (needs --ss 1)");
 }
 
 // render's colour, supersampling and zoom sequence, checked. Returns an error message or "".
@@ -322,6 +349,17 @@ std::string finish_render(Options& o, const Raw& raw) {
       return "--ss: expected 2, 3 or 4 samples a side per pixel (1: none), got '" + *raw.ss + "'";
     o.ss = *ss;
   }
+  if (raw.exr) {
+    const std::string& p = *raw.exr;
+    if (p.size() < 5 || (p.compare(p.size() - 4, 4, ".exr") != 0 && p.compare(p.size() - 4, 4, ".EXR") != 0))
+      return "--exr: name the file FILE.exr, got '" + p + "'";
+    if (raw.render_zoom_to) return "--exr: names one image; a zoom sequence takes --exr-frames";
+    o.exr = p;
+  }
+  if (raw.exr_frames && !raw.render_zoom_to) return "--exr-frames: belongs to --zoom-to";
+  o.exr_frames = raw.exr_frames;
+  if ((raw.exr || raw.exr_frames) && o.ss != 1)
+    return "--exr: the iteration data is one sample a pixel; leave out --ss";
   if (!raw.render_zoom_to)
     return raw.render_frames ? "--frames: belongs to --zoom-to X,Y,SPAN (a zoom sequence)" : "";
   std::string fields[3];

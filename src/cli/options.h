@@ -56,6 +56,8 @@ struct Options {
     bool density = false, offset = false, stripe = false;
   } colour_given;
   int ss = 1;                   // --ss: samples a side per pixel, their colours averaged
+  std::string exr;              // --exr FILE.exr: the iteration data beside the image
+  bool exr_frames = false;      // --exr-frames: a zoom sequence's too, frame-NNNNN.exr
   std::optional<View> zoom_to;  // --zoom-to X,Y,SPAN: frames from the view to this one...
   int zoom_frames = 0;          // ...this many (--frames), into the folder --out
 

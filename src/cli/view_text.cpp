@@ -6,6 +6,7 @@
 #include <set>
 
 #include "cli/options.h"
+#include "io/kfr_location.h"
 #include "model/variant_table.h"
 
 namespace mp {
@@ -135,6 +136,43 @@ ViewTextResult parse_view_text(std::string_view text, const ViewState& current,
   if (given.count("--stripe")) r.state.colour.stripe = o.colour.stripe;
   r.ok = true;
   return r;
+}
+
+}  // namespace mp
+
+namespace mp {
+
+ViewTextResult parse_kfr_view(std::string_view text, const ViewState& current, int width,
+                              int height) {
+  const KfrResult k = parse_kfr(text);
+  if (k.ok) return kfr_location_view(k.location, current, width, height);
+  ViewTextResult r;
+  r.error = "location: " + k.error;
+  return r;
+}
+
+ViewTextResult kfr_location_view(const KfrLocation& k, const ViewState& current, int width,
+                                 int height) {
+  ViewTextResult r;
+  try {
+    const BigDecimal span = kfr_span(k.zoom, width, height);
+    const std::optional<View> v = parse_view(k.re, k.im, span.text, k.iterations);
+    if (!v) {
+      r.error = "location: its view is out of range";
+      return r;
+    }
+    r.state = current;
+    r.state.view = *v;
+    r.ok = true;
+  } catch (const std::exception& e) {
+    r.error = std::string("location: ") + e.what();
+  }
+  return r;
+}
+
+std::string format_kfr_view(const View& view, int width, int height) {
+  return format_kfr(centre_text(view.center_x, view), centre_text(view.center_y, view),
+                    exact_span_text(view.span), view.max_iter, width, height);
 }
 
 }  // namespace mp

@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "io/kfr_location.h"
 #include "model/view_state.h"
 
 namespace mp {
@@ -26,5 +27,15 @@ struct ViewTextResult {
 // palette not among `palettes` and every value the command line itself refuses.
 ViewTextResult parse_view_text(std::string_view text, const ViewState& current,
                                const std::vector<std::string>& palettes);
+
+// A Kalles Fraktaler location (.kfr text: Re, Im, Zoom, Iterations) as a view on an image of
+// width x height pixels (KF's zoom scales the height; our span is the width), the rest of
+// `current` kept; the error line otherwise.
+ViewTextResult parse_kfr_view(std::string_view text, const ViewState& current, int width,
+                              int height);
+ViewTextResult kfr_location_view(const KfrLocation& location, const ViewState& current, int width,
+                                 int height);
+// The view as a .kfr file's text, for an image of width x height pixels.
+std::string format_kfr_view(const View& view, int width, int height);
 
 }  // namespace mp

@@ -15,12 +15,14 @@
 #include "cuda_check.h"
 #include "device_buffer.h"
 #include "io/colour_settings.h"
+#include "io/exr_file.h"
 #include "io/files.h"
 #include "io/png_stream.h"
 #include "model/auto_iterations.h"
 #include "model/precision_choice.h"
 #include "model/variant_table.h"
 #include "render/cpu_renderer.h"
+#include "cli/view_text.h"
 #include "session/deep_renderer.h"
 #include "version.h"
 
@@ -202,13 +204,16 @@ struct Look {
 // coloured, and its colours averaged into the band's rows, which then go out as PNG rows.
 void render_image(const View& view, const PrecisionChoice& choice, const Plan& plan,
                   const Look& look, PieceRenderer& renderer, std::FILE* png, Progress& progress,
-                  const std::string& label, double done, double share) {
+                  const std::string& label, double done, double share, ExrStream* exr = nullptr) {
   const int ss = plan.ss, n = ss * ss;
   if (choice.perturbation) renderer.prepare_deep(view, plan.width * ss, plan.height * ss, progress);
   const PixelGrid whole = pixel_grid(view, plan.width * ss, plan.height * ss);
   std::vector<float> data(static_cast<std::size_t>(plan.piece_pixels()) * kFloatsPerPixel);
   std::vector<std::uint8_t> rgba(static_cast<std::size_t>(plan.piece_pixels()) * 4);
   std::vector<std::uint8_t> band(static_cast<std::size_t>(plan.width) * plan.band_rows * 3);
+  // --exr: the band's iteration data (one sample a pixel), as KF's N and NF.
+  std::vector<std::uint32_t> exr_n(exr ? static_cast<std::size_t>(plan.width) * plan.band_rows : 0);
+  std::vector<float> exr_nf(exr_n.size());
   PngStream out(png, plan.width, plan.height);
   const int bands = plan.bands();
   for (int b = 0; b < bands; ++b) {
@@ -227,6 +232,15 @@ void render_image(const View& view, const PrecisionChoice& choice, const Plan& p
       else
         renderer.render(choice.variant, g, view.max_iter, data.data());
       colourize_parallel(data.data(), g.width, g.height, look.lut, look.colour, rgba.data());
+      if (exr)
+        for (int r = 0; r < rows; ++r)
+          for (int c = 0; c < cols; ++c) {
+            const float smooth = data[(static_cast<std::size_t>(r) * g.width + c) * kFloatsPerPixel];
+            const ExrSample e = smooth < 0 ? ExrSample{kExrInterior, 0.0f} : exr_escaped(smooth);
+            const std::size_t at = static_cast<std::size_t>(r) * plan.width + col0 + c;
+            exr_n[at] = e.n;
+            exr_nf[at] = e.nf;
+          }
       for (int r = 0; r < rows; ++r)
         for (int c = 0; c < cols; ++c) {
           unsigned sum[3] = {0, 0, 0};
@@ -242,6 +256,7 @@ void render_image(const View& view, const PrecisionChoice& choice, const Plan& p
     }
     for (int r = 0; r < rows; ++r)
       out.write_row(&band[static_cast<std::size_t>(r) * plan.width * 3]);
+    if (exr) exr->write_rows(exr_n.data(), exr_nf.data(), rows);
     const std::string band_k = "band " + std::to_string(b + 1) + "/" + std::to_string(bands);
     progress.report(label.empty() ? band_k
                     : bands > 1   ? label + ", " + band_k
@@ -350,6 +365,19 @@ std::string limits_text(const std::vector<unsigned>& tried) {
   return t;
 }
 
+// The view in the EXR's header: our own attributes, and the location as KF's text under the name
+// its reader looks for.
+std::unique_ptr<ExrStream> exr_for(const fs::path& path, const View& view, const Options& o) {
+  return std::make_unique<ExrStream>(
+      path, o.width, o.height, view.max_iter,
+      std::map<std::string, std::string>{
+          {"mandelpipe.center_x", centre_text(view.center_x, view)},
+          {"mandelpipe.center_y", centre_text(view.center_y, view)},
+          {"mandelpipe.span", exact_span_text(view.span)},
+          {"mandelpipe.iters", std::to_string(view.max_iter)},
+          {"KallesFraktaler2+", format_kfr_view(view, o.width, o.height)}});
+}
+
 Look look_for(const Options& o, const Palette& palette) {
   return {build_lut(palette), o.colour};
 }
@@ -374,8 +402,10 @@ int render_one(const Options& o, const DeviceChoice& dc, const Palette& palette)
 
   try {
     StreamedFile image(png);
+    std::unique_ptr<ExrStream> exr = o.exr.empty() ? nullptr : exr_for(o.exr, view, o);
     render_image(view, choice, plan, look_for(o, palette), renderer, image.stream(), progress, "",
-                 0, 1);
+                 0, 1, exr.get());
+    if (exr) exr->finish();
 
     nlohmann::json j;
     j["mandelpipe"] = kVersion;
@@ -391,6 +421,7 @@ int render_one(const Options& o, const DeviceChoice& dc, const Palette& palette)
         {"variant", variant_info(o.variant).name},
         {"pin", o.pin}};
     if (!tried.empty()) j["parameters"]["iters_tried"] = tried;
+    if (!o.exr.empty()) j["exr"] = fs::path(o.exr).filename().string();
     j["parameters"].update(colour_settings_json({palette.name, o.colour}));
     j["renderer"] = renderer.description();
     j["tiling"] = tiling_json(plan, renderer.launches, renderer.gpu());
@@ -524,8 +555,12 @@ int render_zoom(const Options& o, const DeviceChoice& dc, const Palette& palette
       StreamedFile image(dir / frame_name(k));
       const std::string label =
           "frame " + std::to_string(k + 1) + "/" + std::to_string(o.zoom_frames);
+      std::unique_ptr<ExrStream> exr =
+          o.exr_frames ? exr_for(dir / fs::path(frame_name(k)).replace_extension(".exr"), views[k], o)
+                       : nullptr;
       render_image(views[k], choices[k], plan, look, renderer, image.stream(), progress, label,
-                   static_cast<double>(k) / o.zoom_frames, 1.0 / o.zoom_frames);
+                   static_cast<double>(k) / o.zoom_frames, 1.0 / o.zoom_frames, exr.get());
+      if (exr) exr->finish();
       write_files_atomic({}, image);
     }
   } catch (const CudaError&) {
@@ -551,6 +586,7 @@ int run_render(const Options& o) {
     try {
       check_writable(o.out);
       check_writable(sidecar_path(o.out));
+      if (!o.exr.empty()) check_writable(o.exr);
     } catch (const std::exception& e) {
       throw ExitError(2, e.what());
     }
