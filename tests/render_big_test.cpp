@@ -206,8 +206,8 @@ TEST_F(RenderBigTest, ZoomSequenceWritesNumberedFramesAndTheirParameters) {
     EXPECT_EQ(f["palette"], "ember");
     EXPECT_TRUE(f.contains("density") && f.contains("offset") && f.contains("stripe"));
     if (k > 0)  // geometric: the same ratio from frame to frame
-      EXPECT_NEAR(number(f["span"]) / number(j["frames"][k - 1]["span"]),
-                  std::pow(0.001, 0.25), 1e-12);
+      EXPECT_NEAR(number(f["span"]) / number(j["frames"][k - 1]["span"]), std::pow(0.001, 0.25),
+                  1e-12);
   }
   // A frame is the still of its view: frame 2 re-rendered from its parameters alone.
   const auto& f2 = j["frames"][2];
@@ -262,18 +262,71 @@ TEST_F(RenderBigTest, SigintMidRenderLeavesNoFileAndShowsProgress) {
   EXPECT_NE(r.err.find("/79, "), std::string::npos) << "no progress after 4 s: " << r.err;
 }
 
-TEST_F(RenderBigTest, PrecisionRunningOutIsSaid) {
+// One precision rule, the window's: past float, fp64 on the CPU; past double, perturbation (in
+// the extended range past double's exponents); said on stderr and in the sidecar.
+TEST_F(RenderBigTest, ThePrecisionRuleIsFollowedAndSaid) {
   const Result r =
       run("render --cpu --width 64 --height 48 --center -0.75,0.1 --span 1e-9 "
           "--iters 100 --out p.png");
   ASSERT_EQ(r.code, 0) << r.err;
-  EXPECT_NE(r.err.find("float precision exhausted"), std::string::npos) << r.err;
-  EXPECT_TRUE(nlohmann::json::parse(slurp(dir_ / "p.json"))["precision_exhausted"].get<bool>());
-  const Result fp64 =
+  EXPECT_NE(r.err.find("float cannot separate pixels at span 1e-09: rendering with fp64"),
+            std::string::npos)
+      << r.err;
+  const auto p = nlohmann::json::parse(slurp(dir_ / "p.json"));
+  EXPECT_EQ(p["precision"]["rendered_by"], "fp64");
+  EXPECT_FALSE(p["precision_exhausted"].get<bool>());
+  const Result deep =
+      run("render --cpu --width 64 --height 48 --center 1.3e-1001,1 --span 3e-1000 "
+          "--iters 6000 --out d.png");
+  ASSERT_EQ(deep.code, 0) << deep.err;
+  EXPECT_NE(deep.err.find("rendering by perturbation (extended range)"), std::string::npos)
+      << deep.err;
+  const auto d = nlohmann::json::parse(slurp(dir_ / "d.json"));
+  EXPECT_EQ(d["precision"]["rendered_by"], "perturbation (extended range)");
+  EXPECT_GT(d["precision"]["reference"]["bits"].get<int>(), 3300);
+  EXPECT_EQ(d["parameters"]["span"], "3e-1000");
+  const auto& m = d["frame"]["measured"];
+  EXPECT_LT(m["iterated"].get<double>() * 10, m["pixel_iters"].get<double>());
+}
+
+TEST_F(RenderBigTest, APinnedVariantPastItsPrecisionIsRefused) {
+  const Result r =
+      run("render --cpu --width 64 --height 48 --center 1.3e-51,1 --span 3e-50 "
+          "--variant fma4 --pin --out p.png");
+  expect_one_line_error(r, "--pin: fma4 cannot separate pixels at span 3e-50");
+  EXPECT_EQ(files(), std::vector<std::string>{});
+  const Result ok =
       run("render --cpu --width 64 --height 48 --center -0.75,0.1 --span 1e-9 "
-          "--iters 100 --variant fp64 --out q.png");
-  ASSERT_EQ(fp64.code, 0) << fp64.err;
-  EXPECT_EQ(fp64.err.find("precision exhausted"), std::string::npos) << fp64.err;
+          "--variant fp64 --pin --out q.png");
+  EXPECT_EQ(ok.code, 0) << ok.err;
+}
+
+TEST_F(RenderBigTest, LocationFilesAndExrOutput) {
+  {
+    std::ofstream kfr(dir_ / "a.kfr");
+    kfr << "Re: 1.3e-101\r\nIm: 1\r\nZoom: 1E100\r\nIterations: 2000\r\n";
+  }
+  const Result r =
+      run("render --cpu --width 64 --height 48 --location a.kfr --exr a.exr --out a.png");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = nlohmann::json::parse(slurp(dir_ / "a.json"));
+  EXPECT_EQ(j["parameters"]["iters"], 2000);
+  // KF's zoom scales the height: 4 / 1e100 over 48 rows, so 64 columns span 5.33e-100.
+  EXPECT_EQ(j["parameters"]["span"].get<std::string>().substr(0, 5), "5.333");
+  EXPECT_GT(fs::file_size(dir_ / "a.exr"), 64u * 48);
+  for (const char* bad :
+       {"Re: 0\nIm: 0\nIterations: 10\n", "Re: nan\nIm: 0\nZoom: 1\nIterations: 10\n",
+        "Re: 0\nIm: 0\nZoom: 1e-999999\nIterations: 10\n"}) {
+    {
+      std::ofstream kfr(dir_ / "b.kfr");
+      kfr << bad;
+    }
+    const Result e = run("render --cpu --location b.kfr --out b.png");
+    EXPECT_EQ(e.code, 2) << e.err;
+    EXPECT_NE(e.err.find("--location:"), std::string::npos) << e.err;
+    EXPECT_EQ(std::count(e.err.begin(), e.err.end(), '\n'), 1) << e.err;
+  }
+  expect_one_line_error(run("render --cpu --exr a.exr --ss 2 --out c.png"), "--exr");
 }
 
 }  // namespace
