@@ -295,6 +295,8 @@ void App::render_frame() {
     const double ms = (now - last_frame_start_) * 1e3;
     ex_.frame_ms.push(static_cast<float>(ms));
     totals_.frame_ms += ms;
+    totals_.longest_frame_ms = std::max(totals_.longest_frame_ms, ms);
+    totals_.slow_frames += ms > 1000.0 / 30;
     ++totals_.frames;
     ab_.frame_time(ms);
   }
@@ -395,6 +397,7 @@ void App::render_image(int fw, int fh, bool b_half) {
     if (done) {
       ex_.render_ms.push(static_cast<float>(done->ms));
       ++totals_.renders;
+      ++deep_frames_;
       totals_.render_ms += done->ms;
       adjust_iterations();
     }

@@ -124,6 +124,7 @@ class App {
   DeepSession deep_;
   View shown_view_;  // the view whose image the surface holds (or is refining towards)
   AutoIterations auto_iters_;
+  long deep_frames_ = 0;       // finished by perturbation, for the --frames summary
   FloatExp auto_anchor_span_;  // the span the automatic limit last started afresh at
   // A finished frame's edge, for the automatic iteration limit: raised (the frame marked dirty)
   // while the edge reaches it.
@@ -157,8 +158,8 @@ class App {
   gl::GpuTimer ui_timer_;
   History ui_gpu_ms_;
   struct Totals {  // over the whole run, for the --frames summary
-    double frame_ms = 0, render_ms = 0, overlay_ms = 0, ui_gpu_ms = 0;
-    long frames = 0, renders = 0, overlays = 0, ui_gpu_frames = 0, slices = 0;
+    double frame_ms = 0, render_ms = 0, overlay_ms = 0, ui_gpu_ms = 0, longest_frame_ms = 0;
+    long frames = 0, renders = 0, overlays = 0, ui_gpu_frames = 0, slices = 0, slow_frames = 0;
     double mean_frame_ms() const { return frames ? frame_ms / frames : 0; }
     double mean_render_ms() const { return renders ? render_ms / renders : 0; }
     long mean_slices() const { return renders ? (slices + renders / 2) / renders : 0; }

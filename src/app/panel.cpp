@@ -363,7 +363,7 @@ void deep_section(Explorer& ex, const PanelInputs& in) {
            r->extended.levels(), r->bla_ms);
   }
   if (const std::optional<DeepStats>& s = d.last) {
-    bullet("last frame: %.2f ms %s, longest launch %.2f ms", s->ms,
+    bullet("last frame: %.2f ms %s; longest launch so far %.2f ms", s->ms,
            s->gpu ? "of kernels (CUDA events)" : "on the CPU (wall)", d.longest_ms);
     const double counted = static_cast<double>(s->pixel_iters);
     const double run = static_cast<double>(s->iterated);

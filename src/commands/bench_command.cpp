@@ -14,8 +14,10 @@
 #include "gl/frame_pipeline.h"
 #include "gl/offscreen_target.h"
 #include "model/median.h"
+#include "model/precision_choice.h"
 #include "model/variant_table.h"
 #include "render_kernel.cuh"
+#include "session/deep_renderer.h"
 
 namespace mp {
 namespace {
@@ -113,6 +115,46 @@ std::vector<PresentRow> bench_present(const DeviceInfo& dev, int frames) {
   return rows;
 }
 
+// A deep view's frame, timed as the variants are: warm-ups, then the median of timed frames,
+// with the approximation and with every step iterated.
+DeepRow measure_deep(DeepRenderer& r, const std::string& name, const View& view, DeltaFormat f,
+                     int width, int height, int frames) {
+  DeepRow row;
+  row.view_name = name;
+  row.rendered_by = perturbation_name(f);
+  row.width = width;
+  row.height = height;
+  row.view = view;
+  row.frames = frames;
+  if (!r.reference() || !serves(*r.reference(), view, width, height))
+    r.use(make_reference(view, width, height));
+  const DeepReference& ref = *r.reference();
+  row.reference_bits = ref.orbit.bits;
+  row.reference_steps = static_cast<double>(ref.orbit.z.size() - 1);
+  row.reference_ms = ref.orbit.ms;
+  row.table_ms = ref.bla_ms;
+  DeviceBuffer<float> out(static_cast<std::size_t>(width) * height * kFloatsPerPixel);
+  for (bool approximate : {true, false}) {
+    r.set_approximation(approximate);
+    std::vector<DeepStats> runs;
+    for (int k = 0; k < kWarmup + frames; ++k) {
+      const DeepStats s = r.render(f, view, width, height, {0, 0, width, height}, out.get());
+      if (k >= kWarmup) runs.push_back(s);
+    }
+    std::sort(runs.begin(), runs.end(),
+              [](const DeepStats& a, const DeepStats& b) { return a.ms < b.ms; });
+    const DeepStats& median = runs[runs.size() / 2];
+    (approximate ? row.kernel_ms : row.every_step_ms) = median.ms;
+    if (approximate) {
+      row.counted = static_cast<double>(median.pixel_iters);
+      row.iterated = static_cast<double>(median.iterated);
+      row.rebases = static_cast<double>(median.rebases);
+    }
+  }
+  r.set_approximation(true);
+  return row;
+}
+
 }  // namespace
 
 int run_bench(const Options& o) {
@@ -152,7 +194,19 @@ int run_bench(const Options& o) {
   // --tile-order rows times A, B and C the same way.
   const bool first_frames = own || o.tiles_in_rows;
   std::vector<MeasuredRow> zoom_rows;
+  std::unique_ptr<DeepRenderer> deep;
   for (std::size_t i = 0; i < views.size(); ++i) {
+    // The window's rule: past double, perturbation renders the view, not the variants.
+    const PrecisionChoice choice =
+        choose_precision(views[i].view, o.width, o.height, VariantId::Fma4, VariantId::Fma4, false,
+                         ComputeCapability{dev.cc_major, dev.cc_minor});
+    if (choice.perturbation) {
+      if (!deep) deep = std::make_unique<DeepRenderer>(dc.device);
+      rep.deep.push_back(measure_deep(*deep, views[i].name, views[i].view, *choice.perturbation,
+                                      o.width, o.height, o.bench_frames));
+      std::cerr << "bench: " << views[i].name << " done (" << rep.deep.back().rendered_by << ")\n";
+      continue;
+    }
     std::vector<MeasuredRow> rows =
         measure_variants(gpu, views[i].name, views[i].view, o.width, o.height, variants,
                          o.bench_frames, kWarmup, &sass, counters.get(), first_frames);

@@ -10,6 +10,7 @@
 #include <sstream>
 #include <thread>
 
+#include "cli/view_text.h"
 #include "commands/commands.h"
 #include "commands/common.h"
 #include "cuda_check.h"
@@ -22,7 +23,6 @@
 #include "model/precision_choice.h"
 #include "model/variant_table.h"
 #include "render/cpu_renderer.h"
-#include "cli/view_text.h"
 #include "session/deep_renderer.h"
 #include "version.h"
 
@@ -235,7 +235,8 @@ void render_image(const View& view, const PrecisionChoice& choice, const Plan& p
       if (exr)
         for (int r = 0; r < rows; ++r)
           for (int c = 0; c < cols; ++c) {
-            const float smooth = data[(static_cast<std::size_t>(r) * g.width + c) * kFloatsPerPixel];
+            const float smooth =
+                data[(static_cast<std::size_t>(r) * g.width + c) * kFloatsPerPixel];
             const ExrSample e = smooth < 0 ? ExrSample{kExrInterior, 0.0f} : exr_escaped(smooth);
             const std::size_t at = static_cast<std::size_t>(r) * plan.width + col0 + c;
             exr_n[at] = e.n;
@@ -556,8 +557,9 @@ int render_zoom(const Options& o, const DeviceChoice& dc, const Palette& palette
       const std::string label =
           "frame " + std::to_string(k + 1) + "/" + std::to_string(o.zoom_frames);
       std::unique_ptr<ExrStream> exr =
-          o.exr_frames ? exr_for(dir / fs::path(frame_name(k)).replace_extension(".exr"), views[k], o)
-                       : nullptr;
+          o.exr_frames
+              ? exr_for(dir / fs::path(frame_name(k)).replace_extension(".exr"), views[k], o)
+              : nullptr;
       render_image(views[k], choices[k], plan, look, renderer, image.stream(), progress, label,
                    static_cast<double>(k) / o.zoom_frames, 1.0 / o.zoom_frames, exr.get());
       if (exr) exr->finish();

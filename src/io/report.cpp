@@ -163,6 +163,30 @@ nlohmann::json sweep_json(const SineSweepRow& r) {
 
 }  // namespace
 
+nlohmann::json deep_json(const DeepRow& r) {
+  return {
+      {"view", r.view_name},
+      {"rendered_by", r.rendered_by},
+      {"width", r.width},
+      {"height", r.height},
+      {"center", {centre_text(r.view.center_x, r.view), centre_text(r.view.center_y, r.view)}},
+      {"span", exact_span_text(r.view.span)},
+      {"iters", r.view.max_iter},
+      {"frames", r.frames},
+      {"kernel_ms", r.kernel_ms},
+      {"every_step_kernel_ms", r.every_step_ms},
+      {"pixel_iters", r.counted},
+      {"iterated", r.iterated},
+      {"rebases", r.rebases},
+      {"giter_per_s", r.kernel_ms > 0 ? r.counted / r.kernel_ms * 1e-6 : 0.0},
+      {"every_step_giter_per_s", r.every_step_ms > 0 ? r.counted / r.every_step_ms * 1e-6 : 0.0},
+      {"reference",
+       {{"bits", r.reference_bits},
+        {"steps", r.reference_steps},
+        {"orbit_ms", r.reference_ms},
+        {"table_ms", r.table_ms}}}};
+}
+
 std::string format_bench(const BenchReport& rep, OutputFormat format) {
   std::ostringstream s;
   const bool counters = any_counters(rep.rows);
@@ -171,6 +195,10 @@ std::string format_bench(const BenchReport& rep, OutputFormat format) {
     j["device"] = device_json(rep.device);
     j["rows"] = nlohmann::json::array();
     for (const MeasuredRow& r : rep.rows) j["rows"].push_back(row_json(r, counters));
+    if (!rep.deep.empty()) {
+      j["deep"] = nlohmann::json::array();
+      for (const DeepRow& r : rep.deep) j["deep"].push_back(deep_json(r));
+    }
     if (!rep.zoom.empty()) {
       j["zoom_totals"] = nlohmann::json::array();
       for (const ZoomTotal& z : rep.zoom)
@@ -195,10 +223,10 @@ std::string format_bench(const BenchReport& rep, OutputFormat format) {
     return s.str();
   }
   if (format == OutputFormat::Csv) {
-    if (!rep.present.empty() || !rep.sweep.empty())
+    if (!rep.present.empty() || !rep.sweep.empty() || !rep.deep.empty())
       throw std::invalid_argument(
-          "bench CSV holds the views' rows only; the present paths and the sine sweep need JSON "
-          "or Markdown");
+          "bench CSV holds the views' rows only; the present paths, the sine sweep and views "
+          "past double (perturbation) need JSON or Markdown");
     const std::vector<SourceColumns> table = table_sources(rep.rows);
     s << kBenchCsvHeader << (counters ? columns_csv_header(table) : "") << "\n";
     for (const MeasuredRow& r : rep.rows) {
@@ -242,6 +270,23 @@ std::string format_bench(const BenchReport& rep, OutputFormat format) {
       << fmt("%.3f", m.bound_sum_ms) << " | " << fmt("%.1f%%", 100 * m.fraction_of_bound) << " | "
       << (r.differing_from_fma4 < 0 ? std::string("-") : std::to_string(r.differing_from_fma4))
       << " |" << limit_md_cells(r) << "\n";
+  }
+  if (!rep.deep.empty()) {
+    s << "\nViews past double, rendered by perturbation as the window renders them (the plain "
+         "variants cannot separate their pixels): kernel ms, median, with the bilinear "
+         "approximation and with every step iterated; steps counted as the variants count them.\n\n"
+         "| view | rendered by | kernel ms | every step ms | steps counted | iterated | Giter/s "
+         "counted | Giter/s every step | reference (bits, steps, ms) |\n"
+         "|---|---|---:|---:|---:|---:|---:|---:|---|\n";
+    for (const DeepRow& r : rep.deep)
+      s << "| " << md_text(r.view_name) << " | " << r.rendered_by << " | "
+        << fmt("%.3f", r.kernel_ms) << " | " << fmt("%.3f", r.every_step_ms) << " | "
+        << fmt("%.4g", r.counted) << " | " << fmt("%.4g", r.iterated) << " ("
+        << fmt("%.2f%%", r.counted > 0 ? 100 * r.iterated / r.counted : 0) << ") | "
+        << fmt("%.1f", r.kernel_ms > 0 ? r.counted / r.kernel_ms * 1e-6 : 0) << " | "
+        << fmt("%.1f", r.every_step_ms > 0 ? r.counted / r.every_step_ms * 1e-6 : 0) << " | "
+        << r.reference_bits << ", " << fmt("%.0f", r.reference_steps) << ", "
+        << fmt("%.0f", r.reference_ms) << " ms |\n";
   }
   if (!rep.zoom.empty()) {
     s << "\nThe zoom path, every view's first frame added up:\n\n| variant | views | kernel ms | "

@@ -65,9 +65,28 @@ struct ZoomTotal {
 };
 std::vector<ZoomTotal> zoom_totals(const std::vector<MeasuredRow>& rows);
 
+// A view past double, rendered by perturbation as the window would (the precision rule): the
+// median frame's kernel time, with and without the bilinear approximation, beside its reference.
+struct DeepRow {
+  std::string view_name;
+  std::string rendered_by;  // "perturbation (double)", ...
+  int width = 0, height = 0;
+  View view;
+  int frames = 0;
+  double kernel_ms = 0;      // median, with the approximation
+  double every_step_ms = 0;  // median, every step iterated
+  double counted = 0;        // steps counted, as the plain variants count them
+  double iterated = 0;       // of them, run one at a time (with the approximation)
+  double rebases = 0;
+  int reference_bits = 0;
+  double reference_steps = 0;
+  double reference_ms = 0, table_ms = 0;
+};
+
 struct BenchReport {
   DeviceSummary device;
   std::vector<MeasuredRow> rows;
+  std::vector<DeepRow> deep;    // views past double: perturbation instead of the variants
   std::vector<ZoomTotal> zoom;  // the rows of a zoom path, added up
   std::vector<PresentRow> present;
   std::vector<SineSweepRow> sweep;

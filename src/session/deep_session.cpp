@@ -1,5 +1,6 @@
 #include "session/deep_session.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 
@@ -106,12 +107,12 @@ std::optional<DeepStats> DeepSession::step(float* out, double target_ms) {
     return std::nullopt;
   }
   frame_.step(renderer_, out, target_ms);
+  status_.longest_ms = std::max(status_.longest_ms, frame_.longest_ms());
   status_.refining = !frame_.done();
   status_.progress = frame_.progress();
   if (frame_.done()) {
     wanted_ = false;
     status_.last = frame_.stats();
-    status_.longest_ms = frame_.longest_ms();
     return frame_.stats();
   }
   return std::nullopt;

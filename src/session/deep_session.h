@@ -24,7 +24,7 @@ struct DeepStatus {
   bool refining = false;          // the frame's bands are not all in
   double progress = 0;            // of the frame's bands
   std::optional<DeepStats> last;  // the last finished frame
-  double longest_ms = 0;          // its longest band
+  double longest_ms = 0;          // the longest band (launch) of any frame so far
 };
 
 class DeepSession {
