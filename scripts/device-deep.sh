@@ -7,6 +7,8 @@ set -u
 tar xJf .carry/bin.tar.xz -C .carry
 source .device/setup.sh >/dev/null
 export LD_LIBRARY_PATH=$PWD/.carry/lib:${LD_LIBRARY_PATH:-}
+export MANDELPIPE_BIN=$PWD/.carry/mandelpipe MANDELPIPE_XTEST_KEYS=$PWD/.carry/xtest-keys
+export XDG_CONFIG_HOME=/tmp/xdg
 B=$PWD/.carry
 A=/tmp/deep
 mkdir -p $A
@@ -14,8 +16,8 @@ log=$OUT/log.txt
 step() { echo "== $*" | tee -a "$log"; timeout 300 "$@" >>"$log" 2>&1; local rc=$?; echo "   rc=$rc" | tee -a "$log"; return $rc; }
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv | tee -a "$log"
 step $B/gpu_tests --gtest_filter='GpuPerturbation*'
-step $B/gpu_tests
 step $B/program_tests
+step $B/render_big_tests
 cuobjdump -sass -fun perturb $B/mandelpipe >"$A/perturb.sass" 2>&1 ||
   cuobjdump -sass $B/mandelpipe | awk '/Function : .*perturb/{p=1} /Function : / && !/perturb/{p=0} p' >"$A/perturb.sass"
 # A minibrot of period 133 near i, about 1.4e-99 across (found by the ball method and Newton).
@@ -38,11 +40,28 @@ r seahorse-1e20 --center -0.7436438870371588707780645434936425750476099623212550
 step $B/mandelpipe render --out "$A/orbit-1m.png" --width 64 --height 36 --center $MX,$MY \
   --span 3e-300 --iters 1000000
 r fma4-rows-shallow --center -0.743643887037151,0.131825904205330 --span 0.005 --iters 4096 --variant fma4-rows
-cp $A/mini-1e99.png $A/i-1e1000.png $OUT/ 2>/dev/null
+step $B/mandelpipe bench --width 1920 --height 1080 --frames 10 \
+  --view "$MX,$MY,8e-99,100000" --view "1.3e-301,1,3e-300,20000" --view "1.3e-1001,1,3e-1000,20000"
+# The window as an explorer drives it: from span 3 about c = i, wheel notches in bursts at the
+# window's centre down past 1e-300 (1.2x a notch), then Escape; its summary says how it kept up.
+$B/mandelpipe --frames 1000000 --width 1600 --height 900 --no-vsync --center 0,1 --span 3 \
+  --screenshot "$OUT/wheel-end.png" >"$A/wheel.txt" 2>&1 &
+pid=$!
+sleep 4
+keys=(window mandelpipe)
+for _ in $(seq 400); do keys+=(scroll 800 450 10 w30); done
+keys+=(w3000 Escape)
+"$MANDELPIPE_XTEST_KEYS" "${keys[@]}" >>"$A/wheel.txt" 2>&1
+wait $pid
+echo "== wheel zoom: rc=$?" | tee -a "$log"
+cat "$A/wheel.txt" | tee -a "$log"
+step $B/mandelpipe --frames 30 --width 1600 --height 900 --no-vsync --center $MX,$MY --span 8e-99 \
+  --iters 100000 --screenshot "$OUT/window-mini-1e99.png"
+cp $A/mini-1e99.png $OUT/ 2>/dev/null
 tar czf $OUT/deep.tgz -C /tmp deep
 {
   echo "view | rendered by | kernel ms | counted | iterated | wall"
-  for j in $A/*.json; do
+  for j in $A/[a-z]*-*.json; do
     python3 - "$j" <<'PY'
 import json, sys
 j = json.load(open(sys.argv[1]))

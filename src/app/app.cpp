@@ -166,8 +166,8 @@ int App::run() {
     ex_.jobs.run();
     // A scripted screenshot shows the finished image, and a scripted CUDA run ends on a finished
     // frame, as when a window frame was a whole frame: the frame's last slices come first.
-    if (last && (!opts_.screenshot.empty() || pipeline_.gpu()) && pipeline_.refining() &&
-        !window_.should_close())
+    if (last && (!opts_.screenshot.empty() || pipeline_.gpu()) &&
+        (pipeline_.refining() || deep_.busy()) && !window_.should_close())
       last = false;
     // So does the work queued for later steps (a capture whose files wait for its compare).
     if (last && !ex_.jobs.empty() && !window_.should_close()) last = false;
