@@ -2,7 +2,9 @@
 # Runs on the GPU machine over a carried build (scripts/carry.sh): deep views. The perturbation
 # GPU tests, deep renders at 1920x1080 from 1e-50 to past 1e-3000 (with the approximation and
 # without), a minibrot at 1e-99 with 100,000 iterations, the perturbation kernels' SASS, and the
-# plain fma4-rows at a shallow view for scale. Logs in $OUT/deep.tgz; a short table last.
+# plain fma4-rows at a shallow view for scale; with "window" instead, the window alone (a wheel
+# zoom past 1e-300, a deep view's screenshot), which needs the GL kit with Xvfb
+# (prepare.sh --with-glx) and so a carry of the program alone. Logs in $OUT; a short table last.
 set -u
 tar xJf .carry/bin.tar.xz -C .carry
 source .device/setup.sh >/dev/null
@@ -15,14 +17,35 @@ mkdir -p $A
 log=$OUT/log.txt
 step() { echo "== $*" | tee -a "$log"; timeout 300 "$@" >>"$log" 2>&1; local rc=$?; echo "   rc=$rc" | tee -a "$log"; return $rc; }
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv | tee -a "$log"
-step $B/gpu_tests --gtest_filter='GpuPerturbation*'
+# A minibrot of period 133 near i, about 1.4e-99 across (found by the ball method and Newton).
+MX=-2.8746738709911711313587400396870764265927866835711251852350600795197350587946998122487577794952845346324586207476065879391063947636e-50
+MY=9.9999999999999999999999999999999999999999999999999039187809335045450778414269872821211733536976797498590850573760529183579836058283e-01
+window() {
+# The window as an explorer drives it: from span 3 about c = i, wheel notches in bursts at the
+# window's centre down past 1e-300 (1.2x a notch), then Escape; its summary says how it kept up.
+$B/mandelpipe --frames 1000000 --width 1600 --height 900 --no-vsync --center 0,1 --span 3 \
+  --screenshot "$OUT/wheel-end.png" >"$A/wheel.txt" 2>&1 &
+pid=$!
+sleep 4
+keys=(window mandelpipe)
+for _ in $(seq 400); do keys+=(scroll 800 450 10 w30); done
+keys+=(w3000 Escape)
+"$MANDELPIPE_XTEST_KEYS" "${keys[@]}" >>"$A/wheel.txt" 2>&1
+wait $pid
+echo "== wheel zoom: rc=$?" | tee -a "$log"
+tee -a "$log" <"$A/wheel.txt"
+step $B/mandelpipe --frames 30 --width 1600 --height 900 --no-vsync --center $MX,$MY --span 8e-99 \
+  --iters 100000 --screenshot "$OUT/window-mini-1e99.png"
+}
+if [[ ${1:-} == window ]]; then
+  window
+  exit 0
+fi
+step $B/gpu_tests --gtest_filter='*GpuPerturbation*'
 step $B/program_tests
 step $B/render_big_tests
 cuobjdump -sass -fun perturb $B/mandelpipe >"$A/perturb.sass" 2>&1 ||
   cuobjdump -sass $B/mandelpipe | awk '/Function : .*perturb/{p=1} /Function : / && !/perturb/{p=0} p' >"$A/perturb.sass"
-# A minibrot of period 133 near i, about 1.4e-99 across (found by the ball method and Newton).
-MX=-2.8746738709911711313587400396870764265927866835711251852350600795197350587946998122487577794952845346324586207476065879391063947636e-50
-MY=9.9999999999999999999999999999999999999999999999999039187809335045450778414269872821211733536976797498590850573760529183579836058283e-01
 r() {  # name, then render's arguments
   local name=$1; shift
   step $B/mandelpipe render --out "$A/$name.png" --width 1920 --height 1080 "$@"
@@ -42,21 +65,6 @@ step $B/mandelpipe render --out "$A/orbit-1m.png" --width 64 --height 36 --cente
 r fma4-rows-shallow --center -0.743643887037151,0.131825904205330 --span 0.005 --iters 4096 --variant fma4-rows
 step $B/mandelpipe bench --width 1920 --height 1080 --frames 10 \
   --view "$MX,$MY,8e-99,100000" --view "1.3e-301,1,3e-300,20000" --view "1.3e-1001,1,3e-1000,20000"
-# The window as an explorer drives it: from span 3 about c = i, wheel notches in bursts at the
-# window's centre down past 1e-300 (1.2x a notch), then Escape; its summary says how it kept up.
-$B/mandelpipe --frames 1000000 --width 1600 --height 900 --no-vsync --center 0,1 --span 3 \
-  --screenshot "$OUT/wheel-end.png" >"$A/wheel.txt" 2>&1 &
-pid=$!
-sleep 4
-keys=(window mandelpipe)
-for _ in $(seq 400); do keys+=(scroll 800 450 10 w30); done
-keys+=(w3000 Escape)
-"$MANDELPIPE_XTEST_KEYS" "${keys[@]}" >>"$A/wheel.txt" 2>&1
-wait $pid
-echo "== wheel zoom: rc=$?" | tee -a "$log"
-cat "$A/wheel.txt" | tee -a "$log"
-step $B/mandelpipe --frames 30 --width 1600 --height 900 --no-vsync --center $MX,$MY --span 8e-99 \
-  --iters 100000 --screenshot "$OUT/window-mini-1e99.png"
 cp $A/mini-1e99.png $OUT/ 2>/dev/null
 tar czf $OUT/deep.tgz -C /tmp deep
 {
