@@ -72,7 +72,8 @@ App::App(const Options& o)
   ex_.view = ex_.home = o.view;
   ex_.variant = ex_.own_variant = o.variant;
   ex_.pin_variant = settings_.pin_variant;
-  ex_.auto_iters = o.auto_iters.value_or(true);
+  // A limit given with --iters is the user's own, as one set with PgUp/PgDn is.
+  ex_.auto_iters = o.auto_iters.value_or(!o.iters_given);
   ex_.vsync = o.vsync;
   ex_.live = device_.device.has_value() || o.frames > 0;
   ex_.divergence = o.divergence;
@@ -217,6 +218,12 @@ void App::print_summary() const {
                           "% of a core"
                     : std::string())
             << "\n";
+  // Deep views: how the window kept up while references and bands were made.
+  if (deep_frames_ > 0)
+    std::cout << "deep: " << deep_frames_ << " frames by perturbation, longest launch "
+              << deep_.status().longest_ms << " ms; longest window frame "
+              << totals_.longest_frame_ms << " ms, frames over 33 ms: " << totals_.slow_frames
+              << " of " << totals_.frames << "\n";
   // Where the run ended up: what scripted key presses did.
   std::cout << "final view: variant " << variant_info(ex_.variant).name << ", center "
             << centre_text(ex_.view.center_x, ex_.view) << ","

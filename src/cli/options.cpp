@@ -151,7 +151,8 @@ void add_view_options(CLI::App& app, Options& o, Raw& raw, bool image_size) {
                "precision (render refuses a view it cannot resolve)");
   app.add_option("--auto-iters", raw.auto_iters,
                  "on|off: double the iteration limit while over 2% of the image's edge reaches "
-                 "it and doubling frees some (default: on in the window, off for render)")
+                 "it and doubling frees some (default: on in the window unless --iters is "
+                 "given, off for render)")
       ->type_name("on|off");
   app.add_flag("--no-approximation", o.no_approximation,
                "deep views: iterate every step, skip none by bilinear approximation");
@@ -179,6 +180,7 @@ std::string finish(Options& o, const Raw& raw) {
     if (!iters)
       return "--iters: must be a whole number from 1 to 10000000, got '" + *raw.iters + "'";
     o.view.max_iter = static_cast<unsigned>(*iters);
+    o.iters_given = true;
   }
   for (auto [name, text, to] : {std::make_tuple("--width", &raw.width, &o.width),
                                 std::make_tuple("--height", &raw.height, &o.height)}) {
@@ -351,7 +353,8 @@ std::string finish_render(Options& o, const Raw& raw) {
   }
   if (raw.exr) {
     const std::string& p = *raw.exr;
-    if (p.size() < 5 || (p.compare(p.size() - 4, 4, ".exr") != 0 && p.compare(p.size() - 4, 4, ".EXR") != 0))
+    if (p.size() < 5 ||
+        (p.compare(p.size() - 4, 4, ".exr") != 0 && p.compare(p.size() - 4, 4, ".EXR") != 0))
       return "--exr: name the file FILE.exr, got '" + p + "'";
     if (raw.render_zoom_to) return "--exr: names one image; a zoom sequence takes --exr-frames";
     o.exr = p;

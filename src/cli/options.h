@@ -30,6 +30,7 @@ struct Options {
   // --auto-iters on|off: the limit raised while the image's edge reaches it (unset: the
   // command's default, on in the window, off for render).
   std::optional<bool> auto_iters;
+  bool iters_given = false;  // --iters: the user's own limit, which the window leaves alone
   std::string palette = "ember";
   bool palette_given = false;
 
