@@ -30,6 +30,18 @@ constexpr std::pair<std::string_view, std::string_view> kTerms[] = {
     {"SM balance",
      "The mean busy span of the SMs over the longest one: 100% means every SM finished "
      "together; less means some idled while the last one worked."},
+    {"reference orbit",
+     "One point's orbit z <- z^2 + c computed in as many bits as the view's depth needs (MPFR), "
+     "kept as doubles: every pixel of a deep view is iterated as its small difference from it."},
+    {"perturbation",
+     "Iterating a pixel's difference d from the reference orbit Z, d <- 2Zd + d^2 + dc, in double "
+     "(or with an exponent of its own past double's range) instead of in thousands of bits."},
+    {"rebasing",
+     "Where a pixel's z = Z + d comes nearer 0 than its difference d is (or the reference ends), "
+     "d becomes z and the reference starts again: one reference serves every pixel, no glitches."},
+    {"bilinear approximation",
+     "While |d| is tiny against |Z|, a run of steps is the linear map d <- A d + B dc; runs of "
+     "2^l steps are merged with the radius within which they hold, so pixels skip most steps."},
     {"the seed articles",
      "Three short articles, in Japanese, Chinese and English, on the SASS (the GPU's machine "
      "code) of the Mandelbrot step: how nvcc turns z*z + c into FMA-pipe instructions, and how "
