@@ -6,17 +6,8 @@
 # zoom past 1e-300, a deep view's screenshot), which needs the GL kit with Xvfb
 # (prepare.sh --with-glx) and so a carry of the program alone. Logs in $OUT; a short table last.
 set -u
-tar xJf .carry/bin.tar.xz -C .carry
-source .device/setup.sh >/dev/null
-export LD_LIBRARY_PATH=$PWD/.carry/lib:${LD_LIBRARY_PATH:-}
-export MANDELPIPE_BIN=$PWD/.carry/mandelpipe MANDELPIPE_XTEST_KEYS=$PWD/.carry/xtest-keys
-export XDG_CONFIG_HOME=/tmp/xdg
-B=$PWD/.carry
 A=/tmp/deep
-mkdir -p $A
-log=$OUT/log.txt
-step() { echo "== $*" | tee -a "$log"; timeout 300 "$@" >>"$log" 2>&1; local rc=$?; echo "   rc=$rc" | tee -a "$log"; return $rc; }
-nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv | tee -a "$log"
+source "$(dirname "$0")/device-common.sh"
 # A minibrot of period 133 near i, about 1.4e-99 across (found by the ball method and Newton).
 MX=-2.8746738709911711313587400396870764265927866835711251852350600795197350587946998122487577794952845346324586207476065879391063947636e-50
 MY=9.9999999999999999999999999999999999999999999999999039187809335045450778414269872821211733536976797498590850573760529183579836058283e-01

@@ -4,16 +4,8 @@
 # our own choosing and along a zoom path, with the limit columns; a 32768x32768 still; the window
 # for 10,000 frames of random input. Logs in $OUT/logs.tgz, a short table last in $OUT/log.txt.
 set -u
-tar xJf .carry/bin.tar.xz -C .carry
-source .device/setup.sh >/dev/null
-export LD_LIBRARY_PATH=$PWD/.carry/lib:${LD_LIBRARY_PATH:-}
-export MANDELPIPE_BIN=$PWD/.carry/mandelpipe XDG_CONFIG_HOME=/tmp/xdg
-B=$PWD/.carry
 A=/tmp/long
-mkdir -p $A
-log=$OUT/log.txt
-step() { echo "== $*" | tee -a "$log"; timeout 300 "$@" >>"$log" 2>&1; local rc=$?; echo "   rc=$rc" | tee -a "$log"; return $rc; }
-nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv | tee -a "$log"
+source "$(dirname "$0")/device-common.sh"
 # Views chosen as a user exploring would meet them: seahorse and elephant valleys, the period-3
 # minibrot on the needle, a spiral, a sparse view where most pixels escape within a few hundred
 # steps, and one outside the set where nearly all escape in a few (short frames).

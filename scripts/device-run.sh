@@ -5,17 +5,8 @@
 # the bench and the experiments (scripts/device-long.sh has the longer runs). Everything lands in
 # $OUT/logs.tgz; four pictures worth a look, and log.txt with a short table last, beside it.
 set -u
-tar xJf .carry/bin.tar.xz -C .carry
-source .device/setup.sh >/dev/null
-export LD_LIBRARY_PATH=$PWD/.carry/lib:${LD_LIBRARY_PATH:-}
-export MANDELPIPE_BIN=$PWD/.carry/mandelpipe MANDELPIPE_XTEST_KEYS=$PWD/.carry/xtest-keys
-export XDG_CONFIG_HOME=/tmp/xdg
-B=$PWD/.carry
 A=/tmp/all
-mkdir -p $A
-log=$OUT/log.txt
-step() { echo "== $*" | tee -a "$log"; timeout 300 "$@" >>"$log" 2>&1; local rc=$?; echo "   rc=$rc" | tee -a "$log"; return $rc; }
-nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv | tee -a "$log"
+source "$(dirname "$0")/device-common.sh"
 grep -i profiling /proc/driver/nvidia/params | tee -a "$log"
 for t in $B/*_tests; do step $t; done
 cuobjdump -sass $B/mandelpipe >"$A/sass.txt" 2>&1

@@ -9,6 +9,7 @@
 
 #include "mpfr_value.h"
 #include "render/deep_frame.h"
+#include "render/mpfr_temps.h"
 #include "render/nucleus.h"
 #include "render/perturbation_cpu.h"
 
@@ -19,21 +20,17 @@ using test::Mp;
 
 // z^2 + c from 0 in `bits` until |z|^2 > 256: the step count, as the renderers count it.
 unsigned direct_count(mpfr_srcptr cx, mpfr_srcptr cy, int bits, unsigned max_iter) {
-  Mp x(bits), y(bits), x2(bits), y2(bits), xy(bits), r(bits);
-  mpfr_set_zero(x.get(), 1);
-  mpfr_set_zero(y.get(), 1);
+  MpfrTemps<5> z(bits);
+  MpfrTemps<3> t(bits);
+  mpfr_ptr x = z[0], y = z[1], x2 = z[2], y2 = z[3], r = z[4];
+  mpfr_set_zero(x, 1);
+  mpfr_set_zero(y, 1);
   for (unsigned n = 1; n <= max_iter; ++n) {
-    mpfr_sqr(x2.get(), x.get(), MPFR_RNDN);
-    mpfr_sqr(y2.get(), y.get(), MPFR_RNDN);
-    mpfr_mul(xy.get(), x.get(), y.get(), MPFR_RNDN);
-    mpfr_sub(x.get(), x2.get(), y2.get(), MPFR_RNDN);
-    mpfr_add(x.get(), x.get(), cx, MPFR_RNDN);
-    mpfr_mul_2ui(xy.get(), xy.get(), 1, MPFR_RNDN);
-    mpfr_add(y.get(), xy.get(), cy, MPFR_RNDN);
-    mpfr_sqr(x2.get(), x.get(), MPFR_RNDN);
-    mpfr_sqr(y2.get(), y.get(), MPFR_RNDN);
-    mpfr_add(r.get(), x2.get(), y2.get(), MPFR_RNDN);
-    if (mpfr_cmp_ui(r.get(), 256) > 0) return n;
+    square_add(x, y, cx, cy, t);
+    mpfr_sqr(x2, x, MPFR_RNDN);
+    mpfr_sqr(y2, y, MPFR_RNDN);
+    mpfr_add(r, x2, y2, MPFR_RNDN);
+    if (mpfr_cmp_ui(r, 256) > 0) return n;
   }
   return max_iter;
 }

@@ -1,5 +1,7 @@
 #include "io/kfr_location.h"
 
+#include "render/mpfr_temps.h"
+
 #include <mpfr.h>
 #include <sys/stat.h>
 
@@ -130,36 +132,25 @@ KfrResult failed(std::string error) {
   return r;
 }
 
-// An MPFR number of 128 bits (38 digits): 20 are shown, and the rest absorb the rounding.
-class BigFloat {
- public:
-  BigFloat() { mpfr_init2(v_, 128); }
-  ~BigFloat() { mpfr_clear(v_); }
-  BigFloat(const BigFloat&) = delete;
-  BigFloat& operator=(const BigFloat&) = delete;
-  mpfr_ptr get() { return v_; }
-
- private:
-  mpfr_t v_;
-};
+// MPFR numbers of 128 bits (38 digits): 20 are shown, and the rest absorb the rounding.
+constexpr int kKfrBits = 128;
 
 // 4 * width / (height * x) for a positive decimal x in range: the span for KF's zoom x, and the
 // zoom for a span x. `digits` significant digits and the leading one's power of ten.
 std::pair<std::string, std::int64_t> four_width_over_height_times(const Decimal& x, int width,
                                                                   int height, int digits) {
-  BigFloat q, v;
+  MpfrTemps<2> m(kKfrBits);
+  mpfr_ptr q = m[0], v = m[1];
   char* end = nullptr;
-  mpfr_strtofr(v.get(), x.plain.c_str(), &end, 10, MPFR_RNDN);
-  if (*end != '\0' || !mpfr_regular_p(v.get()))
-    throw std::logic_error("MPFR refused " + shown(x.plain));
-  mpfr_set_si(q.get(), 4, MPFR_RNDN);
-  mpfr_mul_si(q.get(), q.get(), width, MPFR_RNDN);
-  mpfr_div_si(q.get(), q.get(), height, MPFR_RNDN);
-  mpfr_div(q.get(), q.get(), v.get(), MPFR_RNDN);
+  mpfr_strtofr(v, x.plain.c_str(), &end, 10, MPFR_RNDN);
+  if (*end != '\0' || !mpfr_regular_p(v)) throw std::logic_error("MPFR refused " + shown(x.plain));
+  mpfr_set_si(q, 4, MPFR_RNDN);
+  mpfr_mul_si(q, q, width, MPFR_RNDN);
+  mpfr_div_si(q, q, height, MPFR_RNDN);
+  mpfr_div(q, q, v, MPFR_RNDN);
   mpfr_exp_t e = 0;
   const std::unique_ptr<char, void (*)(char*)> text(
-      mpfr_get_str(nullptr, &e, 10, static_cast<std::size_t>(digits), q.get(), MPFR_RNDN),
-      mpfr_free_str);
+      mpfr_get_str(nullptr, &e, 10, static_cast<std::size_t>(digits), q, MPFR_RNDN), mpfr_free_str);
   if (!text) throw std::logic_error("MPFR could not write a number");
   return {text.get(), static_cast<std::int64_t>(e) - 1};  // text is 0.DIGITS * 10^e
 }

@@ -65,32 +65,36 @@ nlohmann::json measured_json(const MeasuredRow& r) {
   return j;
 }
 
+// Where a row was measured: the view in its files' text form.
+void add_view_json(nlohmann::json& j, const View& v) {
+  j["center"] = {centre_text(v.center_x, v), centre_text(v.center_y, v)};
+  j["span"] = exact_span_text(v.span);
+  j["iters"] = v.max_iter;
+}
+
 nlohmann::json row_json(const MeasuredRow& r, bool with_counters) {
   const Metrics& m = r.metrics;
-  nlohmann::json j = {
-      {"view", r.view_name},
-      {"variant", r.variant},
-      {"width", r.width},
-      {"height", r.height},
-      {"center", {centre_text(r.view.center_x, r.view), centre_text(r.view.center_y, r.view)}},
-      {"span", exact_span_text(r.view.span)},
-      {"iters", r.view.max_iter},
-      {"frames", r.frames},
-      {"measured", measured_json(r)},
-      {"derived",
-       {{"clock_ghz", m.clock_ghz},
-        {"giter_per_s", m.giter_per_s},
-        {"simt_efficiency", m.simt_efficiency},
-        {"sm_balance", m.sm_balance}}},
-      {"pixels_differing_from_fma4", r.differing_from_fma4},
-      {"model",
-       {{"bound_max_cycles", m.bound.max_cycles},
-        {"bound_max_ms", m.bound_max_ms},
-        {"bound_sum_cycles", m.bound.sum_cycles},
-        {"bound_sum_ms", m.bound_sum_ms},
-        {"limiting_pipe", pipe_name(m.bound.limiting)},
-        {"pct_of_bound", 100 * m.fraction_of_bound}}},
-      {"limit", limit_json(r)}};
+  nlohmann::json j = {{"view", r.view_name},
+                      {"variant", r.variant},
+                      {"width", r.width},
+                      {"height", r.height},
+                      {"frames", r.frames},
+                      {"measured", measured_json(r)},
+                      {"derived",
+                       {{"clock_ghz", m.clock_ghz},
+                        {"giter_per_s", m.giter_per_s},
+                        {"simt_efficiency", m.simt_efficiency},
+                        {"sm_balance", m.sm_balance}}},
+                      {"pixels_differing_from_fma4", r.differing_from_fma4},
+                      {"model",
+                       {{"bound_max_cycles", m.bound.max_cycles},
+                        {"bound_max_ms", m.bound_max_ms},
+                        {"bound_sum_cycles", m.bound.sum_cycles},
+                        {"bound_sum_ms", m.bound_sum_ms},
+                        {"limiting_pipe", pipe_name(m.bound.limiting)},
+                        {"pct_of_bound", 100 * m.fraction_of_bound}}},
+                      {"limit", limit_json(r)}};
+  add_view_json(j, r.view);
   if (with_counters) {
     j["counters"] = counter_json(r.counters);
     j["model_busy"] = model_busy_json(r.model_busy);

@@ -2,26 +2,10 @@
 
 #include <cmath>
 
+#include "render/mpfr_temps.h"
+
 namespace mp {
 namespace {
-
-// mpfr_t values for the duration of a call.
-class Scratch {
- public:
-  Scratch(int n, int bits) : n_(n) {
-    for (int i = 0; i < n_; ++i) mpfr_init2(v_[i], bits);
-  }
-  ~Scratch() {
-    for (int i = 0; i < n_; ++i) mpfr_clear(v_[i]);
-  }
-  Scratch(const Scratch&) = delete;
-  Scratch& operator=(const Scratch&) = delete;
-  mpfr_ptr operator[](int i) { return v_[i]; }
-
- private:
-  int n_;
-  mpfr_t v_[10];
-};
 
 FloatExp to_fe(mpfr_srcptr v) {
   if (mpfr_zero_p(v) || !mpfr_number_p(v)) return {};
@@ -45,8 +29,9 @@ bool cancelled(const std::atomic<bool>* cancel) {
 std::optional<unsigned> ball_period(mpfr_srcptr cx, mpfr_srcptr cy, FloatExp radius,
                                     unsigned max_period, int bits,
                                     const std::atomic<bool>* cancel) {
-  Scratch s(5, bits);
-  mpfr_ptr x = s[0], y = s[1], x2 = s[2], y2 = s[3], xy = s[4];
+  MpfrTemps<2> zs(bits);
+  MpfrTemps<3> t(bits);
+  mpfr_ptr x = zs[0], y = zs[1];
   mpfr_set_zero(x, 1);
   mpfr_set_zero(y, 1);
   // dz/dc in the extended range: it grows past double's range long before max_period.
@@ -58,13 +43,7 @@ std::optional<unsigned> ball_period(mpfr_srcptr cx, mpfr_srcptr cy, FloatExp rad
     dz = z * dz;
     dz.e += 1;
     dz = dz + to_complexexp(to_floatexp(1.0), FloatExp{});
-    mpfr_sqr(x2, x, MPFR_RNDN);
-    mpfr_sqr(y2, y, MPFR_RNDN);
-    mpfr_mul(xy, x, y, MPFR_RNDN);
-    mpfr_sub(x, x2, y2, MPFR_RNDN);
-    mpfr_add(x, x, cx, MPFR_RNDN);
-    mpfr_mul_2ui(xy, xy, 1, MPFR_RNDN);
-    mpfr_add(y, xy, cy, MPFR_RNDN);
+    square_add(x, y, cx, cy, t);
     const FloatExp zn = magnitude(to_complexexp(to_fe(x), to_fe(y)));
     if (zn < magnitude(dz) * radius) return n;
     if (4 < to_double(zn)) return std::nullopt;  // the disk's centre escaped: no period here
@@ -74,7 +53,8 @@ std::optional<unsigned> ball_period(mpfr_srcptr cx, mpfr_srcptr cy, FloatExp rad
 
 Nucleus newton_nucleus(mpfr_ptr x, mpfr_ptr y, unsigned period, int bits, FloatExp tolerance,
                        FloatExp reach, const std::atomic<bool>* cancel) {
-  Scratch s(10, bits);
+  MpfrTemps<10> s(bits);
+  MpfrTemps<3> sq(bits);
   mpfr_ptr zx = s[0], zy = s[1], dx = s[2], dy = s[3], t = s[4], u = s[5], v = s[6], w = s[7],
            x0 = s[8], y0 = s[9];
   mpfr_set(x0, x, MPFR_RNDN);
@@ -97,14 +77,7 @@ Nucleus newton_nucleus(mpfr_ptr x, mpfr_ptr y, unsigned period, int bits, FloatE
       mpfr_mul_2ui(dx, t, 1, MPFR_RNDN);
       mpfr_add_ui(dx, dx, 1, MPFR_RNDN);
       mpfr_mul_2ui(dy, u, 1, MPFR_RNDN);
-      // z <- z^2 + c
-      mpfr_sqr(t, zx, MPFR_RNDN);
-      mpfr_sqr(u, zy, MPFR_RNDN);
-      mpfr_mul(v, zx, zy, MPFR_RNDN);
-      mpfr_sub(zx, t, u, MPFR_RNDN);
-      mpfr_add(zx, zx, x, MPFR_RNDN);
-      mpfr_mul_2ui(v, v, 1, MPFR_RNDN);
-      mpfr_add(zy, v, y, MPFR_RNDN);
+      square_add(zx, zy, x, y, sq);
     }
     // c <- c - z / d = c - z conj(d) / |d|^2
     mpfr_sqr(t, dx, MPFR_RNDN);
@@ -137,13 +110,7 @@ Nucleus newton_nucleus(mpfr_ptr x, mpfr_ptr y, unsigned period, int bits, FloatE
   mpfr_set_zero(zy, 1);
   ComplexExp l = to_complexexp(to_floatexp(1.0), FloatExp{}), b = l;
   for (unsigned k = 1; k < period; ++k) {
-    mpfr_sqr(t, zx, MPFR_RNDN);
-    mpfr_sqr(u, zy, MPFR_RNDN);
-    mpfr_mul(v, zx, zy, MPFR_RNDN);
-    mpfr_sub(zx, t, u, MPFR_RNDN);
-    mpfr_add(zx, zx, x, MPFR_RNDN);
-    mpfr_mul_2ui(v, v, 1, MPFR_RNDN);
-    mpfr_add(zy, v, y, MPFR_RNDN);
+    square_add(zx, zy, x, y, sq);
     const ComplexExp z = to_complexexp(to_fe(zx), to_fe(zy));
     l = z * l;
     l.e += 1;

@@ -2,23 +2,9 @@
 
 #include <chrono>
 
+#include "render/mpfr_temps.h"
+
 namespace mp {
-namespace {
-
-// mpfr_t as a scoped object: every exit path clears what it set up.
-class Mpfr {
- public:
-  explicit Mpfr(int bits) { mpfr_init2(v_, bits); }
-  ~Mpfr() { mpfr_clear(v_); }
-  Mpfr(const Mpfr&) = delete;
-  Mpfr& operator=(const Mpfr&) = delete;
-  mpfr_ptr get() { return v_; }
-
- private:
-  mpfr_t v_;
-};
-
-}  // namespace
 
 std::optional<ReferenceOrbit> compute_reference_orbit(mpfr_srcptr cx, mpfr_srcptr cy, int bits,
                                                       unsigned max_iter,
@@ -31,21 +17,16 @@ std::optional<ReferenceOrbit> compute_reference_orbit(mpfr_srcptr cx, mpfr_srcpt
   orbit.bits = bits;
   orbit.z.reserve(std::min<std::size_t>(max_iter + 1u, 1u << 20));
   orbit.z.push_back({0.0, 0.0});
-  Mpfr x(bits), y(bits), x2(bits), y2(bits), xy(bits), c_x(bits), c_y(bits);
-  mpfr_set(c_x.get(), cx, MPFR_RNDN);
-  mpfr_set(c_y.get(), cy, MPFR_RNDN);
-  mpfr_set_zero(x.get(), 1);
-  mpfr_set_zero(y.get(), 1);
+  MpfrTemps<4> z(bits);
+  MpfrTemps<3> t(bits);
+  mpfr_ptr x = z[0], y = z[1], c_x = z[2], c_y = z[3];
+  mpfr_set(c_x, cx, MPFR_RNDN);
+  mpfr_set(c_y, cy, MPFR_RNDN);
+  mpfr_set_zero(x, 1);
+  mpfr_set_zero(y, 1);
   for (unsigned n = 0; n < max_iter; ++n) {
-    // z^2 + c from the three products of z's parts, each rounded once at `bits`.
-    mpfr_sqr(x2.get(), x.get(), MPFR_RNDN);
-    mpfr_sqr(y2.get(), y.get(), MPFR_RNDN);
-    mpfr_mul(xy.get(), x.get(), y.get(), MPFR_RNDN);
-    mpfr_sub(x.get(), x2.get(), y2.get(), MPFR_RNDN);
-    mpfr_add(x.get(), x.get(), c_x.get(), MPFR_RNDN);
-    mpfr_mul_2ui(xy.get(), xy.get(), 1, MPFR_RNDN);
-    mpfr_add(y.get(), xy.get(), c_y.get(), MPFR_RNDN);
-    const RefPoint p{mpfr_get_d(x.get(), MPFR_RNDN), mpfr_get_d(y.get(), MPFR_RNDN)};
+    square_add(x, y, c_x, c_y, t);
+    const RefPoint p{mpfr_get_d(x, MPFR_RNDN), mpfr_get_d(y, MPFR_RNDN)};
     orbit.z.push_back(p);
     if (!(p.x * p.x + p.y * p.y <= kPerturbEscape2)) {
       orbit.escaped = true;
