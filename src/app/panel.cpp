@@ -359,6 +359,9 @@ void deep_section(Explorer& ex, const PanelInputs& in) {
   if (const DeepReference* r = d.reference) {
     bullet("reference: %d bits, %zu steps%s, %.0f ms", r->orbit.bits, r->orbit.z.size() - 1,
            r->orbit.escaped ? " (it escapes: pixels past it rebase)" : "", r->orbit.ms);
+    if (r->nucleus_period)
+      bullet("at a minibrot's nucleus of period %u in view (the centre escapes at step %u)",
+             r->nucleus_period, r->centre_escaped_at);
     bullet("bilinear approximation: %d levels of merged steps, built in %.0f ms",
            r->extended.levels(), r->bla_ms);
   }

@@ -172,6 +172,10 @@ void PieceRenderer::prepare_deep(const View& view, int width, int height, Progre
                                   [&](double done) { progress.report("reference orbit", done); });
   deep().use(ref);
   const ReferenceOrbit& orbit = ref->orbit;
+  if (ref->nucleus_period)
+    std::cerr << "mandelpipe: the centre escapes at step " << ref->centre_escaped_at
+              << ": the reference is the nucleus of a minibrot of period " << ref->nucleus_period
+              << " in view\n";
   std::cerr << "mandelpipe: reference orbit: " << orbit.bits << " bits, " << orbit.z.size() - 1
             << " steps" << (orbit.escaped ? " (it escapes)" : "") << ", " << std::lround(orbit.ms)
             << " ms; approximation tables: " << ref->extended.levels() << " levels, "
@@ -303,7 +307,9 @@ nlohmann::json precision_json(const PrecisionChoice& c, const PieceRenderer& r) 
                       {"escaped", ref->orbit.escaped},
                       {"orbit_ms", ref->orbit.ms},
                       {"table_levels", ref->extended.levels()},
-                      {"table_ms", ref->bla_ms}};
+                      {"table_ms", ref->bla_ms},
+                      {"nucleus_period", ref->nucleus_period},
+                      {"centre_escaped_at", ref->centre_escaped_at}};
   return j;
 }
 

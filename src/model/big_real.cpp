@@ -108,6 +108,12 @@ BigReal BigReal::with_bits(int bits) const {
   return r;
 }
 
+BigReal BigReal::of(mpfr_srcptr v) {
+  BigReal r(0.0, static_cast<int>(mpfr_get_prec(v)));
+  mpfr_set(r.v_, v, MPFR_RNDN);
+  return r;
+}
+
 BigReal BigReal::plus(FloatExp delta, int bits) const {
   BigReal r(0.0, bits);
   mpfr_add(r.v_, v_, to_bigreal(delta).v_, MPFR_RNDN);

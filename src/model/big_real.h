@@ -37,6 +37,8 @@ class BigReal {
   int bits() const;
   // The same value rounded to (or widened to) `bits`.
   BigReal with_bits(int bits) const;
+  // An MPFR number's value, at its precision.
+  static BigReal of(mpfr_srcptr v);
   // this + delta rounded once, to `bits`: a move of the centre by a fraction of a pixel stays
   // exact however many bits the two are apart.
   BigReal plus(FloatExp delta, int bits) const;

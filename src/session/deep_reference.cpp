@@ -4,6 +4,8 @@
 #include <cmath>
 
 #include "render/deep_frame.h"
+#include "render/mpfr_temps.h"
+#include "render/nucleus.h"
 
 namespace mp {
 namespace {
@@ -21,6 +23,31 @@ FloatExp offset_of(const DeepReference& ref, const View& view) {
 }
 
 constexpr int kSpareBits = 64;
+// Periods longer than this are not looked for: Newton's method runs the period's steps in MPFR
+// a few dozen times, which past it takes longer than rebasing saves.
+constexpr unsigned kMaxNucleusPeriod = 20000;
+
+// The nucleus nearest the view's centre, where one is within the image: the reference moved
+// there (true), or left at the centre.
+bool move_to_nucleus(DeepReference& ref, const View& view, int width, int height, int bits,
+                     const std::atomic<bool>* cancel) {
+  const FloatExp half_diagonal = quotient(view.span, to_floatexp(static_cast<double>(width))) *
+                                 to_floatexp(std::hypot(width, height) / 2);
+  MpfrTemps<2> c(bits);
+  mpfr_set(c[0], ref.x.get(), MPFR_RNDN);
+  mpfr_set(c[1], ref.y.get(), MPFR_RNDN);
+  const std::optional<unsigned> period = ball_period(
+      c[0], c[1], half_diagonal, std::min(view.max_iter, kMaxNucleusPeriod), bits, cancel);
+  if (!period) return false;
+  const FloatExp pixel = quotient(view.span, to_floatexp(static_cast<double>(width)));
+  const Nucleus n =
+      newton_nucleus(c[0], c[1], *period, bits, pixel * to_floatexp(1e-6), half_diagonal, cancel);
+  if (!n.found) return false;
+  ref.x = BigReal::of(c[0]);
+  ref.y = BigReal::of(c[1]);
+  ref.nucleus_period = n.period;
+  return true;
+}
 
 }  // namespace
 
@@ -45,6 +72,17 @@ std::shared_ptr<const DeepReference> make_reference(const View& view, int width,
   std::optional<ReferenceOrbit> orbit =
       compute_reference_orbit(ref->x.get(), ref->y.get(), bits, view.max_iter, cancel, progress);
   if (!orbit) return nullptr;
+  if (orbit->escaped && orbit->z.size() - 1 < view.max_iter) {
+    ref->centre_escaped_at = static_cast<unsigned>(orbit->z.size() - 1);
+    if (!move_to_nucleus(*ref, view, width, height, bits, cancel)) {
+      if (cancel && cancel->load()) return nullptr;
+    } else if (std::optional<ReferenceOrbit> at_nucleus = compute_reference_orbit(
+                   ref->x.get(), ref->y.get(), bits, view.max_iter, cancel, progress)) {
+      orbit = std::move(at_nucleus);
+    } else {
+      return nullptr;
+    }
+  }
   ref->orbit = std::move(*orbit);
   const auto start = std::chrono::steady_clock::now();
   View wider = view;

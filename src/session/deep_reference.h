@@ -16,6 +16,10 @@ namespace mp {
 struct DeepReference {
   BigReal x, y;           // the reference point
   unsigned max_iter = 0;  // the limit it was computed to
+  // Where the view's centre escaped early, the reference moved to the nucleus of a minibrot in
+  // view: its period (0: the reference is the centre) and the step the centre escaped at.
+  unsigned nucleus_period = 0;
+  unsigned centre_escaped_at = 0;
   ReferenceOrbit orbit;
   FloatExp dc_max;  // the tables hold for pixels up to this far from the point
   BlaTable<BlaX> extended;
@@ -28,7 +32,9 @@ struct DeepReference {
 // the tables made for its pixels' distances.
 bool serves(const DeepReference& ref, const View& view, int width, int height);
 
-// A reference for the view at this size, at its centre; nothing if `cancel` was set meanwhile.
+// A reference for the view at this size: at its centre, or where the centre's orbit escapes
+// before the limit, at the nucleus of the minibrot nearest it within the image (the ball method's
+// period, then Newton's method), whose orbit never escapes; nothing if `cancel` was set meanwhile.
 // Its tables hold for the view zoomed out twice about its centre, so that small moves keep it.
 std::shared_ptr<const DeepReference> make_reference(
     const View& view, int width, int height, const std::atomic<bool>* cancel = nullptr,
