@@ -50,11 +50,14 @@ std::optional<View> parse_view(std::string_view x, std::string_view y, std::stri
 }
 
 int view_bits(const View& v, int width) {
+  // A span that is no span (a bad bookmark on its way to being refused) resolves nothing.
+  if (!(v.span.m > 0)) return 64;
   const double resolve = std::log2(static_cast<double>(width)) - (v.span.e + std::log2(v.span.m));
   return std::max(64, static_cast<int>(std::ceil(resolve)) + 32);
 }
 
 int centre_digits(const View& v) {
+  if (!(v.span.m > 0)) return 17;
   const double resolve = std::log10(static_cast<double>(kMaxImageSize)) - log10_of(v.span);
   return std::max(17, static_cast<int>(std::ceil(resolve)) + 3);
 }
