@@ -73,6 +73,10 @@ GpuPerturbation::~GpuPerturbation() = default;
 void GpuPerturbation::set_reference(RefOrbitView orbit, const BlaD* bla_double,
                                     const BlaX* bla_extended, const unsigned* offset, int levels) {
   Impl& s = *impl_;
+  // The old reference's memory first: two of them at once could not fit where one just does.
+  s.orbit = DeviceBuffer<RefPoint>();
+  s.bla_double = DeviceBuffer<BlaD>();
+  s.bla_extended = DeviceBuffer<BlaX>();
   s.orbit = DeviceBuffer<RefPoint>(orbit.length);
   CUDA_CHECK(
       cudaMemcpy(s.orbit.get(), orbit.z, orbit.length * sizeof(RefPoint), cudaMemcpyHostToDevice));

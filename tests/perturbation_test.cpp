@@ -242,6 +242,20 @@ TEST(Perturbation, AMinibrotOffTheReferenceIsExactByRebasing) {
   expect_accurate(compare(at, f, 1));
 }
 
+// At a nucleus the reference comes back to Z = 0, where a difference below double's range is
+// the pixel's z itself: its square must not be lost with the 2Z it is added to.
+TEST(Perturbation, TheExtendedStepKeepsTheSquareWhereTheReferenceIsZero) {
+  const ComplexExp d = to_complexexp(FloatExp{1.0, -1500}, FloatExp{});
+  const ComplexExp dc = to_complexexp(FloatExp{1.0, -3320}, FloatExp{});
+  const ComplexExp next = DeltaExp::step(d, RefPoint{0.0, 0.0}, dc);
+  EXPECT_EQ(next.e, -3000);  // d^2 = 2^-3000, against which dc is nothing
+  EXPECT_EQ(next.x, 1.0);
+  // Beside a reference of double's range the same difference doubles it as before.
+  const ComplexExp beside = DeltaExp::step(d, RefPoint{0.5, 0.0}, dc);
+  EXPECT_EQ(beside.e, -1500);
+  EXPECT_EQ(beside.x, 1.0);
+}
+
 // A reference at the image's corner, outside the set: the pixels whose orbits outlast it run on
 // past its end by rebasing to its start.
 TEST(Perturbation, AReferenceThatEscapesEarlyServesLongerOrbitsByRebasing) {

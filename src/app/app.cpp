@@ -377,6 +377,8 @@ void App::render_frame() {
 
 void App::render_image(int fw, int fh, bool b_half) {
   pipeline_.resize(fw, fh);
+  // The surface's size, which a window past the GL's texture limit does not reach.
+  const int sw = pipeline_.surface().width(), sh = pipeline_.surface().height();
   const bool deep = precision_.perturbation.has_value();
   // A new view drops the stale frame at once, its counters with it; live starts the next once
   // one is done.
@@ -385,9 +387,9 @@ void App::render_image(int fw, int fh, bool b_half) {
     if (counter_reading_) counters_.drop(*std::exchange(counter_reading_, std::nullopt));
     if (deep) {
       // The previous image moved into place while the new one renders, at any depth.
-      const auto [from, to] = deep_preview_grids(shown_view_, ex_.view, fw, fh);
+      const auto [from, to] = deep_preview_grids(shown_view_, ex_.view, sw, sh);
       pipeline_.start_external(ex_.dirty ? from : PixelGrid(), to);
-      deep_.start(ex_.view, fw, fh, *precision_.perturbation);
+      deep_.start(ex_.view, sw, sh, *precision_.perturbation);
     } else {
       deep_.stop();
       pipeline_.start_slices(ex_.variant, ex_.view, ex_.divergence);

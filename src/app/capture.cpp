@@ -57,9 +57,14 @@ void App::capture_with_sidecar() {
     // The view as a Kalles Fraktaler location too, for the programs people share views with.
     std::filesystem::path kfr = png;
     kfr.replace_extension(".kfr");
-    write_files_atomic({{sidecar_path(png), j.dump(2) + "\n"},
-                        {kfr, format_kfr_view(view, fw, fh)},
-                        {png, image}});
+    std::vector<std::pair<std::filesystem::path, std::string>> files = {
+        {sidecar_path(png), j.dump(2) + "\n"}};
+    try {
+      files.push_back({kfr, format_kfr_view(view, fw, fh)});
+    } catch (const std::invalid_argument&) {  // deeper than KF's files reach: no .kfr
+    }
+    files.push_back({png, image});
+    write_files_atomic(files);
     std::cout << "wrote " << png.string() << " and its .json and .kfr\n";
     ex_.status =
         "saved " + png.string() + " and its .json and .kfr" +

@@ -375,14 +375,16 @@ std::string limits_text(const std::vector<unsigned>& tried) {
 // The view in the EXR's header: our own attributes, and the location as KF's text under the name
 // its reader looks for.
 std::unique_ptr<ExrStream> exr_for(const fs::path& path, const View& view, const Options& o) {
-  return std::make_unique<ExrStream>(
-      path, o.width, o.height, view.max_iter,
-      std::map<std::string, std::string>{
-          {"mandelpipe.center_x", centre_text(view.center_x, view)},
-          {"mandelpipe.center_y", centre_text(view.center_y, view)},
-          {"mandelpipe.span", exact_span_text(view.span)},
-          {"mandelpipe.iters", std::to_string(view.max_iter)},
-          {"KallesFraktaler2+", format_kfr_view(view, o.width, o.height)}});
+  std::map<std::string, std::string> attributes = {
+      {"mandelpipe.center_x", centre_text(view.center_x, view)},
+      {"mandelpipe.center_y", centre_text(view.center_y, view)},
+      {"mandelpipe.span", exact_span_text(view.span)},
+      {"mandelpipe.iters", std::to_string(view.max_iter)}};
+  try {
+    attributes["KallesFraktaler2+"] = format_kfr_view(view, o.width, o.height);
+  } catch (const std::invalid_argument&) {  // deeper than KF's files reach: ours alone
+  }
+  return std::make_unique<ExrStream>(path, o.width, o.height, view.max_iter, attributes);
 }
 
 Look look_for(const Options& o, const Palette& palette) {

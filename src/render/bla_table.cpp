@@ -49,7 +49,8 @@ BlaX entry(const Run& s) {
 
 }  // namespace
 
-BlaTable<BlaX> build_bla_extended(RefOrbitView orbit, FloatExp dc_max) {
+BlaTable<BlaX> build_bla_extended(RefOrbitView orbit, FloatExp dc_max,
+                                  const std::atomic<bool>* cancel) {
   BlaTable<BlaX> t;
   if (orbit.length < 3) return t;
   // Single steps from m = 1 to length - 2: each ends on a point of the orbit.
@@ -59,6 +60,7 @@ BlaTable<BlaX> build_bla_extended(RefOrbitView orbit, FloatExp dc_max) {
   t.entries.reserve(2 * runs.size());
   // Radii are kept exact between levels; the table holds them rounded down to a power of two.
   while (!runs.empty() && t.levels() < kMaxBlaLevels) {
+    if (cancel && cancel->load(std::memory_order_relaxed)) return {};
     for (const Run& r : runs) t.entries.push_back(entry(r));
     t.offset.push_back(static_cast<unsigned>(t.entries.size()));
     std::vector<Run> next;

@@ -3,6 +3,7 @@
 // merged from two of level l-1.
 #pragma once
 
+#include <atomic>
 #include <vector>
 
 #include "perturbation.h"
@@ -32,7 +33,9 @@ inline constexpr double kBlaEpsilon = 0x1p-53;
 // `dc_max`: the largest |dc| of any pixel the table will serve (a run's radius shrinks by what B
 // dc can add to d). In the extended range, and the same in double where it fits (a run whose A,
 // B or radius leaves double's range is never valid there).
-BlaTable<BlaX> build_bla_extended(RefOrbitView orbit, FloatExp dc_max);
+// Empty where `cancel` is set while it is built.
+BlaTable<BlaX> build_bla_extended(RefOrbitView orbit, FloatExp dc_max,
+                                  const std::atomic<bool>* cancel = nullptr);
 BlaTable<BlaD> build_bla_double(const BlaTable<BlaX>& extended);
 
 }  // namespace mp

@@ -67,6 +67,7 @@ Nucleus newton_nucleus(mpfr_ptr x, mpfr_ptr y, unsigned period, int bits, FloatE
     mpfr_set_zero(dx, 1);
     mpfr_set_zero(dy, 1);
     for (unsigned k = 0; k < period; ++k) {
+      if ((k & 1023) == 1023 && cancelled(cancel)) return n;
       // d <- 2 z d + 1
       mpfr_mul(t, zx, dx, MPFR_RNDN);
       mpfr_mul(u, zy, dy, MPFR_RNDN);

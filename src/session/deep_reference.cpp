@@ -88,7 +88,8 @@ std::shared_ptr<const DeepReference> make_reference(const View& view, int width,
   View wider = view;
   wider.span = wider.span * to_floatexp(2.0);
   ref->dc_max = largest_dc(wider, width, height, FloatExp{});
-  ref->extended = build_bla_extended(ref->orbit.view(), ref->dc_max);
+  ref->extended = build_bla_extended(ref->orbit.view(), ref->dc_max, cancel);
+  if (cancel && cancel->load()) return nullptr;
   ref->dbl = build_bla_double(ref->extended);
   ref->bla_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();

@@ -98,6 +98,12 @@ std::optional<DeepStats> DeepSession::step(float* out, double target_ms) {
     worker_.reset();
     status_.reference_pending = false;
     if (!ref) return std::nullopt;
+    // Made for a view that this one has since left (zoomed far in about the same centre): it
+    // renders nothing here, and another is made.
+    if (wanted_ && !serves(*ref, view_, width_, height_)) {
+      launch_worker(view_, width_, height_);
+      return std::nullopt;
+    }
     renderer_.use(std::move(ref));
     if (wanted_) frame_ = DeepSlicedFrame(status_.format, view_, width_, height_);
   }
