@@ -118,7 +118,8 @@ struct DeltaExp {
   MP_HD static Value step(Value d, RefPoint z, Value dc) {
     // 2Z + d in double while d is within double's range; below it d adds nothing to a Z of
     // double's range, but where Z is 0 (a reference at a nucleus) or as small, 2Z + d is d's own.
-    if (d.e < -1000) return (normalised(2 * z.x, 2 * z.y, 0) + d) * d + dc;
+    if (d.e < -1000 && ::fabs(z.x) + ::fabs(z.y) < 0x1p-960)
+      return (normalised(2 * z.x, 2 * z.y, 0) + d) * d + dc;
     const double k = pow2(d.e);
     const double tx = 2 * z.x + d.x * k, ty = 2 * z.y + d.y * k;
     const ComplexExp p = normalised(tx * d.x - ty * d.y, tx * d.y + ty * d.x, d.e);

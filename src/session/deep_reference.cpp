@@ -42,7 +42,9 @@ bool move_to_nucleus(DeepReference& ref, const View& view, int width, int height
   const FloatExp pixel = quotient(view.span, to_floatexp(static_cast<double>(width)));
   const Nucleus n =
       newton_nucleus(c[0], c[1], *period, bits, pixel * to_floatexp(1e-6), half_diagonal, cancel);
-  if (!n.found) return false;
+  // A minibrot under a pixel is nothing in view, and its nucleus needs more bits than the view
+  // has to stay inside it.
+  if (!n.found || n.size < pixel) return false;
   ref.x = BigReal::of(c[0]);
   ref.y = BigReal::of(c[1]);
   ref.nucleus_period = n.period;
@@ -78,7 +80,14 @@ std::shared_ptr<const DeepReference> make_reference(const View& view, int width,
       if (cancel && cancel->load()) return nullptr;
     } else if (std::optional<ReferenceOrbit> at_nucleus = compute_reference_orbit(
                    ref->x.get(), ref->y.get(), bits, view.max_iter, cancel, progress)) {
-      orbit = std::move(at_nucleus);
+      // Kept only where it lasts longer than the centre's (a nucleus's orbit never escapes).
+      if (at_nucleus->z.size() > orbit->z.size()) {
+        orbit = std::move(at_nucleus);
+      } else {
+        ref->x = view.center_x.with_bits(bits);
+        ref->y = view.center_y.with_bits(bits);
+        ref->nucleus_period = 0;
+      }
     } else {
       return nullptr;
     }
