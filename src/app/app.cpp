@@ -352,8 +352,9 @@ void App::render_frame() {
   if (fw > 0 && fh > 0) {
     glBindFramebuffer(GL_FRAMEBUFFER, 0);
     glViewport(0, 0, fw, fh);
-    colourizer_.draw(pipeline_.surface(), ex_.colour,
-                     ex_.divergence ? pipeline_.warp_buffer() : nullptr);
+    colourizer_.draw(
+        pipeline_.surface(), ex_.colour,
+        ex_.divergence && !precision_.perturbation ? pipeline_.warp_buffer() : nullptr);
   }
   draw_windows();
   // Which half of an A/B run a frame's UI times go to: the overlay's, as drawn (P or the panel
@@ -618,10 +619,21 @@ void App::perform(Action a, int index) {
     case Action::Divergence:
       ex_.divergence = !ex_.divergence;
       ex_.dirty = true;
+      // Deep frames write no per-warp figures yet: said, rather than a map of the last plain one.
+      if (ex_.divergence && precision_.perturbation)
+        ex_.status =
+            "divergence (D): shown for the plain variants; deep views by perturbation "
+            "do not record it yet";
       break;
     case Action::Compare:
       if (!pipeline_.gpu()) {  // said where it is seen, not silently ignored
         ex_.status = "compare (C) times the variants' kernels: it needs the CUDA path";
+        ex_.show_panel = true;
+      } else if (precision_.perturbation) {
+        ex_.status =
+            "compare (C): no variant separates this view's pixels, perturbation renders "
+            "it; mandelpipe bench --view X,Y,SPAN,ITERS times it with and without the "
+            "approximation";
         ex_.show_panel = true;
       } else if (const char* busy = ex_.measuring()) {
         ex_.status = std::string("compare (C) not started: ") + busy + " running";
