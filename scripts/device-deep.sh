@@ -32,11 +32,19 @@ if [[ ${1:-} == window ]]; then
   window
   exit 0
 fi
+if [[ ${1:-} == sass ]]; then
+  cuobjdump -sass $B/mandelpipe |
+    awk '/Function : .*perturb/{p=1} /Function : / && !/perturb/{p=0} p' >"$OUT/perturb.sass"
+  wc -l "$OUT/perturb.sass"
+  exit 0
+fi
 step $B/gpu_tests --gtest_filter='*GpuPerturbation*'
 step $B/program_tests
 step $B/render_big_tests
-cuobjdump -sass -fun perturb $B/mandelpipe >"$A/perturb.sass" 2>&1 ||
-  cuobjdump -sass $B/mandelpipe | awk '/Function : .*perturb/{p=1} /Function : / && !/perturb/{p=0} p' >"$A/perturb.sass"
+# The perturbation kernels' SASS (every architecture's), for their instruction mix.
+cuobjdump -sass $B/mandelpipe |
+  awk '/Function : .*perturb/{p=1} /Function : / && !/perturb/{p=0} p' >"$A/perturb.sass"
+cp "$A/perturb.sass" "$OUT/"
 r() {  # name, then render's arguments
   local name=$1; shift
   step $B/mandelpipe render --out "$A/$name.png" --width 1920 --height 1080 "$@"
