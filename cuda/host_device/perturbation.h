@@ -168,6 +168,8 @@ MP_HD PerturbResult perturb_orbit(RefOrbitView ref, const BlaView<typename D::Bl
   PerturbResult r;
   typename D::Value d{};
   unsigned m = 0;
+  // Z_m, read once: the tests after a step and the next step use the same point.
+  RefPoint z{};
   while (r.n < max_iter) {
     const typename D::Bla* b = nullptr;
     const int level = m > 0 ? bla_level<D>(bla, d, m, r.n, max_iter, &b) : -1;
@@ -176,14 +178,14 @@ MP_HD PerturbResult perturb_orbit(RefOrbitView ref, const BlaView<typename D::Bl
       m += 1u << level;
       r.n += 1u << level;
     } else {
-      d = D::step(d, ref.z[m], dc);
+      d = D::step(d, z, dc);
       ++m;
       ++r.n;
       ++r.iterated;
     }
     double dx, dy;
     D::as_double(d, dx, dy);
-    const RefPoint z = ref.z[m];
+    z = ref.z[m];
     r.zx = z.x + dx;
     r.zy = z.y + dy;
     const double z2 = r.zx * r.zx + r.zy * r.zy;
@@ -194,6 +196,7 @@ MP_HD PerturbResult perturb_orbit(RefOrbitView ref, const BlaView<typename D::Bl
     if (z2 < dx * dx + dy * dy || m == ref.length - 1) {
       d = D::from_double(r.zx, r.zy);
       m = 0;
+      z = RefPoint{};  // Z_0 = 0
       ++r.rebases;
     }
   }
