@@ -14,6 +14,9 @@ struct GpuPerturbStats {
   unsigned long long pixel_iters = 0;  // steps counted
   unsigned long long iterated = 0;     // of them, run one at a time
   unsigned long long rebases = 0;
+  // Over the launch's warps (16x2 pixels, as the plain kernels'), the slowest lane's steps run:
+  // iterated / (32 x this) is the SIMT efficiency of the steps run one at a time.
+  unsigned long long warp_iterated = 0;
 };
 
 class GpuPerturbation {

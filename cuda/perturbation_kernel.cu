@@ -24,10 +24,16 @@ __device__ DeltaExp::Value delta_value<DeltaExp>(ComplexExp dc) {
   return dc;
 }
 
-// Per launch: steps counted, steps run one at a time, rebases.
+// Per launch: steps counted, steps run one at a time, rebases, and each warp's slowest lane's
+// steps run (the warp's own steps, for SIMT efficiency).
 struct Tallies {
-  unsigned long long counted, iterated, rebases;
+  unsigned long long counted, iterated, rebases, warp_iterated;
 };
+
+__device__ unsigned warp_max(unsigned v) {
+  for (int o = 16; o > 0; o >>= 1) v = max(v, __shfl_xor_sync(0xffffffffu, v, o));
+  return v;
+}
 
 __device__ void add_warp(unsigned long long v, unsigned long long* to) {
   for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffu, v, o);
@@ -51,6 +57,8 @@ __global__ void __launch_bounds__(256)
   add_warp(r.n, &tallies->counted);
   add_warp(r.iterated, &tallies->iterated);
   add_warp(r.rebases, &tallies->rebases);
+  const unsigned slowest = warp_max(r.iterated);
+  if ((threadIdx.x & 31) == 0 && slowest) atomicAdd(&tallies->warp_iterated, slowest);
 }
 
 }  // namespace
@@ -133,6 +141,7 @@ GpuPerturbStats GpuPerturbation::render(DeltaFormat format, const DeepGrid& grid
   st.pixel_iters = t.counted;
   st.iterated = t.iterated;
   st.rebases = t.rebases;
+  st.warp_iterated = t.warp_iterated;
   return st;
 }
 

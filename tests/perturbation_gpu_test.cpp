@@ -61,6 +61,9 @@ TEST_P(GpuPerturbationTest, CountsEqualTheCpuReference) {
   EXPECT_NEAR(static_cast<double>(gs.pixel_iters), static_cast<double>(cs.pixel_iters),
               0.01 * cs.pixel_iters);
   EXPECT_LT(gs.iterated, gs.pixel_iters);
+  // A warp's slowest lane runs at least its average lane's steps and at most all of theirs.
+  EXPECT_GE(gs.warp_iterated * 32, gs.iterated);
+  EXPECT_LE(gs.warp_iterated, gs.iterated);
 }
 
 INSTANTIATE_TEST_SUITE_P(

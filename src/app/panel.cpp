@@ -373,6 +373,9 @@ void deep_section(Explorer& ex, const PanelInputs& in) {
     bullet("steps counted %.4g, iterated %.4g (%.2f%%): %.4g skipped by the approximation", counted,
            run, counted > 0 ? 100 * run / counted : 0.0, counted - run);
     bullet("rebases: %.4g", static_cast<double>(s->rebases));
+    if (s->warp_iterated)
+      bullet("SIMT efficiency of the steps iterated: %.1f%% (a warp runs to its slowest lane)",
+             100 * run / (32.0 * static_cast<double>(s->warp_iterated)));
     if (s->ms > 0)
       bullet("%.3g Giter/s counted, %.3g Giter/s iterated", counted / s->ms * 1e-6,
              run / s->ms * 1e-6);

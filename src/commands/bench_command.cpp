@@ -145,6 +145,8 @@ DeepRow measure_deep(DeepRenderer& r, const std::string& name, const View& view,
               [](const DeepStats& a, const DeepStats& b) { return a.ms < b.ms; });
     const DeepStats& median = runs[runs.size() / 2];
     (approximate ? row.kernel_ms : row.every_step_ms) = median.ms;
+    (approximate ? row.simt : row.every_step_simt) =
+        median.warp_iterated ? median.iterated / (32.0 * median.warp_iterated) : 0;
     if (approximate) {
       row.counted = static_cast<double>(median.pixel_iters);
       row.iterated = static_cast<double>(median.iterated);

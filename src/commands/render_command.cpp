@@ -445,6 +445,7 @@ int render_one(const Options& o, const DeviceChoice& dc, const Palette& palette)
                       {"iterated", d.iterated},
                       {"skipped_by_approximation", d.pixel_iters - d.iterated},
                       {"rebases", d.rebases},
+                      {"warp_iterated", d.warp_iterated},
                       {"launches", d.launches}}},
                     {"model", "n/a: the perturbation step is not in the bound model yet"}};
     } else if (renderer.gpu()) {

@@ -280,8 +280,8 @@ std::string format_bench(const BenchReport& rep, OutputFormat format) {
          "variants cannot separate their pixels): kernel ms, median, with the bilinear "
          "approximation and with every step iterated; steps counted as the variants count them.\n\n"
          "| view | rendered by | kernel ms | every step ms | steps counted | iterated | Giter/s "
-         "counted | Giter/s every step | reference (bits, steps, ms) |\n"
-         "|---|---|---:|---:|---:|---:|---:|---:|---|\n";
+         "counted | Giter/s every step | SIMT eff. (every step) | reference (bits, steps, ms) |\n"
+         "|---|---|---:|---:|---:|---:|---:|---:|---:|---|\n";
     for (const DeepRow& r : rep.deep)
       s << "| " << md_text(r.view_name) << " | " << r.rendered_by << " | "
         << fmt("%.3f", r.kernel_ms) << " | " << fmt("%.3f", r.every_step_ms) << " | "
@@ -289,6 +289,7 @@ std::string format_bench(const BenchReport& rep, OutputFormat format) {
         << fmt("%.2f%%", r.counted > 0 ? 100 * r.iterated / r.counted : 0) << ") | "
         << fmt("%.1f", r.kernel_ms > 0 ? r.counted / r.kernel_ms * 1e-6 : 0) << " | "
         << fmt("%.1f", r.every_step_ms > 0 ? r.counted / r.every_step_ms * 1e-6 : 0) << " | "
+        << fmt("%.1f%%", 100 * r.simt) << " (" << fmt("%.1f%%", 100 * r.every_step_simt) << ") | "
         << r.reference_bits << ", " << fmt("%.0f", r.reference_steps) << ", "
         << fmt("%.0f", r.reference_ms) << " ms |\n";
   }

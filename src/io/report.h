@@ -78,6 +78,9 @@ struct DeepRow {
   double counted = 0;        // steps counted, as the plain variants count them
   double iterated = 0;       // of them, run one at a time (with the approximation)
   double rebases = 0;
+  // SIMT efficiency of the steps run one at a time: iterated / (32 x the warps' slowest lanes'),
+  // with the approximation and with every step iterated.
+  double simt = 0, every_step_simt = 0;
   int reference_bits = 0;
   double reference_steps = 0;
   double reference_ms = 0, table_ms = 0;

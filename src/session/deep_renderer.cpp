@@ -7,6 +7,7 @@ DeepStats& DeepStats::operator+=(const DeepStats& s) {
   pixel_iters += s.pixel_iters;
   iterated += s.iterated;
   rebases += s.rebases;
+  warp_iterated += s.warp_iterated;
   launches += s.launches;
   return *this;
 }
@@ -42,6 +43,7 @@ DeepStats DeepRenderer::render(DeltaFormat format, const View& view, int width, 
     s.pixel_iters = g.pixel_iters;
     s.iterated = g.iterated;
     s.rebases = g.rebases;
+    s.warp_iterated = g.warp_iterated;
     return s;
   }
   const BlaTables tables = approximate_ ? BlaTables{&ref.dbl, &ref.extended} : BlaTables{};
