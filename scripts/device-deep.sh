@@ -32,6 +32,15 @@ if [[ ${1:-} == window ]]; then
   window
   exit 0
 fi
+if [[ ${1:-} == ncu ]]; then
+  # Where the double step's time goes without the approximation: occupancy, issue and stalls.
+  ncu --section SpeedOfLight --section Occupancy --section LaunchStats --section WarpStateStats \
+    --section ComputeWorkloadAnalysis -k regex:perturb -c 1 $B/mandelpipe render \
+    --out "$A/ncu.png" --width 1920 --height 1080 --center $MX,$MY --span 8e-99 --iters 100000 \
+    --no-approximation >"$OUT/ncu.txt" 2>&1
+  tail -120 "$OUT/ncu.txt"
+  exit 0
+fi
 if [[ ${1:-} == sass ]]; then
   cuobjdump -sass $B/mandelpipe |
     awk '/Function : .*perturb/{p=1} /Function : / && !/perturb/{p=0} p' >"$OUT/perturb.sass"
