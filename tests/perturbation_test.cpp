@@ -12,6 +12,7 @@
 #include "render/mpfr_temps.h"
 #include "render/nucleus.h"
 #include "render/perturbation_cpu.h"
+#include "render/reference_orbit.h"
 
 namespace mp {
 namespace {
@@ -202,8 +203,8 @@ TEST(Perturbation, ApproximationKeepsTheCountsOfSingleSteps) {
 Location minibrot_near_i() {
   const int bits = 500;
   Mp x("1.3e-61", bits), y("1", bits);
-  const std::optional<unsigned> period =
-      ball_period(x.get(), y.get(), to_floatexp(3e-60), 10000, bits);
+  const ReferenceOrbit orbit = *compute_reference_orbit(x.get(), y.get(), bits, 10000);
+  const std::optional<unsigned> period = ball_period_of(orbit.view(), to_floatexp(3e-60), 10000);
   EXPECT_EQ(period.value_or(0), 160u);
   const Nucleus n = newton_nucleus(x.get(), y.get(), period.value_or(1), bits, to_floatexp(1e-135),
                                    to_floatexp(3e-59));

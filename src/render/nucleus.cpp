@@ -26,27 +26,18 @@ bool cancelled(const std::atomic<bool>* cancel) {
 
 }  // namespace
 
-std::optional<unsigned> ball_period(mpfr_srcptr cx, mpfr_srcptr cy, FloatExp radius,
-                                    unsigned max_period, int bits,
-                                    const std::atomic<bool>* cancel) {
-  MpfrTemps<2> zs(bits);
-  MpfrTemps<3> t(bits);
-  mpfr_ptr x = zs[0], y = zs[1];
-  mpfr_set_zero(x, 1);
-  mpfr_set_zero(y, 1);
-  // dz/dc in the extended range: it grows past double's range long before max_period.
+std::optional<unsigned> ball_period_of(RefOrbitView orbit, FloatExp radius, unsigned max_period) {
   ComplexExp dz{};
-  for (unsigned n = 1; n <= max_period; ++n) {
-    if ((n & 1023) == 0 && cancelled(cancel)) return std::nullopt;
-    // dz <- 2 z dz + 1, then z <- z^2 + c.
-    const ComplexExp z = to_complexexp(to_fe(x), to_fe(y));
-    dz = z * dz;
+  const ComplexExp one = to_complexexp(to_floatexp(1.0), FloatExp{});
+  for (unsigned n = 1; n <= max_period && n < orbit.length; ++n) {
+    // dz <- 2 z dz + 1 with z = Z_{n-1}; then the test at Z_n.
+    const RefPoint z = orbit.z[n - 1];
+    dz = to_complexexp(to_floatexp(z.x), to_floatexp(z.y)) * dz;
     dz.e += 1;
-    dz = dz + to_complexexp(to_floatexp(1.0), FloatExp{});
-    square_add(x, y, cx, cy, t);
-    const FloatExp zn = magnitude(to_complexexp(to_fe(x), to_fe(y)));
-    if (zn < magnitude(dz) * radius) return n;
-    if (4 < to_double(zn)) return std::nullopt;  // the disk's centre escaped: no period here
+    dz = dz + one;
+    const RefPoint zn = orbit.z[n];
+    const FloatExp size = magnitude(to_complexexp(to_floatexp(zn.x), to_floatexp(zn.y)));
+    if (size < magnitude(dz) * radius) return n;
   }
   return std::nullopt;
 }

@@ -10,13 +10,15 @@
 #include <optional>
 
 #include "floatexp.h"
+#include "perturbation.h"
 
 namespace mp {
 
-// The least n <= max_period at which |z_n| < radius |dz_n/dc| from c, if any.
-std::optional<unsigned> ball_period(mpfr_srcptr cx, mpfr_srcptr cy, FloatExp radius,
-                                    unsigned max_period, int bits,
-                                    const std::atomic<bool>* cancel = nullptr);
+// The least n <= max_period at which |z_n| < radius |dz_n/dc| from c, if any, from c's orbit as
+// the reference holds it (doubles: Z_0 = 0, Z_1 = c, ...), so no second pass in MPFR, which at
+// thousands of bits costs more than the orbit did; right while the orbit's points are within
+// double's range, which the test's |z| against radius |dz/dc| needs.
+std::optional<unsigned> ball_period_of(RefOrbitView orbit, FloatExp radius, unsigned max_period);
 
 struct Nucleus {
   bool found = false;

@@ -26,19 +26,22 @@ constexpr int kSpareBits = 64;
 // Periods longer than this are not looked for: Newton's method runs the period's steps in MPFR
 // a few dozen times, which past it takes longer than rebasing saves.
 constexpr unsigned kMaxNucleusPeriod = 20000;
+constexpr double kMaxNewtonWork = 2e7;  // period x bits
 
 // The nucleus nearest the view's centre, where one is within the image: the reference moved
 // there (true), or left at the centre.
-bool move_to_nucleus(DeepReference& ref, const View& view, int width, int height, int bits,
-                     const std::atomic<bool>* cancel) {
+bool move_to_nucleus(DeepReference& ref, const ReferenceOrbit& centre, const View& view, int width,
+                     int height, int bits, const std::atomic<bool>* cancel) {
   const FloatExp half_diagonal = quotient(view.span, to_floatexp(static_cast<double>(width))) *
                                  to_floatexp(std::hypot(width, height) / 2);
+  const std::optional<unsigned> period =
+      ball_period_of(centre.view(), half_diagonal, std::min(view.max_iter, kMaxNucleusPeriod));
+  // Newton's method runs the period's steps in MPFR at the view's bits a few dozen times: past
+  // this much work it costs seconds, more than rebasing at the centre's orbit's end does.
+  if (!period || static_cast<double>(*period) * bits > kMaxNewtonWork) return false;
   MpfrTemps<2> c(bits);
   mpfr_set(c[0], ref.x.get(), MPFR_RNDN);
   mpfr_set(c[1], ref.y.get(), MPFR_RNDN);
-  const std::optional<unsigned> period = ball_period(
-      c[0], c[1], half_diagonal, std::min(view.max_iter, kMaxNucleusPeriod), bits, cancel);
-  if (!period) return false;
   const FloatExp pixel = quotient(view.span, to_floatexp(static_cast<double>(width)));
   const Nucleus n =
       newton_nucleus(c[0], c[1], *period, bits, pixel * to_floatexp(1e-6), half_diagonal, cancel);
@@ -76,7 +79,7 @@ std::shared_ptr<const DeepReference> make_reference(const View& view, int width,
   if (!orbit) return nullptr;
   if (orbit->escaped && orbit->z.size() - 1 < view.max_iter) {
     ref->centre_escaped_at = static_cast<unsigned>(orbit->z.size() - 1);
-    if (!move_to_nucleus(*ref, view, width, height, bits, cancel)) {
+    if (!move_to_nucleus(*ref, *orbit, view, width, height, bits, cancel)) {
       if (cancel && cancel->load()) return nullptr;
     } else if (std::optional<ReferenceOrbit> at_nucleus = compute_reference_orbit(
                    ref->x.get(), ref->y.get(), bits, view.max_iter, cancel, progress)) {
