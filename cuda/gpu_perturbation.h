@@ -9,14 +9,9 @@
 
 namespace mp {
 
-struct GpuPerturbStats {
+// The launch's tallies (warps of 16x2 pixels, as the plain kernels') and its time.
+struct GpuPerturbStats : PerturbTally {
   double kernel_ms = 0;
-  unsigned long long pixel_iters = 0;  // steps counted
-  unsigned long long iterated = 0;     // of them, run one at a time
-  unsigned long long rebases = 0;
-  // Over the launch's warps (16x2 pixels, as the plain kernels'), the slowest lane's steps run:
-  // iterated / (32 x this) is the SIMT efficiency of the steps run one at a time.
-  unsigned long long warp_iterated = 0;
 };
 
 class GpuPerturbation {

@@ -24,12 +24,6 @@ __device__ DeltaExp::Value delta_value<DeltaExp>(ComplexExp dc) {
   return dc;
 }
 
-// Per launch: steps counted, steps run one at a time, rebases, and each warp's slowest lane's
-// steps run (the warp's own steps, for SIMT efficiency).
-struct Tallies {
-  unsigned long long counted, iterated, rebases, warp_iterated;
-};
-
 __device__ unsigned warp_max(unsigned v) {
   for (int o = 16; o > 0; o >>= 1) v = max(v, __shfl_xor_sync(0xffffffffu, v, o));
   return v;
@@ -43,7 +37,7 @@ __device__ void add_warp(unsigned long long v, unsigned long long* to) {
 template <class D>
 __global__ void __launch_bounds__(256)
     perturb_kernel(RefOrbitView ref, BlaView<typename D::Bla> bla, DeepGrid grid, PixelRect rect,
-                   unsigned max_iter, float* out, unsigned* counts, Tallies* tallies) {
+                   unsigned max_iter, float* out, unsigned* counts, PerturbTally* tallies) {
   const int x = blockIdx.x * 16 + threadIdx.x % 16, y = blockIdx.y * 16 + threadIdx.x / 16;
   PerturbResult r;
   if (x < rect.width && y < rect.height) {
@@ -54,7 +48,7 @@ __global__ void __launch_bounds__(256)
     out[i * kFloatsPerPixel + 1] = 0.0f;
     if (counts) counts[i] = r.n;
   }
-  add_warp(r.n, &tallies->counted);
+  add_warp(r.n, &tallies->pixel_iters);
   add_warp(r.iterated, &tallies->iterated);
   add_warp(r.rebases, &tallies->rebases);
   const unsigned slowest = warp_max(r.iterated);
@@ -70,7 +64,7 @@ struct GpuPerturbation::Impl {
   DeviceBuffer<BlaX> bla_extended;
   unsigned offset[kMaxBlaLevels + 1] = {};
   int levels = 0;
-  DeviceBuffer<Tallies> tallies{1};
+  DeviceBuffer<PerturbTally> tallies{1};
   Stream stream;
   Event start, stop;
 };
@@ -118,7 +112,7 @@ GpuPerturbStats GpuPerturbation::render(DeltaFormat format, const DeepGrid& grid
   const int levels = approximate ? s.levels : 0;
   const RefOrbitView ref{s.orbit.get(), s.length};
   const dim3 blocks((rect.width + 15) / 16, (rect.height + 15) / 16);
-  CUDA_CHECK(cudaMemsetAsync(s.tallies.get(), 0, sizeof(Tallies), s.stream.get()));
+  CUDA_CHECK(cudaMemsetAsync(s.tallies.get(), 0, sizeof(PerturbTally), s.stream.get()));
   CUDA_CHECK(cudaEventRecord(s.start.get(), s.stream.get()));
   if (format == DeltaFormat::Double)
     perturb_kernel<DeltaDouble>
@@ -130,7 +124,7 @@ GpuPerturbStats GpuPerturbation::render(DeltaFormat format, const DeepGrid& grid
         s.tallies.get());
   CUDA_CHECK(cudaGetLastError());
   CUDA_CHECK(cudaEventRecord(s.stop.get(), s.stream.get()));
-  Tallies t{};
+  PerturbTally t;
   CUDA_CHECK(
       cudaMemcpyAsync(&t, s.tallies.get(), sizeof t, cudaMemcpyDeviceToHost, s.stream.get()));
   CUDA_CHECK(cudaStreamSynchronize(s.stream.get()));
@@ -138,10 +132,7 @@ GpuPerturbStats GpuPerturbation::render(DeltaFormat format, const DeepGrid& grid
   float ms = 0;
   CUDA_CHECK(cudaEventElapsedTime(&ms, s.start.get(), s.stop.get()));
   st.kernel_ms = ms;
-  st.pixel_iters = t.counted;
-  st.iterated = t.iterated;
-  st.rebases = t.rebases;
-  st.warp_iterated = t.warp_iterated;
+  static_cast<PerturbTally&>(st) = t;
   return st;
 }
 

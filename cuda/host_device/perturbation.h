@@ -86,6 +86,22 @@ struct PerturbResult {
   double zx = 0, zy = 0;
 };
 
+// What a frame's pixels did, summed: steps counted (as the plain kernels count them), of them
+// those run one at a time (the rest skipped by approximation), rebases, and on the GPU each
+// warp's slowest lane's steps run (iterated / (32 x that) is the SIMT efficiency of the steps run;
+// 0 where there are no warps). The GPU's launch tallies these, the CPU reference and every
+// caller's stats carry them.
+struct PerturbTally {
+  unsigned long long pixel_iters = 0, iterated = 0, rebases = 0, warp_iterated = 0;
+  PerturbTally& operator+=(const PerturbTally& t) {
+    pixel_iters += t.pixel_iters;
+    iterated += t.iterated;
+    rebases += t.rebases;
+    warp_iterated += t.warp_iterated;
+    return *this;
+  }
+};
+
 // The delta's arithmetic, one struct per number format: its value, its bilinear entry, a step,
 // an approximation, and the conversions for the tests on z = Z + d.
 struct DeltaDouble {

@@ -168,11 +168,15 @@ BigReal to_bigreal(FloatExp v) {
   return r;
 }
 
-FloatExp to_floatexp(const BigReal& v) {
-  if (mpfr_zero_p(v.get())) return {};
+FloatExp floatexp_of(mpfr_srcptr v) {
+  if (mpfr_zero_p(v) || !mpfr_number_p(v)) return {};
   long e = 0;
-  const double m = mpfr_get_d_2exp(&e, v.get(), MPFR_RNDN);  // |m| in [0.5, 1)
+  const double m = mpfr_get_d_2exp(&e, v, MPFR_RNDN);  // |m| in [0.5, 1)
   return normalised(m, static_cast<int>(e));
+}
+
+FloatExp to_floatexp(const BigReal& v) {
+  return floatexp_of(v.get());
 }
 
 FloatExp quotient(FloatExp a, FloatExp b) {

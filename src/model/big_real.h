@@ -68,8 +68,10 @@ inline bool operator!=(const BigReal& a, const BigReal& b) {
 
 // A FloatExp exactly, at 53 bits (its mantissa's).
 BigReal to_bigreal(FloatExp v);
-// The nearest FloatExp (its double mantissa rounded to nearest).
+// The nearest FloatExp (its double mantissa rounded to nearest); of an MPFR number too (0 for
+// what is not a number).
 FloatExp to_floatexp(const BigReal& v);
+FloatExp floatexp_of(mpfr_srcptr v);
 
 // FloatExp has no equality of its own; a view's span is compared with it. Both are normalised,
 // so equal values have equal parts.

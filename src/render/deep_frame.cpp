@@ -5,13 +5,6 @@
 
 namespace mp {
 
-FloatExp floatexp_of(mpfr_srcptr v) {
-  if (mpfr_zero_p(v) || !mpfr_number_p(v)) return {};
-  long e = 0;
-  const double d = mpfr_get_d_2exp(&e, v, MPFR_RNDN);  // |d| in [0.5, 1)
-  return normalised(d, static_cast<int>(e));
-}
-
 std::optional<DeepFrame> prepare_deep_frame(mpfr_srcptr cx, mpfr_srcptr cy, mpfr_srcptr spacing,
                                             mpfr_srcptr rx, mpfr_srcptr ry, int width, int height,
                                             unsigned max_iter, int bits,

@@ -8,6 +8,7 @@
 #include <functional>
 #include <optional>
 
+#include "model/big_real.h"
 #include "render/bla_table.h"
 #include "render/reference_orbit.h"
 
@@ -28,8 +29,5 @@ std::optional<DeepFrame> prepare_deep_frame(mpfr_srcptr cx, mpfr_srcptr cy, mpfr
                                             unsigned max_iter, int bits,
                                             const std::atomic<bool>* cancel = nullptr,
                                             const std::function<void(double)>& progress = nullptr);
-
-// A value rounded to the extended range (53 bits, any exponent).
-FloatExp floatexp_of(mpfr_srcptr v);
 
 }  // namespace mp

@@ -2,17 +2,11 @@
 
 #include <cmath>
 
+#include "model/big_real.h"
 #include "render/mpfr_temps.h"
 
 namespace mp {
 namespace {
-
-FloatExp to_fe(mpfr_srcptr v) {
-  if (mpfr_zero_p(v) || !mpfr_number_p(v)) return {};
-  long e = 0;
-  const double d = mpfr_get_d_2exp(&e, v, MPFR_RNDN);
-  return normalised(d, static_cast<int>(e));
-}
 
 // 1 / a = conj(a) / |a|^2, the parts' mantissas at most 2 so their squares stay in range.
 ComplexExp reciprocal(ComplexExp a) {
@@ -84,12 +78,12 @@ Nucleus newton_nucleus(mpfr_ptr x, mpfr_ptr y, unsigned period, int bits, FloatE
     mpfr_mul(v, zx, dy, MPFR_RNDN);
     mpfr_sub(u, u, v, MPFR_RNDN);
     mpfr_div(u, u, w, MPFR_RNDN);  // imaginary part
-    const FloatExp moved = magnitude(to_complexexp(to_fe(t), to_fe(u)));
+    const FloatExp moved = magnitude(to_complexexp(floatexp_of(t), floatexp_of(u)));
     mpfr_sub(x, x, t, MPFR_RNDN);
     mpfr_sub(y, y, u, MPFR_RNDN);
     mpfr_sub(v, x, x0, MPFR_RNDN);
     mpfr_sub(w, y, y0, MPFR_RNDN);
-    if (reach < magnitude(to_complexexp(to_fe(v), to_fe(w)))) return n;
+    if (reach < magnitude(to_complexexp(floatexp_of(v), floatexp_of(w)))) return n;
     if (moved < tolerance) {
       n.found = true;
       break;
@@ -103,7 +97,7 @@ Nucleus newton_nucleus(mpfr_ptr x, mpfr_ptr y, unsigned period, int bits, FloatE
   ComplexExp l = to_complexexp(to_floatexp(1.0), FloatExp{}), b = l;
   for (unsigned k = 1; k < period; ++k) {
     square_add(zx, zy, x, y, sq);
-    const ComplexExp z = to_complexexp(to_fe(zx), to_fe(zy));
+    const ComplexExp z = to_complexexp(floatexp_of(zx), floatexp_of(zy));
     l = z * l;
     l.e += 1;
     b = b + reciprocal(l);

@@ -47,19 +47,11 @@ PerturbStats render_rows(const DeepGrid& grid, PixelRect rect, RefOrbitView ref,
     });
   for (std::thread& th : pool) th.join();
   PerturbStats total;
-  for (const PerturbStats& s : part) total += s;
+  for (const PerturbStats& s : part) total += s;  // the tallies; the wall time is the caller's
   return total;
 }
 
 }  // namespace
-
-PerturbStats& PerturbStats::operator+=(const PerturbStats& s) {
-  ms += s.ms;
-  pixel_iters += s.pixel_iters;
-  iterated += s.iterated;
-  rebases += s.rebases;
-  return *this;
-}
 
 PerturbStats render_perturbation_cpu(DeltaFormat format, const DeepGrid& grid, PixelRect rect,
                                      RefOrbitView ref, const BlaTables& bla, unsigned max_iter,

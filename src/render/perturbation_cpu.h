@@ -9,12 +9,8 @@
 
 namespace mp {
 
-struct PerturbStats {
-  double ms = 0;
-  std::uint64_t pixel_iters = 0;  // steps counted, as the plain kernels count them
-  std::uint64_t iterated = 0;     // of them, steps run one at a time (the rest skipped by BLA)
-  std::uint64_t rebases = 0;
-  PerturbStats& operator+=(const PerturbStats& s);
+struct PerturbStats : PerturbTally {
+  double ms = 0;  // wall time
 };
 
 // The tables of one reference orbit, in the formats the kernels read; null or empty: none.

@@ -3,11 +3,8 @@
 namespace mp {
 
 DeepStats& DeepStats::operator+=(const DeepStats& s) {
+  PerturbTally::operator+=(s);
   ms += s.ms;
-  pixel_iters += s.pixel_iters;
-  iterated += s.iterated;
-  rebases += s.rebases;
-  warp_iterated += s.warp_iterated;
   launches += s.launches;
   return *this;
 }
@@ -40,19 +37,14 @@ DeepStats DeepRenderer::render(DeltaFormat format, const View& view, int width, 
         gpu_->render(format, grid, rect, view.max_iter, out, counts, approximate_);
     s.gpu = true;
     s.ms = g.kernel_ms;
-    s.pixel_iters = g.pixel_iters;
-    s.iterated = g.iterated;
-    s.rebases = g.rebases;
-    s.warp_iterated = g.warp_iterated;
+    static_cast<PerturbTally&>(s) = g;
     return s;
   }
   const BlaTables tables = approximate_ ? BlaTables{&ref.dbl, &ref.extended} : BlaTables{};
   const PerturbStats c = render_perturbation_cpu(format, grid, rect, ref.orbit.view(), tables,
                                                  view.max_iter, out, counts);
   s.ms = c.ms;
-  s.pixel_iters = c.pixel_iters;
-  s.iterated = c.iterated;
-  s.rebases = c.rebases;
+  static_cast<PerturbTally&>(s) = c;
   return s;
 }
 

@@ -15,12 +15,10 @@
 
 namespace mp {
 
-struct DeepStats {
+struct DeepStats : PerturbTally {
   DeltaFormat format = DeltaFormat::Double;
   bool gpu = false;
   double ms = 0;  // kernel time on the GPU, wall time on the CPU
-  unsigned long long pixel_iters = 0, iterated = 0, rebases = 0;
-  unsigned long long warp_iterated = 0;  // the GPU's warps' slowest lanes (0 on the CPU)
   int launches = 0;
   DeepStats& operator+=(const DeepStats& s);
 };
