@@ -118,8 +118,9 @@ std::string fmt(const char* format, double v) {
 
 std::string mix_text(const InstrMix& m) {
   std::string s;
-  const std::pair<const char*, double> parts[] = {
-      {"FMA", m.fma}, {"ALU", m.alu}, {"XU", m.xu}, {"FP64", m.fp64}, {"other", m.other}};
+  const std::pair<const char*, double> parts[] = {{"FMA", m.fma}, {"ALU", m.alu},
+                                                  {"XU", m.xu},   {"FP64", m.fp64},
+                                                  {"LSU", m.lsu}, {"other", m.other}};
   for (const auto& [name, n] : parts)
     if (n > 0) s += (s.empty() ? "" : ", ") + std::string(name) + fmt(" %g", n);
   return s + fmt(" = %g issue slots", m.total());

@@ -9,9 +9,15 @@
 
 namespace mp {
 
-// The launch's tallies (warps of 16x2 pixels, as the plain kernels') and its time.
+// The launch's tallies (warps of 16x2 pixels, as the plain kernels'), its time and SM cycles (the
+// longest of the SMs' spans from first start to last end, and their mean), and whether it read
+// the bilinear tables or iterated every step.
 struct GpuPerturbStats : PerturbTally {
   double kernel_ms = 0;
+  unsigned long long sm_cycles = 0;
+  double sm_cycles_mean = 0;
+  int sms_used = 0;
+  bool approximated = false;
 };
 
 class GpuPerturbation {

@@ -1,6 +1,7 @@
 // The perturbation kernels: a thread a pixel, each running perturb_orbit (perturbation.h) against
 // the reference orbit and its bilinear tables in global memory (read through the L1 cache: every
-// warp walks the same orbit, mostly in step).
+// warp walks the same orbit, mostly in step). Measured as the plain kernels are (measure_kit.h):
+// each SM's first start and last end, and the frame's tallies as per-SM counters.
 #include <algorithm>
 #include <vector>
 
@@ -9,67 +10,95 @@
 #include "gpu_perturbation.h"
 #include "kernel_params.h"
 #include "measure_kit.h"
+#include "sm_id.cuh"
+#include "variants.h"
 
 namespace mp {
 namespace {
 
-template <class D>
-__device__ typename D::Value delta_value(ComplexExp dc);
-template <>
-__device__ DeltaDouble::Value delta_value<DeltaDouble>(ComplexExp dc) {
-  return {real_double(dc), imag_double(dc)};
-}
-template <>
-__device__ DeltaExp::Value delta_value<DeltaExp>(ComplexExp dc) {
-  return dc;
-}
+// The per-SM counters of a launch, in this order (SpanLayout::extras).
+enum Tally { kPixelIters, kIterated, kRebases, kWarpIterated, kTallies };
 
 __device__ unsigned warp_max(unsigned v) {
   for (int o = 16; o > 0; o >>= 1) v = max(v, __shfl_xor_sync(0xffffffffu, v, o));
   return v;
 }
 
-__device__ void add_warp(unsigned long long v, unsigned long long* to) {
-  for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffu, v, o);
-  if ((threadIdx.x & 31) == 0 && v) atomicAdd(to, v);
+__device__ unsigned long long warp_sum(unsigned long long v) {
+  for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
+  return v;
 }
 
-template <class D>
-__global__ void __launch_bounds__(256)
-    perturb_kernel(RefOrbitView ref, BlaView<typename D::Bla> bla, DeepGrid grid, PixelRect rect,
-                   unsigned max_iter, float* out, unsigned* counts, PerturbTally* tallies) {
-  const int x = blockIdx.x * 16 + threadIdx.x % 16, y = blockIdx.y * 16 + threadIdx.x / 16;
-  PerturbResult r;
-  if (x < rect.width && y < rect.height) {
-    const ComplexExp dc = pixel_dc(grid, rect.x0 + x, rect.y0 + y);
-    r = perturb_orbit<D>(ref, bla, delta_value<D>(dc), max_iter);
-    const std::size_t i = static_cast<std::size_t>(y) * rect.width + x;
-    out[i * kFloatsPerPixel] = perturb_smooth(r);
-    out[i * kFloatsPerPixel + 1] = 0.0f;
-    if (counts) counts[i] = r.n;
+// Warps take 16x2-pixel tiles, the plain kernels' warp shape, from one counter in row order: a
+// warp whose pixels are done takes the next tile at once instead of idling in its block until
+// the block's slowest warp is done, and the SMs run out of work together.
+constexpr int kTileW = 16, kTileH = 2, kThreads = 256;
+
+// V: the variant (variants.h), whose name the kernel's mangled name carries for the SASS reader;
+// kApprox: the bilinear tables are read (false: the every-step build the model reads).
+template <class V, bool kApprox>
+__global__ void __launch_bounds__(kThreads)
+    perturb_kernel(RefOrbitView ref, BlaView<typename V::Delta::Bla> bla, DeepGrid grid,
+                   PixelRect rect, unsigned max_iter, float* out, unsigned* counts,
+                   unsigned* next_tile, unsigned tiles, SmSpan span) {
+  using D = typename V::Delta;
+  const unsigned long long t_start = clock64();
+  const unsigned lane = threadIdx.x & 31;
+  const unsigned across = (rect.width + kTileW - 1) / kTileW;
+  unsigned long long sums[kTallies] = {};
+  for (;;) {
+    unsigned t = 0;
+    if (lane == 0) t = atomicAdd(next_tile, 1u);
+    t = __shfl_sync(0xffffffffu, t, 0);
+    if (t >= tiles) break;
+    const int x = static_cast<int>(t % across * kTileW + lane % kTileW);
+    const int y = static_cast<int>(t / across * kTileH + lane / kTileW);
+    PerturbResult r;
+    if (x < rect.width && y < rect.height) {
+      r = perturb_orbit<D, kApprox>(ref, bla, D::of(pixel_dc(grid, rect.x0 + x, rect.y0 + y)),
+                                    max_iter);
+      const std::size_t i = static_cast<std::size_t>(y) * rect.width + x;
+      out[i * kFloatsPerPixel] = perturb_smooth(r);
+      out[i * kFloatsPerPixel + 1] = 0.0f;
+      if (counts) counts[i] = r.n;
+    }
+    sums[kPixelIters] += warp_sum(r.n);
+    sums[kIterated] += warp_sum(r.iterated);
+    sums[kRebases] += warp_sum(r.rebases);
+    sums[kWarpIterated] += warp_max(r.iterated);
   }
-  add_warp(r.n, &tallies->pixel_iters);
-  add_warp(r.iterated, &tallies->iterated);
-  add_warp(r.rebases, &tallies->rebases);
-  const unsigned slowest = warp_max(r.iterated);
-  if ((threadIdx.x & 31) == 0 && slowest) atomicAdd(&tallies->warp_iterated, slowest);
+  if (lane == 0) {
+    const unsigned sm = sm_id();
+    for (int k = 0; k < kTallies; ++k)
+      if (sums[k]) atomicAdd(&span.extra[k * kSmSlots + sm], sums[k]);
+    atomicMin(&span.first[sm], t_start);
+    atomicMax(&span.last[sm], static_cast<unsigned long long>(clock64()));
+  }
+}
+
+int current_device() {
+  int d = 0;
+  CUDA_CHECK(cudaGetDevice(&d));
+  return d;
 }
 
 }  // namespace
 
 struct GpuPerturbation::Impl {
+  MeasureKit kit{current_device(), SpanLayout{false, kTallies, 0}};
   DeviceBuffer<RefPoint> orbit;
   unsigned length = 0;
   DeviceBuffer<BlaD> bla_double;
   DeviceBuffer<BlaX> bla_extended;
   unsigned offset[kMaxBlaLevels + 1] = {};
   int levels = 0;
-  DeviceBuffer<PerturbTally> tallies{1};
-  Stream stream;
-  Event start, stop;
+  DeviceBuffer<unsigned> next_tile{1};
+  int sms = 0;
 };
 
-GpuPerturbation::GpuPerturbation() : impl_(std::make_unique<Impl>()) {}
+GpuPerturbation::GpuPerturbation() : impl_(std::make_unique<Impl>()) {
+  CUDA_CHECK(cudaDeviceGetAttribute(&impl_->sms, cudaDevAttrMultiProcessorCount, current_device()));
+}
 GpuPerturbation::~GpuPerturbation() = default;
 
 void GpuPerturbation::set_reference(RefOrbitView orbit, const BlaD* bla_double,
@@ -109,30 +138,39 @@ GpuPerturbStats GpuPerturbation::render(DeltaFormat format, const DeepGrid& grid
                                         unsigned max_iter, float* out, unsigned* counts,
                                         bool approximate) {
   Impl& s = *impl_;
-  const int levels = approximate ? s.levels : 0;
+  const bool tables = approximate && s.levels > 0;
   const RefOrbitView ref{s.orbit.get(), s.length};
-  const dim3 blocks((rect.width + 15) / 16, (rect.height + 15) / 16);
-  CUDA_CHECK(cudaMemsetAsync(s.tallies.get(), 0, sizeof(PerturbTally), s.stream.get()));
-  CUDA_CHECK(cudaEventRecord(s.start.get(), s.stream.get()));
-  if (format == DeltaFormat::Double)
-    perturb_kernel<DeltaDouble>
-        <<<blocks, 256, 0, s.stream.get()>>>(ref, table_view(s.bla_double.get(), s.offset, levels),
-                                             grid, rect, max_iter, out, counts, s.tallies.get());
-  else
-    perturb_kernel<DeltaExp><<<blocks, 256, 0, s.stream.get()>>>(
-        ref, table_view(s.bla_extended.get(), s.offset, levels), grid, rect, max_iter, out, counts,
-        s.tallies.get());
-  CUDA_CHECK(cudaGetLastError());
-  CUDA_CHECK(cudaEventRecord(s.stop.get(), s.stream.get()));
-  PerturbTally t;
-  CUDA_CHECK(
-      cudaMemcpyAsync(&t, s.tallies.get(), sizeof t, cudaMemcpyDeviceToHost, s.stream.get()));
-  CUDA_CHECK(cudaStreamSynchronize(s.stream.get()));
+  const unsigned across = (rect.width + kTileW - 1) / kTileW;
+  const unsigned tiles = across * ((rect.height + kTileH - 1) / kTileH);
+  // As many blocks as stay resident, fewer where the tiles would not keep them busy.
+  auto launch = [&](auto variant, const auto* entries) {
+    using V = decltype(variant);
+    const auto bla = table_view(entries, s.offset, tables ? s.levels : 0);
+    auto kernel = tables ? perturb_kernel<V, true> : perturb_kernel<V, false>;
+    int per_sm = 0;
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kThreads, 0));
+    const unsigned warps = kThreads / 32;
+    const unsigned blocks =
+        std::max(1u, std::min<unsigned>(std::max(per_sm, 1) * s.sms, (tiles + warps - 1) / warps));
+    CUDA_CHECK(cudaMemsetAsync(s.next_tile.get(), 0, sizeof(unsigned), s.kit.stream()));
+    return s.kit.once([&](cudaStream_t stream, const SmSpan& span) {
+      kernel<<<blocks, kThreads, 0, stream>>>(ref, bla, grid, rect, max_iter, out, counts,
+                                              s.next_tile.get(), tiles, span);
+    });
+  };
+  const SpanReading reading = format == DeltaFormat::Double
+                                  ? launch(variants::PerturbDouble{}, s.bla_double.get())
+                                  : launch(variants::PerturbExtended{}, s.bla_extended.get());
   GpuPerturbStats st;
-  float ms = 0;
-  CUDA_CHECK(cudaEventElapsedTime(&ms, s.start.get(), s.stop.get()));
-  st.kernel_ms = ms;
-  static_cast<PerturbTally&>(st) = t;
+  st.kernel_ms = reading.ms;
+  st.sm_cycles = reading.sm_cycles;
+  st.sm_cycles_mean = reading.sm_cycles_mean;
+  st.sms_used = reading.sms_used;
+  st.approximated = tables;
+  st.pixel_iters = reading.extras[kPixelIters];
+  st.iterated = reading.extras[kIterated];
+  st.rebases = reading.extras[kRebases];
+  st.warp_iterated = reading.extras[kWarpIterated];
   return st;
 }
 

@@ -778,7 +778,7 @@ RenderStart prepare_either(const RenderLaunch& args) {
 }
 
 RenderStart prepare_render(VariantId variant, const RenderLaunch& args) {
-  return with_variant(variant, [&](auto v) { return prepare_either<decltype(v)>(args); });
+  return with_plain_variant(variant, [&](auto v) { return prepare_either<decltype(v)>(args); });
 }
 
 template <class V>
@@ -794,7 +794,7 @@ int resident_blocks(bool resumable) {
 }
 
 int resident_tiles_per_sm(VariantId variant, bool resumable) {
-  return with_variant(variant, [&](auto v) {
+  return with_plain_variant(variant, [&](auto v) {
     using V = decltype(v);
     // A block of Shape::Rows holds 256 pixels of each of two rows: 16 tiles' worth.
     const int tiles = V::kShape == variants::Shape::Rows ? 2 * kRowsBlockW / 32 : kWarpsPerBlock;

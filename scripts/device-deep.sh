@@ -41,6 +41,30 @@ if [[ ${1:-} == ncu ]]; then
   tail -120 "$OUT/ncu.txt"
   exit 0
 fi
+if [[ ${1:-} == variants ]]; then
+  # The perturbation variants beside the plain ones: every kernel's SASS (for the fixtures), the
+  # LSU pipe's peak and the every-step loop's stalls by ncu, the variants' rows with counters at
+  # a shallow view of long orbits and at seahorse valley, and the deep views' table.
+  cuobjdump -sass $B/mandelpipe | gzip >"$OUT/sass.txt.gz"
+  step $B/gpu_tests --gtest_filter='SassMix*:*GpuPerturbation*'
+  ncu --metrics sm__inst_executed_pipe_lsu.avg.peak_sustained,sm__inst_executed.avg.peak_sustained,sm__inst_executed_pipe_lsu.sum,sm__inst_executed_pipe_fp64.sum,sm__inst_executed.sum \
+    -k regex:perturb -c 1 $B/mandelpipe render --out "$A/ncu0.png" --width 1920 --height 1080 \
+    --center $MX,$MY --span 8e-99 --iters 100000 --no-approximation >"$A/ncu-lsu.txt" 2>&1
+  ncu --section SpeedOfLight --section Occupancy --section WarpStateStats --section SourceCounters \
+    -k regex:perturb -c 1 $B/mandelpipe render --out "$A/ncu1.png" --width 1920 --height 1080 \
+    --center $MX,$MY --span 8e-99 --iters 100000 --no-approximation >"$A/ncu-stalls.txt" 2>&1
+  timeout 400 $B/mandelpipe bench --width 1920 --height 1080 --frames 10 --counters \
+    --view "-0.75,0.0,0.05,16384" --view "-0.743643887037151,0.131825904205330,0.005,4096" \
+    >"$A/bench-shallow.md" 2>"$A/bench-shallow.err"
+  timeout 300 $B/mandelpipe bench --width 1920 --height 1080 --frames 10 \
+    --view "$MX,$MY,8e-99,100000" --view "1.3e-301,1,3e-300,20000" >"$A/bench-deep.md" 2>&1
+  tar czf $OUT/variants.tgz -C /tmp deep
+  grep -E "peak_sustained|\.sum" "$A/ncu-lsu.txt" | tee -a "$log"
+  grep -iE "Stall|Warp Cycles|Issued Ipc|Achieved Occ|Registers" "$A/ncu-stalls.txt" | head -30 | tee -a "$log"
+  grep -E "^\| *(variant|fma4-rows|fp64|perturb)" "$A/bench-shallow.md" | tee -a "$log"
+  cat "$A/bench-deep.md" | tail -20 | tee -a "$log"
+  exit 0
+fi
 if [[ ${1:-} == sass ]]; then
   cuobjdump -sass $B/mandelpipe |
     awk '/Function : .*perturb/{p=1} /Function : / && !/perturb/{p=0} p' >"$OUT/perturb.sass"

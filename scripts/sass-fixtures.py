@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Cuts the render kernels out of `cuobjdump -sass mandelpipe` (sass.txt from
+"""Cuts the render and perturbation kernels out of `cuobjdump -sass mandelpipe` (sass.txt from
 scripts/device-run.sh) into tests/fixtures/sass/sm_XX.sass.gz, one file per architecture
 (gzipped without a time stamp, so that the same SASS makes the same file)."""
 import gzip
@@ -18,9 +18,11 @@ for line in text.splitlines():
         arch, keep = m.group(1), False
         continue
     if "Function :" in line:
-        # The render kernels (and their file's others), not the resumable ones: the tests
-        # read the render kernels' loops, and the fixtures stay half the size.
-        keep = "render_kernel" in line and "resumable_kernel" not in line
+        # The render kernels (and their file's others) and the perturbation kernels' every-step
+        # build, not the resumable ones: the tests read these loops, and the fixtures stay half
+        # the size.
+        keep = ("render_kernel" in line and "resumable_kernel" not in line) or (
+            "perturb_kernel" in line and "Lb0E" in line)
         if keep:
             per_arch.setdefault(arch, []).append(f"\tcode for {arch}\n")
     elif line.startswith("\t\t....") or line.startswith("Fatbin"):

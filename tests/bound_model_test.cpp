@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "model/metrics.h"
 #include "model/variant_table.h"
 
@@ -124,18 +126,33 @@ TEST(PipeLoad, BarsOnSm90) {
   const PipeRates r = pipe_rates(9, 0);
   const double steps = 132 * 1000.0, cycles = 4000;  // 1000 steps per SM in 4000 cycles
   const auto loads = pipe_loads(r, 132, InstrMix{10, 2, 1, 0, 1}, 2, steps, cycles, 2.0);
-  ASSERT_EQ(loads.size(), 7u);
+  ASSERT_EQ(loads.size(), 8u);  // FMA, fmaheavy, fmalite, ALU, XU, FP64, LSU, issue
   EXPECT_EQ(loads[0].name, "FMA");
   EXPECT_DOUBLE_EQ(loads[0].busy_cycles, 1000 * 10 / 4.0);  // 2500
   EXPECT_DOUBLE_EQ(loads[0].utilisation, 2500 / 4000.0);
   EXPECT_EQ(loads[1].name, "fmaheavy");
   EXPECT_DOUBLE_EQ(loads[1].busy_cycles, 1000 * 5 / 2.0);  // balanced halves
   EXPECT_DOUBLE_EQ(loads[2].busy_cycles, 1000 * 5 / 2.0);
-  EXPECT_DOUBLE_EQ(loads[4].busy_cycles, 1000 * 1 / 0.5);   // XU: 2000
-  EXPECT_DOUBLE_EQ(loads[6].busy_cycles, 1000 * 14 / 4.0);  // issue: 3500
-  EXPECT_TRUE(loads[6].limiting);
+  EXPECT_DOUBLE_EQ(loads[4].busy_cycles, 1000 * 1 / 0.5);  // XU: 2000
+  EXPECT_EQ(loads[6].name, "LSU");
+  EXPECT_DOUBLE_EQ(loads[6].busy_cycles, 0);
+  EXPECT_DOUBLE_EQ(loads[7].busy_cycles, 1000 * 14 / 4.0);  // issue: 3500
+  EXPECT_TRUE(loads[7].limiting);
   EXPECT_FALSE(loads[0].limiting);
-  EXPECT_DOUBLE_EQ(loads[6].alone_ms, 3500 / 2e6);
+  EXPECT_DOUBLE_EQ(loads[7].alone_ms, 3500 / 2e6);
+}
+
+// The LSU pipe takes one warp-instruction a clock per SM: a loop of loads is bound there, not by
+// issue, which takes four.
+TEST(PipeLoad, LoadsAreBoundByTheLsuPipe) {
+  const auto loads =
+      pipe_loads(pipe_rates(9, 0), 1, InstrMix{0, 0, 0, 0, 1, 2}, -1, 100, 1000, 1.5);
+  const auto lsu =
+      std::find_if(loads.begin(), loads.end(), [](const PipeLoad& p) { return p.name == "LSU"; });
+  ASSERT_NE(lsu, loads.end());
+  EXPECT_DOUBLE_EQ(lsu->busy_cycles, 100 * 2 / 1.0);
+  EXPECT_TRUE(lsu->limiting);
+  EXPECT_DOUBLE_EQ(loads.back().busy_cycles, 100 * 3 / 4.0);  // issue
 }
 
 // Heavy-only work beyond half the FMA-pipe work makes fmaheavy the busier half.
@@ -144,7 +161,7 @@ TEST(PipeLoad, HeavyOnlyWorkLoadsTheHeavyHalf) {
   EXPECT_DOUBLE_EQ(loads[1].busy_cycles, 100 * 3 / 2.0);
   EXPECT_DOUBLE_EQ(loads[2].busy_cycles, 100 * 1 / 2.0);
   // Turing has no split: no heavy/lite bars.
-  EXPECT_EQ(pipe_loads(pipe_rates(7, 5), 1, InstrMix{4, 0, 0, 0, 0}, 3, 100, 1000, 1.5).size(), 5u);
+  EXPECT_EQ(pipe_loads(pipe_rates(7, 5), 1, InstrMix{4, 0, 0, 0, 0}, 3, 100, 1000, 1.5).size(), 6u);
 }
 
 }  // namespace

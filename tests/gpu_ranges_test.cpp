@@ -113,7 +113,7 @@ void expect_same_steps(VariantId v, unsigned long long cut, unsigned long long o
 unsigned long long steps_in_budgets(VariantId id, const PixelGrid& grid, unsigned max_iter,
                                     unsigned budget) {
   unsigned long long steps = 0;
-  with_variant(id, [&](auto variant) {
+  with_plain_variant(id, [&](auto variant) {
     using V = decltype(variant);
     using R = typename V::Real;
     for (int y = 0; y < grid.height; ++y)
@@ -288,7 +288,8 @@ TEST_P(GpuOrbitSplitTest, AFrameCutByStepsEqualsTheFrameInOneLaunch) {
 
 std::vector<VariantId> every_variant() {
   std::vector<VariantId> ids;
-  for (const VariantInfo& v : all_variants()) ids.push_back(v.id);
+  for (const VariantInfo& v : all_variants())
+    if (!v.perturbation) ids.push_back(v.id);  // no orbits cut by steps: one launch a band
   return ids;
 }
 INSTANTIATE_TEST_SUITE_P(EachVariant, GpuOrbitSplitTest, ::testing::ValuesIn(every_variant()),

@@ -108,6 +108,7 @@ TEST_F(GpuTest, IterationCountsMatchCpuReferenceWithinFmaTolerance) {
   const int w = 203, h = 119;  // odd sizes: partial blocks at the right and bottom edges
   CpuRenderer cpu;
   for (const VariantInfo& v : all_variants()) {
+    if (v.perturbation) continue;  // tests/perturbation_gpu_test.cpp
     for (const Case& c : kCases) {
       const GpuImage g = render_gpu(*gpu_, v.id, c.view, w, h);
       std::vector<float> cdata(g.data.size());
@@ -141,7 +142,7 @@ TEST_F(GpuTest, IterationCountsMatchCpuReferenceWithinFmaTolerance) {
 std::vector<unsigned> steps_run(VariantId id, const View& view, int w, int h) {
   const PixelGrid grid = pixel_grid(view, w, h);
   std::vector<unsigned> run(static_cast<std::size_t>(w) * h);
-  with_variant(id, [&](auto variant) {
+  with_plain_variant(id, [&](auto variant) {
     using V = decltype(variant);
     for (int y = 0; y < h; ++y)
       for (int x = 0; x < w; ++x) run[y * w + x] = pixel_at<V>(grid, x, y, view.max_iter).run;
@@ -152,6 +153,7 @@ std::vector<unsigned> steps_run(VariantId id, const View& view, int w, int h) {
 TEST_F(GpuTest, WorkCountersAgreeWithPerPixelCounts) {
   const int w = 203, h = 119;
   for (const VariantInfo& v : all_variants()) {
+    if (v.perturbation) continue;  // tests/perturbation_gpu_test.cpp
     const Case& c = kCases[0];
     GpuImage g = render_gpu(*gpu_, v.id, c.view, w, h);
     if (v.stops_cycles) {

@@ -1,4 +1,5 @@
 #include "model/precision_choice.h"
+#include "model/variant_table.h"
 
 #include <gtest/gtest.h>
 
@@ -80,7 +81,9 @@ TEST(PrecisionChoice, PastEveryVariantPerturbationAndTheBannerSaysSo) {
     EXPECT_TRUE(c.deeper);
     EXPECT_FALSE(c.exhausted);
     EXPECT_TRUE(
-        says(c, "rendering by perturbation (double) from an MPFR reference orbit (a pixel needs"))
+        says(c,
+             "rendering with perturb, perturbation (double) from an MPFR reference orbit (a "
+             "pixel needs"))
         << c.why;
     EXPECT_TRUE(says(c, "Pin to keep fma4")) << c.why;
   }
@@ -109,18 +112,55 @@ TEST(PrecisionChoice, DifferencesInDoubleDownToTheirBoundaryThenTheExtendedRange
   EXPECT_EQ(delta_format(*parse_view("0", "1", "1e-5000", 100), 1920), DeltaFormat::Extended);
 }
 
+TEST(PrecisionChoice, PastDoubleTheChoiceIsAPerturbationVariantOfTheList) {
+  View v = at(-0.75, 0.1, 1.0);
+  v.span = FloatExp{1.0, -200};
+  const PrecisionChoice dbl = fma4_at(v, kSm90);
+  EXPECT_EQ(dbl.variant, VariantId::PerturbDouble);
+  EXPECT_TRUE(says(dbl, "rendering with perturb,")) << dbl.why;
+  v.span = FloatExp{1.0, -2000};
+  const PrecisionChoice ext = fma4_at(v, kSm90);
+  EXPECT_EQ(ext.variant, VariantId::PerturbExtended);
+  EXPECT_EQ(*variant_info(ext.variant).perturbation, *ext.perturbation);
+}
+
+TEST(PrecisionChoice, APerturbationVariantRendersAnyDepthItsFormatHolds) {
+  for (double span : {3.0, 1e-3, 1e-20}) {  // shallow views too, from a reference orbit
+    const PrecisionChoice c = choose_precision(at(-0.75, 0.1, span), kW, kH, VariantId::Fma4,
+                                               VariantId::PerturbDouble, false, kSm90);
+    EXPECT_EQ(c.variant, VariantId::PerturbDouble) << span;
+    EXPECT_EQ(*c.perturbation, DeltaFormat::Double) << span;
+    EXPECT_FALSE(c.deeper || c.exhausted) << span;
+  }
+  // Past double's exponent range its differences would underflow: perturb-x, unless pinned.
+  View deep = at(-0.75, 0.1, 1.0);
+  deep.span = FloatExp{1.0, -1100};
+  const PrecisionChoice moved = choose_precision(deep, kW, kH, VariantId::PerturbDouble,
+                                                 VariantId::PerturbDouble, false, kSm90);
+  EXPECT_EQ(moved.variant, VariantId::PerturbExtended);
+  EXPECT_TRUE(moved.deeper);
+  EXPECT_TRUE(says(moved, "leave double's exponent range")) << moved.why;
+  const PrecisionChoice pinned = choose_precision(deep, kW, kH, VariantId::PerturbDouble,
+                                                  VariantId::PerturbDouble, true, kSm90);
+  EXPECT_EQ(pinned.variant, VariantId::PerturbDouble);
+  EXPECT_TRUE(pinned.exhausted);
+  const PrecisionChoice x = choose_precision(deep, kW, kH, VariantId::PerturbExtended,
+                                             VariantId::PerturbExtended, true, kSm90);
+  EXPECT_FALSE(x.exhausted || x.deeper);
+}
+
 TEST(PrecisionChoice, ZoomingOutOfPerturbationKeepsAMargin) {
   // Around -0.75 on 1920 pixels fp64 holds down to a span of about 8.5e-13 (4 ulps a pixel):
   // at 1.2e-12 it holds, but not at half of it.
   const View shallow = at(-0.75, 0.1, 1e-11), edge = at(-0.75, 0.1, 1.2e-12);
   EXPECT_FALSE(fma4_at(shallow, kSm90).perturbation.has_value());
   const PrecisionChoice stays =
-      choose_precision(edge, kW, kH, VariantId::Fma4, VariantId::Fma4, false, kSm90, true);
+      choose_precision(edge, kW, kH, VariantId::PerturbDouble, VariantId::Fma4, false, kSm90);
   const PrecisionChoice fresh = fma4_at(edge, kSm90);
   EXPECT_FALSE(fresh.perturbation.has_value()) << fresh.why;
   EXPECT_TRUE(stays.perturbation.has_value()) << stays.why;
   EXPECT_FALSE(
-      choose_precision(shallow, kW, kH, VariantId::Fma4, VariantId::Fma4, false, kSm90, true)
+      choose_precision(shallow, kW, kH, VariantId::PerturbDouble, VariantId::Fma4, false, kSm90)
           .perturbation.has_value());
 }
 

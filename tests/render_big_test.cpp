@@ -279,7 +279,8 @@ TEST_F(RenderBigTest, ThePrecisionRuleIsFollowedAndSaid) {
       run("render --cpu --width 64 --height 48 --center 1.3e-1001,1 --span 3e-1000 "
           "--iters 6000 --out d.png");
   ASSERT_EQ(deep.code, 0) << deep.err;
-  EXPECT_NE(deep.err.find("rendering by perturbation (extended range)"), std::string::npos)
+  EXPECT_NE(deep.err.find("rendering with perturb-x, perturbation (extended range)"),
+            std::string::npos)
       << deep.err;
   const auto d = nlohmann::json::parse(slurp(dir_ / "d.json"));
   EXPECT_EQ(d["precision"]["rendered_by"], "perturbation (extended range)");
@@ -299,6 +300,27 @@ TEST_F(RenderBigTest, APinnedVariantPastItsPrecisionIsRefused) {
       run("render --cpu --width 64 --height 48 --center -0.75,0.1 --span 1e-9 "
           "--variant fp64 --pin --out q.png");
   EXPECT_EQ(ok.code, 0) << ok.err;
+}
+
+// The perturbation variants are in the one list: chosen, they render any view from a reference
+// orbit, a shallow one too (the same counts as fp64's but for a rare pixel on an escape's edge);
+// pinned, perturb refuses past double's exponent range.
+TEST_F(RenderBigTest, APerturbationVariantRendersAShallowViewAndIsRefusedPastItsRange) {
+  const Result r =
+      run("render --cpu --width 64 --height 48 --center -0.75,0.1 --span 0.01 --iters 500 "
+          "--variant perturb --out s.png");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("reference orbit:"), std::string::npos) << r.err;
+  const auto j = nlohmann::json::parse(slurp(dir_ / "s.json"));
+  EXPECT_EQ(j["parameters"]["variant"], "perturb");
+  EXPECT_EQ(j["precision"]["rendered_by"], "perturbation (double)");
+  const Result pinned =
+      run("render --cpu --width 64 --height 48 --center 1.3e-1001,1 --span 3e-1000 "
+          "--iters 100 --variant perturb --pin --out x.png");
+  expect_one_line_error(pinned, "--pin: perturb's differences leave double's exponent range");
+  std::vector<std::string> left = files();
+  std::sort(left.begin(), left.end());
+  EXPECT_EQ(left, (std::vector<std::string>{"s.json", "s.png"}));
 }
 
 TEST_F(RenderBigTest, LocationFilesAndExrOutput) {

@@ -23,7 +23,8 @@ namespace mp {
 // Bailout |z|^2 > 256, as pixel.h's.
 inline constexpr double kPerturbEscape2 = 256.0;
 
-struct RefPoint {
+// Aligned so that a point is one 128-bit load on the GPU, not two of 64.
+struct alignas(16) RefPoint {
   double x = 0, y = 0;
 };
 
@@ -103,7 +104,7 @@ struct PerturbTally {
 };
 
 // The delta's arithmetic, one struct per number format: its value, its bilinear entry, a step,
-// an approximation, and the conversions for the tests on z = Z + d.
+// an approximation, and the conversions from a pixel's dc and for the tests on z = Z + d.
 struct DeltaDouble {
   struct Value {
     double x = 0, y = 0;
@@ -126,6 +127,7 @@ struct DeltaDouble {
     y = d.y;
   }
   MP_HD static Value from_double(double x, double y) { return {x, y}; }
+  MP_HD static Value of(ComplexExp dc) { return {real_double(dc), imag_double(dc)}; }
 };
 
 struct DeltaExp {
@@ -155,6 +157,7 @@ struct DeltaExp {
     y = d.y * k;
   }
   MP_HD static Value from_double(double x, double y) { return normalised(x, y, 0); }
+  MP_HD static Value of(ComplexExp dc) { return dc; }
 };
 
 // The longest valid approximation from reference index m (>= 1) that stays within max_iter
@@ -177,23 +180,30 @@ MP_HD int bla_level(const BlaView<typename D::Bla>& bla, typename D::Value d, un
   return best;
 }
 
-// One pixel's orbit from d = 0 at reference index 0, to its escape or max_iter.
-template <class D>
+// One pixel's orbit from d = 0 at reference index 0, to its escape or max_iter. kApprox: the
+// bilinear tables are looked up before each step (false: every step iterated, the tables unread).
+template <class D, bool kApprox>
 MP_HD PerturbResult perturb_orbit(RefOrbitView ref, const BlaView<typename D::Bla>& bla,
                                   typename D::Value dc, unsigned max_iter) {
   PerturbResult r;
   typename D::Value d{};
   unsigned m = 0;
-  // Z_m, read once: the tests after a step and the next step use the same point.
+  // Z_m, read once: the tests after a step and the next step use the same point. (Loading
+  // Z_{m+1} a step ahead was tried: the registers it rotates cost more than the latency it hid.)
   RefPoint z{};
   while (r.n < max_iter) {
-    const typename D::Bla* b = nullptr;
-    const int level = m > 0 ? bla_level<D>(bla, d, m, r.n, max_iter, &b) : -1;
-    if (level >= 0) {
-      d = D::approximate(*b, d, dc);
-      m += 1u << level;
-      r.n += 1u << level;
-    } else {
+    bool skipped = false;
+    if constexpr (kApprox) {
+      const typename D::Bla* b = nullptr;
+      const int level = m > 0 ? bla_level<D>(bla, d, m, r.n, max_iter, &b) : -1;
+      if (level >= 0) {
+        d = D::approximate(*b, d, dc);
+        m += 1u << level;
+        r.n += 1u << level;
+        skipped = true;
+      }
+    }
+    if (!skipped) {
       d = D::step(d, z, dc);
       ++m;
       ++r.n;

@@ -12,6 +12,7 @@
 #include "df64.h"
 #include "hd.h"
 #include "instr_mix.h"
+#include "perturbation.h"
 
 namespace mp::variants {
 
@@ -34,7 +35,8 @@ struct LoopMixes {
 // 16x16 block whose lanes each take the block's next pixel when theirs is done. Rows: a plain
 // launch whose blocks are each 256 pixels of a pair of rows, so that c's imaginary part is the
 // same in every lane of a block (render_kernel.cu says why that matters).
-enum class Shape { Queue, Grid, Refill, Rows };
+// Pixel: a thread a pixel in 16x16 blocks, the perturbation kernels' (cuda/perturbation_kernel.cu).
+enum class Shape { Queue, Grid, Refill, Rows, Pixel };
 
 // Defaults every variant starts from: float arithmetic, the escape test after every step, no
 // colouring term (kAux: the step adds a term to `acc` each time; the pixel's aux is its mean),
@@ -61,6 +63,7 @@ struct FloatVariant {
   static constexpr bool kCycles = false;
   static constexpr Shape kShape = Shape::Queue;
   static constexpr int kRegCap = 32;
+  static constexpr bool kPerturbation = false;
 };
 
 // z = (x*x - y*y + cx, 2xy + cy) as written: nvcc emits FMUL, FFMA, FADD for the real part
@@ -298,6 +301,7 @@ struct Fp64 {
   static constexpr bool kCycles = false;
   static constexpr Shape kShape = Shape::Queue;
   static constexpr int kRegCap = 32;
+  static constexpr bool kPerturbation = false;
   static constexpr InstrMix step_mix(int) { return {0, 0, 0, 4, 0}; }
   // Escape DMUL + DFMA + DSETP on the FP64 pipe; the counter on the FMA (VIADD) or ALU pipe.
   static constexpr LoopMixes kLoop{
@@ -325,6 +329,7 @@ struct Df64Step {
   static constexpr bool kCycles = false;
   static constexpr Shape kShape = Shape::Queue;
   static constexpr int kRegCap = 40;
+  static constexpr bool kPerturbation = false;
   static constexpr InstrMix step_mix(int) { return {56, 0, 0, 0, 0}; }
   // Per trip: the step's 56, the escape test's FMUL + FFMA, the counter, FSETP, ISETP and BRA.
   static constexpr LoopMixes kLoop{
@@ -334,6 +339,59 @@ struct Df64Step {
     y = twice(xy) + cy;
     x = (xx - yy) + cx;
   }
+};
+
+// Perturbation (perturbation.h): each pixel iterates its difference d from one reference orbit Z
+// that the session computes in MPFR (session/deep_reference.h), so a view of any depth renders in
+// double-sized arithmetic. Their kernel is cuda/perturbation_kernel.cu, a thread a pixel, and their
+// CPU reference render/perturbation_cpu.*; render_kernel.cu and the CPU renderer do not take them.
+// The loop the model reads is the build that iterates every step (the tables unread): a step, the
+// load of Z_{m+1} a step ahead (LSU), the escape and rebase tests on z = Z + d, the counters.
+struct PerturbVariant {
+  using Real = double;
+  static constexpr int kStepsPerCheck = 1;
+  static constexpr bool kPaired = false;
+  static constexpr bool kExactFma = false;
+  static constexpr bool kAux = false;
+  static constexpr bool kCycles = false;
+  static constexpr Shape kShape = Shape::Pixel;
+  static constexpr bool kPerturbation = true;
+};
+// d' = (2Z + d) d + dc in double: 2Z + d (2 DFMA), the complex product and dc (2 DMUL, 2 DFMA,
+// 2 DADD) on the FP64 pipe, and Z's load. Differences down to 2^-990 (kDoubleDeltaExponent).
+struct PerturbDouble : PerturbVariant {
+  using Delta = DeltaDouble;
+  static constexpr DeltaFormat kFormat = DeltaFormat::Double;
+  static constexpr const char* kName = "perturb";
+  static constexpr const char* kSummary =
+      "perturbation from an MPFR reference orbit, differences in double: FP64 pipe + Z's load";
+  static constexpr InstrMix step_mix(int) { return {0, 0, 0, 8, 0, 1}; }
+  // Per step: the 8, z = Z + d and |z|^2 against the bailout and |d|^2 (8 more FP64), Z's one
+  // 128-bit load, the counters and the rebase's selects (IMAD.MOV on the FMA pipe, moves and
+  // compares on the ALU pipe, which ptxas balances differently on sm_90), two branches.
+  static constexpr LoopMixes kLoop{{11, 6, 0, 16, 6, 1},
+                                   {11, 6, 0, 16, 6, 1},
+                                   {11, 6, 0, 16, 6, 1},
+                                   {11, 6, 0, 16, 6, 1},
+                                   {13, 3, 0, 16, 8, 1}};
+};
+// The same step with the difference's exponent kept apart (floatexp.h): any depth, at the cost of
+// scaling by 2^e (integer work on the ALU pipe) and renormalising each step.
+struct PerturbExtended : PerturbVariant {
+  using Delta = DeltaExp;
+  static constexpr DeltaFormat kFormat = DeltaFormat::Extended;
+  static constexpr const char* kName = "perturb-x";
+  static constexpr const char* kSummary =
+      "perturbation, differences with an exponent of their own: any depth, integer work beside";
+  static constexpr InstrMix step_mix(int) { return {0, 0, 0, 8, 0, 1}; }
+  // The loop as listed holds every path of the exponent's handling (scaling, renormalising,
+  // aligning two exponents for a sum, the rare case of a Z as small as d): a step runs only some
+  // of them, so the listing's mix is more than a step issues (docs/model.md).
+  static constexpr LoopMixes kLoop{{51, 147, 0, 88, 76, 1},
+                                   {51, 147, 0, 88, 65, 1},
+                                   {49, 147, 0, 88, 65, 1},
+                                   {49, 147, 0, 88, 65, 1},
+                                   {59, 136, 0, 88, 66, 1}};
 };
 
 // Steps per trip of the loop the model reads (the long blocks' where a variant has them).
@@ -347,20 +405,27 @@ constexpr int loop_steps() {
 
 }  // namespace mp::variants
 
-// The one list of variants, in the order of the UI and of keys 1, 2, 3, ... 9, 0.
-#define MANDELPIPE_VARIANTS(X) \
-  X(Fma5)                      \
-  X(Fma4)                      \
-  X(Fma4Sin)                   \
-  X(SinRatio)                  \
-  X(Fma4Esc4)                  \
-  X(Fma4Esc8)                  \
-  X(Fp64)                      \
-  X(Df64Step)                  \
-  X(Fma4X16)                   \
-  X(Fma4Refill)                \
-  X(Fma4Rows)                  \
+// The one list of variants, in the order of the UI and of keys 1, 2, 3, ... 9, 0: the plain ones,
+// which render_kernel.cu and the CPU renderer run, then the perturbation ones.
+#define MANDELPIPE_PLAIN_VARIANTS(X) \
+  X(Fma5)                            \
+  X(Fma4)                            \
+  X(Fma4Sin)                         \
+  X(SinRatio)                        \
+  X(Fma4Esc4)                        \
+  X(Fma4Esc8)                        \
+  X(Fp64)                            \
+  X(Df64Step)                        \
+  X(Fma4X16)                         \
+  X(Fma4Refill)                      \
+  X(Fma4Rows)                        \
   X(Fma4Cycles)
+#define MANDELPIPE_PERTURBATION_VARIANTS(X) \
+  X(PerturbDouble)                          \
+  X(PerturbExtended)
+#define MANDELPIPE_VARIANTS(X) \
+  MANDELPIPE_PLAIN_VARIANTS(X) \
+  MANDELPIPE_PERTURBATION_VARIANTS(X)
 
 namespace mp {
 
@@ -381,6 +446,20 @@ decltype(auto) with_variant(VariantId id, F&& f) {
 #undef MP_VARIANT_CALL
   }
   throw std::invalid_argument("no such variant");
+}
+
+// As with_variant, for the plain variants only: the perturbation ones render from a reference
+// orbit (session/deep_renderer.h), not by the kernels and loops that take a variant this way.
+template <class F>
+decltype(auto) with_plain_variant(VariantId id, F&& f) {
+  switch (id) {
+#define MP_VARIANT_CALL(V) \
+  case VariantId::V: return f(variants::V{});
+    MANDELPIPE_PLAIN_VARIANTS(MP_VARIANT_CALL)
+#undef MP_VARIANT_CALL
+    default: break;
+  }
+  throw std::invalid_argument("a perturbation variant renders from a reference orbit");
 }
 
 }  // namespace mp

@@ -250,7 +250,11 @@ void App::record_frame(const gl::FrameMeasurement& m) {
   if (!m.gpu || !rates_) return;
   const GpuFrameStats& s = m.gpu_stats;
   const InstrMix per_step = per_step_mix(ex_.variant, arch(), sass(), build_of(s));
-  counters_.modelled(frames_done_, per_step.total() * static_cast<double>(s.warp_iters));
+  // A listing of several paths counts more than runs: no figure to hold the counters against.
+  const LoopListing* listing = sass() ? sass()->loop(ex_.variant, build_of(s)) : nullptr;
+  const bool paths = listing && listing->branches_within > 0;
+  counters_.modelled(frames_done_,
+                     paths ? 0 : per_step.total() * static_cast<double>(s.warp_iters));
   const bool fresh_counters = counters_.take();
   last_metrics_ = derive_metrics(*rates_, device_.device->sm_count, per_step, frame_numbers(s));
   if (!ex_.show_overlay) return;
@@ -267,9 +271,22 @@ void App::record_frame(const gl::FrameMeasurement& m) {
 }
 
 std::string App::mix_source() const {
-  if (sass()) return "SASS (" + sass_->source + ")";
-  if (sass_) return "declared (" + sass_->source + ")";
-  return "declared (reading SASS...)";
+  std::string s = sass()  ? "SASS (" + sass_->source + ")"
+                  : sass_ ? "declared (" + sass_->source + ")"
+                          : "declared (reading SASS...)";
+  const LoopListing* l = sass() ? sass()->loop(ex_.variant, sass::KernelBuild::Plain) : nullptr;
+  if (l && l->branches_within > 0)
+    s += "; " + std::string(variant_info(ex_.variant).name) +
+         "'s loop lists paths a step "
+         "chooses between (" +
+         std::to_string(l->branches_within) +
+         " branches): the model counts them all, an upper bound";
+  // The approximating build's table look-ups are not in the every-step loop the model reads.
+  const std::optional<DeepStats>& deep = deep_.status().last;
+  if (precision_.perturbation && deep && deep->approximated)
+    s += "; model: the steps iterated, by the every-step loop; the bilinear tables' look-ups "
+         "and the steps they skipped are outside it";
+  return s;
 }
 
 std::optional<std::string> App::gpu_borrower() const {
@@ -400,15 +417,27 @@ void App::render_image(int fw, int fh, bool b_half) {
   }
   if (deep) {
     if (!deep_.busy()) return;
+    // The counters read from the frame's first band to its last, not while the reference is made.
+    if (deep_.rendering() && !counter_reading_) counter_reading_ = counters_.begin();
     float* out = pipeline_.begin_external();
     const std::optional<DeepStats> done =
         deep_.step(out, pipeline_.gpu() ? kGpuLaunchMs : kCpuSliceMs);
     pipeline_.end_external();
     if (done) {
-      ex_.render_ms.push(static_cast<float>(done->ms));
-      ++totals_.renders;
+      gl::FrameMeasurement m;
+      m.gpu = done->gpu;
+      if (m.gpu) {
+        m.gpu_stats = done->frame_stats();
+      } else {
+        m.cpu_stats.ms = done->ms;
+        m.cpu_stats.pixel_iters = done->pixel_iters;
+        m.cpu_stats.slices = done->launches;
+      }
+      if (counter_reading_)
+        counters_.end(*std::exchange(counter_reading_, std::nullopt), frames_done_,
+                      static_cast<double>(done->sm_cycles));
+      record_frame(m);
       ++deep_frames_;
-      totals_.render_ms += done->ms;
       adjust_iterations();
     }
     return;
@@ -631,9 +660,9 @@ void App::perform(Action a, int index) {
         ex_.show_panel = true;
       } else if (precision_.perturbation) {
         ex_.status =
-            "compare (C): no variant separates this view's pixels, perturbation renders "
-            "it; mandelpipe bench --view X,Y,SPAN,ITERS times it with and without the "
-            "approximation";
+            "compare (C) times every variant at a view all of them resolve: here only perturb "
+            "and perturb-x do; mandelpipe bench --view X,Y,SPAN,ITERS times them with and "
+            "without the approximation";
         ex_.show_panel = true;
       } else if (const char* busy = ex_.measuring()) {
         ex_.status = std::string("compare (C) not started: ") + busy + " running";
@@ -720,7 +749,7 @@ void App::apply_precision() {
     cc = ComputeCapability{gpu->device().cc_major, gpu->device().cc_minor};
   const bool was_deep = precision_.perturbation.has_value();
   precision_ = choose_precision(ex_.view, std::max(fw, 1), std::max(fh, 1), ex_.variant,
-                                ex_.own_variant, ex_.pin_variant, cc, was_deep);
+                                ex_.own_variant, ex_.pin_variant, cc);
   // Into or out of deep views the view is the same, but what renders it is not.
   if (was_deep != precision_.perturbation.has_value()) ex_.dirty = true;
   ex_.show_variant(precision_.variant);

@@ -10,8 +10,9 @@ namespace {
 constexpr std::pair<std::string_view, std::string_view> kTerms[] = {
     {"pipe",
      "A pipe is one of an SM's execution units that warp instructions issue to: FMA (float "
-     "multiply-add), ALU (integer and logic), XU (transcendentals), FP64 (double). Each accepts "
-     "a fixed number of warp instructions per cycle, so the mix of a loop sets how busy each "
+     "multiply-add), ALU (integer and logic), XU (transcendentals), FP64 (double), LSU (loads "
+     "and stores, such as a reference orbit's points). Each accepts a fixed number of warp "
+     "instructions per cycle, so the mix of a loop sets how busy each "
      "is."},
     {"XU",
      "The transcendental unit (also called SFU or MUFU): __sinf, __cosf, reciprocal square root "

@@ -18,6 +18,7 @@ ImVec4 pipe_colour(const std::string& pipe) {
   if (pipe == "ALU") return {0.4f, 0.7f, 1.0f, 1};
   if (pipe == "XU") return {0.8f, 0.5f, 1.0f, 1};
   if (pipe == "FP64") return {0.45f, 0.9f, 0.45f, 1};
+  if (pipe == "LSU") return {0.95f, 0.45f, 0.6f, 1};
   if (pipe == "issue") return {0.85f, 0.85f, 0.85f, 1};
   return {0.6f, 0.6f, 0.6f, 1};
 }
@@ -72,8 +73,8 @@ void add_line(ImDrawList* dl, const ImVec2* p, int n, ImU32 c) {
 }
 
 // The pipes whose busy cycles bound the frame: the counters' verdict is the busiest of them.
-constexpr std::array<const char*, 7> kLimitingPipes = {"FMA", "fmaheavy", "fmalite", "ALU",
-                                                       "XU",  "FP64",     "issue"};
+constexpr std::array<const char*, 8> kLimitingPipes = {"FMA", "fmaheavy", "fmalite", "ALU",
+                                                       "XU",  "FP64",     "LSU",     "issue"};
 const char* const kSmActive = "SM active";
 
 bool may_limit(const std::string& pipe) {
@@ -336,9 +337,10 @@ void draw_sass_view(const VariantInfo& v, sass::KernelBuild build, const LoopLis
   const InstrMix& m = listing->mix;
   ImGui::Separator();
   ImGui::Text(
-      "per loop trip (%d step%s): FMA %g (fmaheavy-only %g)  ALU %g  XU %g  FP64 %g  other %g",
+      "per loop trip (%d step%s): FMA %g (fmaheavy-only %g)  ALU %g  XU %g  FP64 %g  LSU %g  "
+      "other %g",
       v.steps_per_check, v.steps_per_check > 1 ? "s" : "", m.fma, listing->heavy_only, m.alu, m.xu,
-      m.fp64, m.other);
+      m.fp64, m.lsu, m.other);
   ImGui::PopTextWrapPos();
   ImGui::End();
 }

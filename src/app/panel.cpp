@@ -472,7 +472,7 @@ void mix_row(const char* label, const InstrMix& m) {
   ImGui::TableNextRow();
   ImGui::TableNextColumn();
   ImGui::TextUnformatted(label);
-  for (double v : {m.fma, m.alu, m.xu, m.fp64, m.other, m.total()}) {
+  for (double v : {m.fma, m.alu, m.xu, m.fp64, m.lsu, m.other, m.total()}) {
     ImGui::TableNextColumn();
     ImGui::Text("%g", v);
   }
@@ -488,11 +488,11 @@ void model_section(const Explorer& ex, const PanelInputs& in) {
   else
     ImGui::TextWrapped("Of the sm_90 build (no GPU in use)");
   const VariantInfo& vi = variant_info(ex.variant);
-  if (ImGui::BeginTable("mix", 7, ImGuiTableFlags_Borders | ImGuiTableFlags_SizingFixedFit)) {
-    const char* heads[] = {"per iteration", "FMA", "ALU", "XU", "FP64", "other", "total"};
+  if (ImGui::BeginTable("mix", 8, ImGuiTableFlags_Borders | ImGuiTableFlags_SizingFixedFit)) {
+    const char* heads[] = {"per iteration", "FMA", "ALU", "XU", "FP64", "LSU", "other", "total"};
     for (const char* h : heads) ImGui::TableSetupColumn(h);
     ImGui::TableNextRow(ImGuiTableRowFlags_Headers);
-    for (int c = 0; c < 7; ++c) {
+    for (int c = 0; c < 8; ++c) {
       ImGui::TableSetColumnIndex(c);
       ImGui::TableHeader(heads[c]);
       if (c == 3) explain_last_item("XU");

@@ -113,6 +113,7 @@ MeasuredRow measured_row(const DeviceInfo& d, VariantId variant, const std::stri
   // Each pipe's busy share by the model, as the overlay shows it: what counters compare with.
   const LoopListing* loop = sass ? sass->loop(variant, build_of(s)) : nullptr;
   const double heavy = loop ? loop->heavy_only / variant_info(variant).steps_per_check : -1;
+  r.loop_branches = loop ? loop->branches_within : 0;
   for (const PipeLoad& p : pipe_loads(rates, d.sm_count, per_step, heavy, r.measured.warp_iters,
                                       r.measured.sm_cycles, r.metrics.clock_ghz))
     r.model_busy.push_back({p.name, 100 * p.utilisation});

@@ -40,9 +40,23 @@ VariantMeasurer::VariantMeasurer(GpuRenderer& gpu, std::string view_name, const 
                         dev.sm_count, dev.peak_clock_khz * 1e3);
 }
 
+// One frame of the variant; a perturbation variant's figures as a plain frame's, its warps'
+// slowest lanes' steps as the warp-steps the model counts.
+GpuFrameStats VariantMeasurer::frame(VariantId v, unsigned* counts) {
+  const std::optional<DeltaFormat> format = variant_info(v).perturbation;
+  if (!format) return gpu_.render(v, grid_, view_.max_iter, out_.get(), counts);
+  if (!deep_) {
+    deep_ = std::make_unique<DeepRenderer>(gpu_.device());
+    deep_->use(make_reference(view_, width_, height_));
+    deep_->set_approximation(false);
+  }
+  return deep_->render(*format, view_, width_, height_, {0, 0, width_, height_}, out_.get(), counts)
+      .frame_stats();
+}
+
 // Step counts of one untimed frame.
 std::vector<unsigned> VariantMeasurer::counts_of(VariantId v) {
-  gpu_.render(v, grid_, view_.max_iter, out_.get(), counts_.get());
+  frame(v, counts_.get());
   std::vector<unsigned> host(pixels());
   CUDA_CHECK(
       cudaMemcpy(host.data(), counts_.get(), pixels() * sizeof(unsigned), cudaMemcpyDeviceToHost));
@@ -50,9 +64,9 @@ std::vector<unsigned> VariantMeasurer::counts_of(VariantId v) {
 }
 
 MeasuredRow VariantMeasurer::measure(VariantId v) {
-  auto frame = [&] {
+  auto timed_frame = [&] {
     if (first_frames_) gpu_.forget_view();
-    return gpu_.render(v, grid_, view_.max_iter, out_.get());
+    return frame(v, nullptr);
   };
   const std::vector<unsigned> mine = v == VariantId::Fma4 ? reference_ : counts_of(v);
   // The counters read the timed frames only.
@@ -66,7 +80,7 @@ MeasuredRow VariantMeasurer::measure(VariantId v) {
       [&](bool is_timed) {
         Frame f;
         if (counters && is_timed) f.reading = counters->begin();
-        f.stats = frame();
+        f.stats = timed_frame();
         if (counters && is_timed) counters->end(f.reading, static_cast<double>(f.stats.sm_cycles));
         return f;
       },
@@ -80,7 +94,9 @@ MeasuredRow VariantMeasurer::measure(VariantId v) {
       std::optional<CounterFigures> f = counters->take(timed.runs[i].reading, true);
       if (i == timed.median) row.counters = f;
     }
-    if (row.counters) withhold_short_counts(*row.counters, row.model_instructions);
+    // A listing of several paths counts more than runs: fewer counted is no sign of a short sample.
+    if (row.counters && row.loop_branches == 0)
+      withhold_short_counts(*row.counters, row.model_instructions);
   }
   long long differ = 0;
   for (std::size_t i = 0; i < pixels(); ++i) differ += mine[i] != reference_[i];

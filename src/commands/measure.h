@@ -11,6 +11,7 @@
 #include "device_buffer.h"
 #include "model/counter_figures.h"
 #include "model/view_limit.h"
+#include "session/deep_renderer.h"
 
 namespace mp {
 
@@ -41,7 +42,9 @@ std::vector<MeasuredRow> measure_variants(GpuRenderer& gpu, const std::string& v
 
 // measure_variants a variant at a time, for a caller that does other work between them (the
 // window's compare, a step a frame): the same frames in the same order. Construction renders
-// fma4's step counts (untimed), the reference of every row.
+// fma4's step counts (untimed), the reference of every row. The perturbation variants render the
+// view from a reference orbit made at their first row, every step iterated (the approximation
+// off), so that their rows time the perturbation step itself, the loop their model reads.
 class VariantMeasurer {
  public:
   VariantMeasurer(GpuRenderer& gpu, std::string view_name, const View& view, int width, int height,
@@ -52,6 +55,7 @@ class VariantMeasurer {
  private:
   std::size_t pixels() const { return static_cast<std::size_t>(width_) * height_; }
   std::vector<unsigned> counts_of(VariantId v);
+  GpuFrameStats frame(VariantId v, unsigned* counts);
 
   GpuRenderer& gpu_;
   std::string view_name_;
@@ -65,6 +69,7 @@ class VariantMeasurer {
   DeviceBuffer<unsigned> counts_;
   std::vector<unsigned> reference_;
   std::optional<ViewLimit> limit_;
+  std::unique_ptr<DeepRenderer> deep_;  // made at the first perturbation variant
 };
 
 // One row of sine_sweep: `sines` __sinf per step (0: fma4 itself).

@@ -284,6 +284,12 @@ PrecisionChoice choice_for(const View& view, const Plan& plan, const Options& o,
   if (dc.device) cc = ComputeCapability{dc.device->cc_major, dc.device->cc_minor};
   const int w = plan.width * plan.ss, h = plan.height * plan.ss;
   PrecisionChoice c = choose_precision(view, w, h, o.variant, o.variant, o.pin, cc);
+  if (o.pin && c.exhausted && variant_info(o.variant).perturbation)
+    throw ExitError(2, "--pin: " + std::string(variant_info(o.variant).name) +
+                           "'s differences leave double's exponent range at span " +
+                           span_text(view.span, 3) + " (pixel spacing under 2^" +
+                           std::to_string(kDoubleDeltaExponent) +
+                           "); without --pin it renders by perturb-x");
   if (o.pin && c.exhausted) {
     const PrecisionStatus p = float_precision(view, w, h, variant_info(o.variant).mantissa_bits);
     const PrecisionChoice free = choose_precision(view, w, h, o.variant, o.variant, false, cc);

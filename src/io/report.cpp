@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 
@@ -260,6 +261,18 @@ std::string format_bench(const BenchReport& rep, OutputFormat format) {
        "with warps of 16x2 pixels running to their slowest pixel (in brackets: every lane busy); "
        "% of limit = limit / kernel ms. fma4-cycles does not run the steps of orbits it finds "
        "periodic, which the limit counts: it can pass 100%.\n\n";
+  std::string paths;
+  std::set<std::string> named;
+  for (const MeasuredRow& r : rep.rows)
+    if (r.loop_branches > 0 && named.insert(r.variant).second)
+      paths += (paths.empty() ? "" : ", ") + r.variant + " (" + std::to_string(r.loop_branches) +
+               " branches)";
+  if (!paths.empty())
+    s << "Bound: from each variant's step loop in the SASS, every listed instruction once a step. "
+         "The listings of "
+      << paths
+      << " hold paths a step chooses between: their model counts them all, more than a step "
+         "issues, so their bound is an upper one and their % of bound can pass 100%.\n\n";
   s << "| view | variant | tile order | kernel ms | SM cycles | clock GHz | Giter/s | SIMT eff. | "
        "SM balance | bound max ms (pipe) | bound sum ms | % of bound | px ≠ fma4 | limit ms "
        "(free) | % of limit (free) |\n"

@@ -28,7 +28,10 @@ struct MeasuredRow {
   std::optional<CounterFigures> counters;  // empty: the counters were not asked for
   std::vector<CounterPipe> model_busy;     // each pipe's busy share by the model, %
   double model_instructions = 0;           // warp instructions in the modelled step loop
-  std::optional<ViewLimit> limit;          // the view's physical limit; empty: no peak clock
+  // Branches within that loop's listing (LoopListing::branches_within): above 0 the model
+  // counts every path's instructions, more than a trip issues, and its bound is an upper one.
+  std::size_t loop_branches = 0;
+  std::optional<ViewLimit> limit;  // the view's physical limit; empty: no peak clock
 };
 
 struct PresentRow {

@@ -96,6 +96,7 @@ void find_loops(const std::string& text, LoadedSass& r) {
     l.copies = candidates.size();
     l.code.assign(f->code.begin() + loop->first, f->code.begin() + loop->last + 1);
     l.mix = sass::mix_of(*f, *loop);
+    l.branches_within = sass::branches_within(*f, *loop);
     for (const sass::Instruction& i : l.code)
       l.heavy_only += sass::fma_heavy_only(l.arch, i.base());
     return l;

@@ -17,6 +17,7 @@ struct LoopListing {
   InstrMix mix;                         // its instructions by pipe (the whole loop body)
   double heavy_only = 0;                // of mix.fma, those only fmaheavy executes (IMAD & co.)
   std::size_t copies = 1;               // step loops found; above 1 the first one is modelled
+  std::size_t branches_within = 0;      // sass::branches_within: above 0, paths a trip chooses
 };
 
 struct LoadedSass {

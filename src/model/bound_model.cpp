@@ -8,7 +8,7 @@ Bound compute_bound(const PipeRates& rates, int sm_count, const InstrMix& mix,
                     double warp_iterations) {
   if (sm_count <= 0) throw std::invalid_argument("compute_bound: sm_count must be positive");
   Bound b;
-  const double per_pipe[kPipeCount] = {mix.fma, mix.alu, mix.xu, mix.fp64, mix.total()};
+  const double per_pipe[kPipeCount] = {mix.fma, mix.alu, mix.xu, mix.fp64, mix.lsu, mix.total()};
   for (Pipe p : kAllPipes) {
     const int i = static_cast<int>(p);
     const double rate = rates.per_sm[i] * sm_count;

@@ -19,7 +19,7 @@ struct Bound {
   std::array<double, kPipeCount> cycles{};  // each pipe alone; Issue = every instruction
   double max_cycles = 0;
   Pipe limiting = Pipe::Issue;
-  double sum_cycles = 0;  // FMA + ALU + XU + FP64
+  double sum_cycles = 0;  // FMA + ALU + XU + FP64 + LSU
 
   double cycles_of(Pipe p) const { return cycles[static_cast<int>(p)]; }
   static double ms(double cycles, double clock_hz) { return cycles / clock_hz * 1e3; }

@@ -13,9 +13,9 @@
 namespace mp {
 
 struct CounterPipe {
-  std::string name;  // as the model names its pipes: FMA, fmaheavy, fmalite, ALU, XU, FP64, issue,
-                     // and "SM active" (counters only)
-  double pct = 0;    // busy cycles the counters saw over the launch's measured SM cycles, in %
+  std::string name;  // as the model names its pipes: FMA, fmaheavy, fmalite, ALU, XU, FP64, LSU,
+                     // issue, and "SM active" (counters only)
+  double pct = 0;  // busy cycles the counters saw over the launch's measured SM cycles, in %
 };
 
 struct CounterFigures {

@@ -70,6 +70,7 @@ const char* SmspPrediction::limit() const {
       case Pipe::Alu: return "ALU pipe";
       case Pipe::Xu: return "XU pipe";
       case Pipe::Fp64: return "FP64 pipe";
+      case Pipe::Lsu: return "LSU pipe";
       case Pipe::Issue: break;
     }
   }

@@ -33,6 +33,7 @@ std::vector<PipeLoad> pipe_loads(const PipeRates& rates, int sm_count, const Ins
   add("ALU", b.cycles_of(Pipe::Alu));
   add("XU", b.cycles_of(Pipe::Xu));
   add("FP64", b.cycles_of(Pipe::Fp64));
+  add("LSU", b.cycles_of(Pipe::Lsu));
   add("issue", b.cycles_of(Pipe::Issue));
   auto most = std::max_element(out.begin(), out.end(), [](const PipeLoad& a, const PipeLoad& c) {
     return a.busy_cycles < c.busy_cycles;

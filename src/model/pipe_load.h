@@ -10,7 +10,7 @@
 namespace mp {
 
 struct PipeLoad {
-  std::string name;        // FMA, fmaheavy, fmalite, ALU, XU, FP64, issue
+  std::string name;        // FMA, fmaheavy, fmalite, ALU, XU, FP64, LSU, issue
   double busy_cycles = 0;  // what this pipe alone needs for the frame's work
   double utilisation = 0;  // busy_cycles / measured SM cycles
   double alone_ms = 0;     // the bound this pipe alone imposes, at the measured clock

@@ -6,10 +6,10 @@
 
 namespace mp {
 
-enum class Pipe { Fma, Alu, Xu, Fp64, Issue };
-inline constexpr int kPipeCount = 5;
-inline constexpr std::array<Pipe, kPipeCount> kAllPipes = {Pipe::Fma, Pipe::Alu, Pipe::Xu,
-                                                           Pipe::Fp64, Pipe::Issue};
+enum class Pipe { Fma, Alu, Xu, Fp64, Lsu, Issue };
+inline constexpr int kPipeCount = 6;
+inline constexpr std::array<Pipe, kPipeCount> kAllPipes = {Pipe::Fma,  Pipe::Alu, Pipe::Xu,
+                                                           Pipe::Fp64, Pipe::Lsu, Pipe::Issue};
 const char* pipe_name(Pipe p);
 
 struct PipeRates {
@@ -18,7 +18,8 @@ struct PipeRates {
   // Warp-instructions per clock per SM (lanes / 32); Issue: warp-instructions issued per clock.
   std::array<double, kPipeCount> per_sm{};
   double operator[](Pipe p) const { return per_sm[static_cast<int>(p)]; }
-  std::string describe() const;  // "sm_90 (FMA 128, ALU 64, XU 16, FP64 64 lanes/SM; 4 issue/clk)"
+  std::string describe()
+      const;  // "sm_90: FMA 128, ALU 64, XU 16, FP64 64, LSU 32 lanes/SM; 4 issue/clk"
 };
 
 // Throws std::out_of_range for devices older than the table (cc < 7.0).

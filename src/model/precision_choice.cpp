@@ -42,11 +42,37 @@ DeltaFormat delta_format(const View& view, int width) {
   return spacing.e >= kDoubleDeltaExponent ? DeltaFormat::Double : DeltaFormat::Extended;
 }
 
+// The perturbation variant for differences in `f`.
+VariantId perturbation_variant(DeltaFormat f) {
+  return f == DeltaFormat::Double ? VariantId::PerturbDouble : VariantId::PerturbExtended;
+}
+
 PrecisionChoice choose_precision(const View& view, int width, int height, VariantId current,
-                                 VariantId own, bool pinned, std::optional<ComputeCapability> cc,
-                                 bool current_perturbed) {
+                                 VariantId own, bool pinned, std::optional<ComputeCapability> cc) {
   PrecisionChoice c;
   c.variant = own;
+  char why[320];
+  if (const std::optional<DeltaFormat> f = variant_info(own).perturbation) {
+    // A perturbation variant renders a view of any depth; differences in double hold while the
+    // pixel spacing stays within double's range.
+    c.perturbation = f;
+    const bool own_holds = *f == DeltaFormat::Extended || delta_format(view, width) == *f;
+    if (own_holds || pinned) {
+      c.exhausted = !own_holds;
+      return c;
+    }
+    c.variant = VariantId::PerturbExtended;
+    c.perturbation = DeltaFormat::Extended;
+    c.deeper = true;
+    std::snprintf(why, sizeof why,
+                  "%s's differences leave double's exponent range at span %s: rendering with %s "
+                  "(an exponent of their own); Pin to keep %s",
+                  name(own).c_str(), span_text(view.span, 2).c_str(), name(c.variant).c_str(),
+                  name(own).c_str());
+    c.why = why;
+    return c;
+  }
+  const bool current_perturbed = variant_info(current).perturbation.has_value();
   const bool own_holds = holds(own, view, width, height);
   View half = view;
   half.span = scaled(half.span, -1);
@@ -70,19 +96,18 @@ PrecisionChoice choose_precision(const View& view, int width, int height, Varian
   const auto fit = std::find_if(deeper.begin(), deeper.end(), [&](VariantId v) {
     return holds(v, view, width, height) && (!current_perturbed || holds(v, half, width, height));
   });
-  char why[320];
   const char* edge = own_holds ? "is at its limit" : "cannot separate pixels";
   if (fit == deeper.end()) {
     // Past double, every pixel as its difference from one orbit computed in as many bits as the
     // depth needs.
     const DeltaFormat f = delta_format(view, width);
     c.perturbation = f;
-    c.variant = own;
+    c.variant = perturbation_variant(f);
     std::snprintf(why, sizeof why,
-                  "%s %s at span %s: rendering by %s from an MPFR reference orbit (a pixel "
-                  "needs %d bits here%s); Pin to keep %s",
-                  arithmetic(own), edge, span_text(view.span, 2).c_str(), perturbation_name(f),
-                  view_bits(view, width),
+                  "%s %s at span %s: rendering with %s, %s from an MPFR reference orbit (a "
+                  "pixel needs %d bits here%s); Pin to keep %s",
+                  arithmetic(own), edge, span_text(view.span, 2).c_str(), name(c.variant).c_str(),
+                  perturbation_name(f), view_bits(view, width),
                   f == DeltaFormat::Extended ? ", past double's exponent range" : "",
                   name(own).c_str());
   } else {

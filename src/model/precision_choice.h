@@ -19,8 +19,8 @@ struct ComputeCapability {
 };
 
 struct PrecisionChoice {
-  VariantId variant{};  // to render, where `perturbation` is not set
-  // Set: the view renders by perturbation, its differences in this format.
+  VariantId variant{};  // what renders the view
+  // Set where `variant` is a perturbation one: the format of its differences.
   std::optional<DeltaFormat> perturbation;
   bool deeper = false;     // not the user's own: moved to one with more mantissa bits
   bool exhausted = false;  // even what renders cannot separate neighbouring pixels
@@ -32,12 +32,12 @@ struct PrecisionChoice {
 inline constexpr int kDoubleDeltaExponent = -990;
 DeltaFormat delta_format(const View& view, int width);
 
-// `cc`: the GPU's, or none on the CPU path. `current` and `current_perturbed`: what renders now;
-// a deeper choice stays until the shallower would hold at half the span, so that a view on the
-// edge does not switch back and forth. A pinned variant is the user's own whatever the view.
+// `cc`: the GPU's, or none on the CPU path. `current`: what renders now; a deeper choice stays
+// until the shallower would hold at half the span, so that a view on the edge does not switch back
+// and forth. A pinned variant is the user's own whatever the view. Past double the choice is a
+// perturbation variant (perturb, perturb-x), as is any view where the user's own is one.
 PrecisionChoice choose_precision(const View& view, int width, int height, VariantId current,
-                                 VariantId own, bool pinned, std::optional<ComputeCapability> cc,
-                                 bool current_perturbed = false);
+                                 VariantId own, bool pinned, std::optional<ComputeCapability> cc);
 
 // "perturbation (double)", "perturbation (extended range)": for banners, stderr and files.
 const char* perturbation_name(DeltaFormat f);

@@ -198,6 +198,7 @@ const char* pipe_class_name(PipeClass c) {
     case PipeClass::Alu: return "ALU";
     case PipeClass::Xu: return "XU";
     case PipeClass::Fp64: return "FP64";
+    case PipeClass::Lsu: return "LSU";
     case PipeClass::Other: return "other";
   }
   return "?";
@@ -217,8 +218,8 @@ const char* pipe_class_name(PipeClass c) {
 // Rows marked "(before)" keep the pipe of the single Volta-to-Hopper table these replace: no
 // source here speaks of them. Only sm_90's table was checked against hardware counters, for the
 // opcodes of the render loops (SassFixtures.Sm90PipesMatchHardwareCounters). Uniform-datapath
-// (U*) instructions, memory, control and special registers take an issue slot but none of the
-// four modelled pipes, so no table names them and they count as Other.
+// (U*) instructions, constant loads, control and special registers take an issue slot but none of
+// the modelled pipes, so no table names them and they count as Other.
 namespace {
 
 using Row = std::pair<std::string_view, PipeClass>;
@@ -282,6 +283,21 @@ constexpr Row kEveryArch[] = {
     {"DMUL", PipeClass::Fp64},
     {"DSETP", PipeClass::Fp64},
     {"DMNMX", PipeClass::Fp64},
+    // Loads, stores, atomics and reductions of global, local and shared memory: the LSU pipe, which
+    // hands them to L1TEX (the forum reply pipe_rates.cpp cites).
+    {"LD", PipeClass::Lsu},
+    {"LDG", PipeClass::Lsu},
+    {"LDL", PipeClass::Lsu},
+    {"LDS", PipeClass::Lsu},
+    {"ST", PipeClass::Lsu},
+    {"STG", PipeClass::Lsu},
+    {"STL", PipeClass::Lsu},
+    {"STS", PipeClass::Lsu},
+    {"ATOM", PipeClass::Lsu},
+    {"ATOMG", PipeClass::Lsu},
+    {"ATOMS", PipeClass::Lsu},
+    {"RED", PipeClass::Lsu},
+    {"REDG", PipeClass::Lsu},
 };
 
 // FP16x2 arithmetic runs on a pipe of its own on Volta [B] and Turing [C], and on GA100 on the
@@ -379,22 +395,29 @@ bool fma_heavy_only(int arch, std::string_view base) {
   return arch_table(arch).heavy_only.count(base) > 0;
 }
 
+namespace {
+constexpr std::string_view kPerturbKernel = "14perturb_kernelI";
+}  // namespace
+
 std::string mangled_variant(std::string_view variant_type) {
   return "variants" + std::to_string(variant_type.size()) + std::string(variant_type) + "E";
 }
 
 const Function* find_render_kernel(const std::vector<Function>& functions, std::string_view mangled,
                                    KernelBuild build) {
-  // The template's name, and for render_kernel its bool argument.
+  // The template's name, and for render_kernel its bool argument; a perturbation variant's
+  // kernel is perturb_kernel<V, false>, the build that iterates every step.
   const std::string_view kernel =
       build == KernelBuild::Resumable ? "16resumable_kernelI" : "13render_kernelI";
   const std::string_view flag = build == KernelBuild::Recording ? "Lb1E"
                                 : build == KernelBuild::Plain   ? "Lb0E"
                                                                 : "";
+  auto named = [&](const Function& f, std::string_view k) {
+    return f.name.find(k) != std::string::npos && f.name.find(mangled) != std::string::npos &&
+           f.name.find(flag) != std::string::npos;
+  };
   for (const Function& f : functions)
-    if (f.name.find(kernel) != std::string::npos && f.name.find(mangled) != std::string::npos &&
-        f.name.find(flag) != std::string::npos)
-      return &f;
+    if (named(f, kernel) || (build == KernelBuild::Plain && named(f, kPerturbKernel))) return &f;
   return nullptr;
 }
 
@@ -419,13 +442,15 @@ std::vector<Loop> step_loop_candidates(const Function& f) {
                          });
   };
   // The step loop touches no memory: a loop that stores or takes a tile is the per-tile loop
-  // (or a copy of it that ptxas made for a case that never has steps).
+  // (or a copy of it that ptxas made for a case that never has steps). The perturbation kernels'
+  // step loop reads the reference orbit, and only stores and atomics tell their loops apart.
+  const bool reads_orbit = f.name.find(kPerturbKernel) != std::string::npos;
   auto touches_memory = [&](const Loop& l) {
     return std::any_of(
-        f.code.begin() + l.first, f.code.begin() + l.last + 1, [](const Instruction& x) {
+        f.code.begin() + l.first, f.code.begin() + l.last + 1, [&](const Instruction& x) {
           static const std::set<std::string> memory = {"ST",   "STG",   "STS",   "STL", "LDG",
                                                        "ATOM", "ATOMG", "ATOMS", "RED", "REDG"};
-          return memory.count(x.base()) > 0;
+          return memory.count(x.base()) > 0 && !(reads_orbit && x.base() == "LDG");
         });
   };
   // Innermost loops only; of those, the ones doing the most arithmetic (a replay or remainder
@@ -449,6 +474,15 @@ std::optional<Loop> find_step_loop(const Function& f) {
   return loops.front();
 }
 
+std::size_t branches_within(const Function& f, const Loop& loop) {
+  const unsigned first = f.code[loop.first].address, last = f.code[loop.last].address;
+  return static_cast<std::size_t>(std::count_if(
+      f.code.begin() + loop.first, f.code.begin() + loop.last, [&](const Instruction& x) {
+        return x.branch_target && *x.branch_target > x.address && *x.branch_target <= last &&
+               *x.branch_target >= first;
+      }));
+}
+
 InstrMix mix_of(const Function& f, const Loop& loop) {
   const int arch = arch_number(f.arch);
   InstrMix m;
@@ -458,6 +492,7 @@ InstrMix mix_of(const Function& f, const Loop& loop) {
       case PipeClass::Alu: m.alu += 1; break;
       case PipeClass::Xu: m.xu += 1; break;
       case PipeClass::Fp64: m.fp64 += 1; break;
+      case PipeClass::Lsu: m.lsu += 1; break;
       case PipeClass::Other: m.other += 1; break;
     }
   }

@@ -28,7 +28,7 @@ struct Function {
 // Parses `cuobjdump -sass` output (every arch section it holds).
 std::vector<Function> parse_cuobjdump(std::string_view text);
 
-enum class PipeClass { Fma, Alu, Xu, Fp64, Other };
+enum class PipeClass { Fma, Alu, Xu, Fp64, Lsu, Other };
 const char* pipe_class_name(PipeClass c);
 
 // `arch` below is 10 x compute capability (sm_90: 90). Each opcode is looked up in the pipe
@@ -52,7 +52,8 @@ std::string mangled_variant(std::string_view variant_type);
 // The builds of a variant's kernel (cuda/render_kernel.cu): the one that draws the pixels only
 // (render_kernel<V, false>), the one that also records the tile costs and the divergence view's
 // outputs (render_kernel<V, true>), and the one that goes on from orbits a launch before cut
-// (resumable_kernel<V>). ptxas may lay out each one's step loop a little differently.
+// (resumable_kernel<V>). ptxas may lay out each one's step loop a little differently. The
+// perturbation variants have one, Plain: perturb_kernel<V, false> (cuda/perturbation_kernel.cu).
 enum class KernelBuild { Plain, Recording, Resumable };
 // The build of the kernel whose mangled name holds `mangled` (e.g. mangled_variant("Fma5")).
 const Function* find_render_kernel(const std::vector<Function>& functions, std::string_view mangled,
@@ -70,5 +71,8 @@ std::vector<Loop> step_loop_candidates(const Function& f);
 std::optional<Loop> find_step_loop(const Function& f);
 // The loop's instructions by pipe, by the table of f's architecture.
 InstrMix mix_of(const Function& f, const Loop& loop);
+// Branches inside the loop to a place inside it but its back edge: above 0 the listing holds
+// paths a trip chooses between, so a trip issues fewer instructions than it lists.
+std::size_t branches_within(const Function& f, const Loop& loop);
 
 }  // namespace mp::sass

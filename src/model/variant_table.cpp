@@ -10,6 +10,14 @@ constexpr int mantissa_bits() {
   return std::is_same_v<R, double> ? 53 : std::is_same_v<R, Df64> ? 48 : 24;
 }
 
+template <class V>
+constexpr std::optional<DeltaFormat> perturbation_of() {
+  if constexpr (V::kPerturbation)
+    return V::kFormat;
+  else
+    return std::nullopt;
+}
+
 }  // namespace
 
 const std::vector<VariantInfo>& all_variants() {
@@ -24,6 +32,7 @@ const std::vector<VariantInfo>& all_variants() {
               mantissa_bits<variants::V::Real>(),        \
               variants::V::kShape,                       \
               variants::V::kCycles,                      \
+              perturbation_of<variants::V>(),            \
               &variants::V::step_mix,                    \
               variants::V::kLoop},
       MANDELPIPE_VARIANTS(MP_VARIANT_INFO)

@@ -25,6 +25,8 @@ struct VariantInfo {
   int mantissa_bits;      // of its arithmetic: 24 (float), 48 (double-float), 53 (double)
   variants::Shape shape;  // where its warps get their pixels
   bool stops_cycles;      // runs fewer steps than it counts where an orbit repeats (kCycles)
+  // Set for the perturbation variants: the format of a pixel's difference from the reference.
+  std::optional<DeltaFormat> perturbation;
   // On `arch` (10 x compute capability, sm_90: 90): the step alone; the whole loop body
   // (steps_per_check steps and one escape test); per step, the loop body's share, and what it adds
   // to the step.

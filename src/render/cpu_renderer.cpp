@@ -115,7 +115,7 @@ CpuFrameStats CpuRenderer::render_pixels(VariantId variant, const PixelGrid& gri
   s.threads = threads_;
   s.slices = 1;
   s.pixel_iters =
-      with_variant(variant, [&](auto v) { return render_all<decltype(v)>(threads_, w); });
+      with_plain_variant(variant, [&](auto v) { return render_all<decltype(v)>(threads_, w); });
   // Every chunk taken was finished: what was done is one run from `begin`.
   s.pixels = std::min(w.next.load(), end) - std::min(begin, end);
   s.ms = ms_since(w.start);

@@ -12,17 +12,6 @@ namespace mp {
 namespace {
 
 template <class D>
-typename D::Value delta_value(ComplexExp dc);
-template <>
-DeltaDouble::Value delta_value<DeltaDouble>(ComplexExp dc) {
-  return {real_double(dc), imag_double(dc)};
-}
-template <>
-DeltaExp::Value delta_value<DeltaExp>(ComplexExp dc) {
-  return dc;
-}
-
-template <class D>
 PerturbStats render_rows(const DeepGrid& grid, PixelRect rect, RefOrbitView ref,
                          const BlaView<typename D::Bla>& bla, unsigned max_iter, float* out,
                          unsigned* counts, unsigned threads) {
@@ -35,7 +24,7 @@ PerturbStats render_rows(const DeepGrid& grid, PixelRect rect, RefOrbitView ref,
       for (int y; (y = next_row.fetch_add(1)) < rect.height;)
         for (int x = 0; x < rect.width; ++x) {
           const ComplexExp dc = pixel_dc(grid, rect.x0 + x, rect.y0 + y);
-          const PerturbResult r = perturb_orbit<D>(ref, bla, delta_value<D>(dc), max_iter);
+          const PerturbResult r = perturb_orbit<D, true>(ref, bla, D::of(dc), max_iter);
           const std::size_t i = static_cast<std::size_t>(y) * rect.width + x;
           out[i * kFloatsPerPixel] = perturb_smooth(r);
           out[i * kFloatsPerPixel + 1] = 0.0f;

@@ -1,12 +1,32 @@
 #include "session/deep_renderer.h"
 
+#include <algorithm>
+
 namespace mp {
 
 DeepStats& DeepStats::operator+=(const DeepStats& s) {
   PerturbTally::operator+=(s);
   ms += s.ms;
   launches += s.launches;
+  longest_ms = std::max(longest_ms, s.longest_ms);
+  sm_cycles += s.sm_cycles;
+  sm_cycles_mean += s.sm_cycles_mean;
+  sms_used = std::max(sms_used, s.sms_used);
+  approximated = approximated || s.approximated;
   return *this;
+}
+
+GpuFrameStats DeepStats::frame_stats() const {
+  GpuFrameStats f;
+  f.kernel_ms = ms;
+  f.longest_launch_ms = longest_ms;
+  f.sm_cycles = sm_cycles;
+  f.sm_cycles_mean = sm_cycles_mean;
+  f.sms_used = sms_used;
+  f.launches = launches;
+  f.pixel_iters = pixel_iters;
+  f.warp_iters = warp_iterated;
+  return f;
 }
 
 DeepRenderer::DeepRenderer(const std::optional<DeviceInfo>& device) {
@@ -36,14 +56,18 @@ DeepStats DeepRenderer::render(DeltaFormat format, const View& view, int width, 
     const GpuPerturbStats g =
         gpu_->render(format, grid, rect, view.max_iter, out, counts, approximate_);
     s.gpu = true;
-    s.ms = g.kernel_ms;
+    s.ms = s.longest_ms = g.kernel_ms;
+    s.sm_cycles = g.sm_cycles;
+    s.sm_cycles_mean = g.sm_cycles_mean;
+    s.sms_used = g.sms_used;
+    s.approximated = g.approximated;
     static_cast<PerturbTally&>(s) = g;
     return s;
   }
   const BlaTables tables = approximate_ ? BlaTables{&ref.dbl, &ref.extended} : BlaTables{};
   const PerturbStats c = render_perturbation_cpu(format, grid, rect, ref.orbit.view(), tables,
                                                  view.max_iter, out, counts);
-  s.ms = c.ms;
+  s.ms = s.longest_ms = c.ms;
   static_cast<PerturbTally&>(s) = c;
   return s;
 }

@@ -20,7 +20,18 @@ struct DeepStats : PerturbTally {
   bool gpu = false;
   double ms = 0;  // kernel time on the GPU, wall time on the CPU
   int launches = 0;
+  double longest_ms = 0;  // of the launches (or CPU calls)
+  // On the GPU: each launch's SM cycles (the longest SM's span, and the SMs' mean span), summed
+  // over the launches, the most SMs a launch used, and whether they read the bilinear tables
+  // (false: every step iterated, the build the model reads).
+  unsigned long long sm_cycles = 0;
+  double sm_cycles_mean = 0;
+  int sms_used = 0;
+  bool approximated = false;
   DeepStats& operator+=(const DeepStats& s);
+  // The GPU frame's figures as a plain frame's, its warps' slowest lanes' steps as the
+  // warp-steps the model counts: what the bound, the overlay and the bench rows read.
+  GpuFrameStats frame_stats() const;
 };
 
 class DeepRenderer {

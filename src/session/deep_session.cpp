@@ -113,7 +113,7 @@ std::optional<DeepStats> DeepSession::step(float* out, double target_ms) {
     return std::nullopt;
   }
   frame_.step(renderer_, out, target_ms);
-  status_.longest_ms = std::max(status_.longest_ms, frame_.longest_ms());
+  status_.longest_ms = std::max(status_.longest_ms, frame_.stats().longest_ms);
   status_.refining = !frame_.done();
   status_.progress = frame_.progress();
   if (frame_.done()) {

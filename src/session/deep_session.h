@@ -44,6 +44,8 @@ class DeepSession {
   std::optional<DeepStats> step(float* out, double target_ms);
   // Whether step() has work: a frame refining or a reference being made for it.
   bool busy() const;
+  // Whether the next step() renders a band: the reference is in hand, the frame not done.
+  bool rendering() const { return wanted_ && !worker_ && !frame_.done(); }
   const DeepStatus& status() const { return status_; }
   DeepRenderer& renderer() { return renderer_; }
 

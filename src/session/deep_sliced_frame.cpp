@@ -30,7 +30,6 @@ const DeepStats& DeepSlicedFrame::step(DeepRenderer& renderer, float* out, doubl
                       out + static_cast<std::size_t>(next_row_) * width_ * kFloatsPerPixel);
   ms_per_row_ = s.ms / rows;
   last_rows_ = rows;
-  longest_ms_ = std::max(longest_ms_, s.ms);
   stats_ += s;
   stats_.gpu = s.gpu;
   next_row_ += rows;

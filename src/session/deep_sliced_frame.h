@@ -19,7 +19,6 @@ class DeepSlicedFrame {
   // memory on the GPU path, host memory on the CPU's); the frame's stats so far.
   const DeepStats& step(DeepRenderer& renderer, float* out, double target_ms);
   const DeepStats& stats() const { return stats_; }
-  double longest_ms() const { return longest_ms_; }
 
  private:
   DeltaFormat format_ = DeltaFormat::Double;
@@ -27,7 +26,6 @@ class DeepSlicedFrame {
   int width_ = 0, height_ = 0, next_row_ = 0;
   double ms_per_row_ = 0;  // the last band's
   int last_rows_ = 0;
-  double longest_ms_ = 0;
   DeepStats stats_;
 };
 
