@@ -1,3 +1,6 @@
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstring>
 #include <exception>
@@ -11,6 +14,19 @@
 
 namespace {
 
+// Descriptors 0, 1 and 2 that were closed at start, opened on /dev/null: otherwise the next file
+// opened (an image being written, the X11 socket) would take one and receive what is meant for
+// the terminal. false if that failed (then nothing is safe to write).
+bool standard_descriptors_opened() {
+  for (int fd = 0; fd <= 2; ++fd) {
+    if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF) continue;
+    // The lowest free descriptor, which is this one: those below are open by now.
+    const int opened = ::open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY);
+    if (opened != fd) return false;
+  }
+  return true;
+}
+
 // A run whose output was lost (a full disk, a closed pipe) has not succeeded, whatever it did.
 int checked_stdout(int code) {
   if (std::cout.flush()) return code;
@@ -21,6 +37,7 @@ int checked_stdout(int code) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (!standard_descriptors_opened()) return 2;
   mp::install_cleanup_on_signals();
   const mp::ParseResult parsed = mp::parse_command_line({argv, argv + argc});
   if (!parsed.options) {

@@ -1,6 +1,6 @@
 // render past the window's sizes, as a user runs it (CPU path): the banded, streamed PNG against
 // untiled renders, supersampling, zoom sequences with their JSON, colour settings in the sidecar,
-// progress, signals, and bad values.
+// progress, signals, bad values and a closed standard error.
 #include <gtest/gtest.h>
 #include <png.h>
 #include <signal.h>
@@ -18,6 +18,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "io/colour_settings.h"
@@ -327,6 +328,38 @@ TEST_F(RenderBigTest, LocationFilesAndExrOutput) {
     EXPECT_EQ(std::count(e.err.begin(), e.err.end(), '\n'), 1) << e.err;
   }
   expect_one_line_error(run("render --cpu --exr a.exr --ss 2 --out c.png"), "--exr");
+}
+
+// A render that prints progress (it takes over a second whatever the number of cores, which the
+// CPU renderer uses all of), to `out`.
+std::string slow_render(const std::string& out) {
+  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  return "render --cpu --width 128 --height " + std::to_string(64 * cores) +
+         " --center -0.2,0 --span 0.3 --iters 100000 --out " + out;
+}
+
+// The PNG's width and the one its sidecar records, or -1 for one that cannot be read.
+std::pair<int, int> png_and_sidecar_widths(const fs::path& png) {
+  const int image = read_png(png).width;
+  try {
+    return {image, nlohmann::json::parse(slurp(fs::path(png).replace_extension(".json")))
+                       .at("parameters")
+                       .at("width")
+                       .get<int>()};
+  } catch (const std::exception&) {
+    return {image, -1};
+  }
+}
+
+// With standard error closed the image being written took its descriptor, and the progress line
+// went into the middle of the PNG.
+TEST_F(RenderBigTest, AClosedStandardErrorLeavesTheImageWhole) {
+  const std::string cmd = "cd '" + dir_.string() + "' && exec '" + program::binary() + "' " +
+                          slow_render("c.png") + " >'" + (dir_ / ".stdout").string() +
+                          "' 2>&- </dev/null";
+  const Result r = collect(std::system(cmd.c_str()));
+  EXPECT_EQ(r.code, 0);
+  EXPECT_EQ(png_and_sidecar_widths(dir_ / "c.png"), std::make_pair(128, 128));
 }
 
 }  // namespace
