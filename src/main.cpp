@@ -5,12 +5,14 @@
 #include <cstring>
 #include <exception>
 #include <iostream>
+#include <string>
 
 #include "app/window_command.h"
 #include "cli/options.h"
 #include "commands/commands.h"
 #include "commands/common.h"
 #include "io/files.h"
+#include "io/printable.h"
 
 namespace {
 
@@ -27,10 +29,16 @@ bool standard_descriptors_opened() {
   return true;
 }
 
+// One line on stderr, whatever `text` holds (untrusted values, paths and file bytes are echoed).
+void say_error(const std::string& text) {
+  std::cerr << "mandelpipe: " << mp::printable(text) << "\n";
+}
+
 // A run whose output was lost (a full disk, a closed pipe) has not succeeded, whatever it did.
 int checked_stdout(int code) {
   if (std::cout.flush()) return code;
-  std::cerr << "mandelpipe: cannot write to standard output: " << std::strerror(errno) << "\n";
+  const int err = errno;
+  say_error(std::string("cannot write to standard output: ") + std::strerror(err));
   return code == 0 ? 2 : code;
 }
 
@@ -42,7 +50,7 @@ int main(int argc, char** argv) {
   const mp::ParseResult parsed = mp::parse_command_line({argv, argv + argc});
   if (!parsed.options) {
     std::cout << parsed.out;
-    if (!parsed.err.empty()) std::cerr << "mandelpipe: " << parsed.err << "\n";
+    if (!parsed.err.empty()) say_error(parsed.err);
     return checked_stdout(parsed.exit_code);
   }
   const mp::Options& o = *parsed.options;
@@ -58,10 +66,10 @@ int main(int argc, char** argv) {
       case mp::Command::Experiment: return checked_stdout(mp::run_experiment_command(o));
     }
   } catch (const mp::ExitError& e) {
-    std::cerr << "mandelpipe: " << e.what() << "\n";
+    say_error(e.what());
     return e.code();
   } catch (const std::exception& e) {
-    std::cerr << "mandelpipe: error: " << e.what() << "\n";
+    say_error(std::string("error: ") + e.what());
     return 1;
   }
   return 1;
