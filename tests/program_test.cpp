@@ -337,7 +337,7 @@ TEST_F(ProgramTest, RenderOverTheFileSizeLimitFailsWithOneLineAndNoFiles) {
   r.err = slurp(err);
   fs::remove(out);
   fs::remove(err);
-  expect_one_line_error(r, 2, "File too large");
+  expect_one_line_error(r, 2, "cannot write x.png: File too large");
   EXPECT_EQ(left_files(), std::vector<std::string>{});
 }
 

@@ -207,7 +207,7 @@ struct Look {
 // The view's image into `png`, band by band: each piece computed at ss x ss samples a pixel,
 // coloured, and its colours averaged into the band's rows, which then go out as PNG rows.
 void render_image(const View& view, const PrecisionChoice& choice, const Plan& plan,
-                  const Look& look, PieceRenderer& renderer, std::FILE* png, Progress& progress,
+                  const Look& look, PieceRenderer& renderer, StreamedFile& png, Progress& progress,
                   const std::string& label, double done, double share, ExrStream* exr = nullptr) {
   const int ss = plan.ss, n = ss * ss;
   if (choice.perturbation) renderer.prepare_deep(view, plan.width * ss, plan.height * ss, progress);
@@ -218,7 +218,7 @@ void render_image(const View& view, const PrecisionChoice& choice, const Plan& p
   // --exr: the band's iteration data (one sample a pixel), as KF's N and NF.
   std::vector<std::uint32_t> exr_n(exr ? static_cast<std::size_t>(plan.width) * plan.band_rows : 0);
   std::vector<float> exr_nf(exr_n.size());
-  PngStream out(png, plan.width, plan.height);
+  PngStream out(png.stream(), png.target().string(), plan.width, plan.height);
   const int bands = plan.bands();
   for (int b = 0; b < bands; ++b) {
     const int row0 = b * plan.band_rows, rows = std::min(plan.band_rows, plan.height - row0);
@@ -412,8 +412,8 @@ int render_one(const Options& o, const DeviceChoice& dc, const Palette& palette)
   try {
     StreamedFile image(png);
     std::unique_ptr<ExrStream> exr = o.exr.empty() ? nullptr : exr_for(o.exr, view, o);
-    render_image(view, choice, plan, look_for(o, palette), renderer, image.stream(), progress, "",
-                 0, 1, exr.get());
+    render_image(view, choice, plan, look_for(o, palette), renderer, image, progress, "", 0, 1,
+                 exr.get());
     if (exr) exr->finish();
 
     nlohmann::json j;
@@ -569,7 +569,7 @@ int render_zoom(const Options& o, const DeviceChoice& dc, const Palette& palette
           o.exr_frames
               ? exr_for(dir / fs::path(frame_name(k)).replace_extension(".exr"), views[k], o)
               : nullptr;
-      render_image(views[k], choices[k], plan, look, renderer, image.stream(), progress, label,
+      render_image(views[k], choices[k], plan, look, renderer, image, progress, label,
                    static_cast<double>(k) / o.zoom_frames, 1.0 / o.zoom_frames, exr.get());
       if (exr) exr->finish();
       write_files_atomic({}, image);

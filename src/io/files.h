@@ -1,4 +1,5 @@
-// Output files that are either complete or absent: written beside the target, then renamed.
+// Output files that are either complete or absent: written beside the target under a name no one
+// can plant beforehand, then renamed.
 #pragma once
 
 #include <cstdint>
@@ -14,9 +15,10 @@ namespace mp {
 // there; call it before long work so bad paths fail fast.
 void check_writable(const std::filesystem::path& path);
 void write_file_atomic(const std::filesystem::path& path, const std::string& bytes);
-// Several files as one: all are written to temporary files first, then renamed into place in
-// order with SIGINT/SIGTERM/SIGHUP held off, so an interruption leaves the old set or the new one.
-// On failure no temporary file is left and none is renamed; throws "cannot write FILE: reason".
+// Several files as one: all are written to temporary files first (each with the mode of the file
+// it replaces), then renamed into place in order with SIGINT/SIGTERM/SIGHUP held off, so an
+// interruption leaves the old set or the new one. On failure no temporary file is left and none
+// is renamed; throws "cannot write FILE: reason".
 void write_files_atomic(const std::vector<std::pair<std::filesystem::path, std::string>>& files);
 
 // A file too big to hold in memory (a streamed image), written in pieces under the temporary
@@ -30,12 +32,13 @@ class StreamedFile {
   StreamedFile& operator=(const StreamedFile&) = delete;
 
   std::FILE* stream() const { return stream_; }
+  const std::filesystem::path& target() const { return target_; }
 
  private:
   friend void write_files_atomic(
       const std::vector<std::pair<std::filesystem::path, std::string>>& files, StreamedFile& last);
   std::filesystem::path target_, tmp_;
-  int slot_;
+  int slot_ = -1;
   std::FILE* stream_ = nullptr;
 };
 // As above, with `last` (written in full by the caller) closed and renamed into place last.
