@@ -245,6 +245,27 @@ TEST(Files, NamesUpToTheLimitAreWritten) {
   fs::remove_all(d);
 }
 
+// The old files of a pair are all still there, unchanged, whichever step of the replacement fails.
+TEST(Files, AFailedRenameKeepsTheOldSet) {
+  const fs::path d = temp_dir();
+  write_files_atomic({{d / "a.json", "old json"}, {d / "a.png", "old png"}});
+  // The third cannot be renamed into place (a folder), after the first two were.
+  fs::create_directories(d / "a.kfr" / "inside");
+  const std::string e =
+      write_error({{d / "a.json", "new json"}, {d / "a.png", "new png"}, {d / "a.kfr", "kfr"}});
+  EXPECT_NE(e.find("cannot write " + (d / "a.kfr").string()), std::string::npos) << e;
+  EXPECT_EQ(text_of(d / "a.json"), "old json");
+  EXPECT_EQ(text_of(d / "a.png"), "old png");
+  EXPECT_EQ(names_in(d), (std::vector<std::string>{"a.json", "a.kfr", "a.png"}));
+  // The image's rename fails after its sidecar's: the old sidecar stays, not removed.
+  fs::remove(d / "a.png");
+  fs::create_directories(d / "a.png" / "inside");
+  EXPECT_NE(write_error({{d / "a.json", "new json"}, {d / "a.png", "new png"}}), "");
+  EXPECT_EQ(text_of(d / "a.json"), "old json");
+  EXPECT_EQ(names_in(d), (std::vector<std::string>{"a.json", "a.kfr", "a.png"}));
+  fs::remove_all(d);
+}
+
 TEST(Files, SidecarAndPng) {
   EXPECT_EQ(sidecar_path("out/shot.png"), fs::path("out/shot.json"));
   const std::uint8_t px[2 * 2 * 4] = {255, 0, 0, 255, 0, 255, 0, 255, 0, 0, 255, 255, 9, 9, 9, 255};

@@ -229,21 +229,59 @@ std::vector<Temp> write_temps(const std::vector<std::pair<fs::path, std::string>
   return temps;
 }
 
-// Renames the written files into place in order, all or none.
+// `target` kept under a new hidden name beside it: a second hard link, or the file itself moved
+// there where the file system has no hard links (or refuses one to a file of another user's).
+// The name, or "" with errno set.
+fs::path keep_aside(const fs::path& target) {
+  for (int i = 0; i < kNameTries; ++i) {
+    const std::string random = random_hex();
+    if (random.empty()) return {};
+    const fs::path kept = hidden_beside(target, ".old-" + random);
+    if (::link(target.c_str(), kept.c_str()) == 0) return kept;
+    if (errno == EEXIST) continue;
+    if (::rename(target.c_str(), kept.c_str()) == 0) return kept;
+    return {};
+  }
+  errno = EEXIST;
+  return {};
+}
+
+// Renames the written files into place in order, all or none. Where there are several, each file
+// they replace is kept aside first, so that a failure at any step puts the old set back whole.
 void commit(const std::vector<Temp>& temps) {
   const CommitSection section;
-  for (std::size_t i = 0; i < temps.size(); ++i) {
-    std::error_code ec;
-    fs::rename(temps[i].tmp, temps[i].target, ec);
-    if (ec) {
-      // Those already in place would be part of a set without the rest.
-      std::error_code ignored;
-      for (std::size_t j = 0; j < i; ++j) fs::remove(temps[j].target, ignored);
-      discard({temps.begin() + static_cast<std::ptrdiff_t>(i), temps.end()});
-      fail(temps[i].target, ec.message());
+  std::vector<fs::path> kept(temps.size());
+  std::size_t placed = 0;
+  // Puts the old files back, removes the new ones, and throws `reason` for `target`.
+  auto undo = [&](const fs::path& target, const std::string& reason) {
+    std::string also;
+    for (std::size_t i = 0; i < temps.size(); ++i) {
+      const char* path = temps[i].target.c_str();
+      if (!kept[i].empty()) {
+        if (::rename(kept[i].c_str(), path) != 0)
+          also += "; the old " + temps[i].target.string() + " is kept as " + kept[i].string();
+        ::unlink(kept[i].c_str());  // a link to the file left in place: rename(2) did nothing
+      } else if (i < placed) {
+        ::unlink(path);  // there was none before
+      }
     }
-    forget_temp(temps[i].slot);
+    discard({temps.begin() + static_cast<std::ptrdiff_t>(placed), temps.end()});
+    fail(target, reason + also);
+  };
+  if (temps.size() > 1)
+    for (std::size_t i = 0; i < temps.size(); ++i) {
+      struct stat st {};
+      if (::lstat(temps[i].target.c_str(), &st) != 0 || S_ISDIR(st.st_mode)) continue;
+      kept[i] = keep_aside(temps[i].target);
+      if (kept[i].empty()) undo(temps[i].target, std::strerror(errno));
+    }
+  for (; placed < temps.size(); ++placed) {
+    if (::rename(temps[placed].tmp.c_str(), temps[placed].target.c_str()) != 0)
+      undo(temps[placed].target, std::strerror(errno));
+    forget_temp(temps[placed].slot);
   }
+  for (const fs::path& k : kept)
+    if (!k.empty()) ::unlink(k.c_str());
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 // Output files that are either complete or absent: written beside the target under a name no one
-// can plant beforehand, then renamed.
+// can plant beforehand, then renamed; a set of them (an image and its sidecar) replaces the old
+// set whole or not at all.
 #pragma once
 
 #include <cstdint>
@@ -17,8 +18,9 @@ void check_writable(const std::filesystem::path& path);
 void write_file_atomic(const std::filesystem::path& path, const std::string& bytes);
 // Several files as one: all are written to temporary files first (each with the mode of the file
 // it replaces), then renamed into place in order with SIGINT/SIGTERM/SIGHUP held off, so an
-// interruption leaves the old set or the new one. On failure no temporary file is left and none
-// is renamed; throws "cannot write FILE: reason".
+// interruption leaves the old set or the new one. The files replaced are kept aside until the
+// last rename, so on any failure the old set is back in place and no temporary file is left;
+// throws "cannot write FILE: reason".
 void write_files_atomic(const std::vector<std::pair<std::filesystem::path, std::string>>& files);
 
 // A file too big to hold in memory (a streamed image), written in pieces under the temporary
