@@ -266,6 +266,25 @@ TEST(Files, AFailedRenameKeepsTheOldSet) {
   fs::remove_all(d);
 }
 
+TEST(Files, OneWriterAtATimePerOutput) {
+  const fs::path d = temp_dir();
+  {
+    const OutputLock first(d / "o.png");
+    try {
+      const OutputLock second(d / "o.png");
+      ADD_FAILURE() << "a second lock on a held output";
+    } catch (const std::runtime_error& e) {
+      const std::string m = e.what();
+      EXPECT_NE(m.find("cannot write " + (d / "o.png").string() + ": "), std::string::npos) << m;
+      EXPECT_NE(m.find("another"), std::string::npos) << m;
+    }
+    const OutputLock other(d / "other.png");  // another output is free
+  }
+  EXPECT_NO_THROW(OutputLock(d / "o.png")) << "free once the first is released";
+  EXPECT_EQ(names_in(d), std::vector<std::string>{}) << "no lock file left behind";
+  fs::remove_all(d);
+}
+
 TEST(Files, SidecarAndPng) {
   EXPECT_EQ(sidecar_path("out/shot.png"), fs::path("out/shot.json"));
   const std::uint8_t px[2 * 2 * 4] = {255, 0, 0, 255, 0, 255, 0, 255, 0, 0, 255, 255, 9, 9, 9, 255};

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 #include <thread>
 
@@ -593,11 +594,14 @@ int render_zoom(const Options& o, const DeviceChoice& dc, const Palette& palette
 }  // namespace
 
 int run_render(const Options& o) {
+  // Held until the image and its sidecar are in place: another run to the same output is refused.
+  std::optional<OutputLock> lock;
   if (!o.zoom_to) {
     try {
       check_writable(o.out);
       check_writable(sidecar_path(o.out));
       if (!o.exr.empty()) check_writable(o.exr);
+      lock.emplace(o.out);
     } catch (const std::exception& e) {
       throw ExitError(2, e.what());
     }

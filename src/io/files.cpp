@@ -4,6 +4,7 @@
 #include <limits.h>
 #include <signal.h>
 #include <stb_image_write.h>
+#include <sys/file.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -323,6 +324,38 @@ void write_files_atomic(const std::vector<std::pair<fs::path, std::string>>& fil
   temps.push_back({last.target_, last.tmp_, last.slot_});
   last.tmp_.clear();  // commit() renames or removes it now
   commit(temps);
+}
+
+OutputLock::OutputLock(const fs::path& output) : path_(hidden_beside(output, ".lock")) {
+  for (;;) {
+    fd_ = ::open(path_.c_str(), O_RDONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0666);
+    if (fd_ < 0) {
+      const int err = errno;
+      fail(output, "cannot make its lock " + path_.string() + ": " + std::strerror(err));
+    }
+    if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+      const int err = errno;
+      ::close(fd_);
+      if (err == EWOULDBLOCK)
+        fail(output, "another mandelpipe is writing it (try again once it has finished)");
+      fail(output, "cannot lock " + path_.string() + ": " + std::strerror(err));
+    }
+    // The lock counts only on the file that is there now: a holder removes it before letting go,
+    // and a run that opened it before that then holds a lock on a file no one else can find.
+    struct stat held {
+    }, there{};
+    if (::fstat(fd_, &held) == 0 && ::lstat(path_.c_str(), &there) == 0 &&
+        held.st_dev == there.st_dev && held.st_ino == there.st_ino)
+      break;
+    ::close(fd_);
+  }
+  slot_ = register_temp(path_);  // removed on a signal too
+}
+
+OutputLock::~OutputLock() {
+  ::unlink(path_.c_str());
+  forget_temp(slot_);
+  ::close(fd_);
 }
 
 std::string encode_png(int width, int height, const std::uint8_t* rgba) {

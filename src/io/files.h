@@ -46,6 +46,21 @@ class StreamedFile {
 // As above, with `last` (written in full by the caller) closed and renamed into place last.
 void write_files_atomic(const std::vector<std::pair<std::filesystem::path, std::string>>& files,
                         StreamedFile& last);
+// Held while one output is written, so that two runs writing it at once cannot leave one's image
+// beside the other's sidecar: an flock(2) on a hidden file beside it, removed on release (and on
+// SIGINT/SIGTERM/SIGHUP). Throws "cannot write OUTPUT: another mandelpipe is writing it ..." at
+// once when another process holds it, or "cannot write OUTPUT: reason".
+class OutputLock {
+ public:
+  explicit OutputLock(const std::filesystem::path& output);
+  ~OutputLock();
+  OutputLock(const OutputLock&) = delete;
+  OutputLock& operator=(const OutputLock&) = delete;
+
+ private:
+  std::filesystem::path path_;
+  int fd_ = -1, slot_ = -1;
+};
 // Once, before any writing: SIGINT, SIGTERM and SIGHUP (unless ignored) remove the temporary files
 // being written and then end the program as the signal would; SIGXFSZ is ignored, so a write over
 // the file size limit fails with EFBIG like any other write error.
