@@ -1,31 +1,56 @@
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstring>
 #include <exception>
 #include <iostream>
+#include <string>
 
 #include "app/window_command.h"
 #include "cli/options.h"
 #include "commands/commands.h"
 #include "commands/common.h"
 #include "io/files.h"
+#include "io/printable.h"
 
 namespace {
+
+// Descriptors 0, 1 and 2 that were closed at start, opened on /dev/null: otherwise the next file
+// opened (an image being written, the X11 socket) would take one and receive what is meant for
+// the terminal. false if that failed (then nothing is safe to write).
+bool standard_descriptors_opened() {
+  for (int fd = 0; fd <= 2; ++fd) {
+    if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF) continue;
+    // The lowest free descriptor, which is this one: those below are open by now.
+    const int opened = ::open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY);
+    if (opened != fd) return false;
+  }
+  return true;
+}
+
+// One line on stderr, whatever `text` holds (untrusted values, paths and file bytes are echoed).
+void say_error(const std::string& text) {
+  std::cerr << "mandelpipe: " << mp::printable(text) << "\n";
+}
 
 // A run whose output was lost (a full disk, a closed pipe) has not succeeded, whatever it did.
 int checked_stdout(int code) {
   if (std::cout.flush()) return code;
-  std::cerr << "mandelpipe: cannot write to standard output: " << std::strerror(errno) << "\n";
+  const int err = errno;
+  say_error(std::string("cannot write to standard output: ") + std::strerror(err));
   return code == 0 ? 2 : code;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (!standard_descriptors_opened()) return 2;
   mp::install_cleanup_on_signals();
   const mp::ParseResult parsed = mp::parse_command_line({argv, argv + argc});
   if (!parsed.options) {
     std::cout << parsed.out;
-    if (!parsed.err.empty()) std::cerr << "mandelpipe: " << parsed.err << "\n";
+    if (!parsed.err.empty()) say_error(parsed.err);
     return checked_stdout(parsed.exit_code);
   }
   const mp::Options& o = *parsed.options;
@@ -41,10 +66,10 @@ int main(int argc, char** argv) {
       case mp::Command::Experiment: return checked_stdout(mp::run_experiment_command(o));
     }
   } catch (const mp::ExitError& e) {
-    std::cerr << "mandelpipe: " << e.what() << "\n";
+    say_error(e.what());
     return e.code();
   } catch (const std::exception& e) {
-    std::cerr << "mandelpipe: error: " << e.what() << "\n";
+    say_error(std::string("error: ") + e.what());
     return 1;
   }
   return 1;

@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -70,6 +71,11 @@ TEST(Files, AFileWhereAFolderShouldBeIsNamedAsSuch) {
                 .find("folder " + (d / "missing").string() + " does not exist"),
             std::string::npos);
   fs::remove_all(d);
+}
+
+std::string text_of(const fs::path& p) {
+  std::ifstream in(p);
+  return std::string(std::istreambuf_iterator<char>(in), {});
 }
 
 // The names in d, sorted.
@@ -169,35 +175,113 @@ TEST(Files, AWriteOverTheFileSizeLimitFailsAndLeavesNoPart) {
 
 TEST(Files, ASignalDuringAWriteRemovesThePart) {
   const fs::path d = temp_dir();
-  int go[2];
+  int started[2], go[2];
+  ASSERT_EQ(pipe(started), 0);
   ASSERT_EQ(pipe(go), 0);
   const pid_t pid = fork();
   if (pid == 0) {
     signal(SIGTERM, SIG_DFL);  // as a program started normally has it, whoever runs the tests
     install_cleanup_on_signals();
-    char c;
-    if (read(go[0], &c, 1) != 1) _exit(5);
     try {
-      write_file_atomic(d / "x.png", std::string(1 << 20, 'x'));
+      StreamedFile file(d / "x.png");
+      if (std::fputs("half an image", file.stream()) < 0 || std::fflush(file.stream()) != 0)
+        _exit(4);
+      // Under way: the parent signals while this waits for a byte that never comes.
+      char c;
+      if (write(started[1], "s", 1) != 1 || read(go[0], &c, 1) != 1) _exit(5);
     } catch (const std::runtime_error&) {
       _exit(4);
     }
     _exit(0);
   }
-  // The child's temporary file made a FIFO beforehand: its write then blocks once the pipe is
-  // full, and stays under way until the signal.
-  const fs::path part = d / ("x.png.part-" + std::to_string(pid));
-  ASSERT_EQ(mkfifo(part.c_str(), 0600), 0);
-  ASSERT_EQ(write(go[1], "g", 1), 1);
-  const int fd = open(part.c_str(), O_RDONLY);  // returns once the child opens it to write
-  char buf[16];
-  EXPECT_EQ(read(fd, buf, sizeof buf), static_cast<ssize_t>(sizeof buf));
+  char c;
+  ASSERT_EQ(read(started[0], &c, 1), 1);
+  EXPECT_EQ(names_in(d).size(), 1u) << "the part being written";
   kill(pid, SIGTERM);
   EXPECT_EQ(wait_for(pid), 1000 + SIGTERM);
-  close(fd);
-  close(go[0]);
-  close(go[1]);
+  for (const int fd : {started[0], started[1], go[0], go[1]}) close(fd);
   EXPECT_EQ(names_in(d), std::vector<std::string>{});
+  fs::remove_all(d);
+}
+
+TEST(Files, ALinkPlantedAtATemporaryNameRedirectsNothing) {
+  const fs::path d = temp_dir();
+  std::ofstream(d / "victim.txt") << "keep";
+  // The name temporary files had (target, ".part-", the pid), planted beforehand as the issue's
+  // attacker did: the write went through the link into the victim.
+  fs::create_symlink(d / "victim.txt", d / ("o.png.part-" + std::to_string(getpid())));
+  write_files_atomic({{d / "o.json", "json"}, {d / "o.png", "png"}});
+  EXPECT_EQ(text_of(d / "victim.txt"), "keep");
+  EXPECT_EQ(text_of(d / "o.png"), "png");
+  EXPECT_FALSE(fs::is_symlink(d / "o.png"));
+  fs::remove_all(d);
+}
+
+TEST(Files, AReplacedFileKeepsItsMode) {
+  const fs::path d = temp_dir();
+  const mode_t old_mask = umask(022);
+  std::ofstream(d / "secret.json") << "old";
+  fs::permissions(d / "secret.json", fs::perms::owner_read | fs::perms::owner_write);
+  write_file_atomic(d / "secret.json", "new");
+  write_file_atomic(d / "fresh.json", "new");
+  umask(old_mask);
+  EXPECT_EQ(fs::status(d / "secret.json").permissions(),
+            fs::perms::owner_read | fs::perms::owner_write);
+  EXPECT_EQ(text_of(d / "secret.json"), "new");
+  // A new file takes the umask's mode, as any other program's would.
+  EXPECT_EQ(fs::status(d / "fresh.json").permissions(),
+            fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read |
+                fs::perms::others_read);
+  fs::remove_all(d);
+}
+
+TEST(Files, NamesUpToTheLimitAreWritten) {
+  const fs::path d = temp_dir();
+  const std::string stem(246, 's');  // 250 bytes with ".png", 251 with ".json"
+  const fs::path png = d / (stem + ".png");
+  EXPECT_EQ(writable_error(png), "");
+  EXPECT_EQ(write_error({{sidecar_path(png), "json"}, {png, "png"}}), "");
+  EXPECT_EQ(names_in(d), (std::vector<std::string>{stem + ".json", stem + ".png"}));
+  fs::remove_all(d);
+}
+
+// The old files of a pair are all still there, unchanged, whichever step of the replacement fails.
+TEST(Files, AFailedRenameKeepsTheOldSet) {
+  const fs::path d = temp_dir();
+  write_files_atomic({{d / "a.json", "old json"}, {d / "a.png", "old png"}});
+  // The third cannot be renamed into place (a folder), after the first two were.
+  fs::create_directories(d / "a.kfr" / "inside");
+  const std::string e =
+      write_error({{d / "a.json", "new json"}, {d / "a.png", "new png"}, {d / "a.kfr", "kfr"}});
+  EXPECT_NE(e.find("cannot write " + (d / "a.kfr").string()), std::string::npos) << e;
+  EXPECT_EQ(text_of(d / "a.json"), "old json");
+  EXPECT_EQ(text_of(d / "a.png"), "old png");
+  EXPECT_EQ(names_in(d), (std::vector<std::string>{"a.json", "a.kfr", "a.png"}));
+  // The image's rename fails after its sidecar's: the old sidecar stays, not removed.
+  fs::remove(d / "a.png");
+  fs::create_directories(d / "a.png" / "inside");
+  EXPECT_NE(write_error({{d / "a.json", "new json"}, {d / "a.png", "new png"}}), "");
+  EXPECT_EQ(text_of(d / "a.json"), "old json");
+  EXPECT_EQ(names_in(d), (std::vector<std::string>{"a.json", "a.kfr", "a.png"}));
+  fs::remove_all(d);
+}
+
+TEST(Files, OneWriterAtATimePerOutput) {
+  const fs::path d = temp_dir();
+  {
+    const OutputLock first(d / "o.png");
+    try {
+      const OutputLock second(d / "o.png");
+      ADD_FAILURE() << "a second lock on a held output";
+    } catch (const std::runtime_error& e) {
+      const std::string m = e.what();
+      EXPECT_NE(m.find("cannot write " + (d / "o.png").string() + ": "), std::string::npos) << m;
+      EXPECT_NE(m.find("another"), std::string::npos) << m;
+    }
+    const OutputLock other(d / "other.png");  // another output is free
+  }
+  EXPECT_NO_THROW(OutputLock(d / "o.png")) << "free once the first is released";
+  EXPECT_EQ(names_in(d), std::vector<std::string>{}) << "no lock file left behind";
   fs::remove_all(d);
 }
 

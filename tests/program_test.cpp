@@ -156,6 +156,16 @@ TEST_F(ProgramTest, BadFlagsGiveOneLineAndExit2) {
   EXPECT_FALSE(fs::exists(dir_ / "x.json"));
 }
 
+TEST_F(ProgramTest, UntrustedTextInAnErrorStaysOnePrintableLine) {
+  // printf, as sh has no $'\n': a newline and a terminal escape (red) in the palette's name.
+  const Result r = run("render --out x.png --palette \"$(printf 'a\\nb\\033[31m')\"");
+  expect_one_line_error(r, 2, "--palette: unknown 'a\\nb\\x1b[31m'");
+  EXPECT_EQ(std::count_if(r.err.begin(), r.err.end(),
+                          [](unsigned char c) { return (c < 0x20 && c != '\n') || c == 0x7f; }),
+            0)
+      << r.err;
+}
+
 TEST_F(ProgramTest, UnwritableOutputFailsBeforeWork) {
   expect_one_line_error(run("render --out /nonexistent-folder/x.png --cpu"), 2, "cannot write");
   expect_one_line_error(run("--screenshot /nonexistent-folder/x.png --cpu"), 2, "cannot write");
@@ -327,7 +337,7 @@ TEST_F(ProgramTest, RenderOverTheFileSizeLimitFailsWithOneLineAndNoFiles) {
   r.err = slurp(err);
   fs::remove(out);
   fs::remove(err);
-  expect_one_line_error(r, 2, "File too large");
+  expect_one_line_error(r, 2, "cannot write x.png: File too large");
   EXPECT_EQ(left_files(), std::vector<std::string>{});
 }
 

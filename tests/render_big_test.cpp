@@ -1,6 +1,6 @@
 // render past the window's sizes, as a user runs it (CPU path): the banded, streamed PNG against
 // untiled renders, supersampling, zoom sequences with their JSON, colour settings in the sidecar,
-// progress, signals, and bad values.
+// progress, signals, bad values, a closed standard error and runs that share an output.
 #include <gtest/gtest.h>
 #include <png.h>
 #include <signal.h>
@@ -18,6 +18,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "io/colour_settings.h"
@@ -349,6 +350,86 @@ TEST_F(RenderBigTest, LocationFilesAndExrOutput) {
     EXPECT_EQ(std::count(e.err.begin(), e.err.end(), '\n'), 1) << e.err;
   }
   expect_one_line_error(run("render --cpu --exr a.exr --ss 2 --out c.png"), "--exr");
+}
+
+// A render that prints progress (it takes over a second whatever the number of cores, which the
+// CPU renderer uses all of), to `out`.
+std::string slow_render(const std::string& out) {
+  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  return "render --cpu --width 128 --height " + std::to_string(64 * cores) +
+         " --center -0.2,0 --span 0.3 --iters 100000 --out " + out;
+}
+
+// The PNG's width and the one its sidecar records, or -1 for one that cannot be read.
+std::pair<int, int> png_and_sidecar_widths(const fs::path& png) {
+  const int image = read_png(png).width;
+  try {
+    return {image, nlohmann::json::parse(slurp(fs::path(png).replace_extension(".json")))
+                       .at("parameters")
+                       .at("width")
+                       .get<int>()};
+  } catch (const std::exception&) {
+    return {image, -1};
+  }
+}
+
+// With standard error closed the image being written took its descriptor, and the progress line
+// went into the middle of the PNG.
+TEST_F(RenderBigTest, AClosedStandardErrorLeavesTheImageWhole) {
+  const std::string cmd = "cd '" + dir_.string() + "' && exec '" + program::binary() + "' " +
+                          slow_render("c.png") + " >'" + (dir_ / ".stdout").string() +
+                          "' 2>&- </dev/null";
+  const Result r = collect(std::system(cmd.c_str()));
+  EXPECT_EQ(r.code, 0);
+  EXPECT_EQ(png_and_sidecar_widths(dir_ / "c.png"), std::make_pair(128, 128));
+}
+
+// A second render to an output being written is refused at once with one line; the first goes on.
+TEST_F(RenderBigTest, ASecondRenderToABusyOutputIsRefused) {
+  const pid_t first = fork();
+  if (first == 0) {
+    const std::string cmd = "cd '" + dir_.string() + "' && exec '" + program::binary() + "' " +
+                            slow_render("o.png") + " >/dev/null 2>&1 </dev/null";
+    execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  // Until the first has its image under way (a temporary file beside it).
+  bool started = false;
+  for (int i = 0; i < 200 && !started; ++i) {
+    usleep(50000);
+    for (const std::string& name : files()) started |= name.find(".part") != std::string::npos;
+  }
+  EXPECT_TRUE(started) << "no temporary file after 10 s";
+  const Result second = run("render --cpu --width 64 --height 48 --iters 100 --out o.png");
+  expect_one_line_error(second, "cannot write o.png: another mandelpipe is writing it");
+  int status = 0;
+  waitpid(first, &status, 0);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "first run: status " << status;
+  EXPECT_EQ(png_and_sidecar_widths(dir_ / "o.png"), std::make_pair(128, 128));
+}
+
+// Two renders to one output started together, a few times over: each ends whole or refused, and
+// the image there is always described by its own sidecar.
+TEST_F(RenderBigTest, ConcurrentRendersToOneOutputNeverMix) {
+  const std::string bin = "'" + program::binary() + "' render --cpu --height 48 --iters 2000 ";
+  const std::string cmd = "cd '" + dir_.string() + "' && { " + bin +
+                          "--width 64 --out o.png >/dev/null 2>a.err & pa=$!; " + bin +
+                          "--width 72 --out o.png >/dev/null 2>b.err & pb=$!; wait $pa; a=$?; "
+                          "wait $pb; b=$?; echo $a $b >codes; } </dev/null";
+  for (int round = 0; round < 8; ++round) {
+    ASSERT_EQ(std::system(cmd.c_str()), 0);
+    int a = -1, b = -1;
+    std::istringstream(slurp(dir_ / "codes")) >> a >> b;
+    const std::vector<std::pair<int, fs::path>> runs = {{a, dir_ / "a.err"}, {b, dir_ / "b.err"}};
+    for (const auto& [code, err] : runs) {
+      EXPECT_TRUE(code == 0 || code == 2) << code;
+      if (code == 2) EXPECT_NE(slurp(err).find("another mandelpipe"), std::string::npos);
+    }
+    EXPECT_TRUE(a == 0 || b == 0) << "both refused";
+    const auto [image, sidecar] = png_and_sidecar_widths(dir_ / "o.png");
+    EXPECT_EQ(image, sidecar) << "round " << round;
+    EXPECT_TRUE(image == 64 || image == 72) << image;
+  }
 }
 
 }  // namespace

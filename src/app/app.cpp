@@ -16,6 +16,7 @@
 #include "commands/commands.h"
 #include "io/embedded.h"
 #include "io/files.h"
+#include "io/printable.h"
 #include "model/variant_table.h"
 
 namespace mp {
@@ -87,9 +88,10 @@ App::App(const Options& o)
   sass_loading_ =
       std::async(std::launch::async, load_kernel_sass, self_executable(), arch(), &sass_cancel_);
   if (!settings_warning_.empty())
-    std::cerr << "mandelpipe: " << settings_warning_ << " (left as it is; fix or delete it)\n";
+    std::cerr << "mandelpipe: " << printable(settings_warning_)
+              << " (left as it is; fix or delete it)\n";
   if (!user_bookmarks_.problem().empty()) {
-    std::cerr << "mandelpipe: " << user_bookmarks_.problem() << "\n";
+    std::cerr << "mandelpipe: " << printable(user_bookmarks_.problem()) << "\n";
     ex_.status = user_bookmarks_.problem();
   }
   if (device_.device) rates_ = pipe_rates(device_.device->cc_major, device_.device->cc_minor);
@@ -128,7 +130,7 @@ App::~App() {
   try {
     save_settings(config_file(config_, "settings.json"), settings_);
   } catch (const std::exception& e) {
-    std::cerr << "mandelpipe: settings not saved: " << e.what() << "\n";
+    std::cerr << "mandelpipe: settings not saved: " << printable(e.what()) << "\n";
   }
 }
 

@@ -9,6 +9,7 @@
 #include <iostream>
 #include <optional>
 
+#include "io/printable.h"
 #include "io/settings.h"
 
 namespace mp {
@@ -34,7 +35,7 @@ ImGuiLayer::ImGuiLayer(GLFWwindow* window, float content_scale, float ui_scale,
     std::string warning;
     const std::optional<std::string> text = read_state_file(ini_path_, &warning);
     if (!warning.empty())
-      std::cerr << "mandelpipe: " << warning << " (left as it is)\n";
+      std::cerr << "mandelpipe: " << printable(warning) << " (left as it is)\n";
     else if (text && !text->empty())
       ImGui::LoadIniSettingsFromMemory(text->data(), text->size());
     save_ini_ = warning.empty();
@@ -57,7 +58,7 @@ ImGuiLayer::~ImGuiLayer() {
       const char* text = ImGui::SaveIniSettingsToMemory(&size);
       write_state_file(ini_path_, std::string(text, size));
     } catch (const std::exception& e) {
-      std::cerr << "mandelpipe: window layout not saved: " << e.what() << "\n";
+      std::cerr << "mandelpipe: window layout not saved: " << printable(e.what()) << "\n";
     }
   }
   merged_list_.reset();  // before the context whose shared data it points to

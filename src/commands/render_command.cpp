@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 #include <thread>
 
@@ -207,7 +208,7 @@ struct Look {
 // The view's image into `png`, band by band: each piece computed at ss x ss samples a pixel,
 // coloured, and its colours averaged into the band's rows, which then go out as PNG rows.
 void render_image(const View& view, const PrecisionChoice& choice, const Plan& plan,
-                  const Look& look, PieceRenderer& renderer, std::FILE* png, Progress& progress,
+                  const Look& look, PieceRenderer& renderer, StreamedFile& png, Progress& progress,
                   const std::string& label, double done, double share, ExrStream* exr = nullptr) {
   const int ss = plan.ss, n = ss * ss;
   if (choice.perturbation) renderer.prepare_deep(view, plan.width * ss, plan.height * ss, progress);
@@ -218,7 +219,7 @@ void render_image(const View& view, const PrecisionChoice& choice, const Plan& p
   // --exr: the band's iteration data (one sample a pixel), as KF's N and NF.
   std::vector<std::uint32_t> exr_n(exr ? static_cast<std::size_t>(plan.width) * plan.band_rows : 0);
   std::vector<float> exr_nf(exr_n.size());
-  PngStream out(png, plan.width, plan.height);
+  PngStream out(png.stream(), png.target().string(), plan.width, plan.height);
   const int bands = plan.bands();
   for (int b = 0; b < bands; ++b) {
     const int row0 = b * plan.band_rows, rows = std::min(plan.band_rows, plan.height - row0);
@@ -418,8 +419,8 @@ int render_one(const Options& o, const DeviceChoice& dc, const Palette& palette)
   try {
     StreamedFile image(png);
     std::unique_ptr<ExrStream> exr = o.exr.empty() ? nullptr : exr_for(o.exr, view, o);
-    render_image(view, choice, plan, look_for(o, palette), renderer, image.stream(), progress, "",
-                 0, 1, exr.get());
+    render_image(view, choice, plan, look_for(o, palette), renderer, image, progress, "", 0, 1,
+                 exr.get());
     if (exr) exr->finish();
 
     nlohmann::json j;
@@ -575,7 +576,7 @@ int render_zoom(const Options& o, const DeviceChoice& dc, const Palette& palette
           o.exr_frames
               ? exr_for(dir / fs::path(frame_name(k)).replace_extension(".exr"), views[k], o)
               : nullptr;
-      render_image(views[k], choices[k], plan, look, renderer, image.stream(), progress, label,
+      render_image(views[k], choices[k], plan, look, renderer, image, progress, label,
                    static_cast<double>(k) / o.zoom_frames, 1.0 / o.zoom_frames, exr.get());
       if (exr) exr->finish();
       write_files_atomic({}, image);
@@ -599,11 +600,14 @@ int render_zoom(const Options& o, const DeviceChoice& dc, const Palette& palette
 }  // namespace
 
 int run_render(const Options& o) {
+  // Held until the image and its sidecar are in place: another run to the same output is refused.
+  std::optional<OutputLock> lock;
   if (!o.zoom_to) {
     try {
       check_writable(o.out);
       check_writable(sidecar_path(o.out));
       if (!o.exr.empty()) check_writable(o.exr);
+      lock.emplace(o.out);
     } catch (const std::exception& e) {
       throw ExitError(2, e.what());
     }

@@ -4,6 +4,9 @@
 #include <limits.h>
 #include <signal.h>
 #include <stb_image_write.h>
+#include <sys/file.h>
+#include <sys/random.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -80,14 +83,65 @@ class CommitSection {
   CommitSection& operator=(const CommitSection&) = delete;
 };
 
-fs::path temp_path(const fs::path& path) {
-  fs::path tmp = path;
-  tmp += ".part-" + std::to_string(getpid());
-  return tmp;
+// A hidden name beside `path` ending in `suffix`: "." then as much of path's file name as keeps
+// the whole within NAME_MAX, so that an output name of any length allowed has one.
+fs::path hidden_beside(const fs::path& path, const std::string& suffix) {
+  const std::string name = path.filename().string();
+  return path.parent_path() / ("." + name.substr(0, NAME_MAX - 1 - suffix.size()) + suffix);
 }
+
+// 16 hex digits from the kernel's random source, so that no one can plant a file or link at a
+// name made with it beforehand; "" if there are none.
+std::string random_hex() {
+  std::uint64_t r = 0;
+  if (::getrandom(&r, sizeof r, 0) != static_cast<ssize_t>(sizeof r)) return "";
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(r));
+  return hex;
+}
+
+// Tries at a new random name before giving up; a clash is one in 2^64 unless names are planted.
+constexpr int kNameTries = 8;
 
 [[noreturn]] void fail(const fs::path& path, const std::string& reason) {
   throw std::runtime_error("cannot write " + path.string() + ": " + reason);
+}
+
+struct Temp {
+  fs::path target, tmp;
+  int slot;
+};
+
+// A new file beside `target` under a hidden random name, registered for removal on a signal,
+// with the permission bits of the file it will replace: created by this call (O_EXCL,
+// O_NOFOLLOW), never a file or link that was there. Its descriptor; throws naming `target`.
+int create_temp(const fs::path& target, Temp& temp) {
+  struct stat old {};
+  const bool replaces = ::stat(target.c_str(), &old) == 0 && S_ISREG(old.st_mode);
+  int err = EEXIST;
+  for (int i = 0; i < kNameTries && err == EEXIST; ++i) {
+    const std::string random = random_hex();
+    if (random.empty()) {
+      err = errno;
+      fail(target, std::string("no random name: ") + std::strerror(err));
+    }
+    temp = {target, hidden_beside(target, ".part-" + random), -1};
+    // Registered before it exists, so a signal right after open(2) still removes it.
+    temp.slot = register_temp(temp.tmp);
+    const int fd =
+        ::open(temp.tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+    if (fd >= 0) {
+      if (!replaces || ::fchmod(fd, old.st_mode & 0777) == 0) return fd;
+      err = errno;
+      ::close(fd);
+      ::unlink(temp.tmp.c_str());
+      forget_temp(temp.slot);
+      fail(target, std::string("cannot give it the old file's mode: ") + std::strerror(err));
+    }
+    err = errno;
+    forget_temp(temp.slot);
+  }
+  fail(target, std::strerror(err));
 }
 
 // Writes all of `bytes` and closes fd; 0, or the errno that stopped it.
@@ -105,11 +159,6 @@ int write_and_close(int fd, const std::string& bytes) {
   if (::close(fd) != 0 && err == 0) err = errno;
   return err;
 }
-
-struct Temp {
-  fs::path target, tmp;
-  int slot;
-};
 
 // Removes the temporary files not yet renamed.
 void discard(const std::vector<Temp>& temps) {
@@ -147,18 +196,11 @@ void check_writable(const fs::path& path) {
     fail(path, "folder " + dir.string() + " does not exist");
   }
   if (fs::is_directory(path, ec)) fail(path, "it is a folder");
-  // Create (and remove) the temporary file the real write will use: a permission check alone
-  // passes for root on read-only file systems.
-  const fs::path probe = temp_path(path);
-  const int slot = register_temp(probe);
-  const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-  if (fd < 0) {
-    const int err = errno;
-    forget_temp(slot);
-    fail(path, std::strerror(err));
-  }
-  ::close(fd);
-  discard({{path, probe, slot}});
+  // Create (and remove) a temporary file as the real write will: a permission check alone passes
+  // for root on read-only file systems.
+  Temp probe;
+  ::close(create_temp(path, probe));
+  discard({probe});
 }
 
 void write_file_atomic(const fs::path& path, const std::string& bytes) {
@@ -171,17 +213,15 @@ namespace {
 std::vector<Temp> write_temps(const std::vector<std::pair<fs::path, std::string>>& files) {
   std::vector<Temp> temps;
   for (const auto& [path, bytes] : files) {
-    const fs::path tmp = temp_path(path);
-    // Registered before it exists, so a signal right after open(2) still removes it.
-    const int slot = register_temp(tmp);
-    const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-    if (fd < 0) {
-      const int err = errno;
-      forget_temp(slot);
+    Temp temp;
+    int fd = -1;
+    try {
+      fd = create_temp(path, temp);
+    } catch (const std::runtime_error&) {
       discard(temps);
-      fail(path, std::strerror(err));
+      throw;
     }
-    temps.push_back({path, tmp, slot});
+    temps.push_back(temp);
     if (const int err = write_and_close(fd, bytes)) {
       discard(temps);
       fail(path, std::strerror(err));
@@ -190,21 +230,59 @@ std::vector<Temp> write_temps(const std::vector<std::pair<fs::path, std::string>
   return temps;
 }
 
-// Renames the written files into place in order, all or none.
+// `target` kept under a new hidden name beside it: a second hard link, or the file itself moved
+// there where the file system has no hard links (or refuses one to a file of another user's).
+// The name, or "" with errno set.
+fs::path keep_aside(const fs::path& target) {
+  for (int i = 0; i < kNameTries; ++i) {
+    const std::string random = random_hex();
+    if (random.empty()) return {};
+    const fs::path kept = hidden_beside(target, ".old-" + random);
+    if (::link(target.c_str(), kept.c_str()) == 0) return kept;
+    if (errno == EEXIST) continue;
+    if (::rename(target.c_str(), kept.c_str()) == 0) return kept;
+    return {};
+  }
+  errno = EEXIST;
+  return {};
+}
+
+// Renames the written files into place in order, all or none. Where there are several, each file
+// they replace is kept aside first, so that a failure at any step puts the old set back whole.
 void commit(const std::vector<Temp>& temps) {
   const CommitSection section;
-  for (std::size_t i = 0; i < temps.size(); ++i) {
-    std::error_code ec;
-    fs::rename(temps[i].tmp, temps[i].target, ec);
-    if (ec) {
-      // Those already in place would be part of a set without the rest.
-      std::error_code ignored;
-      for (std::size_t j = 0; j < i; ++j) fs::remove(temps[j].target, ignored);
-      discard({temps.begin() + static_cast<std::ptrdiff_t>(i), temps.end()});
-      fail(temps[i].target, ec.message());
+  std::vector<fs::path> kept(temps.size());
+  std::size_t placed = 0;
+  // Puts the old files back, removes the new ones, and throws `reason` for `target`.
+  auto undo = [&](const fs::path& target, const std::string& reason) {
+    std::string also;
+    for (std::size_t i = 0; i < temps.size(); ++i) {
+      const char* path = temps[i].target.c_str();
+      if (!kept[i].empty()) {
+        if (::rename(kept[i].c_str(), path) != 0)
+          also += "; the old " + temps[i].target.string() + " is kept as " + kept[i].string();
+        ::unlink(kept[i].c_str());  // a link to the file left in place: rename(2) did nothing
+      } else if (i < placed) {
+        ::unlink(path);  // there was none before
+      }
     }
-    forget_temp(temps[i].slot);
+    discard({temps.begin() + static_cast<std::ptrdiff_t>(placed), temps.end()});
+    fail(target, reason + also);
+  };
+  if (temps.size() > 1)
+    for (std::size_t i = 0; i < temps.size(); ++i) {
+      struct stat st {};
+      if (::lstat(temps[i].target.c_str(), &st) != 0 || S_ISDIR(st.st_mode)) continue;
+      kept[i] = keep_aside(temps[i].target);
+      if (kept[i].empty()) undo(temps[i].target, std::strerror(errno));
+    }
+  for (; placed < temps.size(); ++placed) {
+    if (::rename(temps[placed].tmp.c_str(), temps[placed].target.c_str()) != 0)
+      undo(temps[placed].target, std::strerror(errno));
+    forget_temp(temps[placed].slot);
   }
+  for (const fs::path& k : kept)
+    if (!k.empty()) ::unlink(k.c_str());
 }
 
 }  // namespace
@@ -213,14 +291,11 @@ void write_files_atomic(const std::vector<std::pair<fs::path, std::string>>& fil
   commit(write_temps(files));
 }
 
-StreamedFile::StreamedFile(fs::path target)
-    : target_(std::move(target)), tmp_(temp_path(target_)), slot_(register_temp(tmp_)) {
-  const int fd = ::open(tmp_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-  if (fd < 0) {
-    const int err = errno;
-    forget_temp(slot_);
-    fail(target_, std::strerror(err));
-  }
+StreamedFile::StreamedFile(fs::path target) : target_(std::move(target)) {
+  Temp temp;
+  const int fd = create_temp(target_, temp);
+  tmp_ = temp.tmp;
+  slot_ = temp.slot;
   stream_ = ::fdopen(fd, "wb");
   if (!stream_) {
     const int err = errno;
@@ -249,6 +324,38 @@ void write_files_atomic(const std::vector<std::pair<fs::path, std::string>>& fil
   temps.push_back({last.target_, last.tmp_, last.slot_});
   last.tmp_.clear();  // commit() renames or removes it now
   commit(temps);
+}
+
+OutputLock::OutputLock(const fs::path& output) : path_(hidden_beside(output, ".lock")) {
+  for (;;) {
+    fd_ = ::open(path_.c_str(), O_RDONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0666);
+    if (fd_ < 0) {
+      const int err = errno;
+      fail(output, "cannot make its lock " + path_.string() + ": " + std::strerror(err));
+    }
+    if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+      const int err = errno;
+      ::close(fd_);
+      if (err == EWOULDBLOCK)
+        fail(output, "another mandelpipe is writing it (try again once it has finished)");
+      fail(output, "cannot lock " + path_.string() + ": " + std::strerror(err));
+    }
+    // The lock counts only on the file that is there now: a holder removes it before letting go,
+    // and a run that opened it before that then holds a lock on a file no one else can find.
+    struct stat held {
+    }, there{};
+    if (::fstat(fd_, &held) == 0 && ::lstat(path_.c_str(), &there) == 0 &&
+        held.st_dev == there.st_dev && held.st_ino == there.st_ino)
+      break;
+    ::close(fd_);
+  }
+  slot_ = register_temp(path_);  // removed on a signal too
+}
+
+OutputLock::~OutputLock() {
+  ::unlink(path_.c_str());
+  forget_temp(slot_);
+  ::close(fd_);
 }
 
 std::string encode_png(int width, int height, const std::uint8_t* rgba) {

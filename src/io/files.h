@@ -1,4 +1,6 @@
-// Output files that are either complete or absent: written beside the target, then renamed.
+// Output files that are either complete or absent: written beside the target under a name no one
+// can plant beforehand, then renamed; a set of them (an image and its sidecar) replaces the old
+// set whole or not at all.
 #pragma once
 
 #include <cstdint>
@@ -14,9 +16,11 @@ namespace mp {
 // there; call it before long work so bad paths fail fast.
 void check_writable(const std::filesystem::path& path);
 void write_file_atomic(const std::filesystem::path& path, const std::string& bytes);
-// Several files as one: all are written to temporary files first, then renamed into place in
-// order with SIGINT/SIGTERM/SIGHUP held off, so an interruption leaves the old set or the new one.
-// On failure no temporary file is left and none is renamed; throws "cannot write FILE: reason".
+// Several files as one: all are written to temporary files first (each with the mode of the file
+// it replaces), then renamed into place in order with SIGINT/SIGTERM/SIGHUP held off, so an
+// interruption leaves the old set or the new one. The files replaced are kept aside until the
+// last rename, so on any failure the old set is back in place and no temporary file is left;
+// throws "cannot write FILE: reason".
 void write_files_atomic(const std::vector<std::pair<std::filesystem::path, std::string>>& files);
 
 // A file too big to hold in memory (a streamed image), written in pieces under the temporary
@@ -30,17 +34,33 @@ class StreamedFile {
   StreamedFile& operator=(const StreamedFile&) = delete;
 
   std::FILE* stream() const { return stream_; }
+  const std::filesystem::path& target() const { return target_; }
 
  private:
   friend void write_files_atomic(
       const std::vector<std::pair<std::filesystem::path, std::string>>& files, StreamedFile& last);
   std::filesystem::path target_, tmp_;
-  int slot_;
+  int slot_ = -1;
   std::FILE* stream_ = nullptr;
 };
 // As above, with `last` (written in full by the caller) closed and renamed into place last.
 void write_files_atomic(const std::vector<std::pair<std::filesystem::path, std::string>>& files,
                         StreamedFile& last);
+// Held while one output is written, so that two runs writing it at once cannot leave one's image
+// beside the other's sidecar: an flock(2) on a hidden file beside it, removed on release (and on
+// SIGINT/SIGTERM/SIGHUP). Throws "cannot write OUTPUT: another mandelpipe is writing it ..." at
+// once when another process holds it, or "cannot write OUTPUT: reason".
+class OutputLock {
+ public:
+  explicit OutputLock(const std::filesystem::path& output);
+  ~OutputLock();
+  OutputLock(const OutputLock&) = delete;
+  OutputLock& operator=(const OutputLock&) = delete;
+
+ private:
+  std::filesystem::path path_;
+  int fd_ = -1, slot_ = -1;
+};
 // Once, before any writing: SIGINT, SIGTERM and SIGHUP (unless ignored) remove the temporary files
 // being written and then end the program as the signal would; SIGXFSZ is ignored, so a write over
 // the file size limit fails with EFBIG like any other write error.

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 namespace mp {
 
@@ -14,6 +15,7 @@ struct PngWriter {
   png_structp png = nullptr;
   png_infop info = nullptr;
   std::FILE* out = nullptr;
+  std::string name;  // for messages
   int width = 0, height = 0, rows = 0;
   char error[256] = {};  // libpng's message, or the write's errno text
 };
@@ -70,9 +72,11 @@ bool row(PngWriter& m, const std::uint8_t* rgb, bool last) {
 
 }  // namespace
 
-PngStream::PngStream(std::FILE* out, int width, int height) : impl_(std::make_unique<PngWriter>()) {
+PngStream::PngStream(std::FILE* out, std::string name, int width, int height)
+    : impl_(std::make_unique<PngWriter>()) {
   PngWriter& m = *impl_;
   m.out = out;
+  m.name = std::move(name);
   m.width = width;
   m.height = height;
   m.png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &m, on_png_error, on_png_warning);
@@ -81,7 +85,7 @@ PngStream::PngStream(std::FILE* out, int width, int height) : impl_(std::make_un
   if (!ok) {
     const std::string why = m.error[0] ? m.error : "PNG encoder: out of memory";
     png_destroy_write_struct(&m.png, &m.info);
-    throw std::runtime_error(why);
+    throw std::runtime_error("cannot write " + m.name + ": " + why);
   }
 }
 
@@ -92,7 +96,8 @@ PngStream::~PngStream() {
 void PngStream::write_row(const std::uint8_t* rgb) {
   PngWriter& m = *impl_;
   if (m.rows >= m.height) throw std::logic_error("PNG: more rows than the image has");
-  if (!row(m, rgb, m.rows + 1 == m.height)) throw std::runtime_error(m.error);
+  if (!row(m, rgb, m.rows + 1 == m.height))
+    throw std::runtime_error("cannot write " + m.name + ": " + m.error);
   ++m.rows;
 }
 

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <memory>
+#include <string>
 
 namespace mp {
 
@@ -11,9 +12,10 @@ struct PngWriter;  // libpng's state (png_stream.cpp)
 
 class PngStream {
  public:
-  // 8-bit RGB, `height` rows of `width` pixels, into `out` (left open: the caller owns it).
-  // Throws std::runtime_error with libpng's or the system's reason.
-  PngStream(std::FILE* out, int width, int height);
+  // 8-bit RGB, `height` rows of `width` pixels, into `out` (left open: the caller owns it), the
+  // file the user knows as `name`. Throws std::runtime_error "cannot write NAME: reason" with
+  // libpng's or the system's reason.
+  PngStream(std::FILE* out, std::string name, int width, int height);
   ~PngStream();
   PngStream(const PngStream&) = delete;
   PngStream& operator=(const PngStream&) = delete;
