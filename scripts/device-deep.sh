@@ -65,6 +65,26 @@ if [[ ${1:-} == variants ]]; then
   cat "$A/bench-deep.md" | tail -20 | tee -a "$log"
   exit 0
 fi
+if [[ ${1:-} == check ]]; then
+  # After a change: every GPU test, the variants' rows with counters at a shallow view of long
+  # orbits and at seahorse valley, and the window with perturb chosen at a shallow view and at
+  # the minibrot (the overlay and the SASS view open), screenshots in $OUT.
+  step $B/gpu_tests
+  step $B/program_tests
+  step $B/render_big_tests
+  timeout 400 $B/mandelpipe bench --width 1920 --height 1080 --frames 10 --counters \
+    --view "-0.75,0.0,0.05,16384" --view "-0.743643887037151,0.131825904205330,0.005,4096" \
+    >"$A/bench-shallow.md" 2>"$A/bench-shallow.err"
+  step $B/mandelpipe --frames 40 --width 1600 --height 900 --no-vsync --variant perturb \
+    --center -0.743643887037151,0.131825904205330 --span 0.005 --iters 4096 --overlay --sass \
+    --screenshot "$OUT/window-perturb-shallow.png"
+  step $B/mandelpipe --frames 40 --width 1600 --height 900 --no-vsync --center $MX,$MY \
+    --span 8e-99 --iters 100000 --overlay --screenshot "$OUT/window-mini.png"
+  tar czf $OUT/check.tgz -C /tmp deep
+  grep -E "tests|FAILED|rc=" "$log" | tail -20
+  grep -E "^\| view [12] \| (fma4-rows|fp64|perturb)" "$A/bench-shallow.md" | tee -a "$log"
+  exit 0
+fi
 if [[ ${1:-} == sass ]]; then
   cuobjdump -sass $B/mandelpipe |
     awk '/Function : .*perturb/{p=1} /Function : / && !/perturb/{p=0} p' >"$OUT/perturb.sass"

@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <cstdio>
 #include <cstring>
 #include <thread>
 
@@ -38,10 +37,6 @@ TEST(MetricChoice, EachChipGetsThePipesTheModelHas) {
     for (const char* pipe : {"issue", "instructions", "XU", "ALU", "clock", "SM active"})
       EXPECT_TRUE(has(set, pipe)) << pipe;
     EXPECT_TRUE(has(set, "FMA") || m.fma_from_halves);
-    // LSU where it fits, else named as missing: never a second pass for it.
-    EXPECT_TRUE(has(set, "LSU") ||
-                std::find(m.missing.begin(), m.missing.end(), "LSU") != m.missing.end());
-    std::printf("  %s: LSU %s\n", chip, has(set, "LSU") ? "counted" : "missing");
     std::vector<std::string> names;
     for (const auto& x : set) names.push_back(x.metric);
     CuptiFailure failure;

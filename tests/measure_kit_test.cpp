@@ -232,13 +232,12 @@ TEST(CounterSources, PmColumnsFollowTheFigures) {
   const SourceColumns s = pm_columns(c);
   EXPECT_TRUE(s.read);
   EXPECT_EQ(s.note, "");
-  ASSERT_EQ(s.columns.size(), 12u);
+  ASSERT_EQ(s.columns.size(), 11u);
   EXPECT_EQ(s.columns[0].key, "FMA");
   EXPECT_EQ(s.columns[0].value, 91.25);
   EXPECT_FALSE(s.columns[1].value.has_value());  // fmaheavy: not counted
-  EXPECT_EQ(s.columns[6].key, "LSU");
-  EXPECT_EQ(s.columns[8].key, "SM active");
-  EXPECT_EQ(s.columns[11].value, 42.0);
+  EXPECT_EQ(s.columns[7].key, "SM active");
+  EXPECT_EQ(s.columns[10].value, 42.0);
   EXPECT_EQ(column_text(s.columns[0]), "91.25 %");
   EXPECT_EQ(column_text(s.columns[1]), "-");
   c.unavailable = "no permission";

@@ -322,8 +322,8 @@ void sources_table(const PanelInputs& in, const GpuFrameStats& s) {
   ImGui::TreePop();
 }
 
-// Deep views: what perturbation did, measured, beside the reference it used. The pipe model,
-// the overlay and the counters describe the plain variants' loops, and say nothing here yet.
+// Deep views: what perturbation did, measured, beside the reference it used, and how near the
+// bound of its every-step loop the GPU's steps ran.
 void deep_section(Explorer& ex, const PanelInputs& in) {
   const DeepStatus& d = in.deep;
   char label[96];
@@ -382,9 +382,17 @@ void deep_section(Explorer& ex, const PanelInputs& in) {
   } else {
     bullet("no deep frame finished yet");
   }
+  if (in.metrics && in.deep.last && in.deep.last->gpu) {
+    bullet("%.1f%% of the bound of the steps iterated (%s), by the SASS of %s's every-step loop",
+           100 * in.metrics->fraction_of_bound, pipe_name(in.metrics->bound.limiting),
+           variant_info(ex.variant).name.data());
+    explain_last_item("% of bound");
+  }
   ImGui::TextDisabled(
-      "the pipe model, the overlay and the counters describe the plain variants' loops: not this "
-      "one yet");
+      in.deep.last && in.deep.last->approximated
+          ? "the overlay (P) models the steps iterated; the bilinear tables' look-ups and the "
+            "steps they skip are outside the model, inside the counters"
+          : "the overlay (P) models every step by the loop the SASS view (S) shows");
   ImGui::PopTextWrapPos();
 }
 

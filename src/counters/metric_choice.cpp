@@ -39,15 +39,13 @@ CUptiResult HostObject::add(const std::vector<std::string>& metrics) {
 namespace {
 
 // What stands for each pipe, in the order the pipes are packed (the ones the model cannot do
-// without first): base metric names, best first, and the submetric read from them. A pipe only
-// some kernels use (LSU: the perturbation variants' orbit loads) is taken where it fits the
-// first configuration, never at the cost of a second one.
+// without first): base metric names, best first, and the submetric read from them. No LSU: the
+// one GH100 fits in the pass read 0 where ncu counted the perturbation kernel's loads.
 struct Role {
   const char* pipe;
   std::vector<const char*> bases;
   const char* submetric;
   MetricKind kind;
-  bool first_only = false;
 };
 const std::vector<Role>& roles() {
   static const std::vector<Role> r = {
@@ -85,11 +83,6 @@ const std::vector<Role>& roles() {
         "sm__inst_executed_pipe_fp64"},
        ".avg.pct_of_peak_sustained_elapsed",
        MetricKind::PctOfPeak},
-      {"LSU",
-       {"sm__inst_executed_pipe_lsu_realtime", "sm__inst_executed_pipe_lsu"},
-       ".avg.pct_of_peak_sustained_elapsed",
-       MetricKind::PctOfPeak,
-       true},
   };
   return r;
 }
@@ -242,7 +235,7 @@ MetricChoice choose_metrics(const Cupti& c, const std::string& chip,
                           }) == 2;
       if (!placed && std::string(role->pipe) == "FMA" && halves)
         out.fma_from_halves = true;
-      else if (!offered || (!placed && role->first_only))
+      else if (!offered)
         out.missing.push_back(role->pipe);
       else if (!placed)
         next.push_back(role);

@@ -33,8 +33,8 @@ inline SourceColumns clock64_columns(const FrameNumbers& f) {
 }
 
 // The pipes CUPTI PM sampling reports, in column order, named as CounterPipe names them.
-inline constexpr const char* kCounterPipeNames[] = {"FMA",  "fmaheavy", "fmalite", "ALU",      "XU",
-                                                    "FP64", "LSU",      "issue",   "SM active"};
+inline constexpr const char* kCounterPipeNames[] = {"FMA", "fmaheavy", "fmalite", "ALU",
+                                                    "XU",  "FP64",     "issue",   "SM active"};
 
 // CUPTI PM sampling's columns: each pipe's busy share (empty where its configuration did not
 // count it), the clock, the instructions and the samples; all empty where none were read or
