@@ -246,15 +246,39 @@ TEST(Perturbation, AMinibrotOffTheReferenceIsExactByRebasing) {
 // At a nucleus the reference comes back to Z = 0, where a difference below double's range is
 // the pixel's z itself: its square must not be lost with the 2Z it is added to.
 TEST(Perturbation, TheExtendedStepKeepsTheSquareWhereTheReferenceIsZero) {
-  const ComplexExp d = to_complexexp(FloatExp{1.0, -1500}, FloatExp{});
   const ComplexExp dc = to_complexexp(FloatExp{1.0, -3320}, FloatExp{});
-  const ComplexExp next = DeltaExp::step(d, RefPoint{0.0, 0.0}, dc);
+  const DeltaExp::Value d = DeltaExp::rescaled(1.0, 0.0, -1500, dc);
+  auto value = [](const DeltaExp::Value& v) { return normalised(v.x, v.y, v.e); };
+  const ComplexExp next = value(DeltaExp::step(d, RefPoint{0.0, 0.0}, dc));
   EXPECT_EQ(next.e, -3000);  // d^2 = 2^-3000, against which dc is nothing
   EXPECT_EQ(next.x, 1.0);
   // Beside a reference of double's range the same difference doubles it as before.
-  const ComplexExp beside = DeltaExp::step(d, RefPoint{0.5, 0.0}, dc);
+  const ComplexExp beside = value(DeltaExp::step(d, RefPoint{0.5, 0.0}, dc));
   EXPECT_EQ(beside.e, -1500);
   EXPECT_EQ(beside.x, 1.0);
+}
+
+// The extended step keeps its mantissas between 2^-64 and 2^64 and rescales past them, with the
+// scale and the pixel's dc made again for the new exponent; the value is the exact one's.
+TEST(Perturbation, TheExtendedStepRescalesOnlyPastItsWindow) {
+  const ComplexExp dc = to_complexexp(FloatExp{1.5, -2000}, FloatExp{1.25, -2001});
+  DeltaExp::Value d = DeltaExp::rescaled(1.0, 0.5, -1990, dc);
+  ComplexExp exact = normalised(1.0, 0.5, -1990);
+  const RefPoint z{1.75, -0.25};
+  int rescales = 0;
+  for (int k = 0; k < 200; ++k) {
+    const int e = d.e;
+    d = DeltaExp::step(d, z, dc);
+    exact = (normalised(2 * z.x, 2 * z.y, 0) + exact) * exact + dc;
+    rescales += d.e != e;
+    const ComplexExp got = normalised(d.x, d.y, d.e);
+    ASSERT_EQ(got.e, exact.e) << k;
+    ASSERT_NEAR(got.x, exact.x, 1e-9) << k;
+    ASSERT_NEAR(got.y, exact.y, 1e-9) << k;
+    ASSERT_EQ(d.s, 0.0);  // 2^e below double's range
+  }
+  EXPECT_GT(rescales, 0);
+  EXPECT_LT(rescales, 40);  // not every step: |d| grows about 3.5 times a step
 }
 
 // A reference at the image's corner, outside the set: the pixels whose orbits outlast it run on

@@ -109,6 +109,7 @@ struct DeltaDouble {
   struct Value {
     double x = 0, y = 0;
   };
+  using Dc = Value;
   using Bla = BlaD;
   MP_HD static Value step(Value d, RefPoint z, Value dc) {
     const double tx = 2 * z.x + d.x, ty = 2 * z.y + d.y;
@@ -126,38 +127,79 @@ struct DeltaDouble {
     x = d.x;
     y = d.y;
   }
-  MP_HD static Value from_double(double x, double y) { return {x, y}; }
-  MP_HD static Value of(ComplexExp dc) { return {real_double(dc), imag_double(dc)}; }
+  MP_HD static Value from_double(double x, double y, const Dc&) { return {x, y}; }
+  MP_HD static Dc of(ComplexExp dc) { return {real_double(dc), imag_double(dc)}; }
 };
 
+// Past double's range: d = (x + iy) 2^e, its mantissas let drift between 2^-64 and 2^64 before
+// they are brought back near 1, so that a step is DeltaDouble's in units of 2^e with two more
+// multiplies: 2^e as a double (0 below its range) and the pixel's dc in units of 2^e are kept
+// with d and made again only when e moves.
 struct DeltaExp {
-  using Value = ComplexExp;
+  struct Value {
+    double x = 0, y = 0;
+    int e = kZeroExp;
+    double s = 0;           // 2^e, 0 below double's range
+    double cx = 0, cy = 0;  // dc / 2^e
+  };
+  using Dc = ComplexExp;
   using Bla = BlaX;
-  MP_HD static Value step(Value d, RefPoint z, Value dc) {
-    // 2Z + d in double while d is within double's range; below it d adds nothing to a Z of
-    // double's range, but where Z is 0 (a reference at a nucleus) or as small, 2Z + d is d's own.
-    if (d.e < -1000 && ::fabs(z.x) + ::fabs(z.y) < 0x1p-960)
-      return (normalised(2 * z.x, 2 * z.y, 0) + d) * d + dc;
-    const double k = pow2(d.e);
-    const double tx = 2 * z.x + d.x * k, ty = 2 * z.y + d.y * k;
-    const ComplexExp p = normalised(tx * d.x - ty * d.y, tx * d.y + ty * d.x, d.e);
-    return p + dc;
+  // (x + iy) 2^e with the mantissas brought near 1 and the caches made for the new exponent.
+  MP_HD static Value rescaled(double x, double y, int e, const Dc& dc) {
+    const ComplexExp n = normalised(x, y, e);
+    Value v;
+    v.x = n.x;
+    v.y = n.y;
+    v.e = n.e;
+    if (n.e == kZeroExp) return v;
+    v.s = pow2(n.e);
+    const int k = dc.e - n.e;
+    const double c = k > 1023 ? INFINITY : dc.e == kZeroExp ? 0.0 : pow2(k);
+    v.cx = dc.x * c;
+    v.cy = dc.y * c;
+    return v;
   }
-  // |d| < 2^(e+2) since its larger part's mantissa is under 2: a test on exponents alone.
-  MP_HD static bool holds(const Bla& b, Value d) { return d.e + 2 <= b.r_exp; }
-  MP_HD static Value approximate(const Bla& b, Value d, Value dc) {
+  // Where Z is as small as d can be (a reference at a nucleus comes back to 0) the square
+  // counts, and below double's range 2Z + d is not a double: in the exponent's arithmetic.
+  MP_HD static Value step_near_zero(const Value& d, RefPoint z, const Dc& dc) {
+    const ComplexExp e = normalised(d.x, d.y, d.e);
+    const ComplexExp n = (normalised(2 * z.x, 2 * z.y, 0) + e) * e + dc;
+    return rescaled(n.x, n.y, n.e, dc);
+  }
+  MP_HD static Value step(const Value& d, RefPoint z, const Dc& dc) {
+    if (d.e == kZeroExp) return rescaled(dc.x, dc.y, dc.e, dc);  // d' = dc from d = 0
+    if (::fabs(z.x) + ::fabs(z.y) < 0x1p-890 && d.e < -900) return step_near_zero(d, z, dc);
+    // Elsewhere d s, if it is 0 or short of bits, is below Z's last bit: |d| < 2^-958 there.
+    const double tx = 2 * z.x + d.x * d.s, ty = 2 * z.y + d.y * d.s;
+    Value n = d;
+    n.x = tx * d.x - ty * d.y + d.cx;
+    n.y = tx * d.y + ty * d.x + d.cy;
+    const double big = ::fmax(::fabs(n.x), ::fabs(n.y));
+    if (big >= 0x1p64 || big < 0x1p-64) return rescaled(n.x, n.y, n.e, dc);
+    return n;
+  }
+  // d's exponent as a normalised value's: the test of the tables' radius is on exponents alone,
+  // |d| < 2^(e+2) with the larger part's mantissa under 2.
+  MP_HD static int exponent(const Value& d) {
+    const double big = ::fmax(::fabs(d.x), ::fabs(d.y));
+    return big == 0 ? kZeroExp : d.e + exponent_of(big);
+  }
+  MP_HD static bool holds(const Bla& b, const Value& d) { return exponent(d) + 2 <= b.r_exp; }
+  MP_HD static Value approximate(const Bla& b, const Value& d, const Dc& dc) {
     const ComplexExp ad = normalised(b.ax * d.x - b.ay * d.y, b.ax * d.y + b.ay * d.x, b.ae + d.e);
     const ComplexExp bc =
         normalised(b.bx * dc.x - b.by * dc.y, b.bx * dc.y + b.by * dc.x, b.be + dc.e);
-    return ad + bc;
+    const ComplexExp n = ad + bc;
+    return rescaled(n.x, n.y, n.e, dc);
   }
-  MP_HD static void as_double(Value d, double& x, double& y) {
-    const double k = pow2(d.e);
-    x = d.x * k;
-    y = d.y * k;
+  MP_HD static void as_double(const Value& d, double& x, double& y) {
+    x = d.x * d.s;
+    y = d.y * d.s;
   }
-  MP_HD static Value from_double(double x, double y) { return normalised(x, y, 0); }
-  MP_HD static Value of(ComplexExp dc) { return dc; }
+  MP_HD static Value from_double(double x, double y, const Dc& dc) {
+    return rescaled(x, y, 0, dc);
+  }
+  MP_HD static Dc of(ComplexExp dc) { return dc; }
 };
 
 // The longest valid approximation from reference index m (>= 1) that stays within max_iter
@@ -184,7 +226,7 @@ MP_HD int bla_level(const BlaView<typename D::Bla>& bla, typename D::Value d, un
 // bilinear tables are looked up before each step (false: every step iterated, the tables unread).
 template <class D, bool kApprox>
 MP_HD PerturbResult perturb_orbit(RefOrbitView ref, const BlaView<typename D::Bla>& bla,
-                                  typename D::Value dc, unsigned max_iter) {
+                                  typename D::Dc dc, unsigned max_iter) {
   PerturbResult r;
   typename D::Value d{};
   unsigned m = 0;
@@ -220,7 +262,7 @@ MP_HD PerturbResult perturb_orbit(RefOrbitView ref, const BlaView<typename D::Bl
       break;
     }
     if (z2 < dx * dx + dy * dy || m == ref.length - 1) {
-      d = D::from_double(r.zx, r.zy);
+      d = D::from_double(r.zx, r.zy, dc);
       m = 0;
       z = RefPoint{};  // Z_0 = 0
       ++r.rebases;

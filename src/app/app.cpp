@@ -208,8 +208,10 @@ void App::print_summary() const {
                                  : " over " + std::to_string(pieces) +
                                        (cuda ? (pieces == 1 ? " launch" : " launches")
                                              : (pieces == 1 ? " slice" : " slices")))
-            << (cuda ? ", longest launch " + std::to_string(pipeline_.longest_launch_ms()) + " ms"
-                     : std::string())
+            << (cuda && totals_.renders > deep_frames_
+                    ? ", longest launch " + std::to_string(pipeline_.longest_launch_ms()) +
+                          " ms (plain variants)"
+                    : std::string())
             << (totals_.overlays ? ", pipe overlay " + std::to_string(totals_.mean_overlay_ms()) +
                                        " ms CPU per frame"
                                  : std::string())

@@ -60,7 +60,8 @@ void DeepSession::start(const View& view, int width, int height, DeltaFormat for
       dropped_.push_back(std::move(*worker_));
       worker_.reset();
     }
-    frame_ = DeepSlicedFrame(format, view, width, height);
+    frame_ = DeepSlicedFrame(format, view, width, height,
+                             width == hint_width_ ? hint_ms_per_row_ : 0);
     return;
   }
   // A reference being made at this view's centre, deep and long enough, serves it when done.
@@ -105,6 +106,7 @@ std::optional<DeepStats> DeepSession::step(float* out, double target_ms) {
       return std::nullopt;
     }
     renderer_.use(std::move(ref));
+    hint_ms_per_row_ = 0;  // the rows' time was another reference's
     if (wanted_) frame_ = DeepSlicedFrame(status_.format, view_, width_, height_);
   }
   status_.reference = renderer_.reference().get();
@@ -119,6 +121,8 @@ std::optional<DeepStats> DeepSession::step(float* out, double target_ms) {
   if (frame_.done()) {
     wanted_ = false;
     status_.last = frame_.stats();
+    hint_ms_per_row_ = frame_.stats().ms / std::max(height_, 1);
+    hint_width_ = width_;
     return frame_.stats();
   }
   return std::nullopt;

@@ -67,6 +67,10 @@ class DeepSession {
   View view_;
   int width_ = 0, height_ = 0;
   bool wanted_ = false;  // a frame of view_ is to be rendered
+  // A row's time in the last frame from the reference in use, at that width: the next frame's
+  // first band is sized by it.
+  double hint_ms_per_row_ = 0;
+  int hint_width_ = 0;
   DeepSlicedFrame frame_;
   DeepStatus status_;
 };

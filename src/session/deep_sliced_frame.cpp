@@ -7,8 +7,9 @@
 
 namespace mp {
 
-DeepSlicedFrame::DeepSlicedFrame(DeltaFormat format, const View& view, int width, int height)
-    : format_(format), view_(view), width_(width), height_(height) {
+DeepSlicedFrame::DeepSlicedFrame(DeltaFormat format, const View& view, int width, int height,
+                                 double ms_per_row)
+    : format_(format), view_(view), width_(width), height_(height), hint_ms_per_row_(ms_per_row) {
   stats_.format = format;
 }
 
@@ -17,12 +18,17 @@ const DeepStats& DeepSlicedFrame::step(DeepRenderer& renderer, float* out, doubl
   int rows = height_ - next_row_;
   if (target_ms > 0) {
     // A view's first band is a few rows, whose time per row sizes the next; a band at most
-    // doubles, since a band of cheap rows says little about costly ones below it.
+    // doubles, since a band of cheap rows says little about costly ones below it. With a frame
+    // before it from the same reference, the first band takes half the target by its rows' time:
+    // bands of a few rows leave most of the GPU idle, and the next view is mostly the last one.
     const int first = std::max(1, 4096 / std::max(width_, 1));
-    const int last = stats_.launches ? last_rows_ : first;
-    int want = ms_per_row_ > 0 ? static_cast<int>(target_ms / ms_per_row_) : first;
-    want = std::clamp(want, 1, stats_.launches ? 2 * last : first);
-    rows = std::min(rows, want);
+    if (!stats_.launches && hint_ms_per_row_ > 0) {
+      rows = std::min(rows, std::max(first, static_cast<int>(target_ms / 2 / hint_ms_per_row_)));
+    } else {
+      const int last = stats_.launches ? last_rows_ : first;
+      int want = ms_per_row_ > 0 ? static_cast<int>(target_ms / ms_per_row_) : first;
+      rows = std::min(rows, std::clamp(want, 1, stats_.launches ? 2 * last : first));
+    }
   }
   const PixelRect rect{0, next_row_, width_, rows};
   const DeepStats s =

@@ -10,7 +10,10 @@ namespace mp {
 class DeepSlicedFrame {
  public:
   DeepSlicedFrame() = default;  // nothing to render: done()
-  DeepSlicedFrame(DeltaFormat format, const View& view, int width, int height);
+  // ms_per_row: a row's time in a frame before it from the same reference at this size, which
+  // sizes the first band (0: none; the first band is then a few rows).
+  DeepSlicedFrame(DeltaFormat format, const View& view, int width, int height,
+                  double ms_per_row = 0);
 
   bool done() const { return next_row_ >= height_; }
   double progress() const { return height_ ? static_cast<double>(next_row_) / height_ : 1.0; }
@@ -24,7 +27,8 @@ class DeepSlicedFrame {
   DeltaFormat format_ = DeltaFormat::Double;
   View view_;
   int width_ = 0, height_ = 0, next_row_ = 0;
-  double ms_per_row_ = 0;  // the last band's
+  double hint_ms_per_row_ = 0;  // an earlier frame's
+  double ms_per_row_ = 0;       // the last band's
   int last_rows_ = 0;
   DeepStats stats_;
 };
