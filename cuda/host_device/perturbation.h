@@ -196,30 +196,57 @@ struct DeltaExp {
     x = d.x * d.s;
     y = d.y * d.s;
   }
-  MP_HD static Value from_double(double x, double y, const Dc& dc) {
-    return rescaled(x, y, 0, dc);
-  }
+  MP_HD static Value from_double(double x, double y, const Dc& dc) { return rescaled(x, y, 0, dc); }
   MP_HD static Dc of(ComplexExp dc) { return dc; }
 };
 
+// Trailing zero bits of a non-zero v, and floor(log2 v) of a non-zero v.
+MP_HD int trailing_zeros(unsigned v) {
+#ifdef __CUDA_ARCH__
+  return __ffs(static_cast<int>(v)) - 1;
+#else
+  return __builtin_ctz(v);
+#endif
+}
+MP_HD int floor_log2(unsigned v) {
+#ifdef __CUDA_ARCH__
+  return 31 - __clz(static_cast<int>(v));
+#else
+  return 31 - __builtin_clz(v);
+#endif
+}
+
 // The longest valid approximation from reference index m (>= 1) that stays within max_iter
-// steps in all: its level, or -1 for none. A run's radius is at most its first half's, so the
-// levels are tried upwards until one does not hold.
+// steps in all: its level, or -1 for none. Whether a level's run holds falls with the level (a
+// run's radius is at most its first half's), so level 0 is tried first, the usual answer while
+// steps are iterated, and the highest that holds is found by bisection below the highest that
+// m, the steps left and the tables allow: a few loads where trying each level took one a level.
 template <class D>
 MP_HD int bla_level(const BlaView<typename D::Bla>& bla, typename D::Value d, unsigned m,
                     unsigned n, unsigned max_iter, const typename D::Bla** found) {
-  int best = -1;
-  for (int l = 0; l < bla.levels; ++l) {
-    const unsigned len = 1u << l;
-    if (((m - 1) & (len - 1)) != 0 || max_iter - n < len) break;
+  auto entry = [&](int l) -> const typename D::Bla* {
     const unsigned at = bla.offset[l] + ((m - 1) >> l);
-    if (at >= bla.offset[l + 1]) break;
-    const typename D::Bla& b = bla.entries[at];
-    if (!D::holds(b, d)) break;
-    best = l;
-    *found = &b;
+    return at < bla.offset[l + 1] ? &bla.entries[at] : nullptr;
+  };
+  if (bla.levels == 0 || n >= max_iter) return -1;
+  const typename D::Bla* b = entry(0);
+  if (!b || !D::holds(*b, d)) return -1;
+  *found = b;
+  int hi = bla.levels - 1;
+  if (m > 1 && trailing_zeros(m - 1) < hi) hi = trailing_zeros(m - 1);
+  if (floor_log2(max_iter - n) < hi) hi = floor_log2(max_iter - n);
+  int lo = 0;
+  while (lo < hi) {
+    const int mid = (lo + hi + 1) / 2;
+    b = entry(mid);
+    if (b && D::holds(*b, d)) {
+      lo = mid;
+      *found = b;
+    } else {
+      hi = mid - 1;
+    }
   }
-  return best;
+  return lo;
 }
 
 // One pixel's orbit from d = 0 at reference index 0, to its escape or max_iter. kApprox: the

@@ -384,9 +384,10 @@ void deep_section(Explorer& ex, const PanelInputs& in) {
   }
   const LoopListing* loop = in.sass ? in.sass->loop(ex.variant, sass::KernelBuild::Plain) : nullptr;
   if (loop && loop->branches_within > 0) {
-    bullet("no %% of bound: %s's loop lists rare paths inline (%zu branches), so its model counts "
-           "far more than a step issues",
-           variant_info(ex.variant).name.data(), loop->branches_within);
+    bullet(
+        "no %% of bound: %s's loop lists rare paths inline (%zu branches), so its model counts "
+        "far more than a step issues",
+        variant_info(ex.variant).name.data(), loop->branches_within);
   } else if (in.metrics && in.deep.last && in.deep.last->gpu) {
     bullet("%.1f%% of the bound of the steps iterated (%s), by the SASS of %s's every-step loop",
            100 * in.metrics->fraction_of_bound, pipe_name(in.metrics->bound.limiting),

@@ -1,0 +1,174 @@
+// perturbation-cost: the plain float step beside perturbation's step, in double and in the
+// extended range, at one view where every pixel runs all its steps (inside the main cardioid: no
+// escape, no divergence, no rebase), and what the bilinear approximation leaves to iterate there
+// and at a minibrot 1e-98 across, in SM cycles per warp-step against the bound of each loop
+// (model/bound_model.h).
+#include <memory>
+
+#include "experiment_common.cuh"
+#include "gpu_perturbation.h"
+#include "kernel_params.h"
+#include "model/big_real.h"
+#include "model/bound_model.h"
+#include "model/median.h"
+#include "model/variant_table.h"
+#include "model/view.h"
+#include "render/bla_table.h"
+#include "render/reference_orbit.h"
+
+namespace mp::lab {
+namespace {
+
+constexpr int kSide = 1024;
+constexpr unsigned kIters = 4096;
+constexpr double kCx = -0.1, kCy = 0.1, kSpan = 0.01;
+// The minibrot of period 133 near i (the nucleus by Newton's method), about 1.4e-99 across.
+constexpr const char* kDeepX =
+    "-2.8746738709911711313587400396870764265927866835711251852350600795197350587946998122487577"
+    "794952845346324586207476065879391063947636e-50";
+constexpr const char* kDeepY =
+    "9.99999999999999999999999999999999999999999999999990391878093350454507784142698728212117335"
+    "36976797498590850573760529183579836058283e-01";
+constexpr unsigned kDeepIters = 20000;
+
+// A frame's figures: SM cycles, and the warp-steps counted and run (the warps' slowest lanes').
+struct Frame {
+  double sm_cycles = 0, counted = 0, run = 0;
+  std::optional<CounterFigures> counters = std::nullopt;
+};
+
+// One warm-up frame, then the median of five by SM cycles, its counters with it.
+template <class Render>
+Frame median_frame(Render&& render, CounterProbe* counters) {
+  const TimedRuns<Frame> runs = warm_median(
+      1, 5,
+      [&](bool timed) {
+        const std::uint64_t reading = counters && timed ? counters->begin() : 0;
+        Frame f = render();
+        if (counters && timed) {
+          counters->end(reading, f.sm_cycles);
+          f.counters = counters->take(reading, true);
+        }
+        return f;
+      },
+      [](const Frame& f) { return f.sm_cycles; });
+  return runs.middle();
+}
+
+}  // namespace
+
+ExperimentReport run_perturbation_cost(const DeviceInfo& d, CounterProbe* counters) {
+  const int arch = arch_of(d);
+  const PipeRates rates = pipe_rates(d.cc_major, d.cc_minor);
+  // Cycles per warp-step on one SM: the bound of a loop, and what a frame took.
+  auto bound = [&](VariantId v) {
+    return compute_bound(rates, 1, variant_info(v).per_iteration(arch), 1).max_cycles;
+  };
+  auto per_step = [&](const Frame& f, double steps) { return f.sm_cycles * d.sm_count / steps; };
+  DeviceBuffer<float> out(static_cast<std::size_t>(kSide) * kSide * kFloatsPerPixel);
+
+  GpuRenderer gpu(d);
+  const View view = view_at(kCx, kCy, kSpan, kIters);
+  const PixelGrid grid = pixel_grid(view, kSide, kSide);
+  const Frame plain = median_frame(
+      [&] {
+        const GpuFrameStats s = gpu.render(VariantId::Fma4Rows, grid, kIters, out.get());
+        return Frame{static_cast<double>(s.sm_cycles), static_cast<double>(s.pixel_iters) / 32,
+                     static_cast<double>(s.warp_iters)};
+      },
+      counters);
+
+  // A reference at a view's centre in 64 bits more than a pixel needs, with the tables for
+  // pixels up to the image's half diagonal from it, and the view's frames rendered from it.
+  struct Reference {
+    ReferenceOrbit orbit;
+    BlaTable<BlaX> ext;
+    BlaTable<BlaD> dbl;
+    GpuPerturbation gpu;
+    DeepGrid grid;
+  };
+  auto reference = [&](const View& v, unsigned iters) {
+    auto r = std::make_unique<Reference>();
+    const int bits = view_bits(v, kSide) + 64;
+    r->orbit = *compute_reference_orbit(v.center_x.with_bits(bits).get(),
+                                        v.center_y.with_bits(bits).get(), bits, iters);
+    const FloatExp spacing = quotient(v.span, to_floatexp(kSide));
+    r->ext = build_bla_extended(r->orbit.view(), v.span * to_floatexp(0.7072));  // half diagonal
+    r->dbl = build_bla_double(r->ext);
+    r->gpu.set_reference(r->orbit.view(), r->dbl.entries.data(), r->ext.entries.data(),
+                         r->ext.offset.data(), r->ext.levels());
+    r->grid = DeepGrid{kSide, kSide, FloatExp{}, FloatExp{}, spacing};
+    return r;
+  };
+  auto perturbed = [&](Reference& ref, DeltaFormat f, unsigned iters, bool approximate) {
+    return median_frame(
+        [&] {
+          const GpuPerturbStats s = ref.gpu.render(f, ref.grid, {0, 0, kSide, kSide}, iters,
+                                                   out.get(), nullptr, approximate);
+          return Frame{static_cast<double>(s.sm_cycles), static_cast<double>(s.pixel_iters) / 32,
+                       static_cast<double>(s.warp_iterated)};
+        },
+        counters);
+  };
+  const auto shallow = reference(view, kIters);
+  const Frame dbl_every = perturbed(*shallow, DeltaFormat::Double, kIters, false);
+  const Frame ext_every = perturbed(*shallow, DeltaFormat::Extended, kIters, false);
+  const Frame dbl_tables = perturbed(*shallow, DeltaFormat::Double, kIters, true);
+  const auto deep = reference(*parse_view(kDeepX, kDeepY, "8e-99", kDeepIters), kDeepIters);
+  const Frame deep_every = perturbed(*deep, DeltaFormat::Double, kDeepIters, false);
+  const Frame deep_tables = perturbed(*deep, DeltaFormat::Double, kDeepIters, true);
+
+  ExperimentReport r;
+  r.model =
+      "Per warp-step on one SM, the bound of each variant's loop as declared beside it (the "
+      "SASS fixtures check it): the slowest of issue and the pipes at " +
+      rates.describe() +
+      ". perturb-x's loop lists its rare paths inline, so its bound is an upper one. With the "
+      "tables, a counted step is predicted at the every-step bound times the share iterated: "
+      "the skipped steps free, the look-ups not modelled.";
+  const std::string unit = "cycles/warp-step/SM";
+  auto row = [&](std::string label, std::optional<double> predicted, const Frame& f, double steps,
+                 std::string note) {
+    ExperimentRow x{std::move(label), predicted, per_step(f, steps), unit, std::move(note)};
+    x.counters = f.counters;
+    r.rows.push_back(std::move(x));
+  };
+  row("fma4-rows: the plain float step", bound(VariantId::Fma4Rows), plain, plain.run,
+      mix_text(variant_info(VariantId::Fma4Rows).per_iteration(arch)) + " a step");
+  row("perturb: every step, differences in double", bound(VariantId::PerturbDouble), dbl_every,
+      dbl_every.run, mix_text(variant_info(VariantId::PerturbDouble).per_iteration(arch)));
+  row("perturb-x: every step, the extended range", bound(VariantId::PerturbExtended), ext_every,
+      ext_every.run, "an upper bound: the listing's rare paths counted as if run");
+  const double shallow_share = dbl_tables.run / dbl_tables.counted,
+               deep_share = deep_tables.run / deep_tables.counted;
+  row("perturb with the tables, per step counted", bound(VariantId::PerturbDouble) * shallow_share,
+      dbl_tables, dbl_tables.counted,
+      fmt("%.2f%% of the steps iterated: |d| is too large against Z for them",
+          100 * shallow_share));
+  row("perturb at a minibrot 1e-98 across: every step", bound(VariantId::PerturbDouble), deep_every,
+      deep_every.run, "20,000 iterations; pixels escape and rebase");
+  row("the same with the tables, per step counted", bound(VariantId::PerturbDouble) * deep_share,
+      deep_tables, deep_tables.counted, fmt("%.2f%% of the steps iterated", 100 * deep_share));
+  const double p = per_step(plain, plain.run);
+  // The counted step's cost if the iterated steps cost what they do without the tables.
+  const double iterated_part = deep_share * per_step(deep_every, deep_every.run) /
+                               per_step(deep_tables, deep_tables.counted);
+  r.conclusion =
+      "A step of perturbation in double costs " +
+      fmt("%.1f", per_step(dbl_every, dbl_every.run) / p) +
+      "x the float step here (its model says " +
+      fmt("%.1f", bound(VariantId::PerturbDouble) / bound(VariantId::Fma4Rows)) +
+      "x), in the extended range " + fmt("%.1f", per_step(ext_every, ext_every.run) / p) +
+      "x. Where the tables skip nothing their look-ups cost " +
+      fmt("%.1f", per_step(dbl_tables, dbl_tables.counted) / per_step(dbl_every, dbl_every.run)) +
+      "x the step; at the minibrot they leave " + fmt("%.2f%%", 100 * deep_share) +
+      " of the steps, and a counted step costs " +
+      fmt("%.2f", per_step(deep_tables, deep_tables.counted) / p) + "x the float step, " +
+      fmt("%.1f",
+          per_step(deep_every, deep_every.run) / per_step(deep_tables, deep_tables.counted)) +
+      "x less than iterating it. Of that cost the steps iterated account for " +
+      fmt("%.0f%%", 100 * iterated_part) + ", the look-ups for the rest.";
+  return r;
+}
+
+}  // namespace mp::lab
