@@ -8,14 +8,11 @@
 #include "cuda_device_test.h"
 #include "device_buffer.h"
 #include "gpu_perturbation.h"
-#include "mpfr_value.h"
-#include "render/deep_frame.h"
 #include "render/perturbation_cpu.h"
+#include "session/deep_reference.h"
 
 namespace mp {
 namespace {
-
-using test::Mp;
 
 struct Case {
   const char* cx;
@@ -30,15 +27,15 @@ class GpuPerturbationTest : public CudaDeviceTest<::testing::TestWithParam<Case>
 TEST_P(GpuPerturbationTest, CountsEqualTheCpuReference) {
   const Case c = GetParam();
   const int w = 96, h = 64, bits = 12000;
-  Mp cx(c.cx, bits), cy(c.cy, bits), spacing(c.span, bits);
-  mpfr_div_ui(spacing.get(), spacing.get(), w, MPFR_RNDN);
-  DeepFrame f = *prepare_deep_frame(cx.get(), cy.get(), spacing.get(), cx.get(), cy.get(), w, h,
-                                    c.max_iter, bits);
+  const View view = *parse_view(c.cx, c.cy, c.span, c.max_iter);
+  const auto ref = reference_at(view.center_x, view.center_y, view, w, h, bits);
+  const DeepReference& f = *ref;
+  const DeepGrid grid = deep_grid(f, view, w, h);
   const std::size_t n = static_cast<std::size_t>(w) * h;
   std::vector<float> cpu_out(n * 2), gpu_out(n * 2);
   std::vector<unsigned> cpu_counts(n), gpu_counts(n);
   const PerturbStats cs =
-      render_perturbation_cpu(c.format, f.grid, whole_image(f.grid), f.orbit.view(),
+      render_perturbation_cpu(c.format, grid, whole_image(grid), f.orbit.view(),
                               {&f.dbl, &f.extended}, c.max_iter, cpu_out.data(), cpu_counts.data());
   GpuPerturbation gpu;
   gpu.set_reference(f.orbit.view(), f.dbl.entries.data(), f.extended.entries.data(),
@@ -46,7 +43,7 @@ TEST_P(GpuPerturbationTest, CountsEqualTheCpuReference) {
   DeviceBuffer<float> out(n * 2);
   DeviceBuffer<unsigned> counts(n);
   const GpuPerturbStats gs =
-      gpu.render(c.format, f.grid, whole_image(f.grid), c.max_iter, out.get(), counts.get());
+      gpu.render(c.format, grid, whole_image(grid), c.max_iter, out.get(), counts.get());
   CUDA_CHECK(
       cudaMemcpy(gpu_counts.data(), counts.get(), n * sizeof(unsigned), cudaMemcpyDeviceToHost));
   std::size_t same = 0, near = 0;

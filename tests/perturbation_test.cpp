@@ -8,11 +8,11 @@
 #include <vector>
 
 #include "mpfr_value.h"
-#include "render/deep_frame.h"
 #include "render/mpfr_temps.h"
 #include "render/nucleus.h"
 #include "render/perturbation_cpu.h"
 #include "render/reference_orbit.h"
+#include "session/deep_reference.h"
 
 namespace mp {
 namespace {
@@ -63,22 +63,18 @@ Frame perturbed(const Location& at, int width, int height, bool approximate) {
   f.height = height;
   // The bits to tell pixels apart, and a margin.
   f.bits = static_cast<int>((-at.span_exp10) * 3.33) + 64;
-  Mp span(f.bits), spacing(f.bits), cx(at.cx, f.bits), cy(at.cy, f.bits), rx(f.bits), ry(f.bits);
-  mpfr_set_str(span.get(), at.span().c_str(), 10, MPFR_RNDN);
-  mpfr_div_ui(spacing.get(), span.get(), width, MPFR_RNDN);
-  mpfr_mul_d(rx.get(), span.get(), at.ref_dx, MPFR_RNDN);
-  mpfr_add(rx.get(), rx.get(), cx.get(), MPFR_RNDN);
-  mpfr_mul_d(ry.get(), span.get(), at.ref_dy, MPFR_RNDN);
-  mpfr_add(ry.get(), ry.get(), cy.get(), MPFR_RNDN);
-  DeepFrame d = *prepare_deep_frame(cx.get(), cy.get(), spacing.get(), rx.get(), ry.get(), width,
-                                    height, at.max_iter, f.bits);
+  const View view = *parse_view(at.cx, at.cy, at.span(), at.max_iter);
+  const BigReal rx = view.center_x.with_bits(f.bits) + view.span * to_floatexp(at.ref_dx);
+  const BigReal ry = view.center_y.with_bits(f.bits) + view.span * to_floatexp(at.ref_dy);
+  const auto ref = reference_at(rx, ry, view, width, height, f.bits);
+  const DeepGrid grid = deep_grid(*ref, view, width, height);
   BlaTables tables;
-  if (approximate) tables = {&d.dbl, &d.extended};
+  if (approximate) tables = {&ref->dbl, &ref->extended};
   std::vector<float> out(static_cast<std::size_t>(width) * height * 2);
   f.counts.resize(static_cast<std::size_t>(width) * height);
-  f.stats = render_perturbation_cpu(at.format, d.grid, whole_image(d.grid), d.orbit.view(), tables,
+  f.stats = render_perturbation_cpu(at.format, grid, whole_image(grid), ref->orbit.view(), tables,
                                     at.max_iter, out.data(), f.counts.data());
-  f.orbit = std::move(d.orbit);
+  f.orbit = ref->orbit;
   return f;
 }
 

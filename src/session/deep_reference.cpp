@@ -3,7 +3,6 @@
 #include <chrono>
 #include <cmath>
 
-#include "render/deep_frame.h"
 #include "render/mpfr_temps.h"
 #include "render/nucleus.h"
 
@@ -54,6 +53,25 @@ bool move_to_nucleus(DeepReference& ref, const ReferenceOrbit& centre, const Vie
   return true;
 }
 
+// The reference's orbit in, its tables made for every pixel of the view zoomed out twice about its
+// centre and of the view itself from the reference point; false if cancelled meanwhile.
+bool finish(DeepReference& ref, ReferenceOrbit orbit, const View& view, int width, int height,
+            const std::atomic<bool>* cancel) {
+  ref.orbit = std::move(orbit);
+  const auto start = std::chrono::steady_clock::now();
+  View wider = view;
+  wider.span = wider.span * to_floatexp(2.0);
+  const FloatExp around = largest_dc(wider, width, height, FloatExp{});
+  const FloatExp from_point = largest_dc(view, width, height, offset_of(ref, view));
+  ref.dc_max = around < from_point ? from_point : around;
+  ref.extended = build_bla_extended(ref.orbit.view(), ref.dc_max, cancel);
+  if (cancel && cancel->load()) return false;
+  ref.dbl = build_bla_double(ref.extended);
+  ref.bla_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  return true;
+}
+
 }  // namespace
 
 bool serves(const DeepReference& ref, const View& view, int width, int height) {
@@ -63,6 +81,20 @@ bool serves(const DeepReference& ref, const View& view, int width, int height) {
   // Beyond a few spans the differences lose the bits that tell pixels apart.
   if (view.span * to_floatexp(4.0) < offset) return false;
   return !(ref.dc_max < largest_dc(view, width, height, offset));
+}
+
+std::shared_ptr<const DeepReference> reference_at(const BigReal& x, const BigReal& y,
+                                                  const View& view, int width, int height, int bits,
+                                                  const std::atomic<bool>* cancel,
+                                                  const std::function<void(double)>& progress) {
+  auto ref = std::make_shared<DeepReference>();
+  ref->x = x.with_bits(bits);
+  ref->y = y.with_bits(bits);
+  ref->max_iter = view.max_iter;
+  std::optional<ReferenceOrbit> orbit =
+      compute_reference_orbit(ref->x.get(), ref->y.get(), bits, view.max_iter, cancel, progress);
+  if (!orbit || !finish(*ref, std::move(*orbit), view, width, height, cancel)) return nullptr;
+  return ref;
 }
 
 std::shared_ptr<const DeepReference> make_reference(const View& view, int width, int height,
@@ -95,16 +127,7 @@ std::shared_ptr<const DeepReference> make_reference(const View& view, int width,
       return nullptr;
     }
   }
-  ref->orbit = std::move(*orbit);
-  const auto start = std::chrono::steady_clock::now();
-  View wider = view;
-  wider.span = wider.span * to_floatexp(2.0);
-  ref->dc_max = largest_dc(wider, width, height, FloatExp{});
-  ref->extended = build_bla_extended(ref->orbit.view(), ref->dc_max, cancel);
-  if (cancel && cancel->load()) return nullptr;
-  ref->dbl = build_bla_double(ref->extended);
-  ref->bla_ms =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  if (!finish(*ref, std::move(*orbit), view, width, height, cancel)) return nullptr;
   return ref;
 }
 

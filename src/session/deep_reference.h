@@ -40,6 +40,14 @@ std::shared_ptr<const DeepReference> make_reference(
     const View& view, int width, int height, const std::atomic<bool>* cancel = nullptr,
     const std::function<void(double)>& progress = nullptr);
 
+// A reference at the point (x, y), in `bits`, for the view at this size: nothing if `cancel` was
+// set meanwhile. Its tables hold for the view's pixels from the point, and for the view zoomed
+// out twice about its centre.
+std::shared_ptr<const DeepReference> reference_at(
+    const BigReal& x, const BigReal& y, const View& view, int width, int height, int bits,
+    const std::atomic<bool>* cancel = nullptr,
+    const std::function<void(double)>& progress = nullptr);
+
 // The view's pixels as differences from the reference point.
 DeepGrid deep_grid(const DeepReference& ref, const View& view, int width, int height);
 
