@@ -3,7 +3,6 @@
 // warp walks the same orbit, mostly in step). Measured as the plain kernels are (measure_kit.h):
 // each SM's first start and last end, and the frame's tallies as per-SM counters.
 #include <algorithm>
-#include <vector>
 
 #include "cuda_check.h"
 #include "device_buffer.h"
