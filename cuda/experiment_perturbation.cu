@@ -1,7 +1,7 @@
 // perturbation-cost: the plain float step beside perturbation's step, in double and in the
 // extended range, at one view where every pixel runs all its steps (inside the main cardioid: no
 // escape, no divergence, no rebase), and what the bilinear approximation leaves to iterate there
-// and at a minibrot 1e-98 across, in SM cycles per warp-step against the bound of each loop
+// and at a minibrot about 1.4e-99 across, in SM cycles per warp-step against the bound of each loop
 // (model/bound_model.h).
 #include <memory>
 
@@ -145,7 +145,7 @@ ExperimentReport run_perturbation_cost(const DeviceInfo& d, CounterProbe* counte
       dbl_tables, dbl_tables.counted,
       fmt("%.2f%% of the steps iterated: |d| is too large against Z for them",
           100 * shallow_share));
-  row("perturb at a minibrot 1e-98 across: every step", bound(VariantId::PerturbDouble), deep_every,
+  row("perturb at a minibrot 8e-99 wide: every step", bound(VariantId::PerturbDouble), deep_every,
       deep_every.run, "20,000 iterations; pixels escape and rebase");
   row("the same with the tables, per step counted", bound(VariantId::PerturbDouble) * deep_share,
       deep_tables, deep_tables.counted, fmt("%.2f%% of the steps iterated", 100 * deep_share));

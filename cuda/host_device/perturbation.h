@@ -152,9 +152,12 @@ struct DeltaExp {
     v.y = n.y;
     v.e = n.e;
     if (n.e == kZeroExp) return v;
-    v.s = pow2(n.e);
     const int k = dc.e - n.e;
-    const double c = k > 1023 ? INFINITY : dc.e == kZeroExp ? 0.0 : pow2(k);
+    // d below dc's last bit a thousand times over (after a rebase to a tiny z): it is nothing
+    // against dc, and dc in its units would overflow; the next step starts from 0.
+    if (dc.e != kZeroExp && k > 1023) return Value{};
+    v.s = pow2(n.e);
+    const double c = dc.e == kZeroExp ? 0.0 : pow2(k);
     v.cx = dc.x * c;
     v.cy = dc.y * c;
     return v;
@@ -168,7 +171,9 @@ struct DeltaExp {
   }
   MP_HD static Value step(const Value& d, RefPoint z, const Dc& dc) {
     if (d.e == kZeroExp) return rescaled(dc.x, dc.y, dc.e, dc);  // d' = dc from d = 0
-    if (::fabs(z.x) + ::fabs(z.y) < 0x1p-890 && d.e < -900) return step_near_zero(d, z, dc);
+    // (Below -830, with mantissas down to 2^-64, the fast path's products could leave double's
+    // normal range.)
+    if (::fabs(z.x) + ::fabs(z.y) < 0x1p-890 && d.e < -830) return step_near_zero(d, z, dc);
     // Elsewhere d s, if it is 0 or short of bits, is below Z's last bit: |d| < 2^-958 there.
     const double tx = 2 * z.x + d.x * d.s, ty = 2 * z.y + d.y * d.s;
     Value n = d;

@@ -346,7 +346,7 @@ struct Df64Step {
 // double-sized arithmetic. Their kernel is cuda/perturbation_kernel.cu, a thread a pixel, and their
 // CPU reference render/perturbation_cpu.*; render_kernel.cu and the CPU renderer do not take them.
 // The loop the model reads is the build that iterates every step (the tables unread): a step, the
-// load of Z_{m+1} a step ahead (LSU), the escape and rebase tests on z = Z + d, the counters.
+// load of the next Z (LSU), the escape and rebase tests on z = Z + d, the counters.
 struct PerturbVariant {
   using Real = double;
   static constexpr int kStepsPerCheck = 1;

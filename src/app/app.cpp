@@ -280,11 +280,10 @@ std::string App::mix_source() const {
                           : "declared (reading SASS...)";
   const LoopListing* l = sass() ? sass()->loop(ex_.variant, sass::KernelBuild::Plain) : nullptr;
   if (l && l->branches_within > 0)
-    s += "; " + std::string(variant_info(ex_.variant).name) +
-         "'s loop lists paths a step "
-         "chooses between (" +
-         std::to_string(l->branches_within) +
-         " branches): the model counts them all, an upper bound";
+    s += "; " + std::string(variant_info(ex_.variant).name) + "'s loop lists paths a step " +
+         "chooses between (" + std::to_string(l->branches_within) +
+         (l->branches_within == 1 ? " branch" : " branches") +
+         "): the model counts them all, an upper bound";
   // The approximating build's table look-ups are not in the every-step loop the model reads.
   const std::optional<DeepStats>& deep = deep_.status().last;
   if (precision_.perturbation && deep && deep->approximated)
@@ -655,14 +654,14 @@ void App::perform(Action a, int index) {
       // Deep frames write no per-warp figures yet: said, rather than a map of the last plain one.
       if (ex_.divergence && precision_.perturbation)
         ex_.status =
-            "divergence (D): shown for the plain variants; deep views by perturbation "
-            "do not record it yet";
+            "divergence (D): shown for the plain variants; frames by perturbation do not "
+            "record it yet";
       break;
     case Action::Compare:
       if (!pipeline_.gpu()) {  // said where it is seen, not silently ignored
         ex_.status = "compare (C) times the variants' kernels: it needs the CUDA path";
         ex_.show_panel = true;
-      } else if (precision_.perturbation) {
+      } else if (past_double_) {
         ex_.status =
             "compare (C) times every variant at a view all of them resolve: here only perturb "
             "and perturb-x do; mandelpipe bench --view X,Y,SPAN,ITERS times them with and "
@@ -754,6 +753,10 @@ void App::apply_precision() {
   const bool was_deep = precision_.perturbation.has_value();
   precision_ = choose_precision(ex_.view, std::max(fw, 1), std::max(fh, 1), ex_.variant,
                                 ex_.own_variant, ex_.pin_variant, cc);
+  // Whether the plain variants resolve the view, whatever renders it now.
+  past_double_ = choose_precision(ex_.view, std::max(fw, 1), std::max(fh, 1), VariantId::Fma4,
+                                  VariantId::Fma4, false, cc)
+                     .perturbation.has_value();
   // Into or out of deep views the view is the same, but what renders it is not.
   if (was_deep != precision_.perturbation.has_value()) ex_.dirty = true;
   ex_.show_variant(precision_.variant);

@@ -385,9 +385,10 @@ void deep_section(Explorer& ex, const PanelInputs& in) {
   const LoopListing* loop = in.sass ? in.sass->loop(ex.variant, sass::KernelBuild::Plain) : nullptr;
   if (loop && loop->branches_within > 0) {
     bullet(
-        "no %% of bound: %s's loop lists rare paths inline (%zu branches), so its model counts "
-        "far more than a step issues",
-        variant_info(ex.variant).name.data(), loop->branches_within);
+        "no %% of bound: %s's loop lists paths a step chooses between (%zu branch%s), so its "
+        "model counts more than a step issues",
+        variant_info(ex.variant).name.data(), loop->branches_within,
+        loop->branches_within == 1 ? "" : "es");
   } else if (in.metrics && in.deep.last && in.deep.last->gpu) {
     bullet("%.1f%% of the bound of the steps iterated (%s), by the SASS of %s's every-step loop",
            100 * in.metrics->fraction_of_bound, pipe_name(in.metrics->bound.limiting),

@@ -454,7 +454,9 @@ int render_one(const Options& o, const DeviceChoice& dc, const Palette& palette)
                       {"rebases", d.rebases},
                       {"warp_iterated", d.warp_iterated},
                       {"launches", d.launches}}},
-                    {"model", "n/a: the perturbation step is not in the bound model yet"}};
+                    {"model",
+                     "n/a here: bench and compare time the perturbation variants' "
+                     "every-step loop against its bound"}};
     } else if (renderer.gpu()) {
       j["device"] = {{"name", dc.device->name},
                      {"compute_capability", std::to_string(dc.device->cc_major) + "." +

@@ -266,7 +266,7 @@ std::string format_bench(const BenchReport& rep, OutputFormat format) {
   for (const MeasuredRow& r : rep.rows)
     if (r.loop_branches > 0 && named.insert(r.variant).second)
       paths += (paths.empty() ? "" : ", ") + r.variant + " (" + std::to_string(r.loop_branches) +
-               " branches)";
+               (r.loop_branches == 1 ? " branch)" : " branches)");
   if (!paths.empty())
     s << "Bound: from each variant's step loop in the SASS, every listed instruction once a step. "
          "The listings of "

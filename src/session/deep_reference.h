@@ -35,14 +35,14 @@ bool serves(const DeepReference& ref, const View& view, int width, int height);
 // A reference for the view at this size: at its centre, or where the centre's orbit escapes
 // before the limit, at the nucleus of the minibrot nearest it within the image (the ball method's
 // period, then Newton's method), whose orbit never escapes; nothing if `cancel` was set meanwhile.
-// Its tables hold for the view zoomed out twice about its centre, so that small moves keep it.
+// Its tables hold for pixels up to twice the image's half diagonal from the point (and for every
+// pixel of the view), so that small moves keep it.
 std::shared_ptr<const DeepReference> make_reference(
     const View& view, int width, int height, const std::atomic<bool>* cancel = nullptr,
     const std::function<void(double)>& progress = nullptr);
 
 // A reference at the point (x, y), in `bits`, for the view at this size: nothing if `cancel` was
-// set meanwhile. Its tables hold for the view's pixels from the point, and for the view zoomed
-// out twice about its centre.
+// set meanwhile. Its tables hold as make_reference's do.
 std::shared_ptr<const DeepReference> reference_at(
     const BigReal& x, const BigReal& y, const View& view, int width, int height, int bits,
     const std::atomic<bool>* cancel = nullptr,

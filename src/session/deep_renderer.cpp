@@ -24,7 +24,8 @@ GpuFrameStats DeepStats::frame_stats() const {
   f.sm_cycles_mean = sm_cycles_mean;
   f.sms_used = sms_used;
   f.launches = launches;
-  f.pixel_iters = pixel_iters;
+  // The steps run, not counted: a step the tables skipped is no lane's work.
+  f.pixel_iters = iterated;
   f.warp_iters = warp_iterated;
   return f;
 }

@@ -29,8 +29,9 @@ struct DeepStats : PerturbTally {
   int sms_used = 0;
   bool approximated = false;
   DeepStats& operator+=(const DeepStats& s);
-  // The GPU frame's figures as a plain frame's, its warps' slowest lanes' steps as the
-  // warp-steps the model counts: what the bound, the overlay and the bench rows read.
+  // The GPU frame's figures as a plain frame's, of the steps run (iterated, not counted), its
+  // warps' slowest lanes' as the warp-steps the model counts: what the bound, the overlay and the
+  // bench rows read.
   GpuFrameStats frame_stats() const;
 };
 

@@ -61,7 +61,7 @@ void DeepSession::start(const View& view, int width, int height, DeltaFormat for
       worker_.reset();
     }
     frame_ = DeepSlicedFrame(format, view, width, height,
-                             width == hint_width_ ? hint_ms_per_row_ : 0);
+                             width == hint_width_ && format == hint_format_ ? hint_ms_per_row_ : 0);
     return;
   }
   // A reference being made at this view's centre, deep and long enough, serves it when done.
@@ -108,6 +108,9 @@ std::optional<DeepStats> DeepSession::step(float* out, double target_ms) {
     renderer_.use(std::move(ref));
     hint_ms_per_row_ = 0;  // the rows' time was another reference's
     if (wanted_) frame_ = DeepSlicedFrame(status_.format, view_, width_, height_);
+    // The bands start at the next call, so that whoever reads counters around them sees all.
+    status_.reference = renderer_.reference().get();
+    return std::nullopt;
   }
   status_.reference = renderer_.reference().get();
   if (!wanted_ || frame_.done()) {
@@ -123,6 +126,7 @@ std::optional<DeepStats> DeepSession::step(float* out, double target_ms) {
     status_.last = frame_.stats();
     hint_ms_per_row_ = frame_.stats().ms / std::max(height_, 1);
     hint_width_ = width_;
+    hint_format_ = status_.format;
     return frame_.stats();
   }
   return std::nullopt;

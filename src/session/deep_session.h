@@ -67,10 +67,11 @@ class DeepSession {
   View view_;
   int width_ = 0, height_ = 0;
   bool wanted_ = false;  // a frame of view_ is to be rendered
-  // A row's time in the last frame from the reference in use, at that width: the next frame's
-  // first band is sized by it.
+  // A row's time in the last frame from the reference in use, at that width and format: the next
+  // frame's first band is sized by it.
   double hint_ms_per_row_ = 0;
   int hint_width_ = 0;
+  DeltaFormat hint_format_ = DeltaFormat::Double;
   DeepSlicedFrame frame_;
   DeepStatus status_;
 };
