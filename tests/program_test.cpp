@@ -290,6 +290,18 @@ TEST_F(ProgramTest, NoDisplayIsAClearError) {
   expect_one_line_error(run("--cpu --frames 1", "-u DISPLAY -u WAYLAND_DISPLAY"), 2, "no display");
 }
 
+TEST_F(ProgramTest, AWindowSizeFromSettingsIsSaidAsTheCommandLinesIs) {
+  // Said before the window opens: here, where there is no display, before it fails to.
+  fs::create_directories(dir_ / "config" / "mandelpipe");
+  std::ofstream(dir_ / "config" / "mandelpipe" / "settings.json")
+      << R"({"window_width": 16384, "window_height": 16384})";
+  const Result r = run("--cpu --frames 1", "-u DISPLAY -u WAYLAND_DISPLAY");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("mandelpipe: a 16384x16384 window: each copy of its frame is"),
+            std::string::npos)
+      << r.err;
+}
+
 TEST_F(ProgramTest, RenderWritesPngAndSidecar) {
   const Result r =
       run("render --out shot.png --width 96 --height 64 --iters 200 --cpu --variant fma4-sin");

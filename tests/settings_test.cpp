@@ -163,5 +163,32 @@ TEST_F(SettingsTest, AnEmptyLayoutFileReadsAsEmpty) {
   EXPECT_EQ(w, "");
 }
 
+// A file of `bytes` bytes of JSON whitespace, so that only its size can make it refused.
+void write_spaces(const fs::path& p, std::uintmax_t bytes) {
+  std::ofstream out(p);
+  out << "{}";
+  for (std::uintmax_t k = 2; k < bytes; ++k) out << ' ';
+}
+
+TEST_F(SettingsTest, AFileLargerThanItsCapIsNotRead) {
+  const fs::path p = dir_ / "settings.json";
+  write_spaces(p, kMaxStateFileBytes);
+  std::string w;
+  EXPECT_TRUE(read_state_file(p, &w).has_value());
+  EXPECT_EQ(w, "");
+  write_spaces(p, kMaxStateFileBytes + 1);
+  EXPECT_FALSE(read_state_file(p, &w).has_value());
+  EXPECT_EQ(w, "ignoring " + p.string() + ": larger than 1 MiB, not read");
+  w.clear();
+  load_settings(p, &w);
+  EXPECT_NE(w.find("larger than 1 MiB"), std::string::npos) << w;
+  // ImGui's layout has a cap of its own.
+  w.clear();
+  EXPECT_TRUE(read_state_file(p, &w, kMaxLayoutFileBytes).has_value());
+  write_spaces(p, kMaxLayoutFileBytes + 1);
+  EXPECT_FALSE(read_state_file(p, &w, kMaxLayoutFileBytes).has_value());
+  EXPECT_NE(w.find("larger than 4 MiB"), std::string::npos) << w;
+}
+
 }  // namespace
 }  // namespace mp

@@ -7,7 +7,6 @@
 #include <fstream>
 #include <limits>
 #include <nlohmann/json.hpp>
-#include <sstream>
 #include <stdexcept>
 
 #include "io/colour_settings.h"
@@ -38,8 +37,8 @@ int int_field(const nlohmann::json& j, const char* key, int lo, int hi) {
 
 }  // namespace
 
-std::optional<std::string> read_state_file(const std::filesystem::path& file,
-                                           std::string* warning) {
+std::optional<std::string> read_state_file(const std::filesystem::path& file, std::string* warning,
+                                           std::uintmax_t max_bytes) {
   std::error_code ec;
   const auto status = std::filesystem::status(file, ec);  // follows a symlink
   if (!std::filesystem::exists(status)) return std::nullopt;
@@ -48,12 +47,17 @@ std::optional<std::string> read_state_file(const std::filesystem::path& file,
     return std::nullopt;
   };
   if (!std::filesystem::is_regular_file(status)) return refuse("not a regular file");
+  const std::string too_large = "larger than " + std::to_string(max_bytes >> 20) + " MiB, not read";
+  if (std::filesystem::file_size(file, ec) > max_bytes && !ec) return refuse(too_large);
   std::ifstream in(file, std::ios::binary);
   if (!in) return refuse(std::string("cannot be read (") + std::strerror(errno) + ")");
-  std::ostringstream text;
-  text << in.rdbuf();
+  // One byte past the cap tells a file that grew since its size was taken.
+  std::string text(max_bytes + 1, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
   if (in.bad()) return refuse("cannot be read");
-  return text.str();
+  if (static_cast<std::uintmax_t>(in.gcount()) > max_bytes) return refuse(too_large);
+  text.resize(static_cast<std::size_t>(in.gcount()));
+  return text;
 }
 
 Settings load_settings(const std::filesystem::path& file, std::string* warning) {
