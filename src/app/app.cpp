@@ -118,6 +118,7 @@ App::App(const Options& o)
     if (palettes_[i].name == settings_.palette) ex_.palette = static_cast<int>(i);
   if (palettes_[ex_.palette].name != settings_.palette && o.palette_given)
     throw ExitError(2, "--palette: unknown '" + settings_.palette + "'");
+  palette_at_start_ = ex_.palette;
   if (settings_.window_x && settings_.window_y && !o.window_size_given)
     window_.move_to(*settings_.window_x, *settings_.window_y);
   window_.set_vsync(ex_.vsync);
@@ -142,7 +143,8 @@ App::~App() {
   settings_.window_height = h;
   settings_.window_x = x;
   settings_.window_y = y;
-  settings_.palette = palettes_[ex_.palette].name;
+  // A palette this version does not know is kept in the file unless another was picked.
+  if (ex_.palette != palette_at_start_) settings_.palette = palettes_[ex_.palette].name;
   settings_.colour = ex_.colour;
   settings_.ui_scale = ex_.ui_scale;
   settings_.pin_variant = ex_.pin_variant;
