@@ -10,6 +10,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "io/settings.h"
+
 namespace mp {
 namespace {
 
@@ -195,6 +197,20 @@ TEST_F(BookmarkStoreTest, PathFollowsXdgConfigHome) {
     setenv("XDG_CONFIG_HOME", saved.c_str(), 1);
   else
     unsetenv("XDG_CONFIG_HOME");
+}
+
+TEST_F(BookmarkStoreTest, AFileLargerThanTheCapIsReportedNotRead) {
+  {
+    std::ofstream out(file_);
+    out << R"({"bookmarks": [])";
+    out << std::string(kMaxStateFileBytes, ' ') << "}";
+  }
+  const auto size = fs::file_size(file_);
+  BookmarkStore s(file_);
+  EXPECT_NE(s.problem().find("larger than 1 MiB, not read"), std::string::npos) << s.problem();
+  EXPECT_EQ(s.problem().find('\n'), std::string::npos) << s.problem();
+  EXPECT_NE(s.add({"new", kView}), "") << "saving refused while the file is too large";
+  EXPECT_EQ(fs::file_size(file_), size) << "kept as it was";
 }
 
 }  // namespace

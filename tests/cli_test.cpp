@@ -313,5 +313,15 @@ TEST(Cli, BadDeepValuesAreOneLineErrors) {
   }
 }
 
+TEST(Cli, ViewsPastTheModelsRangeAreRefused) {
+  // A zoom out to 1e300 once wrote frames whose span was null; a centre at 1e39 made the
+  // precision check's limit NaN.
+  expect_error(
+      {"render", "--out", "z", "--span", "1e-300", "--zoom-to", "0,0,1e300", "--frames", "3"},
+      "--zoom-to: expected X,Y,SPAN");
+  expect_error({"render", "--out", "a.png", "--center", "1e39,0"}, "--center: expected X,Y");
+  expect_error({"--span", "1e300"}, "at most 64");
+}
+
 }  // namespace
 }  // namespace mp

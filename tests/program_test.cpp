@@ -290,6 +290,31 @@ TEST_F(ProgramTest, NoDisplayIsAClearError) {
   expect_one_line_error(run("--cpu --frames 1", "-u DISPLAY -u WAYLAND_DISPLAY"), 2, "no display");
 }
 
+TEST_F(ProgramTest, AnUnknownPaletteAndUnknownKeysStayInTheSettings) {
+  // A newer version's palette and key: the window shows its own default and leaves both alone.
+  if (!has_display()) GTEST_SKIP() << "no DISPLAY (scripts/test.sh runs this under Xvfb)";
+  const fs::path file = dir_ / "config" / "mandelpipe" / "settings.json";
+  fs::create_directories(file.parent_path());
+  std::ofstream(file) << R"({"palette": "not-yet-shipped", "newer": [1, 2]})";
+  const Result r = run("--cpu --frames 1 --iters 64 --width 160 --height 120 --no-vsync");
+  EXPECT_EQ(r.code, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(slurp(file));
+  EXPECT_EQ(j.value("palette", ""), "not-yet-shipped") << j.dump();
+  EXPECT_EQ(j.value("newer", nlohmann::json()), nlohmann::json::parse("[1, 2]")) << j.dump();
+}
+
+TEST_F(ProgramTest, AWindowSizeFromSettingsIsSaidAsTheCommandLinesIs) {
+  // Said before the window opens: here, where there is no display, before it fails to.
+  fs::create_directories(dir_ / "config" / "mandelpipe");
+  std::ofstream(dir_ / "config" / "mandelpipe" / "settings.json")
+      << R"({"window_width": 16384, "window_height": 16384})";
+  const Result r = run("--cpu --frames 1", "-u DISPLAY -u WAYLAND_DISPLAY");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("mandelpipe: a 16384x16384 window: each copy of its frame is"),
+            std::string::npos)
+      << r.err;
+}
+
 TEST_F(ProgramTest, RenderWritesPngAndSidecar) {
   const Result r =
       run("render --out shot.png --width 96 --height 64 --iters 200 --cpu --variant fma4-sin");

@@ -479,13 +479,14 @@ class FakeCuobjdump {
     for (std::string l; std::getline(in, l);) lines.push_back(l);
     return lines;
   }
-
- private:
+  // Set for the test, put back as it was after it.
   void set(const std::string& name, const std::string& value) {
     const char* old = std::getenv(name.c_str());
     saved_.emplace_back(name, old ? std::optional<std::string>(old) : std::nullopt);
     setenv(name.c_str(), value.c_str(), 1);
   }
+
+ private:
   fs::path dir_, tool_, sass_;
   std::vector<std::pair<std::string, std::optional<std::string>>> saved_;
 };
@@ -564,6 +565,52 @@ TEST(SassLoader, SassOfAnArchitectureWithNoPipeTableIsNoSass) {
   EXPECT_FALSE(s.ok());
   EXPECT_TRUE(s.loops_recording.empty());
   EXPECT_NE(s.source.find("could not read the SASS"), std::string::npos) << s.source;
+}
+
+// Runs load_kernel_sass_limited and says how long it took, checking that no child is left.
+LoadedSass load_timed(const SassLimits& limits, double& seconds) {
+  const auto t0 = std::chrono::steady_clock::now();
+  LoadedSass s = load_kernel_sass_limited("mandelpipe", 90, nullptr, limits);
+  seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_LE(waitpid(-1, nullptr, WNOHANG), 0) << "a child was left unreaped";
+  return s;
+}
+
+TEST(SassLoader, OutputPastTheCapIsNotRead) {
+  // Endless output: read whole, it would take all the memory there is.
+  const FakeCuobjdump fake("cuda");
+  std::ofstream(fake.tool()) << "#!/bin/sh\nexec yes 'filler line of no SASS'\n";
+  double seconds = 0;
+  const LoadedSass s = load_timed({1 << 20, 30}, seconds);
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.source.find("stopped past 1 MiB of output"), std::string::npos) << s.source;
+  EXPECT_LT(seconds, 10.0);
+}
+
+TEST(SassLoader, AHangingCuobjdumpIsStoppedAtTheTimeLimit) {
+  const FakeCuobjdump fake("cuda");
+  std::ofstream(fake.tool()) << "#!/bin/sh\nexec sleep 30\n";
+  double seconds = 0;
+  const LoadedSass s = load_timed({1 << 20, 0.5}, seconds);
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.source.find("stopped after 0.5 s"), std::string::npos) << s.source;
+  EXPECT_LT(seconds, 10.0);
+}
+
+TEST(SassLoader, ARelativePathEntryIsNeverSearched) {
+  // PATH's "cuda/bin" names whatever the working folder holds: the absolute entry after it wins.
+  FakeCuobjdump fake("cuda");
+  fake.set("CUDA_PATH", (fake.dir() / "none").string());
+  fake.set("PATH", "cuda/bin:.:" + fake.tool().parent_path().string());
+  const fs::path was = fs::current_path();
+  fs::current_path(fake.dir());
+  const std::string found = find_cuobjdump();
+  fs::current_path(was);
+  std::error_code ec;
+  const std::string expected = fs::is_regular_file("/usr/local/cuda/bin/cuobjdump", ec)
+                                   ? "/usr/local/cuda/bin/cuobjdump"
+                                   : fake.tool().string();
+  EXPECT_EQ(found, expected);
 }
 
 }  // namespace

@@ -6,6 +6,8 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
+#include <stdexcept>
 
 #include "io/settings.h"
 
@@ -161,6 +163,73 @@ TEST_F(SettingsTest, AnEmptyLayoutFileReadsAsEmpty) {
   ASSERT_TRUE(text.has_value());
   EXPECT_TRUE(text->empty());
   EXPECT_EQ(w, "");
+}
+
+// A file of `bytes` bytes of JSON whitespace, so that only its size can make it refused.
+void write_spaces(const fs::path& p, std::uintmax_t bytes) {
+  std::ofstream out(p);
+  out << "{}";
+  for (std::uintmax_t k = 2; k < bytes; ++k) out << ' ';
+}
+
+TEST_F(SettingsTest, AFileLargerThanItsCapIsNotRead) {
+  const fs::path p = dir_ / "settings.json";
+  write_spaces(p, kMaxStateFileBytes);
+  std::string w;
+  EXPECT_TRUE(read_state_file(p, &w).has_value());
+  EXPECT_EQ(w, "");
+  write_spaces(p, kMaxStateFileBytes + 1);
+  EXPECT_FALSE(read_state_file(p, &w).has_value());
+  EXPECT_EQ(w, "ignoring " + p.string() + ": larger than 1 MiB, not read");
+  w.clear();
+  load_settings(p, &w);
+  EXPECT_NE(w.find("larger than 1 MiB"), std::string::npos) << w;
+  // ImGui's layout has a cap of its own.
+  w.clear();
+  EXPECT_TRUE(read_state_file(p, &w, kMaxLayoutFileBytes).has_value());
+  write_spaces(p, kMaxLayoutFileBytes + 1);
+  EXPECT_FALSE(read_state_file(p, &w, kMaxLayoutFileBytes).has_value());
+  EXPECT_NE(w.find("larger than 4 MiB"), std::string::npos) << w;
+}
+
+TEST_F(SettingsTest, UnknownKeysAndPalettesAreKept) {
+  const fs::path p = write(
+      R"({"from_a_newer_version": {"a": [1, 2]}, "palette": "not-yet-shipped", "density": 2})");
+  std::string w;
+  Settings s = load_settings(p, &w);
+  ASSERT_EQ(w, "");
+  EXPECT_EQ(s.palette, "not-yet-shipped");
+  s.colour.density = 3;
+  save_settings(p, s);
+  std::ifstream in(p);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find(R"("from_a_newer_version": {)"), std::string::npos) << text;
+  EXPECT_NE(text.find(R"("palette": "not-yet-shipped")"), std::string::npos) << text;
+  EXPECT_FLOAT_EQ(load_settings(p, &w).colour.density, 3.0f);
+}
+
+TEST_F(SettingsTest, ADanglingSymlinkIsWrittenThroughAndKeepsItsMode) {
+  const fs::path real = dir_ / "dotfiles" / "settings.json";
+  fs::create_directories(real.parent_path());
+  const fs::path link = dir_ / "settings.json";
+  fs::create_symlink("dotfiles/settings.json", link);  // relative, and nothing there yet
+  save_settings(link, Settings{});
+  EXPECT_TRUE(fs::is_symlink(link));
+  ASSERT_TRUE(fs::is_regular_file(real));
+  fs::permissions(real, fs::perms::owner_read | fs::perms::owner_write);
+  save_settings(link, Settings{});
+  EXPECT_TRUE(fs::is_symlink(link));
+  EXPECT_EQ(fs::status(real).permissions() & fs::perms::all,
+            fs::perms::owner_read | fs::perms::owner_write);
+}
+
+TEST_F(SettingsTest, ASymlinkLoopIsRefusedNotReplaced) {
+  const fs::path a = dir_ / "settings.json", b = dir_ / "other.json";
+  fs::create_symlink(b, a);
+  fs::create_symlink(a, b);
+  EXPECT_THROW(save_settings(a, Settings{}), std::runtime_error);
+  EXPECT_TRUE(fs::is_symlink(a));
+  EXPECT_TRUE(fs::is_symlink(b));
 }
 
 }  // namespace

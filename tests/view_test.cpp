@@ -118,5 +118,69 @@ TEST(View, ShallowZoomPathsKeepTheirDoubles) {
   EXPECT_EQ(to_double(s), 1.0 * std::pow(1e-3 / 1.0, 1.0 / 3));
 }
 
+// Each coordinate of a view is a finite double within the model's range.
+void expect_in_range(const View& v) {
+  EXPECT_FALSE(to_floatexp(kMaxSpan) < v.span);
+  EXPECT_FALSE(v.span < kMinSpan);
+  EXPECT_LE(std::abs(v.center_x.to_double()), kMaxCentre);
+  EXPECT_LE(std::abs(v.center_y.to_double()), kMaxCentre);
+}
+
+TEST(View, ZoomingOutStopsAtTheWidestSpanAndComesBack) {
+  // The window's `-` key 2,600 times, then its wheel 6,000 notches out at a corner: the view
+  // stops at the widest span, and 50 presses of `+` come back in.
+  constexpr int kW = 1024, kH = 768;
+  View v;
+  for (int k = 0; k < 2600; ++k) v = zoom_about(v, 1 / 1.5, kW / 2.0, kH / 2.0, kW, kH);
+  EXPECT_EQ(v.span, to_floatexp(kMaxSpan));
+  for (int k = 0; k < 6000; ++k) v = zoom_about(v, std::pow(1.2, -1), 0, 0, kW, kH);
+  expect_in_range(v);
+  EXPECT_EQ(v.span, to_floatexp(kMaxSpan));
+  for (int k = 0; k < 50; ++k) v = zoom_about(v, 1.5, kW / 2.0, kH / 2.0, kW, kH);
+  expect_in_range(v);
+  EXPECT_NEAR(log10_of(v.span), std::log10(kMaxSpan) - 50 * std::log10(1.5), 1e-9);
+  const PixelGrid g = pixel_grid(v, kW, kH);
+  EXPECT_TRUE(std::isfinite(g.x0) && std::isfinite(g.y0) && g.dx > 0);
+}
+
+TEST(View, PanningStopsAtTheWidestCentre) {
+  View v = view_at(0, 0, kMaxSpan);
+  for (int k = 0; k < 100; ++k) v = pan_by_pixels(v, 1e6, 1e6, 1024, 768);
+  expect_in_range(v);
+  EXPECT_EQ(v.center_x.to_double(), -kMaxCentre);
+  EXPECT_EQ(v.center_y.to_double(), kMaxCentre);
+}
+
+TEST(View, ZoomingInStopsAtTheNarrowestSpan) {
+  EXPECT_EQ(held_span(quotient(kMinSpan, to_floatexp(1.5))), kMinSpan);
+  EXPECT_EQ(held_span(FloatExp{}), kMinSpan);
+  EXPECT_EQ(held_span(to_floatexp(1e300)), to_floatexp(kMaxSpan));
+  EXPECT_EQ(held_span(to_floatexp(2.5)), to_floatexp(2.5));
+}
+
+TEST(View, SpansAndCentresPastTheRangeAreRefused) {
+  EXPECT_TRUE(parse_view_span("64"));
+  EXPECT_FALSE(parse_view_span("64.5"));
+  EXPECT_FALSE(parse_view_span("1e300"));
+  const View v;
+  EXPECT_TRUE(parse_centre("-1000", v));
+  EXPECT_FALSE(parse_centre("1e39", v));
+  EXPECT_FALSE(parse_view("0", "0", "1e300"));
+}
+
+TEST(View, ZoomPathsAcrossTheWholeRangeStayFinite) {
+  for (double t : {0.0, 0.5, 1.0}) {
+    const FloatExp s = span_between(*parse_span("1e-300"), to_floatexp(kMaxSpan), t);
+    EXPECT_GT(s.m, 0);
+    EXPECT_NEAR(log10_of(s), -300 + t * (300 + std::log10(kMaxSpan)), 1e-9);
+  }
+}
+
+TEST(View, PrecisionFailsClosedPastFloatsRange) {
+  // 1e39 is past float's largest value: its ulp is NaN, which once read as "enough".
+  for (int bits : {24, 48})
+    EXPECT_TRUE(float_precision(view_at(1e39, 0, 1), 1920, 1080, bits).exhausted);
+}
+
 }  // namespace
 }  // namespace mp

@@ -17,6 +17,7 @@
 #include "io/embedded.h"
 #include "io/files.h"
 #include "io/printable.h"
+#include "kernel_params.h"
 #include "model/variant_table.h"
 
 namespace mp {
@@ -35,6 +36,22 @@ std::filesystem::path config_file(const std::filesystem::path& dir, const char* 
   return dir.empty() ? std::filesystem::path() : dir / name;
 }
 
+// Below this a frame's memory goes without a word.
+constexpr double kQuietFrameMiB = 256;
+
+// Said before the frame is allocated, so that a run that then fails for memory has said why:
+// the window holds its frame up to four times over (the renderer's, the upload's, GL's buffer
+// and texture on the CPU path).
+void say_frame_memory(int width, int height) {
+  const double mib = static_cast<double>(width) * height * kFloatsPerPixel * sizeof(float) /
+                     static_cast<double>(1 << 20);
+  if (mib < kQuietFrameMiB) return;
+  std::fprintf(stderr,
+               "mandelpipe: a %dx%d window: each copy of its frame is %.0f MiB, up to four "
+               "copies: up to %.1f GiB of memory\n",
+               width, height, mib, 4 * mib / 1024);
+}
+
 Settings initial_settings(const std::filesystem::path& dir, const Options& o, std::string* warn) {
   Settings s = load_settings(config_file(dir, "settings.json"), warn);
   if (o.window_size_given) {
@@ -45,6 +62,8 @@ Settings initial_settings(const std::filesystem::path& dir, const Options& o, st
   if (o.colour_given.density) s.colour.density = o.colour.density;
   if (o.colour_given.offset) s.colour.offset = o.colour.offset;
   if (o.colour_given.stripe) s.colour.stripe = o.colour.stripe;
+  // The size settings.json asks for costs what the command line's does, and is said the same.
+  say_frame_memory(s.window_width, s.window_height);
   return s;
 }
 
@@ -99,6 +118,7 @@ App::App(const Options& o)
     if (palettes_[i].name == settings_.palette) ex_.palette = static_cast<int>(i);
   if (palettes_[ex_.palette].name != settings_.palette && o.palette_given)
     throw ExitError(2, "--palette: unknown '" + settings_.palette + "'");
+  palette_at_start_ = ex_.palette;
   if (settings_.window_x && settings_.window_y && !o.window_size_given)
     window_.move_to(*settings_.window_x, *settings_.window_y);
   window_.set_vsync(ex_.vsync);
@@ -123,7 +143,8 @@ App::~App() {
   settings_.window_height = h;
   settings_.window_x = x;
   settings_.window_y = y;
-  settings_.palette = palettes_[ex_.palette].name;
+  // A palette this version does not know is kept in the file unless another was picked.
+  if (ex_.palette != palette_at_start_) settings_.palette = palettes_[ex_.palette].name;
   settings_.colour = ex_.colour;
   settings_.ui_scale = ex_.ui_scale;
   settings_.pin_variant = ex_.pin_variant;

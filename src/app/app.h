@@ -98,6 +98,8 @@ class App {
   std::filesystem::path config_;
   std::string settings_warning_;
   Settings settings_;
+  int palette_at_start_ =
+      0;  // the palette shown first: settings keep an unknown name until changed
   DeviceChoice device_;
   std::optional<PipeRates> rates_;
   std::vector<Palette> palettes_;

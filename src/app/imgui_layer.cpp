@@ -33,7 +33,8 @@ ImGuiLayer::ImGuiLayer(GLFWwindow* window, float content_scale, float ui_scale,
   io.IniFilename = nullptr;
   if (!ini_path_.empty()) {
     std::string warning;
-    const std::optional<std::string> text = read_state_file(ini_path_, &warning);
+    const std::optional<std::string> text =
+        read_state_file(ini_path_, &warning, kMaxLayoutFileBytes);
     if (!warning.empty())
       std::cerr << "mandelpipe: " << printable(warning) << " (left as it is)\n";
     else if (text && !text->empty())

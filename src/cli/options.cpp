@@ -28,7 +28,7 @@ std::string_view trimmed(std::string_view s) {
 
 // A centre "X,Y" for a view whose span is set: each coordinate in as many digits as typed, read
 // at the precision the span needs (spaces around the numbers allowed). False when it is not two
-// finite numbers.
+// numbers within kMaxCentre.
 bool read_centre(std::string_view s, View& v) {
   const auto comma = s.find(',');
   if (comma == std::string_view::npos) return false;
@@ -42,7 +42,7 @@ bool read_centre(std::string_view s, View& v) {
 
 // A span of any exponent, > 0.
 std::optional<FloatExp> span_of(std::string_view s) {
-  return parse_span(trimmed(s));
+  return parse_view_span(trimmed(s));
 }
 
 // Values as typed, unset when the option was not given: an empty or negative value given on the
@@ -165,12 +165,12 @@ std::string finish(Options& o, const Raw& raw) {
   // The span first: it says how many bits the centre needs.
   if (raw.span) {
     const auto span = span_of(*raw.span);
-    if (!span) return "--span: must be a finite number > 0, got '" + *raw.span + "'";
+    if (!span) return "--span: must be a number > 0 and at most 64, got '" + *raw.span + "'";
     o.view.span = *span;
   }
   if (raw.center) {
     if (!read_centre(*raw.center, o.view))
-      return "--center: expected X,Y (two finite numbers), got '" + *raw.center + "'";
+      return "--center: expected X,Y (two numbers within +-1000), got '" + *raw.center + "'";
   } else {
     o.view.center_x = o.view.center_x.with_bits(view_bits(o.view));
     o.view.center_y = o.view.center_y.with_bits(view_bits(o.view));
@@ -252,7 +252,8 @@ std::string finish_bench_views(Options& o, const Raw& raw) {
     if (span) v.span = *span;
     const auto iters = parse_int(fields[3], 1, kMaxIterations);
     if (n != 4 || !in.eof() || !span || !read_centre(fields[0] + "," + fields[1], v) || !iters)
-      return "--view: expected X,Y,SPAN,ITERS (finite centre, span > 0, iterations 1..10000000), "
+      return "--view: expected X,Y,SPAN,ITERS (centre within +-1000, span > 0 and at most 64, "
+             "iterations 1..10000000), "
              "got '" +
              text + "'";
     v.max_iter = static_cast<unsigned>(*iters);
@@ -268,11 +269,11 @@ std::string finish_bench_views(Options& o, const Raw& raw) {
   View deepest;
   if (from && to) deepest.span = *from < *to ? *from : *to;
   if (!read_centre(*raw.zoom, deepest))
-    return "--zoom: expected X,Y (two finite numbers), got '" + *raw.zoom + "'";
+    return "--zoom: expected X,Y (two numbers within +-1000), got '" + *raw.zoom + "'";
   z.x = deepest.center_x;
   z.y = deepest.center_y;
-  if (!from) return "--from: must be a finite span > 0, got '" + *raw.zoom_from + "'";
-  if (!to) return "--to: must be a finite span > 0, got '" + *raw.zoom_to + "'";
+  if (!from) return "--from: must be a span > 0 and at most 64, got '" + *raw.zoom_from + "'";
+  if (!to) return "--to: must be a span > 0 and at most 64, got '" + *raw.zoom_to + "'";
   if (*from == *to) return "--zoom: --from and --to are the same span: there is no path";
   z.from = *from;
   z.to = *to;
@@ -374,8 +375,8 @@ std::string finish_render(Options& o, const Raw& raw) {
   if (span) to.span = *span;
   to.max_iter = o.view.max_iter;
   if (n != 3 || !in.eof() || !span || !read_centre(fields[0] + "," + fields[1], to))
-    return "--zoom-to: expected X,Y,SPAN (finite centre, span > 0), got '" + *raw.render_zoom_to +
-           "'";
+    return "--zoom-to: expected X,Y,SPAN (centre within +-1000, span > 0 and at most 64), got '" +
+           *raw.render_zoom_to + "'";
   o.zoom_to = std::move(to);
   if (!raw.render_frames) return "--zoom-to: needs --frames N (2..100000)";
   const auto frames = parse_int(*raw.render_frames, 2, 100000);

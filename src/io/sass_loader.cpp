@@ -7,12 +7,15 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
+#include <chrono>
 #include <cstdlib>
 #include <exception>
 #include <filesystem>
 #include <optional>
+#include <sstream>
 #include <system_error>
 
 #include "model/variant_table.h"
@@ -24,11 +27,19 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// A limit in a message: "60", "0.5".
+std::string format_limit(double v) {
+  std::ostringstream s;
+  s << v;
+  return s.str();
+}
+
 // Runs the program at argv[0] without a shell, so no path is read as shell syntax, and returns
 // its stdout and stderr together (cuobjdump says there why it read nothing); nullopt, with
-// `error` saying why, if it could not be started or `cancel` was set (the program is killed).
+// `error` saying why, if it could not be started, `cancel` was set or it went past `limits`
+// (the program is killed).
 std::optional<std::string> run_captured(const std::vector<std::string>& argv, std::string& error,
-                                        const std::atomic<bool>* cancel) {
+                                        const std::atomic<bool>* cancel, const SassLimits& limits) {
   int fds[2];
   if (pipe2(fds, O_CLOEXEC) != 0) {
     error = std::generic_category().message(errno);
@@ -53,14 +64,21 @@ std::optional<std::string> run_captured(const std::vector<std::string>& argv, st
   }
   std::string text;
   std::array<char, 65536> buf;
-  bool cancelled = false;
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::duration<double>(limits.max_seconds);
+  std::string stopped;  // why the program was killed, if it was
   for (;;) {
-    if (cancel && cancel->load()) {
-      cancelled = true;
+    if (cancel && cancel->load()) stopped = "cancelled";
+    if (std::chrono::steady_clock::now() > deadline)
+      stopped = "stopped after " + format_limit(limits.max_seconds) + " s";
+    if (text.size() > limits.max_bytes)
+      stopped = "stopped past " + format_limit(limits.max_bytes / 1048576.0) + " MiB of output";
+    if (!stopped.empty()) {
       kill(pid, SIGKILL);
       break;
     }
-    // Waits in steps of 50 ms, so that a cancel is seen while the program writes nothing.
+    // Waits in steps of 50 ms, so that a cancel or the deadline is seen while the program
+    // writes nothing.
     pollfd p{fds[0], POLLIN, 0};
     const int ready = poll(&p, 1, 50);
     if (ready == 0 || (ready < 0 && errno == EINTR)) continue;
@@ -68,7 +86,9 @@ std::optional<std::string> run_captured(const std::vector<std::string>& argv, st
       kill(pid, SIGKILL);
       break;
     }
-    const ssize_t n = read(fds[0], buf.data(), buf.size());
+    // Never past a byte beyond the cap, which is how going past it shows.
+    const ssize_t n =
+        read(fds[0], buf.data(), std::min(buf.size(), limits.max_bytes + 1 - text.size()));
     if (n > 0)
       text.append(buf.data(), static_cast<std::size_t>(n));
     else if (n == 0 || errno != EINTR)
@@ -77,8 +97,8 @@ std::optional<std::string> run_captured(const std::vector<std::string>& argv, st
   close(fds[0]);
   while (waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
   }
-  if (cancelled) {
-    error = "cancelled";
+  if (!stopped.empty()) {
+    error = stopped;
     return std::nullopt;
   }
   return text;
@@ -121,15 +141,15 @@ void find_loops(const std::string& text, LoadedSass& r) {
 std::string find_cuobjdump() {
   std::vector<fs::path> dirs;
   if (const char* c = std::getenv("CUDA_PATH")) dirs.push_back(fs::path(c) / "bin");
+  dirs.push_back("/usr/local/cuda/bin");
   if (const char* p = std::getenv("PATH")) {
     const std::string s = p;
     for (std::size_t a = 0, b; a <= s.size(); a = b + 1) {
       b = s.find(':', a);
       if (b == std::string::npos) b = s.size();
-      if (b > a) dirs.push_back(s.substr(a, b - a));
+      if (b > a && s[a] == '/') dirs.push_back(s.substr(a, b - a));
     }
   }
-  dirs.push_back("/usr/local/cuda/bin");
   for (const fs::path& d : dirs) {
     std::error_code ec;
     if (fs::is_regular_file(d / "cuobjdump", ec)) return (d / "cuobjdump").string();
@@ -144,16 +164,21 @@ std::string self_executable() {
 }
 
 LoadedSass load_kernel_sass(const std::string& binary, int arch, const std::atomic<bool>* cancel) {
+  return load_kernel_sass_limited(binary, arch, cancel, SassLimits{});
+}
+
+LoadedSass load_kernel_sass_limited(const std::string& binary, int arch,
+                                    const std::atomic<bool>* cancel, const SassLimits& limits) {
   LoadedSass r;
   r.arch = "sm_" + std::to_string(arch >= 90 ? 90 : arch);  // newer GPUs JIT sm_90's PTX
   const std::string tool = find_cuobjdump();
   if (tool.empty()) {
-    r.source = "cuobjdump not found ($CUDA_PATH/bin, $PATH, /usr/local/cuda/bin)";
+    r.source = "cuobjdump not found ($CUDA_PATH/bin, /usr/local/cuda/bin, $PATH)";
     return r;
   }
   std::string error;
   const std::optional<std::string> text =
-      run_captured({tool, "-sass", "-arch", r.arch, binary}, error, cancel);
+      run_captured({tool, "-sass", "-arch", r.arch, binary}, error, cancel, limits);
   if (!text) {
     r.source = "could not run " + tool + ": " + error;
     return r;

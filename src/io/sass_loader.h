@@ -2,6 +2,7 @@
 #pragma once
 
 #include <atomic>
+#include <cstddef>
 #include <map>
 #include <string>
 #include <vector>
@@ -42,12 +43,24 @@ struct LoadedSass {
   }
 };
 
-// cuobjdump from $CUDA_PATH/bin, $PATH or /usr/local/cuda/bin; "" if none.
+// cuobjdump from $CUDA_PATH/bin, /usr/local/cuda/bin, then $PATH's absolute entries (a relative
+// one would run whatever the working folder holds); "" if none.
 std::string find_cuobjdump();
+
+// How much of cuobjdump's output is read and how long it may take: this program's SASS for one
+// arch is a few MB and takes seconds, so past these it is not the tool we expect.
+struct SassLimits {
+  std::size_t max_bytes = std::size_t{256} << 20;
+  double max_seconds = 60;
+};
 // Runs cuobjdump on `binary` for `arch` (sm_90: 90) and finds every variant's step loop. Never
 // throws: failures are described in `source`. Takes from a few hundred ms to seconds (a big
 // binary on a GPU machine): call it off the UI thread. Once `cancel` is set, cuobjdump is stopped
-// and nothing is loaded, so that a window closing need not wait for it.
+// and nothing is loaded, so that a window closing need not wait for it; past `limits` it is
+// stopped too, and `source` says which limit.
+LoadedSass load_kernel_sass_limited(const std::string& binary, int arch,
+                                    const std::atomic<bool>* cancel, const SassLimits& limits);
+// The same within the default limits (a plain function, for std::async).
 LoadedSass load_kernel_sass(const std::string& binary, int arch,
                             const std::atomic<bool>* cancel = nullptr);
 // The running executable's path (/proc/self/exe resolved).

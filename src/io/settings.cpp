@@ -7,7 +7,6 @@
 #include <fstream>
 #include <limits>
 #include <nlohmann/json.hpp>
-#include <sstream>
 #include <stdexcept>
 
 #include "io/colour_settings.h"
@@ -38,8 +37,8 @@ int int_field(const nlohmann::json& j, const char* key, int lo, int hi) {
 
 }  // namespace
 
-std::optional<std::string> read_state_file(const std::filesystem::path& file,
-                                           std::string* warning) {
+std::optional<std::string> read_state_file(const std::filesystem::path& file, std::string* warning,
+                                           std::uintmax_t max_bytes) {
   std::error_code ec;
   const auto status = std::filesystem::status(file, ec);  // follows a symlink
   if (!std::filesystem::exists(status)) return std::nullopt;
@@ -48,12 +47,17 @@ std::optional<std::string> read_state_file(const std::filesystem::path& file,
     return std::nullopt;
   };
   if (!std::filesystem::is_regular_file(status)) return refuse("not a regular file");
+  const std::string too_large = "larger than " + std::to_string(max_bytes >> 20) + " MiB, not read";
+  if (std::filesystem::file_size(file, ec) > max_bytes && !ec) return refuse(too_large);
   std::ifstream in(file, std::ios::binary);
   if (!in) return refuse(std::string("cannot be read (") + std::strerror(errno) + ")");
-  std::ostringstream text;
-  text << in.rdbuf();
+  // One byte past the cap tells a file that grew since its size was taken.
+  std::string text(max_bytes + 1, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
   if (in.bad()) return refuse("cannot be read");
-  return text.str();
+  if (static_cast<std::uintmax_t>(in.gcount()) > max_bytes) return refuse(too_large);
+  text.resize(static_cast<std::size_t>(in.gcount()));
+  return text;
 }
 
 Settings load_settings(const std::filesystem::path& file, std::string* warning) {
@@ -95,10 +99,20 @@ Settings load_settings(const std::filesystem::path& file, std::string* warning) 
 }
 
 void write_state_file(const std::filesystem::path& file, const std::string& text) {
-  std::error_code ec;
-  const bool link = std::filesystem::is_symlink(file, ec);
-  const std::filesystem::path target = link ? std::filesystem::weakly_canonical(file, ec) : file;
-  write_file_atomic(link && !ec ? target : file, text);
+  // Each link followed by hand, a dangling one too (its target is created), as far as the kernel
+  // follows them; past that it is a loop, refused rather than replaced by a file.
+  constexpr int kMaxLinks = 40;
+  std::filesystem::path target = file;
+  for (int links = 0;; ++links) {
+    std::error_code ec;
+    if (!std::filesystem::is_symlink(target, ec)) break;
+    if (links == kMaxLinks)
+      throw std::runtime_error("cannot write " + file.string() + ": too many symlinks (a loop?)");
+    const std::filesystem::path next = std::filesystem::read_symlink(target, ec);
+    if (ec) throw std::runtime_error("cannot write " + file.string() + ": " + ec.message());
+    target = next.is_absolute() ? next : target.parent_path() / next;
+  }
+  write_file_atomic(target, text);
 }
 
 void save_settings(const std::filesystem::path& file, const Settings& s) {
@@ -106,15 +120,20 @@ void save_settings(const std::filesystem::path& file, const Settings& s) {
     return std::isfinite(v) ? std::clamp(v, lo, hi) : fallback;
   };
   const ColourParams defaults;
-  nlohmann::json j = {
-      {"window_width", std::clamp(s.window_width, kMinWindowSide, kMaxWindowSide)},
-      {"window_height", std::clamp(s.window_height, kMinWindowSide, kMaxWindowSide)},
-      {"palette", s.palette},
-      {"density", clamp_float(s.colour.density, kMinDensity, kMaxDensity, defaults.density)},
-      {"offset", clamp_float(s.colour.offset, 0.0f, 1.0f, defaults.offset)},
-      {"stripe", clamp_float(s.colour.stripe, 0.0f, 1.0f, defaults.stripe)},
-      {"ui_scale", clamp_float(s.ui_scale, kMinUiScale, kMaxUiScale, Settings().ui_scale)},
-      {"pin_variant", s.pin_variant}};
+  // Keys this version does not know (a newer one's, the user's) are written back as they were.
+  nlohmann::json j = nlohmann::json::object();
+  if (const std::optional<std::string> old = read_state_file(file, nullptr)) {
+    nlohmann::json parsed = nlohmann::json::parse(*old, nullptr, false);
+    if (parsed.is_object()) j = std::move(parsed);
+  }
+  j["window_width"] = std::clamp(s.window_width, kMinWindowSide, kMaxWindowSide);
+  j["window_height"] = std::clamp(s.window_height, kMinWindowSide, kMaxWindowSide);
+  j["palette"] = s.palette;
+  j["density"] = clamp_float(s.colour.density, kMinDensity, kMaxDensity, defaults.density);
+  j["offset"] = clamp_float(s.colour.offset, 0.0f, 1.0f, defaults.offset);
+  j["stripe"] = clamp_float(s.colour.stripe, 0.0f, 1.0f, defaults.stripe);
+  j["ui_scale"] = clamp_float(s.ui_scale, kMinUiScale, kMaxUiScale, Settings().ui_scale);
+  j["pin_variant"] = s.pin_variant;
   if (s.window_x && s.window_y) {
     j["window_x"] = std::clamp(*s.window_x, -kMaxWindowPosition, kMaxWindowPosition);
     j["window_y"] = std::clamp(*s.window_y, -kMaxWindowPosition, kMaxWindowPosition);

@@ -1,6 +1,7 @@
 // Per-user state kept between runs in $XDG_CONFIG_HOME/mandelpipe/settings.json.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -25,18 +26,27 @@ inline constexpr int kMaxWindowPosition = 65536;
 inline constexpr float kMinDensity = 0.05f, kMaxDensity = 8.0f;
 inline constexpr float kMinUiScale = 0.75f, kMaxUiScale = 2.5f;
 
-// A state file's text (settings, ImGui's layout): nothing for a missing one; nothing and a
-// `warning` for one that is not a regular file (a FIFO would block the reader) or cannot be read.
-std::optional<std::string> read_state_file(const std::filesystem::path& file, std::string* warning);
-// Written whole (see write_file_atomic); through a symlink to its target, so the link stays.
+// The most a state file is read of: far past what the program writes, and so a file larger
+// than it is not one of ours; ImGui's layout grows with the windows it remembers.
+inline constexpr std::uintmax_t kMaxStateFileBytes = 1 << 20;
+inline constexpr std::uintmax_t kMaxLayoutFileBytes = 4 << 20;
+
+// A state file's text (settings, bookmarks, ImGui's layout): nothing for a missing one; nothing
+// and a `warning` for one that is not a regular file (a FIFO would block the reader), is larger
+// than `max_bytes` (never read past it) or cannot be read.
+std::optional<std::string> read_state_file(const std::filesystem::path& file, std::string* warning,
+                                           std::uintmax_t max_bytes = kMaxStateFileBytes);
+// Written whole (see write_file_atomic); through symlinks to their final target, a dangling
+// link's too, so the link stays; throws "cannot write FILE: ..." for a loop.
 void write_state_file(const std::filesystem::path& file, const std::string& text);
 
 // Missing file: defaults. Not a regular file (a FIFO, a folder), unreadable, malformed or out
 // of range: defaults, and `warning` says why (the caller then leaves the file alone rather than
 // overwrite it). Never blocks: a FIFO is not opened.
 Settings load_settings(const std::filesystem::path& file, std::string* warning);
-// Clamps every value into what load_settings accepts before writing; a symlinked file is
-// written through the link (its target replaced), so a dotfiles link stays a link.
+// Clamps every value into what load_settings accepts before writing; keys of the file it does
+// not know are kept as they were; a symlinked file is written through the link (its target
+// replaced, with its mode), so a dotfiles link stays a link; a symlink loop throws.
 void save_settings(const std::filesystem::path& file, const Settings& s);
 
 }  // namespace mp

@@ -11,12 +11,12 @@ namespace {
 FloatExp span_of(const nlohmann::json& j, const std::string& name) {
   std::optional<FloatExp> span;
   if (j.is_string()) {
-    span = parse_span(j.get<std::string>());
+    span = parse_view_span(j.get<std::string>());
   } else if (j.is_number()) {
     const double v = j.get<double>();
-    if (v > 0 && std::isfinite(v)) span = to_floatexp(v);
+    if (v > 0 && v <= kMaxSpan) span = to_floatexp(v);
   }
-  if (!span) throw std::runtime_error("'" + name + "': span must be > 0");
+  if (!span) throw std::runtime_error("'" + name + "': span must be > 0 and at most 64");
   return *span;
 }
 
@@ -26,10 +26,10 @@ BigReal coordinate_of(const nlohmann::json& j, const View& v, const std::string&
   std::optional<BigReal> c;
   if (j.is_string()) {
     c = parse_centre(j.get<std::string>(), v);
-  } else if (j.is_number() && std::isfinite(j.get<double>())) {
+  } else if (j.is_number() && std::abs(j.get<double>()) <= kMaxCentre) {
     c = BigReal(j.get<double>(), view_bits(v));
   }
-  if (!c) throw std::runtime_error("'" + name + "': centre must be finite numbers");
+  if (!c) throw std::runtime_error("'" + name + "': centre must be numbers within +-1000");
   return *c;
 }
 

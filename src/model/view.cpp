@@ -26,6 +26,17 @@ FloatExp pixel_size(const View& v, int width) {
 
 }  // namespace
 
+FloatExp held_span(FloatExp span) {
+  if (!(span.m > 0) || span < kMinSpan) return kMinSpan;
+  return min_of(span, to_floatexp(kMaxSpan));
+}
+
+std::optional<FloatExp> parse_view_span(std::string_view decimal) {
+  const std::optional<FloatExp> s = parse_span(decimal);
+  if (!s || *s < kMinSpan || to_floatexp(kMaxSpan) < *s) return std::nullopt;
+  return s;
+}
+
 View view_at(double x, double y, double span, unsigned max_iter) {
   View v;
   v.center_x = BigReal(x);
@@ -38,7 +49,7 @@ View view_at(double x, double y, double span, unsigned max_iter) {
 std::optional<View> parse_view(std::string_view x, std::string_view y, std::string_view span,
                                unsigned max_iter) {
   View v;
-  const std::optional<FloatExp> s = parse_span(span);
+  const std::optional<FloatExp> s = parse_view_span(span);
   if (!s) return std::nullopt;
   v.span = *s;
   std::optional<BigReal> cx = parse_centre(x, v), cy = parse_centre(y, v);
@@ -77,7 +88,19 @@ std::string centre_text(const BigReal& coordinate, const View& v) {
 }
 
 std::optional<BigReal> parse_centre(std::string_view decimal, const View& v) {
-  return BigReal::parse(decimal, view_bits(v));
+  std::optional<BigReal> c = BigReal::parse(decimal, view_bits(v));
+  if (c && !(std::abs(c->to_double()) <= kMaxCentre)) return std::nullopt;
+  return c;
+}
+
+View held_in_range(View v) {
+  v.span = held_span(v.span);
+  const int bits = view_bits(v);
+  for (BigReal* c : {&v.center_x, &v.center_y}) {
+    const double d = c->to_double();
+    if (!(std::abs(d) <= kMaxCentre)) *c = BigReal(d > 0 ? kMaxCentre : -kMaxCentre, bits);
+  }
+  return v;
 }
 
 PixelGrid pixel_grid(const View& v, int width, int height) {
@@ -100,7 +123,7 @@ View pan_by_pixels(View v, double dx_px, double dy_px, int width, int /*height*/
   const int bits = view_bits(v, width);
   v.center_x = v.center_x.plus(-(to_floatexp(dx_px) * d), bits);
   v.center_y = v.center_y.plus(to_floatexp(dy_px) * d, bits);
-  return v;
+  return held_in_range(std::move(v));
 }
 
 FloatExp span_between(FloatExp from, FloatExp to, double t) {
@@ -134,13 +157,16 @@ std::vector<View> zoom_views(const ZoomPath& z) {
 View zoom_about(View v, double factor, double px, double py, int width, int height) {
   // The complex point under the cursor, off * d from the centre, stays under the cursor: the
   // centre moves towards it by (1 - 1/factor) of that offset.
+  // At a limit of the span the factor is what is left to it, so the centre moves no further.
+  const FloatExp span = held_span(quotient(v.span, to_floatexp(factor)));
+  const double zoom = to_double(quotient(v.span, span));
   const glm::dvec2 off = from_centre(glm::dvec2(px, py), width, height);
-  const FloatExp towards = pixel_size(v, width) * to_floatexp(1 - 1 / factor);
-  v.span = quotient(v.span, to_floatexp(factor));
+  const FloatExp towards = pixel_size(v, width) * to_floatexp(1 - 1 / zoom);
+  v.span = span;
   const int bits = view_bits(v, width);
   v.center_x = v.center_x.plus(to_floatexp(off.x) * towards, bits);
   v.center_y = v.center_y.plus(to_floatexp(off.y) * towards, bits);
-  return v;
+  return held_in_range(std::move(v));
 }
 
 PrecisionStatus float_precision(const View& v, int width, int height, int mantissa_bits) {
@@ -158,7 +184,8 @@ PrecisionStatus float_precision(const View& v, int width, int height, int mantis
     const float f = static_cast<float>(largest);
     s.float_ulp = std::nextafter(f, INFINITY) - f;
   }
-  s.exhausted = s.pixel_spacing < 4 * s.float_ulp || !(s.pixel_spacing >= DBL_MIN);
+  // Written to fail closed: a coordinate past float's range makes the ulp NaN, not a pass.
+  s.exhausted = !(s.pixel_spacing >= 4 * s.float_ulp) || !(s.pixel_spacing >= DBL_MIN);
   return s;
 }
 

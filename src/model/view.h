@@ -18,6 +18,9 @@ namespace mp {
 inline constexpr int kMaxImageSize = 16384;
 static_assert(kMaxImageSize <= kMaxTileRefSize, "the tile queue's packed tiles must reach");
 inline constexpr unsigned kMaxIterations = 10'000'000;
+// The farthest a centre coordinate goes from 0: the set lies within 2 of it, and float's
+// precision check needs the view's coordinates finite in float.
+inline constexpr double kMaxCentre = 1e3;
 
 struct View {
   BigReal center_x = BigReal(-0.5);
@@ -31,6 +34,17 @@ struct View {
   }
   bool operator!=(const View& o) const { return !(*this == o); }
 };
+
+// The widest span a view takes: the whole set fits in 4, and past this a view shows a dot while
+// its pixel grid heads for double's overflow.
+inline constexpr double kMaxSpan = 64;
+// The narrowest: half the extended range's exponent, so that a pixel's size and the offsets
+// under it stay inside that range.
+inline constexpr FloatExp kMinSpan{1.0, kZeroExp / 2 - 1};
+// A span within [kMinSpan, kMaxSpan], the nearest end for one outside it.
+FloatExp held_span(FloatExp span);
+// A view's span as typed: parse_span's, and nothing outside [kMinSpan, kMaxSpan].
+std::optional<FloatExp> parse_view_span(std::string_view decimal);
 
 // A view given in doubles (the fitted home view, tests).
 View view_at(double x, double y, double span, unsigned max_iter = 1024);
@@ -46,10 +60,14 @@ int view_bits(const View& v, int width = kMaxImageSize);
 // resolved and 3 guard digits, at least 17 (what a double needs, so shallow views keep what they
 // had).
 int centre_digits(const View& v);
+// A view that the arithmetic below keeps finite: the span held within [kMinSpan, kMaxSpan], each
+// centre coordinate within kMaxCentre of 0.
+View held_in_range(View v);
 // A centre coordinate as text, read back at view_bits(v) (what a view's files and its one-line
 // form hold): at least centre_digits(v), more (a few at most) where the value needs them to read
 // back the same, so that a view written and read is the same view.
 std::string centre_text(const BigReal& coordinate, const View& v);
+// A coordinate as typed, at view_bits(v); nothing where it is not a number or past kMaxCentre.
 std::optional<BigReal> parse_centre(std::string_view decimal, const View& v);
 
 // from * (to / from)^t, for spans of any exponent.
@@ -68,9 +86,11 @@ std::vector<View> zoom_views(const ZoomPath& z);
 // Pixel centres: c(px, py) = centre + ((px + 0.5 - w/2) d, (h/2 - py - 0.5) d), d = span / w.
 PixelGrid pixel_grid(const View& v, int width, int height);
 
-// The point under the cursor follows it: moving the mouse by (dx, dy) pixels moves the view.
+// The point under the cursor follows it: moving the mouse by (dx, dy) pixels moves the view
+// (held_in_range, as zoom_about's).
 View pan_by_pixels(View v, double dx_px, double dy_px, int width, int height);
-// Zoom by `factor` (> 1 zooms in) keeping the complex point under pixel (px, py) fixed.
+// Zoom by `factor` (> 1 zooms in) keeping the complex point under pixel (px, py) fixed; at the
+// span's limits it zooms only as far as they allow.
 View zoom_about(View v, double factor, double px, double py, int width, int height);
 
 struct PrecisionStatus {
