@@ -218,9 +218,9 @@ TEST_F(RenderBigTest, ZoomSequenceWritesNumberedFramesAndTheirParameters) {
         << " --out still.png";
   ASSERT_EQ(run(still.str()).code, 0);
   EXPECT_EQ(read_png(dir_ / "still.png").rgb, read_png(dir_ / "seq" / "frame-00002.png").rgb);
-  // The folder is not empty now: a second sequence is refused, the first left alone.
+  // The folder holds a sequence now: a second one is refused, the first left alone.
   expect_one_line_error(run("render " + common + " --zoom-to 0,0,1 --frames 3 --out seq"),
-                        "not empty");
+                        "holds a zoom sequence: --resume completes it");
   EXPECT_EQ(std::distance(fs::directory_iterator(dir_ / "seq"), fs::directory_iterator()), 6);
 }
 

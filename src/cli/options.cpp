@@ -54,6 +54,7 @@ struct Raw {
               tile_order = "cost";
   bool no_vsync = false;
   bool exr_frames = false;
+  bool resume = false;
   bool palette_given = false;
   // bench: --view (repeatable) and the zoom path's parts
   std::vector<std::string> bench_views;
@@ -341,6 +342,9 @@ void add_render_options(CLI::App& app, Raw& raw) {
       ->type_name("FILE.exr");
   app.add_flag("--exr-frames", raw.exr_frames,
                "with --zoom-to: also frame-NNNNN.exr beside each frame (needs --ss 1)");
+  app.add_flag("--resume", raw.resume,
+               "with --zoom-to: complete an interrupted sequence in --out, rendering only the "
+               "frames it lacks (the same parameters as before)");
 }
 
 // render's colour, supersampling and zoom sequence, checked. Returns an error message or "".
@@ -364,6 +368,8 @@ std::string finish_render(Options& o, const Raw& raw) {
   o.exr_frames = raw.exr_frames;
   if ((raw.exr || raw.exr_frames) && o.ss != 1)
     return "--exr: the iteration data is one sample a pixel; leave out --ss";
+  if (raw.resume && !raw.render_zoom_to) return "--resume: belongs to --zoom-to X,Y,SPAN";
+  o.resume = raw.resume;
   if (!raw.render_zoom_to)
     return raw.render_frames ? "--frames: belongs to --zoom-to X,Y,SPAN (a zoom sequence)" : "";
   std::string fields[3];

@@ -61,6 +61,7 @@ struct Options {
   bool exr_frames = false;      // --exr-frames: a zoom sequence's too, frame-NNNNN.exr
   std::optional<View> zoom_to;  // --zoom-to X,Y,SPAN: frames from the view to this one...
   int zoom_frames = 0;          // ...this many (--frames), into the folder --out
+  bool resume = false;          // --resume: only the frames the folder lacks, same parameters
 
   // bench
   std::vector<VariantId> bench_variants;  // empty: all

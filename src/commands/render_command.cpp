@@ -14,6 +14,7 @@
 #include "cli/view_text.h"
 #include "commands/commands.h"
 #include "commands/common.h"
+#include "commands/sequence_folder.h"
 #include "cuda_check.h"
 #include "device_buffer.h"
 #include "io/colour_settings.h"
@@ -517,34 +518,51 @@ std::string frame_name(int k) {
   return name;
 }
 
+std::string exr_name(int k) {
+  return fs::path(frame_name(k)).replace_extension(".exr").string();
+}
+
+// What a sequence's frames depend on, recorded in frames.json so that --resume can check that it
+// adds frames of the same sequence.
+nlohmann::json sequence_parameters(const Options& o, const nlohmann::json& colour) {
+  const View& to = *o.zoom_to;
+  nlohmann::json p = {
+      {"center", {centre_text(o.view.center_x, o.view), centre_text(o.view.center_y, o.view)}},
+      {"span", exact_span_text(o.view.span)},
+      {"zoom_to",
+       {centre_text(to.center_x, to), centre_text(to.center_y, to), exact_span_text(to.span)}},
+      {"frames", o.zoom_frames},
+      {"iters", o.view.max_iter},
+      {"width", o.width},
+      {"height", o.height},
+      {"ss", o.ss},
+      {"variant", variant_info(o.variant).name},
+      {"pin", o.pin},
+      {"approximation", !o.no_approximation},
+      {"exr_frames", o.exr_frames}};
+  p.update(colour);
+  return p;
+}
+
 int render_zoom(const Options& o, const DeviceChoice& dc, const Palette& palette) {
   const fs::path dir = o.out;
-  std::error_code ec;
-  if (fs::exists(dir, ec)) {
-    if (!fs::is_directory(dir, ec))
-      throw ExitError(2, "--out: " + dir.string() + " is not a folder");
-    if (!fs::is_empty(dir, ec))
-      throw ExitError(2, "--out: " + dir.string() +
-                             " is not empty: a zoom sequence goes into a new or empty folder");
-  } else if (fs::create_directories(dir, ec); ec) {
-    throw ExitError(2, "--out: cannot make the folder " + dir.string() + ": " + ec.message());
-  }
   const Plan plan = plan_for(o.width, o.height, o.ss);
   PieceRenderer renderer(dc, plan.piece_pixels(), !o.no_approximation);
-  say_plan(plan, renderer.gpu());
   const std::vector<View> views = zoom_sequence(o.view, *o.zoom_to, o.zoom_frames);
 
   const nlohmann::json colour = colour_settings_json({palette.name, o.colour});
-  nlohmann::json j;
-  j["mandelpipe"] = kVersion;
-  j["width"] = o.width;
-  j["height"] = o.height;
-  j["ss"] = o.ss;
-  j["renderer"] = renderer.description();
-  j["tiling"] = tiling_json(plan, plan.bands() * plan.pieces_across(), renderer.gpu());
-  // Each frame by the precision rule, as the window would render it at that depth; the line on
-  // stderr where what renders changes.
-  nlohmann::json frames = nlohmann::json::array();
+  nlohmann::json head;
+  head["mandelpipe"] = kVersion;
+  head["parameters"] = sequence_parameters(o, colour);
+  head["width"] = o.width;
+  head["height"] = o.height;
+  head["ss"] = o.ss;
+  head["renderer"] = renderer.description();
+  head["tiling"] = tiling_json(plan, plan.bands() * plan.pieces_across(), renderer.gpu());
+  // Each frame by the precision rule, as the window would render it at that depth; a line on
+  // stderr where what renders changes, said once the folder is taken so a refusal stays one line.
+  std::string changes;
+  std::vector<nlohmann::json> entries;
   std::vector<PrecisionChoice> choices;
   for (int k = 0; k < o.zoom_frames; ++k) {
     const View& v = views[k];
@@ -556,39 +574,52 @@ int render_zoom(const Options& o, const DeviceChoice& dc, const Palette& palette
                         {"iters", v.max_iter},
                         {"variant", variant_info(o.variant).name},
                         {"rendered_by", rendered_by(c)}};
+    if (o.exr_frames) f["exr"] = exr_name(k);
     f.update(colour);
     f["precision_exhausted"] = c.exhausted;
     if (k == 0 ? !c.why.empty() : rendered_by(c) != rendered_by(choices[k - 1]))
-      std::cerr << "mandelpipe: from " << frame_name(k) << " on, "
-                << (c.why.empty() ? rendered_by(c) + " holds" : c.why) << "\n";
-    frames.push_back(f);
+      changes += "mandelpipe: from " + frame_name(k) + " on, " +
+                 (c.why.empty() ? rendered_by(c) + " holds" : c.why) + "\n";
+    entries.push_back(std::move(f));
   }
-  j["frames"] = frames;
 
+  std::optional<SequenceFolder> folder;
+  try {
+    folder.emplace(dir, head, o.resume);
+  } catch (const std::exception& e) {
+    throw ExitError(2, e.what());
+  }
+  std::cerr << changes;
+  say_plan(plan, renderer.gpu());
+  const int missing = o.zoom_frames - folder->kept();
+  if (o.resume)
+    std::cerr << "mandelpipe: --resume: " << folder->kept() << " of " << o.zoom_frames
+              << " frames already whole in " << dir.string() << ", rendering " << missing << "\n";
   const Look look = look_for(o, palette);
   Progress progress;
   try {
-    // The parameters first: every frame written is then already described.
-    write_file_atomic(dir / "frames.json", j.dump(2) + "\n");
+    int rendered = 0;
     for (int k = 0; k < o.zoom_frames; ++k) {
+      if (folder->has(k)) continue;
       StreamedFile image(dir / frame_name(k));
       const std::string label =
           "frame " + std::to_string(k + 1) + "/" + std::to_string(o.zoom_frames);
       std::unique_ptr<ExrStream> exr =
-          o.exr_frames
-              ? exr_for(dir / fs::path(frame_name(k)).replace_extension(".exr"), views[k], o)
-              : nullptr;
+          o.exr_frames ? exr_for(dir / exr_name(k), views[k], o) : nullptr;
       render_image(views[k], choices[k], plan, look, renderer, image, progress, label,
-                   static_cast<double>(k) / o.zoom_frames, 1.0 / o.zoom_frames, exr.get());
+                   static_cast<double>(rendered) / missing, 1.0 / missing, exr.get());
       if (exr) exr->finish();
-      write_files_atomic({}, image);
+      // The frame in place first, then frames.json listing it: the listing never names a frame
+      // that is not there.
+      folder->commit_frame(k, entries[k], image);
+      ++rendered;
     }
   } catch (const CudaError&) {
     throw;
   } catch (const std::exception& e) {
     throw ExitError(2, e.what());
   }
-  std::cout << "wrote " << o.zoom_frames << " frames and frames.json to " << dir.string() << " ("
+  std::cout << "wrote " << missing << " frames and frames.json to " << dir.string() << " ("
             << o.width << "x" << o.height << ", " << rendered_by(choices.front())
             << (rendered_by(choices.front()) != rendered_by(choices.back())
                     ? " to " + rendered_by(choices.back())

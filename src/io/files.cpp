@@ -311,18 +311,21 @@ StreamedFile::~StreamedFile() {
 }
 
 void write_files_atomic(const std::vector<std::pair<fs::path, std::string>>& files,
-                        StreamedFile& last) {
+                        StreamedFile& streamed, StreamedOrder order) {
   std::vector<Temp> temps = write_temps(files);
   errno = 0;
-  int err = std::fflush(last.stream_) != 0 || std::ferror(last.stream_) ? (errno ? errno : EIO) : 0;
-  if (std::fclose(last.stream_) != 0 && err == 0) err = errno ? errno : EIO;
-  last.stream_ = nullptr;
+  int err = std::fflush(streamed.stream_) != 0 || std::ferror(streamed.stream_)
+                ? (errno ? errno : EIO)
+                : 0;
+  if (std::fclose(streamed.stream_) != 0 && err == 0) err = errno ? errno : EIO;
+  streamed.stream_ = nullptr;
   if (err) {
     discard(temps);
-    fail(last.target_, std::strerror(err));  // its own temporary file goes with it
+    fail(streamed.target_, std::strerror(err));  // its own temporary file goes with it
   }
-  temps.push_back({last.target_, last.tmp_, last.slot_});
-  last.tmp_.clear();  // commit() renames or removes it now
+  temps.insert(order == StreamedOrder::kFirst ? temps.begin() : temps.end(),
+               {streamed.target_, streamed.tmp_, streamed.slot_});
+  streamed.tmp_.clear();  // commit() renames or removes it now
   commit(temps);
 }
 

@@ -26,6 +26,11 @@ void write_files_atomic(const std::vector<std::pair<std::filesystem::path, std::
 // A file too big to hold in memory (a streamed image), written in pieces under the temporary
 // name write_files_atomic uses: removed on SIGINT/SIGTERM/SIGHUP, or when destroyed unless
 // renamed into place by the overload below. Throws "cannot write FILE: reason".
+// Where a StreamedFile goes among the files committed with it: last, so that whoever waits for
+// an image finds its sidecar there; or first, so that a listing of what is on disk (a zoom
+// sequence's frames.json) names only files already in place.
+enum class StreamedOrder { kLast, kFirst };
+
 class StreamedFile {
  public:
   explicit StreamedFile(std::filesystem::path target);
@@ -38,14 +43,16 @@ class StreamedFile {
 
  private:
   friend void write_files_atomic(
-      const std::vector<std::pair<std::filesystem::path, std::string>>& files, StreamedFile& last);
+      const std::vector<std::pair<std::filesystem::path, std::string>>& files,
+      StreamedFile& streamed, StreamedOrder order);
   std::filesystem::path target_, tmp_;
   int slot_ = -1;
   std::FILE* stream_ = nullptr;
 };
-// As above, with `last` (written in full by the caller) closed and renamed into place last.
+// As above, with `streamed` (written in full by the caller) closed and renamed into place last or
+// first.
 void write_files_atomic(const std::vector<std::pair<std::filesystem::path, std::string>>& files,
-                        StreamedFile& last);
+                        StreamedFile& streamed, StreamedOrder order = StreamedOrder::kLast);
 // Held while one output is written, so that two runs writing it at once cannot leave one's image
 // beside the other's sidecar: an flock(2) on a hidden file beside it, removed on release (and on
 // SIGINT/SIGTERM/SIGHUP). Throws "cannot write OUTPUT: another mandelpipe is writing it ..." at
@@ -56,6 +63,9 @@ class OutputLock {
   ~OutputLock();
   OutputLock(const OutputLock&) = delete;
   OutputLock& operator=(const OutputLock&) = delete;
+
+  // The lock file, which a folder's own checks (is it empty?) leave out.
+  const std::filesystem::path& path() const { return path_; }
 
  private:
   std::filesystem::path path_;

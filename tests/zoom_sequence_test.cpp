@@ -1,0 +1,192 @@
+// Zoom sequences as a user runs them (CPU path): interrupted, resumed, resumed with other
+// parameters, written by two runs at once, and frames.json as the last file written.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+
+#include "program_runner.h"
+
+namespace mp {
+namespace {
+namespace fs = std::filesystem;
+
+using program::Result;
+
+// Frames heavy enough (deep interior at 20000 iterations) that a signal lands between them.
+const std::string kSlow =
+    "render --cpu --width 160 --height 120 --iters 20000 --center -0.5,0 --span 3 "
+    "--zoom-to -0.7435,0.1314,0.003 --frames 24 --out seq";
+constexpr int kSlowFrames = 24;
+
+class ZoomSequenceTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("mp_zoom_sequence_test_" + std::to_string(getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  std::string command(const std::string& args, const std::string& tag = "") const {
+    return "cd '" + dir_.string() + "' && exec '" + program::binary() + "' " + args + " >'" +
+           (dir_ / (".stdout" + tag)).string() + "' 2>'" + (dir_ / (".stderr" + tag)).string() +
+           "' </dev/null";
+  }
+  Result run(const std::string& args) {
+    return program::result_of(std::system(command(args).c_str()), dir_ / ".stdout",
+                              dir_ / ".stderr");
+  }
+  // Started in the background; its process id.
+  pid_t start(const std::string& args) {
+    const pid_t pid = fork();
+    if (pid == 0) {
+      ::signal(SIGINT, SIG_DFL);
+      execl("/bin/sh", "sh", "-c", command(args, "-bg").c_str(), static_cast<char*>(nullptr));
+      _exit(127);
+    }
+    return pid;
+  }
+  Result finish(pid_t pid) {
+    int status = 0;
+    waitpid(pid, &status, 0);
+    return program::result_of(status, dir_ / ".stdout-bg", dir_ / ".stderr-bg");
+  }
+  // The images frames.json lists (none while it is missing or being replaced).
+  std::set<std::string> listed() const {
+    const auto j =
+        nlohmann::json::parse(program::slurp(dir_ / "seq" / "frames.json"), nullptr, false);
+    std::set<std::string> names;
+    if (j.is_object() && j.contains("frames"))
+      for (const auto& f : j["frames"]) names.insert(f["image"].get<std::string>());
+    return names;
+  }
+  std::set<std::string> on_disk() const {
+    std::set<std::string> names;
+    for (const auto& e : fs::directory_iterator(dir_ / "seq"))
+      if (e.path().filename().string().rfind("frame-", 0) == 0)
+        names.insert(e.path().filename().string());
+    return names;
+  }
+  // Polled until frames.json lists at least `n` frames or `pid` ends; whether it did.
+  bool wait_for_listed(pid_t pid, std::size_t n) {
+    for (int i = 0; i < 6000; ++i) {
+      if (listed().size() >= n) return true;
+      if (waitpid(pid, nullptr, WNOHANG) != 0) return false;
+      usleep(5000);
+    }
+    return false;
+  }
+  void expect_one_line_error(const Result& r, const std::string& fragment) {
+    EXPECT_EQ(r.code, 2) << r.err;
+    EXPECT_NE(r.err.find(fragment), std::string::npos) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << "one line: " << r.err;
+  }
+
+  fs::path dir_;
+};
+
+struct Stamp {
+  ino_t inode;
+  timespec mtime;
+};
+Stamp stamp(const fs::path& p) {
+  struct stat st {};
+  EXPECT_EQ(::stat(p.c_str(), &st), 0) << p;
+  return {st.st_ino, st.st_mtim};
+}
+bool later_or_same(const timespec& a, const timespec& b) {
+  return a.tv_sec != b.tv_sec ? a.tv_sec > b.tv_sec : a.tv_nsec >= b.tv_nsec;
+}
+
+TEST_F(ZoomSequenceTest, InterruptedSequenceListsItsFramesAndResumeRendersOnlyTheRest) {
+  const pid_t pid = start(kSlow);
+  ASSERT_TRUE(wait_for_listed(pid, 2)) << "frames.json never listed two frames";
+  kill(pid, SIGINT);
+  const Result stopped = finish(pid);
+  ASSERT_EQ(stopped.signal, SIGINT) << "exit " << stopped.code << ": " << stopped.err;
+  const std::set<std::string> kept = listed();
+  EXPECT_EQ(kept, on_disk()) << "frames.json is not true to the folder";
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir_ / "seq"), fs::directory_iterator()),
+            static_cast<std::ptrdiff_t>(kept.size() + 1))
+      << "more than the frames and frames.json";
+  ASSERT_GE(kept.size(), 2u);
+  ASSERT_LT(kept.size(), static_cast<std::size_t>(kSlowFrames)) << "it had finished";
+  std::map<std::string, Stamp> before;
+  for (const std::string& f : kept) before[f] = stamp(dir_ / "seq" / f);
+
+  const Result resumed = run(kSlow + " --resume");
+  ASSERT_EQ(resumed.code, 0) << resumed.err;
+  EXPECT_NE(resumed.err.find("--resume: " + std::to_string(kept.size()) +
+                             " of 24 frames already "
+                             "whole"),
+            std::string::npos)
+      << resumed.err;
+  EXPECT_EQ(on_disk().size(), static_cast<std::size_t>(kSlowFrames));
+  EXPECT_EQ(listed(), on_disk());
+  for (const auto& [f, s] : before) {  // the same files, not written again
+    const Stamp now = stamp(dir_ / "seq" / f);
+    EXPECT_EQ(now.inode, s.inode) << f;
+    EXPECT_EQ(now.mtime.tv_sec, s.mtime.tv_sec) << f;
+    EXPECT_EQ(now.mtime.tv_nsec, s.mtime.tv_nsec) << f;
+  }
+  // Nothing left to render: a further --resume keeps every frame.
+  const Result again = run(kSlow + " --resume");
+  ASSERT_EQ(again.code, 0) << again.err;
+  EXPECT_NE(again.err.find("24 of 24 frames already whole"), std::string::npos) << again.err;
+}
+
+TEST_F(ZoomSequenceTest, ResumeWithOtherParametersIsRefused) {
+  const std::string common =
+      "render --cpu --height 24 --center -0.5,0 --span 3 --frames 3 "
+      "--out seq --zoom-to -0.7,0.1,0.1";
+  ASSERT_EQ(run(common + " --width 32").code, 0);
+  const std::string json = program::slurp(dir_ / "seq" / "frames.json");
+  const Result other = run(common + " --width 40 --resume");
+  expect_one_line_error(other, "--resume:");
+  EXPECT_NE(other.err.find("width 32 there, 40 here"), std::string::npos) << other.err;
+  expect_one_line_error(run(common + " --width 32 --iters 99 --resume"), "iters");
+  // Without --resume the folder is refused too, the message naming --resume.
+  expect_one_line_error(run(common + " --width 32"), "--resume");
+  EXPECT_EQ(program::slurp(dir_ / "seq" / "frames.json"), json);
+  EXPECT_EQ(on_disk().size(), 3u);
+}
+
+TEST_F(ZoomSequenceTest, ASecondRunIntoABusyFolderIsRefused) {
+  const pid_t pid = start(kSlow);
+  const bool began = wait_for_listed(pid, 1);
+  const Result second = run(kSlow);
+  const Result resuming = run(kSlow + " --resume");
+  kill(pid, SIGINT);
+  finish(pid);
+  ASSERT_TRUE(began) << "the first run ended before a frame";
+  expect_one_line_error(second, "another mandelpipe is writing it");
+  expect_one_line_error(resuming, "another mandelpipe is writing it");
+  EXPECT_EQ(listed(), on_disk());
+}
+
+TEST_F(ZoomSequenceTest, FramesJsonIsTheLastFileWritten) {
+  const Result r =
+      run("render --cpu --width 64 --height 48 --iters 20000 --center -0.5,0 --span 3 "
+          "--zoom-to -0.75,0.1,0.5 --frames 3 --out seq");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const timespec json = stamp(dir_ / "seq" / "frames.json").mtime;
+  for (const std::string& f : on_disk())
+    EXPECT_TRUE(later_or_same(json, stamp(dir_ / "seq" / f).mtime)) << f << " after frames.json";
+  EXPECT_FALSE(later_or_same(stamp(dir_ / "seq" / "frame-00000.png").mtime, json))
+      << "frames.json written before the first frame";
+  EXPECT_EQ(listed().size(), 3u);
+}
+
+}  // namespace
+}  // namespace mp
