@@ -389,11 +389,11 @@ struct PerturbExtended : PerturbVariant {
   // The loop as listed holds the rare paths inline (rescaling, the first step from 0, a Z as
   // small as d, a rebase's new exponent): a step runs few of them, so the listing's mix is far
   // more than a step issues (docs/model.md says what was tried to take them out of it).
-  static constexpr LoopMixes kLoop{{96, 186, 0, 107, 113, 1},
-                                   {96, 186, 0, 107, 98, 1},
-                                   {96, 186, 0, 107, 98, 1},
-                                   {96, 186, 0, 107, 98, 1},
-                                   {111, 170, 0, 107, 99, 1}};
+  static constexpr LoopMixes kLoop{{107, 195, 0, 107, 129, 1},
+                                   {107, 195, 0, 107, 114, 1},
+                                   {107, 195, 0, 107, 114, 1},
+                                   {107, 195, 0, 107, 114, 1},
+                                   {122, 179, 0, 107, 115, 1}};
 };
 
 // Steps per trip of the loop the model reads (the long blocks' where a variant has them).
