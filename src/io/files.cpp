@@ -171,7 +171,7 @@ void discard(const std::vector<Temp>& temps) {
 }  // namespace
 
 void install_cleanup_on_signals() {
-  for (const int sig : {SIGINT, SIGTERM, SIGHUP}) {
+  for (const int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT}) {
     struct sigaction old {};
     sigaction(sig, nullptr, &old);
     if (old.sa_handler == SIG_IGN) continue;  // e.g. nohup: the caller wants the signal ignored

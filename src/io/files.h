@@ -17,14 +17,14 @@ namespace mp {
 void check_writable(const std::filesystem::path& path);
 void write_file_atomic(const std::filesystem::path& path, const std::string& bytes);
 // Several files as one: all are written to temporary files first (each with the mode of the file
-// it replaces), then renamed into place in order with SIGINT/SIGTERM/SIGHUP held off, so an
+// it replaces), then renamed into place in order with SIGINT/SIGTERM/SIGHUP/SIGQUIT held off, so an
 // interruption leaves the old set or the new one. The files replaced are kept aside until the
 // last rename, so on any failure the old set is back in place and no temporary file is left;
 // throws "cannot write FILE: reason".
 void write_files_atomic(const std::vector<std::pair<std::filesystem::path, std::string>>& files);
 
 // A file too big to hold in memory (a streamed image), written in pieces under the temporary
-// name write_files_atomic uses: removed on SIGINT/SIGTERM/SIGHUP, or when destroyed unless
+// name write_files_atomic uses: removed on SIGINT/SIGTERM/SIGHUP/SIGQUIT, or when destroyed unless
 // renamed into place by the overload below. Throws "cannot write FILE: reason".
 // Where a StreamedFile goes among the files committed with it: last, so that whoever waits for
 // an image finds its sidecar there; or first, so that a listing of what is on disk (a zoom
@@ -55,8 +55,8 @@ void write_files_atomic(const std::vector<std::pair<std::filesystem::path, std::
                         StreamedFile& streamed, StreamedOrder order = StreamedOrder::kLast);
 // Held while one output is written, so that two runs writing it at once cannot leave one's image
 // beside the other's sidecar: an flock(2) on a hidden file beside it, removed on release (and on
-// SIGINT/SIGTERM/SIGHUP). Throws "cannot write OUTPUT: another mandelpipe is writing it ..." at
-// once when another process holds it, or "cannot write OUTPUT: reason".
+// SIGINT/SIGTERM/SIGHUP/SIGQUIT). Throws "cannot write OUTPUT: another mandelpipe is writing it
+// ..." at once when another process holds it, or "cannot write OUTPUT: reason".
 class OutputLock {
  public:
   explicit OutputLock(const std::filesystem::path& output);
@@ -71,9 +71,9 @@ class OutputLock {
   std::filesystem::path path_;
   int fd_ = -1, slot_ = -1;
 };
-// Once, before any writing: SIGINT, SIGTERM and SIGHUP (unless ignored) remove the temporary files
-// being written and then end the program as the signal would; SIGXFSZ is ignored, so a write over
-// the file size limit fails with EFBIG like any other write error.
+// Once, before any writing: SIGINT, SIGTERM, SIGHUP and SIGQUIT (unless ignored) remove the
+// temporary files being written and then end the program as the signal would; SIGXFSZ is ignored,
+// so a write over the file size limit fails with EFBIG like any other write error.
 void install_cleanup_on_signals();
 // rgba: width*height*4 bytes, top row first.
 std::string encode_png(int width, int height, const std::uint8_t* rgba);
