@@ -682,7 +682,9 @@ void App::perform(Action a, int index) {
       if (!pipeline_.gpu()) {  // said where it is seen, not silently ignored
         ex_.status = "compare (C) times the variants' kernels: it needs the CUDA path";
         ex_.show_panel = true;
-      } else if (past_double_) {
+      } else if (float_precision(ex_.view, std::max(fw, 1), std::max(fh, 1),
+                                 variant_info(VariantId::Fp64).mantissa_bits)
+                     .exhausted) {  // past double: no plain variant resolves the view
         ex_.status =
             "compare (C) times every variant at a view all of them resolve: here only perturb "
             "and perturb-x do; mandelpipe bench --view X,Y,SPAN,ITERS times them with and "
@@ -774,10 +776,6 @@ void App::apply_precision() {
   const bool was_deep = precision_.perturbation.has_value();
   precision_ = choose_precision(ex_.view, std::max(fw, 1), std::max(fh, 1), ex_.variant,
                                 ex_.own_variant, ex_.pin_variant, cc);
-  // Whether the plain variants resolve the view, whatever renders it now.
-  past_double_ = choose_precision(ex_.view, std::max(fw, 1), std::max(fh, 1), VariantId::Fma4,
-                                  VariantId::Fma4, false, cc)
-                     .perturbation.has_value();
   // Into or out of deep views the view is the same, but what renders it is not.
   if (was_deep != precision_.perturbation.has_value()) ex_.dirty = true;
   ex_.show_variant(precision_.variant);

@@ -138,7 +138,6 @@ class App {
   CounterFeed counters_;
   Explorer ex_;
   PrecisionChoice precision_;             // the variant rendered and why, this frame
-  bool past_double_ = false;              // no plain variant resolves the view
   int palette_shown_ = -1;                // the palette the colourizer holds
   bool fit_view_ = false;                 // move the starting view clear of the panel
   float laid_out_scale_ = 0;              // the UI size the windows were last placed for
