@@ -53,11 +53,12 @@ const std::vector<Entry>& entries() {
         "an if/else chain avoid divergence, and what does it cost? Time against the distinct "
         "targets per warp, registers and stack per thread."},
        lab::run_dispatch},
-      {{"perturbation-cost", "The step of depth: perturbation in double and extended range",
+      {{"perturbation-cost", "The step of depth: perturbation in double, extended range and float",
         "Past double's precision each pixel iterates its difference from a reference orbit: "
         "FP64 arithmetic, a load of the orbit's point, and in the extended range an exponent "
-        "of its own. What does such a step cost against the plain float step, does each come "
-        "near its loop's bound, and how many steps does the bilinear approximation leave?"},
+        "of its own (in float, the FMA pipe instead of FP64). What does such a step cost against "
+        "the plain float step, does each come near its loop's bound, and how many steps does the "
+        "bilinear approximation leave?"},
        lab::run_perturbation_cost},
   };
   return e;

@@ -113,6 +113,7 @@ ExperimentReport run_perturbation_cost(const DeviceInfo& d, CounterProbe* counte
   const auto shallow = reference(view, kIters);
   const Frame dbl_every = perturbed(*shallow, DeltaFormat::Double, kIters, false);
   const Frame ext_every = perturbed(*shallow, DeltaFormat::Extended, kIters, false);
+  const Frame float_every = perturbed(*shallow, DeltaFormat::Float, kIters, false);
   const Frame dbl_tables = perturbed(*shallow, DeltaFormat::Double, kIters, true);
   const auto deep = reference(*parse_view(kDeepX, kDeepY, "8e-99", kDeepIters), kDeepIters);
   const Frame deep_every = perturbed(*deep, DeltaFormat::Double, kDeepIters, false);
@@ -123,7 +124,8 @@ ExperimentReport run_perturbation_cost(const DeviceInfo& d, CounterProbe* counte
       "Per warp-step on one SM, the bound of each variant's loop as declared beside it (the "
       "SASS fixtures check it): the slowest of issue and the pipes at " +
       rates.describe() +
-      ". perturb-x's loop lists its rare paths inline, so its bound is an upper one. With the "
+      ". perturb-x's and perturb-f's loops list their rare paths inline, so their bounds are upper "
+      "ones. With the "
       "tables, a counted step is predicted at the every-step bound times the share iterated: "
       "the skipped steps free, the look-ups not modelled.";
   const std::string unit = "cycles/warp-step/SM";
@@ -139,6 +141,8 @@ ExperimentReport run_perturbation_cost(const DeviceInfo& d, CounterProbe* counte
       dbl_every.run, mix_text(variant_info(VariantId::PerturbDouble).per_iteration(arch)));
   row("perturb-x: every step, the extended range", bound(VariantId::PerturbExtended), ext_every,
       ext_every.run, "an upper bound: the listing's rare paths counted as if run");
+  row("perturb-f: every step, float with an exponent", bound(VariantId::PerturbFloat), float_every,
+      float_every.run, "an upper bound, as perturb-x's");
   const double shallow_share = dbl_tables.run / dbl_tables.counted,
                deep_share = deep_tables.run / deep_tables.counted;
   row("perturb with the tables, per step counted", bound(VariantId::PerturbDouble) * shallow_share,
@@ -159,6 +163,7 @@ ExperimentReport run_perturbation_cost(const DeviceInfo& d, CounterProbe* counte
       "x the float step here (its model says " +
       fmt("%.1f", bound(VariantId::PerturbDouble) / bound(VariantId::Fma4Rows)) +
       "x), in the extended range " + fmt("%.1f", per_step(ext_every, ext_every.run) / p) +
+      "x, in float with an exponent " + fmt("%.1f", per_step(float_every, float_every.run) / p) +
       "x. Where the tables skip nothing their look-ups cost " +
       fmt("%.1f", per_step(dbl_tables, dbl_tables.counted) / per_step(dbl_every, dbl_every.run)) +
       "x the step; at the minibrot they leave " + fmt("%.2f%%", 100 * deep_share) +

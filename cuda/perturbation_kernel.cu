@@ -3,6 +3,7 @@
 // warp walks the same orbit, mostly in step). Measured as the plain kernels are (measure_kit.h):
 // each SM's first start and last end, and the frame's tallies as per-SM counters.
 #include <algorithm>
+#include <stdexcept>
 
 #include "cuda_check.h"
 #include "device_buffer.h"
@@ -86,6 +87,7 @@ int current_device() {
 struct GpuPerturbation::Impl {
   MeasureKit kit{current_device(), SpanLayout{false, kTallies, 0}};
   DeviceBuffer<RefPoint> orbit;
+  DeviceBuffer<RefPointF> orbit_float;
   unsigned length = 0;
   DeviceBuffer<BlaD> bla_double;
   DeviceBuffer<BlaX> bla_extended;
@@ -105,11 +107,17 @@ void GpuPerturbation::set_reference(RefOrbitView orbit, const BlaD* bla_double,
   Impl& s = *impl_;
   // The old reference's memory first: two of them at once could not fit where one just does.
   s.orbit = DeviceBuffer<RefPoint>();
+  s.orbit_float = DeviceBuffer<RefPointF>();
   s.bla_double = DeviceBuffer<BlaD>();
   s.bla_extended = DeviceBuffer<BlaX>();
   s.orbit = DeviceBuffer<RefPoint>(orbit.length);
   CUDA_CHECK(
       cudaMemcpy(s.orbit.get(), orbit.z, orbit.length * sizeof(RefPoint), cudaMemcpyHostToDevice));
+  if (orbit.zf) {
+    s.orbit_float = DeviceBuffer<RefPointF>(orbit.length);
+    CUDA_CHECK(cudaMemcpy(s.orbit_float.get(), orbit.zf, orbit.length * sizeof(RefPointF),
+                          cudaMemcpyHostToDevice));
+  }
   s.length = orbit.length;
   s.levels = std::min(levels, kMaxBlaLevels);
   const unsigned entries = s.levels > 0 ? offset[s.levels] : 0;
@@ -138,7 +146,7 @@ GpuPerturbStats GpuPerturbation::render(DeltaFormat format, const DeepGrid& grid
                                         bool approximate) {
   Impl& s = *impl_;
   const bool tables = approximate && s.levels > 0;
-  const RefOrbitView ref{s.orbit.get(), s.length};
+  const RefOrbitView ref{s.orbit.get(), s.length, s.orbit_float.get()};
   const unsigned across = (rect.width + kTileW - 1) / kTileW;
   const unsigned tiles = across * ((rect.height + kTileH - 1) / kTileH);
   // As many blocks as stay resident, fewer where the tiles would not keep them busy.
@@ -157,9 +165,12 @@ GpuPerturbStats GpuPerturbation::render(DeltaFormat format, const DeepGrid& grid
                                               s.next_tile.get(), tiles, span);
     });
   };
-  const SpanReading reading = format == DeltaFormat::Double
-                                  ? launch(variants::PerturbDouble{}, s.bla_double.get())
-                                  : launch(variants::PerturbExtended{}, s.bla_extended.get());
+  if (format == DeltaFormat::Float && !ref.zf)
+    throw std::invalid_argument("float differences need the orbit in float");
+  const SpanReading reading =
+      format == DeltaFormat::Double     ? launch(variants::PerturbDouble{}, s.bla_double.get())
+      : format == DeltaFormat::Extended ? launch(variants::PerturbExtended{}, s.bla_extended.get())
+                                        : launch(variants::PerturbFloat{}, s.bla_extended.get());
   GpuPerturbStats st;
   st.kernel_ms = reading.ms;
   st.sm_cycles = reading.sm_cycles;

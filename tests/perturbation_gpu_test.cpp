@@ -70,7 +70,10 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{"1.3e-51", "1", "3e-50", 3000, DeltaFormat::Double},
                       Case{"1.3e-301", "1", "3e-300", 6000, DeltaFormat::Extended},
                       Case{"1.3e-1001", "1", "3e-1000", 12000, DeltaFormat::Extended},
-                      Case{"1.3e-3101", "1", "3e-3100", 30000, DeltaFormat::Extended}));
+                      Case{"1.3e-3101", "1", "3e-3100", 30000, DeltaFormat::Extended},
+                      Case{"-1.99999999999999999999", "1.1e-20", "3e-20", 4000, DeltaFormat::Float},
+                      Case{"1.3e-301", "1", "3e-300", 6000, DeltaFormat::Float},
+                      Case{"1.3e-1001", "1", "3e-1000", 12000, DeltaFormat::Float}));
 
 }  // namespace
 }  // namespace mp

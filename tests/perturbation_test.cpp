@@ -277,10 +277,97 @@ TEST(Perturbation, TheExtendedStepRescalesOnlyPastItsWindow) {
   EXPECT_LT(rescales, 40);  // not every step: |d| grows about 3.5 times a step
 }
 
+// The float step keeps its mantissas between 2^-48 and 2^48 as the extended one does between
+// 2^-64 and 2^64, remaking its caches in float; against the exact arithmetic to float's bits.
+TEST(Perturbation, TheFloatStepRescalesOnlyPastItsWindow) {
+  const ComplexExp dc = to_complexexp(FloatExp{1.5, -2000}, FloatExp{1.25, -2001});
+  const DeltaFloat::Dc fdc = DeltaFloat::of(dc);
+  DeltaFloat::Value d = DeltaFloat::rescaled(1.0f, 0.5f, -1990, fdc);
+  ComplexExp exact = normalised(1.0, 0.5, -1990);
+  const RefPoint z{1.75, -0.25};
+  const RefPointF zf{1.75f, -0.25f};
+  int rescales = 0;
+  for (int k = 0; k < 60; ++k) {
+    const int e = d.e;
+    d = DeltaFloat::step(d, zf, fdc, &z);
+    exact = (normalised(2 * z.x, 2 * z.y, 0) + exact) * exact + dc;
+    rescales += d.e != e;
+    const ComplexExp got = DeltaFloat::wide(d);
+    ASSERT_EQ(got.e, exact.e) << k;
+    ASSERT_NEAR(got.x, exact.x, 1e-4) << k;
+    ASSERT_NEAR(got.y, exact.y, 1e-4) << k;
+    ASSERT_EQ(d.s, 0.0f);  // 2^e below float's range
+  }
+  EXPECT_GT(rescales, 0);
+  EXPECT_LT(rescales, 20);  // |d| grows about 3.5 times a step, the window is 96 bits
+}
+
+// Where Z is 0 (a nucleus's return, Z_0 after a rebase) the float step is the exponent's: d^2
+// is kept however far below float's range, and float's zero Z is not taken for the wide one.
+TEST(Perturbation, TheFloatStepKeepsTheSquareWhereTheReferenceIsZero) {
+  const DeltaFloat::Dc dc = DeltaFloat::of(to_complexexp(FloatExp{1.0, -3320}, FloatExp{}));
+  const DeltaFloat::Value d = DeltaFloat::rescaled(1.0f, 0.0f, -1500, dc);
+  const RefPoint zero{0.0, 0.0};
+  const ComplexExp next = DeltaFloat::wide(DeltaFloat::step(d, RefPointF{}, dc, &zero));
+  EXPECT_EQ(next.e, -3000);
+  EXPECT_EQ(next.x, 1.0);
+  // Z = 2^-60, below the float path's threshold: d' = 2 Z d + d^2 from Z in double.
+  const RefPoint tiny{0x1p-60, 0.0};
+  const DeltaFloat::Value small = DeltaFloat::rescaled(1.0f, 0.0f, -70, dc);
+  const ComplexExp beside =
+      DeltaFloat::wide(DeltaFloat::step(small, RefPointF{0x1p-60f, 0.0f}, dc, &tiny));
+  EXPECT_EQ(beside.e, -129);  // 2 Z d = 2^-129, and d^2 = 2^-140 beside it
+  EXPECT_DOUBLE_EQ(beside.x, 1.0 + 0x1p-11);
+}
+
 // A reference at the image's corner, outside the set: the pixels whose orbits outlast it run on
 // past its end by rebasing to its start.
 TEST(Perturbation, AReferenceThatEscapesEarlyServesLongerOrbitsByRebasing) {
   Location at = near_i(-30, 3000, DeltaFormat::Double);
+  at.ref_dx = 0.45;
+  at.ref_dy = -0.3;
+  const Frame f = perturbed(at, 24, 16, true);
+  EXPECT_TRUE(f.orbit.escaped);
+  EXPECT_GT(f.stats.rebases, 0u);
+  expect_accurate(compare(at, f, 1));
+}
+
+// The float differences (perturb-f) at the same depths and places: 24 bits of d and of Z.
+class FloatDifferences : public ::testing::TestWithParam<int> {};
+
+TEST_P(FloatDifferences, MatchMpfr) {
+  const int depth = GetParam();
+  Location at = depth == -20
+                    ? Location{"-1.99999999999999999999", "1.1e-20", -20, 4000, DeltaFormat::Float}
+                    : near_i(depth, depth > -300 ? 3000 : 6000, DeltaFormat::Float);
+  if (depth <= -1000) at.max_iter = depth < -3000 ? 30000 : 12000;
+  const int size = depth < -3000 ? 16 : depth <= -300 ? 32 : 40;
+  // With the tables, and where MPFR's side is cheap enough also every step iterated in float.
+  for (const bool tables : {true, false}) {
+    if (!tables && depth <= -1000) break;
+    const Frame f = perturbed(at, size, size * 3 / 4, tables);
+    const Agreement a = compare(at, f, depth < -3000 ? 3 : depth <= -300 ? 2 : 1);
+    std::printf("  float at 1e%d%s: %d of %d exact, %d within one, largest patch %d\n", depth,
+                tables ? "" : ", every step", a.exact, a.sampled, a.within_one, a.largest_patch);
+    expect_accurate(a);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Depths, FloatDifferences, ::testing::Values(-20, -50, -300, -1000, -3100));
+
+TEST(FloatDifferences, AMinibrotOffTheReferenceIsExactByRebasing) {
+  Location at = minibrot_near_i();
+  at.format = DeltaFormat::Float;
+  const Frame f = perturbed(at, 40, 30, true);
+  EXPECT_GT(f.stats.rebases, 0u);
+  const Agreement a = compare(at, f, 1);
+  std::printf("  float at the minibrot: %d of %d exact, %d within one, largest patch %d\n", a.exact,
+              a.sampled, a.within_one, a.largest_patch);
+  expect_accurate(a);
+}
+
+TEST(FloatDifferences, AReferenceThatEscapesEarlyServesLongerOrbitsByRebasing) {
+  Location at = near_i(-30, 3000, DeltaFormat::Float);
   at.ref_dx = 0.45;
   at.ref_dy = -0.3;
   const Frame f = perturbed(at, 24, 16, true);

@@ -74,7 +74,7 @@ TEST(PrecisionChoice, WhereDoubleFloatRunsOutTooDoubleIsTheOneLeft) {
 
 TEST(PrecisionChoice, PastEveryVariantPerturbationAndTheBannerSaysSo) {
   for (std::optional<ComputeCapability> cc :
-       {std::optional(kSm90), std::optional(kSm86), std::optional<ComputeCapability>()}) {
+       {std::optional(kSm90), std::optional<ComputeCapability>()}) {
     const PrecisionChoice c = fma4_at(at(-0.75, 0.1, 1e-15), cc);
     ASSERT_TRUE(c.perturbation.has_value());
     EXPECT_EQ(*c.perturbation, DeltaFormat::Double);
@@ -93,6 +93,31 @@ TEST(PrecisionChoice, PastEveryVariantPerturbationAndTheBannerSaysSo) {
   EXPECT_TRUE(own.perturbation.has_value());
   EXPECT_TRUE(own.deeper);
   EXPECT_TRUE(says(own, "double cannot separate pixels")) << own.why;
+}
+
+// Where FP64 has a sixty-fourth of FP32's lanes, float differences at every depth; where it has a
+// half (or on the CPU), double's 53 bits.
+TEST(PrecisionChoice, FloatDifferencesWhereTheGpusFp64IsSlow) {
+  EXPECT_TRUE(slow_fp64(kSm86));
+  EXPECT_TRUE(slow_fp64(ComputeCapability{7, 5}));
+  EXPECT_TRUE(slow_fp64(ComputeCapability{8, 9}));
+  EXPECT_FALSE(slow_fp64(kSm90));
+  EXPECT_FALSE(slow_fp64(ComputeCapability{8, 0}));
+  EXPECT_FALSE(slow_fp64(std::nullopt));
+  for (const char* span : {"1e-15", "1e-400", "1e-5000"}) {
+    const PrecisionChoice c = fma4_at(*parse_view("-0.75", "0.1", span, 1000), kSm86);
+    EXPECT_EQ(c.variant, VariantId::PerturbFloat) << span;
+    EXPECT_EQ(*c.perturbation, DeltaFormat::Float) << span;
+    EXPECT_TRUE(says(c, "perturbation (float, extended range)")) << c.why;
+    EXPECT_TRUE(says(c, "FP64 under a quarter of FP32's rate")) << c.why;
+  }
+  // perturb-f as the user's own holds at any depth, on any GPU.
+  const PrecisionChoice own =
+      choose_precision(*parse_view("0", "1", "1e-5000", 1000), kW, kH, VariantId::PerturbFloat,
+                       VariantId::PerturbFloat, false, kSm90);
+  EXPECT_EQ(own.variant, VariantId::PerturbFloat);
+  EXPECT_FALSE(own.deeper);
+  EXPECT_FALSE(own.exhausted);
 }
 
 // The formats' boundary: a pixel spacing of 2^kDoubleDeltaExponent is the last in double.

@@ -218,18 +218,22 @@ TEST(SassFixtures, LoopsMatchTheDeclaredMixesOnEveryArchitecture) {
   }
 }
 
-// perturb's loop selects its rebase without a branch, so its listing is what a step issues;
-// perturb-x's holds the exponent's paths, and the model says its bound is an upper one.
+// perturb's loop predicates its rebase without a branch, so its listing is what a step issues;
+// perturb-x's and perturb-f's hold the exponent's paths, and the model says their bound is an
+// upper one. Each reads Z in the step and Z_0 on a rebase (perturb-f also Z in double where Z
+// is near 0).
 TEST(SassFixtures, PerturbationLoopsReadOrbitPointsAndSayWhetherTheyHoldPaths) {
   for (int arch : {75, 80, 86, 89, 90}) {
     const auto fns = fixture("sm_" + std::to_string(arch));
-    for (VariantId id : {VariantId::PerturbDouble, VariantId::PerturbExtended}) {
+    for (VariantId id :
+         {VariantId::PerturbDouble, VariantId::PerturbExtended, VariantId::PerturbFloat}) {
       const VariantInfo& v = variant_info(id);
       const sass::Function* f = sass::find_render_kernel(fns, sass::mangled_variant(v.type_name));
       ASSERT_NE(f, nullptr) << v.name << " sm_" << arch;
       const auto loop = sass::find_step_loop(*f);
       ASSERT_TRUE(loop) << v.name << " sm_" << arch;
-      EXPECT_EQ(sass::mix_of(*f, *loop).lsu, 1) << v.name << " sm_" << arch;
+      EXPECT_EQ(sass::mix_of(*f, *loop).lsu, id == VariantId::PerturbFloat ? 3 : 2)
+          << v.name << " sm_" << arch;
       if (id == VariantId::PerturbDouble)
         EXPECT_EQ(sass::branches_within(*f, *loop), 0u) << "sm_" << arch;
       else

@@ -47,6 +47,34 @@ MP_HD int exponent_of(double v) {
   return static_cast<int>((double_bits(v) >> 52) & 0x7ff) - 1023;
 }
 
+// The same for float, whose mantissas the float differences of perturbation.h keep.
+MP_HD std::uint32_t float_bits(float v) {
+#ifdef __CUDA_ARCH__
+  return __float_as_uint(v);
+#else
+  std::uint32_t b;
+  std::memcpy(&b, &v, sizeof b);
+  return b;
+#endif
+}
+MP_HD float bits_float(std::uint32_t b) {
+#ifdef __CUDA_ARCH__
+  return __uint_as_float(b);
+#else
+  float v;
+  std::memcpy(&v, &b, sizeof v);
+  return v;
+#endif
+}
+MP_HD float pow2f(int e) {
+  if (e < -126) return 0.0f;
+  if (e > 127) return INFINITY;
+  return bits_float(static_cast<std::uint32_t>(e + 127) << 23);
+}
+MP_HD int exponent_of(float v) {
+  return static_cast<int>((float_bits(v) >> 23) & 0xff) - 127;
+}
+
 struct FloatExp {
   double m = 0;
   int e = kZeroExp;

@@ -15,6 +15,8 @@
 // kernel (cuda/perturbation_kernel.cu) compute each pixel the same way.
 #pragma once
 
+#include <type_traits>
+
 #include "floatexp.h"
 #include "hd.h"
 
@@ -27,12 +29,24 @@ inline constexpr double kPerturbEscape2 = 256.0;
 struct alignas(16) RefPoint {
   double x = 0, y = 0;
 };
+// The same point rounded to float, for the float differences' steps: one 64-bit load.
+struct alignas(8) RefPointF {
+  float x = 0, y = 0;
+};
 
 // Z_0 = 0, Z_1 = C, ... Z_{length-1}: the last one is the first outside the bailout (or the one
 // at the iteration limit), so a pixel is tested against every Z its steps reach. length >= 2.
+// `zf`: the same points in float (null where no float format reads them).
 struct RefOrbitView {
   const RefPoint* z = nullptr;
   unsigned length = 0;
+  const RefPointF* zf = nullptr;
+  // length - 1, a field so that the kernels' loops compare m with a parameter as it is, where
+  // ptxas remade length - 1 from the constant bank in every step (two instructions).
+  unsigned last = 0;
+  RefOrbitView() = default;
+  MP_HD RefOrbitView(const RefPoint* points, unsigned n, const RefPointF* float_points = nullptr)
+      : z(points), length(n), zf(float_points), last(n - 1) {}
 };
 
 // One bilinear approximation: 2^l steps from reference index m as d -> A d + B dc, valid while
@@ -57,8 +71,10 @@ struct BlaView {
   int levels = 0;
 };
 
-// The number formats a pixel's difference can be iterated in, shallowest first.
-enum class DeltaFormat { Double, Extended };
+// The number formats a pixel's difference can be iterated in: double while it stays in double's
+// range, double mantissas with an exponent of their own at any depth, and float mantissas with
+// an exponent of their own (any depth, half the bits, for GPUs whose FP64 is slow).
+enum class DeltaFormat { Double, Extended, Float };
 
 // A deep view's pixels as differences from the reference: pixel (px, py) has
 // dc = dc0 + ((px + 0.5 - w/2) s, (h/2 - py - 0.5) s), with dc0 the image centre minus the
@@ -84,8 +100,11 @@ struct PerturbResult {
   unsigned iterated = 0;
   unsigned rebases = 0;
   bool escaped = false;
-  double zx = 0, zy = 0;
+  double zx = 0, zy = 0;  // z where it escaped
 };
+
+// What DeltaFloat's tests on z = Z + d after a step decide.
+enum class Next { Step, Escape, Rebase };
 
 // What a frame's pixels did, summed: steps counted (as the plain kernels count them), of them
 // those run one at a time (the rest skipped by approximation), rebases, and on the GPU each
@@ -111,7 +130,8 @@ struct DeltaDouble {
   };
   using Dc = Value;
   using Bla = BlaD;
-  MP_HD static Value step(Value d, RefPoint z, Value dc) {
+  static constexpr bool kFloat = false;
+  MP_HD static Value step(Value d, RefPoint z, Value dc, const RefPoint* = nullptr) {
     const double tx = 2 * z.x + d.x, ty = 2 * z.y + d.y;
     return {tx * d.x - ty * d.y + dc.x, tx * d.y + ty * d.x + dc.y};
   }
@@ -144,6 +164,7 @@ struct DeltaExp {
   };
   using Dc = ComplexExp;
   using Bla = BlaX;
+  static constexpr bool kFloat = false;
   // (x + iy) 2^e with the mantissas brought near 1 and the caches made for the new exponent.
   MP_HD static Value rescaled(double x, double y, int e, const Dc& dc) {
     const ComplexExp n = normalised(x, y, e);
@@ -169,7 +190,7 @@ struct DeltaExp {
     const ComplexExp n = (normalised(2 * z.x, 2 * z.y, 0) + e) * e + dc;
     return rescaled(n.x, n.y, n.e, dc);
   }
-  MP_HD static Value step(const Value& d, RefPoint z, const Dc& dc) {
+  MP_HD static Value step(const Value& d, RefPoint z, const Dc& dc, const RefPoint* = nullptr) {
     if (d.e == kZeroExp) return rescaled(dc.x, dc.y, dc.e, dc);  // d' = dc from d = 0
     // (Below -830, with mantissas down to 2^-64, the fast path's products could leave double's
     // normal range.)
@@ -203,6 +224,119 @@ struct DeltaExp {
   }
   MP_HD static Value from_double(double x, double y, const Dc& dc) { return rescaled(x, y, 0, dc); }
   MP_HD static Dc of(ComplexExp dc) { return dc; }
+};
+
+// DeltaExp's scheme with float mantissas, kept between 2^-48 and 2^48, and Z rounded to float: a
+// step is FP32 work where FP64 is slow. Where Z is as small as 2^-50 (the reference's returns
+// near 0, Z_0 after a rebase) float's 24 bits of Z say nothing of d, so the step and the tests
+// there run in the exponent's arithmetic against Z in double: rare steps.
+struct DeltaFloat {
+  struct Value {
+    float x = 0, y = 0;
+    int e = kZeroExp;
+    float s = 0;           // 2^e, 0 below float's normal range
+    float cx = 0, cy = 0;  // dc / 2^e
+  };
+  // dc in the extended range, and its mantissas in float for remaking cx, cy in float.
+  struct Dc {
+    ComplexExp c;
+    float x = 0, y = 0;
+  };
+  using Bla = BlaX;
+  static constexpr bool kFloat = true;
+  static constexpr float kNearZero = 0x1p-50f;
+  // Mantissas near 1 at exponent e, and the caches for it.
+  MP_HD static Value made(float x, float y, int e, const Dc& dc) {
+    const int k = dc.c.e - e;
+    // d below dc's last bit many times over: nothing against dc, whose units would overflow.
+    if (dc.c.e != kZeroExp && k > 100) return Value{};
+    Value v;
+    v.x = x;
+    v.y = y;
+    v.e = e;
+    v.s = pow2f(e);
+    const float c = pow2f(k);  // 0 where dc is nothing against d
+    v.cx = dc.x * c;
+    v.cy = dc.y * c;
+    return v;
+  }
+  MP_HD static Value rescaled_wide(double x, double y, int e, const Dc& dc) {
+    const ComplexExp n = normalised(x, y, e);
+    if (n.e == kZeroExp) return Value{};
+    return made(static_cast<float>(n.x), static_cast<float>(n.y), n.e, dc);
+  }
+  // (x + iy) 2^e, x and y float results of a step: rescaled in float where they are normal.
+  MP_HD static Value rescaled(float x, float y, int e, const Dc& dc) {
+    const float big = ::fmaxf(::fabsf(x), ::fabsf(y));
+    if (big == 0) return Value{};
+    if (big < 0x1p-120f) return rescaled_wide(x, y, e, dc);
+    const int s = exponent_of(big);
+    return made(x * pow2f(-s), y * pow2f(-s), e + s, dc);
+  }
+  MP_HD static ComplexExp wide(const Value& d) { return normalised(d.x, d.y, d.e); }
+  MP_HD static Value step(const Value& d, RefPointF z, const Dc& dc, const RefPoint* z_wide) {
+    if (d.e == kZeroExp) return rescaled_wide(dc.c.x, dc.c.y, dc.c.e, dc);  // d' = dc from 0
+    if (::fabsf(z.x) + ::fabsf(z.y) < kNearZero) {
+      const ComplexExp e = wide(d);
+      const ComplexExp n = (normalised(2 * z_wide->x, 2 * z_wide->y, 0) + e) * e + dc.c;
+      return rescaled_wide(n.x, n.y, n.e, dc);
+    }
+    // Here d s, if 0 or short of bits, is under 2^-78, below the last bit of 2Z (over 2^-51).
+    const float tx = 2 * z.x + d.x * d.s, ty = 2 * z.y + d.y * d.s;
+    Value n = d;
+    n.x = tx * d.x - ty * d.y + d.cx;
+    n.y = tx * d.y + ty * d.x + d.cy;
+    const float big = ::fmaxf(::fabsf(n.x), ::fabsf(n.y));
+    if (big >= 0x1p48f || big < 0x1p-48f) return rescaled(n.x, n.y, n.e, dc);
+    return n;
+  }
+  MP_HD static Next test(Value& d, RefPointF z, const RefPoint* z_wide, const Dc& dc, bool last,
+                         PerturbResult& r) {
+    if (::fabsf(z.x) + ::fabsf(z.y) < kNearZero) {
+      // z = Z + d and both magnitudes in the exponent's arithmetic: float's squares of them
+      // would be 0.
+      const ComplexExp e = wide(d);
+      const ComplexExp zc = normalised(z_wide->x, z_wide->y, 0) + e;
+      r.zx = real_double(zc);
+      r.zy = imag_double(zc);
+      if (r.zx * r.zx + r.zy * r.zy > kPerturbEscape2) return Next::Escape;
+      if (magnitude(zc) < magnitude(e) || last) {
+        d = rescaled_wide(zc.x, zc.y, zc.e, dc);
+        return Next::Rebase;
+      }
+      return Next::Step;
+    }
+    // With |Z| over 2^-51, |z|^2 is 0 in float only where |d| is near |Z|, whose square is not.
+    const float dx = d.x * d.s, dy = d.y * d.s;
+    const float zx = z.x + dx, zy = z.y + dy;
+    const float z2 = zx * zx + zy * zy;
+    if (z2 > static_cast<float>(kPerturbEscape2)) {
+      r.zx = zx;
+      r.zy = zy;
+      return Next::Escape;
+    }
+    if (z2 < dx * dx + dy * dy || last) {
+      d = rescaled(zx, zy, 0, dc);
+      return Next::Rebase;
+    }
+    return Next::Step;
+  }
+  MP_HD static int exponent(const Value& d) {
+    const float big = ::fmaxf(::fabsf(d.x), ::fabsf(d.y));
+    return big == 0 ? kZeroExp : d.e + exponent_of(big);
+  }
+  MP_HD static bool holds(const Bla& b, const Value& d) { return exponent(d) + 2 <= b.r_exp; }
+  MP_HD static Value approximate(const Bla& b, const Value& d, const Dc& dc) {
+    const double x = d.x, y = d.y;
+    const ComplexExp ad = normalised(b.ax * x - b.ay * y, b.ax * y + b.ay * x, b.ae + d.e);
+    const ComplexExp bc =
+        normalised(b.bx * dc.c.x - b.by * dc.c.y, b.bx * dc.c.y + b.by * dc.c.x, b.be + dc.c.e);
+    const ComplexExp n = ad + bc;
+    return rescaled_wide(n.x, n.y, n.e, dc);
+  }
+  MP_HD static Dc of(ComplexExp dc) {
+    return {dc, static_cast<float>(dc.x), static_cast<float>(dc.y)};
+  }
 };
 
 // Trailing zero bits of a non-zero v, and floor(log2 v) of a non-zero v.
@@ -264,7 +398,7 @@ MP_HD PerturbResult perturb_orbit(RefOrbitView ref, const BlaView<typename D::Bl
   unsigned m = 0;
   // Z_m, read once: the tests after a step and the next step use the same point. (Loading
   // Z_{m+1} a step ahead was tried: the registers it rotates cost more than the latency it hid.)
-  RefPoint z{};
+  std::conditional_t<D::kFloat, RefPointF, RefPoint> z{};
   while (r.n < max_iter) {
     bool skipped = false;
     if constexpr (kApprox) {
@@ -278,26 +412,42 @@ MP_HD PerturbResult perturb_orbit(RefOrbitView ref, const BlaView<typename D::Bl
       }
     }
     if (!skipped) {
-      d = D::step(d, z, dc);
+      d = D::step(d, z, dc, ref.z + m);
       ++m;
       ++r.n;
       ++r.iterated;
     }
-    double dx, dy;
-    D::as_double(d, dx, dy);
-    z = ref.z[m];
-    r.zx = z.x + dx;
-    r.zy = z.y + dy;
-    const double z2 = r.zx * r.zx + r.zy * r.zy;
-    if (z2 > kPerturbEscape2) {
-      r.escaped = true;
-      break;
-    }
-    if (z2 < dx * dx + dy * dy || m == ref.length - 1) {
-      d = D::from_double(r.zx, r.zy, dc);
-      m = 0;
-      z = RefPoint{};  // Z_0 = 0
-      ++r.rebases;
+    if constexpr (D::kFloat) {
+      z = ref.zf[m];
+      const Next next = D::test(d, z, ref.z + m, dc, m == ref.last, r);
+      if (next == Next::Escape) {
+        r.escaped = true;
+        break;
+      }
+      if (next == Next::Rebase) {
+        m = 0;
+        z = RefPointF{};  // Z_0 = 0
+        ++r.rebases;
+      }
+    } else {
+      double dx, dy;
+      D::as_double(d, dx, dy);
+      z = ref.z[m];
+      r.zx = z.x + dx;
+      r.zy = z.y + dy;
+      const double z2 = r.zx * r.zx + r.zy * r.zy;
+      if (z2 > kPerturbEscape2) {
+        r.escaped = true;
+        break;
+      }
+      if (z2 < dx * dx + dy * dy || m == ref.last) {
+        d = D::from_double(r.zx, r.zy, dc);
+        m = 0;
+        // Z_0 = 0 loaded, not written: the predicated load ran 2-5% faster than zeroing z
+        // (docs/measurements.md).
+        z = ref.z[0];
+        ++r.rebases;
+      }
     }
   }
   return r;

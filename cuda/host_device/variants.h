@@ -367,13 +367,14 @@ struct PerturbDouble : PerturbVariant {
       "perturbation from an MPFR reference orbit, differences in double: FP64 pipe + Z's load";
   static constexpr InstrMix step_mix(int) { return {0, 0, 0, 8, 0, 1}; }
   // Per step: the 8, z = Z + d and |z|^2 against the bailout and |d|^2 (8 more FP64), Z's one
-  // 128-bit load, the counters and the rebase's selects (IMAD.MOV on the FMA pipe, moves and
-  // compares on the ALU pipe, which ptxas balances differently on sm_90), two branches.
-  static constexpr LoopMixes kLoop{{11, 6, 0, 16, 6, 1},
-                                   {11, 6, 0, 16, 6, 1},
-                                   {11, 6, 0, 16, 6, 1},
-                                   {11, 6, 0, 16, 6, 1},
-                                   {13, 3, 0, 16, 8, 1}};
+  // 128-bit load and the rebase's predicated load of Z_0 (LSU), the counters and the rebase's
+  // predicated moves (IMAD.MOV on the FMA pipe, moves and compares on the ALU pipe, which ptxas
+  // balances differently on sm_90), two branches.
+  static constexpr LoopMixes kLoop{{13, 6, 0, 16, 2, 2},
+                                   {13, 6, 0, 16, 2, 2},
+                                   {13, 6, 0, 16, 2, 2},
+                                   {13, 6, 0, 16, 2, 2},
+                                   {13, 3, 0, 16, 6, 2}};
 };
 // The same step with the difference's exponent kept apart (DeltaExp): any depth. In units of its
 // exponent a step is perturb's and two multiplies; the exponent moves, and the scale and dc made
@@ -389,11 +390,33 @@ struct PerturbExtended : PerturbVariant {
   // The loop as listed holds the rare paths inline (rescaling, the first step from 0, a Z as
   // small as d, a rebase's new exponent): a step runs few of them, so the listing's mix is far
   // more than a step issues (docs/model.md says what was tried to take them out of it).
-  static constexpr LoopMixes kLoop{{107, 195, 0, 107, 129, 1},
-                                   {107, 195, 0, 107, 114, 1},
-                                   {107, 195, 0, 107, 114, 1},
-                                   {107, 195, 0, 107, 114, 1},
-                                   {122, 179, 0, 107, 115, 1}};
+  static constexpr LoopMixes kLoop{{107, 195, 0, 107, 126, 2},
+                                   {109, 195, 0, 107, 110, 2},
+                                   {109, 195, 0, 107, 110, 2},
+                                   {109, 195, 0, 107, 110, 2},
+                                   {122, 179, 0, 107, 113, 2}};
+};
+
+// DeltaExp's scheme in float (DeltaFloat): the step on the FMA pipe instead of FP64, Z as a float
+// pair, 24 bits where double keeps 53. The rare paths (rescaling, Z near 0) are inline in its loop
+// as in perturb-x's.
+struct PerturbFloat : PerturbVariant {
+  using Real = float;
+  using Delta = DeltaFloat;
+  static constexpr DeltaFormat kFormat = DeltaFormat::Float;
+  static constexpr const char* kName = "perturb-f";
+  static constexpr const char* kSummary =
+      "perturbation, float differences with an exponent of their own: FMA pipe, 24 bits";
+  // 2Z + d s and the complex product with dc (8 FFMA/FMUL), and Z's load.
+  static constexpr InstrMix step_mix(int) { return {8, 0, 0, 0, 0, 1}; }
+  // As listed, with the rare paths: the exponent's arithmetic in double (FP64) where Z is near 0
+  // and after a table's step, its conversions to and from float (F2F on the XU pipe), and the
+  // wide Z's loads there (LSU).
+  static constexpr LoopMixes kLoop{{212, 375, 36, 149, 236, 3},
+                                   {210, 375, 36, 149, 200, 3},
+                                   {210, 375, 36, 149, 200, 3},
+                                   {210, 375, 36, 149, 200, 3},
+                                   {220, 353, 36, 149, 205, 3}};
 };
 
 // Steps per trip of the loop the model reads (the long blocks' where a variant has them).
@@ -424,7 +447,8 @@ constexpr int loop_steps() {
   X(Fma4Cycles)
 #define MANDELPIPE_PERTURBATION_VARIANTS(X) \
   X(PerturbDouble)                          \
-  X(PerturbExtended)
+  X(PerturbExtended)                        \
+  X(PerturbFloat)
 #define MANDELPIPE_VARIANTS(X) \
   MANDELPIPE_PLAIN_VARIANTS(X) \
   MANDELPIPE_PERTURBATION_VARIANTS(X)

@@ -36,7 +36,8 @@ constexpr std::pair<std::string_view, std::string_view> kTerms[] = {
      "kept as doubles: every pixel of a deep view is iterated as its small difference from it."},
     {"perturbation",
      "Iterating a pixel's difference d from the reference orbit Z, d <- 2Zd + d^2 + dc, in double "
-     "(or with an exponent of its own past double's range) instead of in thousands of bits."},
+     "(or with an exponent of its own past double's range, or in float with one where FP64 is "
+     "slow) instead of in thousands of bits."},
     {"rebasing",
      "Where a pixel's z = Z + d comes nearer 0 than its difference d is (or the reference ends), "
      "d becomes z and the reference starts again: one reference serves every pixel, no glitches."},

@@ -198,15 +198,25 @@ int run_bench(const Options& o) {
   std::vector<MeasuredRow> zoom_rows;
   std::unique_ptr<DeepRenderer> deep;
   for (std::size_t i = 0; i < views.size(); ++i) {
-    // The window's rule: past double, perturbation renders the view, not the variants.
+    // The window's rule: past double, perturbation renders the view, not the plain variants;
+    // each perturbation variant asked for whose format holds there, else the rule's own choice.
     const PrecisionChoice choice =
         choose_precision(views[i].view, o.width, o.height, VariantId::Fma4, VariantId::Fma4, false,
                          ComputeCapability{dev.cc_major, dev.cc_minor});
     if (choice.perturbation) {
+      std::vector<DeltaFormat> formats;
+      for (VariantId v : variants)
+        if (variant_info(v).perturbation &&
+            !choose_precision(views[i].view, o.width, o.height, v, v, true, std::nullopt).exhausted)
+          formats.push_back(*variant_info(v).perturbation);
+      if (formats.empty()) formats.push_back(*choice.perturbation);
       if (!deep) deep = std::make_unique<DeepRenderer>(dc.device);
-      rep.deep.push_back(measure_deep(*deep, views[i].name, views[i].view, *choice.perturbation,
-                                      o.width, o.height, o.bench_frames));
-      std::cerr << "bench: " << views[i].name << " done (" << rep.deep.back().rendered_by << ")\n";
+      for (DeltaFormat f : formats) {
+        rep.deep.push_back(measure_deep(*deep, views[i].name, views[i].view, f, o.width, o.height,
+                                        o.bench_frames));
+        std::cerr << "bench: " << views[i].name << " done (" << rep.deep.back().rendered_by
+                  << ")\n";
+      }
       continue;
     }
     std::vector<MeasuredRow> rows =

@@ -289,8 +289,9 @@ std::string format_bench(const BenchReport& rep, OutputFormat format) {
       << " |" << limit_md_cells(r) << "\n";
   }
   if (!rep.deep.empty()) {
-    s << "\nViews past double, rendered by perturbation as the window renders them (the plain "
-         "variants cannot separate their pixels): kernel ms, median, with the bilinear "
+    s << "\nViews past double, rendered by perturbation (the plain variants cannot separate "
+         "their pixels): in each format asked for with --variant that holds there, else as the "
+         "window renders them; kernel ms, median, with the bilinear "
          "approximation and with every step iterated; steps counted as the variants count them.\n\n"
          "| view | rendered by | kernel ms | every step ms | steps counted | iterated | Giter/s "
          "counted | Giter/s every step | SIMT eff. (every step) | reference (bits, steps, ms) |\n"

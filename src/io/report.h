@@ -68,8 +68,9 @@ struct ZoomTotal {
 };
 std::vector<ZoomTotal> zoom_totals(const std::vector<MeasuredRow>& rows);
 
-// A view past double, rendered by perturbation as the window would (the precision rule): the
-// median frame's kernel time, with and without the bilinear approximation, beside its reference.
+// A view past double, rendered by perturbation in one format (one asked for, or the precision
+// rule's): the median frame's kernel time, with and without the bilinear approximation, beside its
+// reference.
 struct DeepRow {
   std::string view_name;
   std::string rendered_by;  // "perturbation (double)", ...

@@ -34,7 +34,18 @@ std::string name(VariantId v) {
 }  // namespace
 
 const char* perturbation_name(DeltaFormat f) {
-  return f == DeltaFormat::Double ? "perturbation (double)" : "perturbation (extended range)";
+  switch (f) {
+    case DeltaFormat::Double: return "perturbation (double)";
+    case DeltaFormat::Extended: return "perturbation (extended range)";
+    case DeltaFormat::Float: return "perturbation (float, extended range)";
+  }
+  return "";
+}
+
+bool slow_fp64(std::optional<ComputeCapability> cc) {
+  if (!cc) return false;
+  const PipeRates r = pipe_rates(cc->major, cc->minor);
+  return r[Pipe::Fp64] * 4 < r[Pipe::Fma];
 }
 
 DeltaFormat delta_format(const View& view, int width) {
@@ -44,7 +55,12 @@ DeltaFormat delta_format(const View& view, int width) {
 
 // The perturbation variant for differences in `f`.
 VariantId perturbation_variant(DeltaFormat f) {
-  return f == DeltaFormat::Double ? VariantId::PerturbDouble : VariantId::PerturbExtended;
+  switch (f) {
+    case DeltaFormat::Double: return VariantId::PerturbDouble;
+    case DeltaFormat::Extended: return VariantId::PerturbExtended;
+    case DeltaFormat::Float: return VariantId::PerturbFloat;
+  }
+  return VariantId::PerturbExtended;
 }
 
 PrecisionChoice choose_precision(const View& view, int width, int height, VariantId current,
@@ -54,9 +70,9 @@ PrecisionChoice choose_precision(const View& view, int width, int height, Varian
   char why[320];
   if (const std::optional<DeltaFormat> f = variant_info(own).perturbation) {
     // A perturbation variant renders a view of any depth; differences in double hold while the
-    // pixel spacing stays within double's range.
+    // pixel spacing stays within double's range, those with an exponent of their own anywhere.
     c.perturbation = f;
-    const bool own_holds = *f == DeltaFormat::Extended || delta_format(view, width) == *f;
+    const bool own_holds = *f != DeltaFormat::Double || delta_format(view, width) == *f;
     if (own_holds || pinned) {
       c.exhausted = !own_holds;
       return c;
@@ -99,8 +115,8 @@ PrecisionChoice choose_precision(const View& view, int width, int height, Varian
   const char* edge = own_holds ? "is at its limit" : "cannot separate pixels";
   if (fit == deeper.end()) {
     // Past double, every pixel as its difference from one orbit computed in as many bits as the
-    // depth needs.
-    const DeltaFormat f = delta_format(view, width);
+    // depth needs; in float where the GPU's FP64 is too slow for double's 53 bits to pay.
+    const DeltaFormat f = slow_fp64(cc) ? DeltaFormat::Float : delta_format(view, width);
     c.perturbation = f;
     c.variant = perturbation_variant(f);
     std::snprintf(why, sizeof why,
@@ -108,7 +124,9 @@ PrecisionChoice choose_precision(const View& view, int width, int height, Varian
                   "pixel needs %d bits here%s); Pin to keep %s",
                   arithmetic(own), edge, span_text(view.span, 2).c_str(), name(c.variant).c_str(),
                   perturbation_name(f), view_bits(view, width),
-                  f == DeltaFormat::Extended ? ", past double's exponent range" : "",
+                  f == DeltaFormat::Float      ? ", FP64 under a quarter of FP32's rate here"
+                  : f == DeltaFormat::Extended ? ", past double's exponent range"
+                                               : "",
                   name(own).c_str());
   } else {
     c.variant = *fit;

@@ -2,7 +2,8 @@
 // from the user's own choice and how many mantissa bits the view's pixel spacing needs: float,
 // then df64 or fp64 (whichever is faster), then perturbation from a reference orbit, its
 // differences in double while the pixel spacing is within double's range and in the extended
-// range (floatexp.h) past it.
+// range (floatexp.h) past it; in float with an exponent of their own at any depth where the
+// GPU's FP64 is slow.
 #pragma once
 
 #include <optional>
@@ -35,11 +36,15 @@ DeltaFormat delta_format(const View& view, int width);
 // `cc`: the GPU's, or none on the CPU path. `current`: what renders now; a deeper choice stays
 // until the shallower would hold at half the span, so that a view on the edge does not switch back
 // and forth. A pinned variant is the user's own whatever the view. Past double the choice is a
-// perturbation variant (perturb, perturb-x), as is any view where the user's own is one.
+// perturbation variant (perturb, perturb-x, perturb-f), as is any view where the user's own is one.
 PrecisionChoice choose_precision(const View& view, int width, int height, VariantId current,
                                  VariantId own, bool pinned, std::optional<ComputeCapability> cc);
 
 // "perturbation (double)", "perturbation (extended range)": for banners, stderr and files.
 const char* perturbation_name(DeltaFormat f);
+
+// Whether the GPU's FP64 pipe has under a quarter of its FMA pipe's lanes (the GeForce chips,
+// 1/32 or 1/64): there perturbation iterates in float (perturb-f). False on the CPU path.
+bool slow_fp64(std::optional<ComputeCapability> cc);
 
 }  // namespace mp

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <stdexcept>
 #include <thread>
 #include <vector>
 
@@ -54,7 +55,12 @@ PerturbStats render_perturbation_cpu(DeltaFormat format, const DeepGrid& grid, P
     s = render_rows<DeltaDouble>(grid, rect, ref, v, max_iter, out, counts, threads);
   } else {
     const BlaView<BlaX> v = bla.ext ? bla.ext->view() : BlaView<BlaX>{};
-    s = render_rows<DeltaExp>(grid, rect, ref, v, max_iter, out, counts, threads);
+    if (format == DeltaFormat::Extended)
+      s = render_rows<DeltaExp>(grid, rect, ref, v, max_iter, out, counts, threads);
+    else if (ref.zf)
+      s = render_rows<DeltaFloat>(grid, rect, ref, v, max_iter, out, counts, threads);
+    else
+      throw std::invalid_argument("float differences need the orbit in float");
   }
   s.ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();

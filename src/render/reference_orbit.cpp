@@ -16,7 +16,9 @@ std::optional<ReferenceOrbit> compute_reference_orbit(mpfr_srcptr cx, mpfr_srcpt
   ReferenceOrbit orbit;
   orbit.bits = bits;
   orbit.z.reserve(std::min<std::size_t>(max_iter + 1u, 1u << 20));
+  orbit.zf.reserve(orbit.z.capacity());
   orbit.z.push_back({0.0, 0.0});
+  orbit.zf.push_back({0.0f, 0.0f});
   MpfrTemps<4> z(bits);
   MpfrTemps<3> t(bits);
   mpfr_ptr x = z[0], y = z[1], c_x = z[2], c_y = z[3];
@@ -28,6 +30,7 @@ std::optional<ReferenceOrbit> compute_reference_orbit(mpfr_srcptr cx, mpfr_srcpt
     square_add(x, y, c_x, c_y, t);
     const RefPoint p{mpfr_get_d(x, MPFR_RNDN), mpfr_get_d(y, MPFR_RNDN)};
     orbit.z.push_back(p);
+    orbit.zf.push_back({mpfr_get_flt(x, MPFR_RNDN), mpfr_get_flt(y, MPFR_RNDN)});
     if (!(p.x * p.x + p.y * p.y <= kPerturbEscape2)) {
       orbit.escaped = true;
       break;

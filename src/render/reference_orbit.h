@@ -1,5 +1,6 @@
 // The reference orbit of perturbation (cuda/host_device/perturbation.h): Z_{n+1} = Z_n^2 + C at
-// the centre C in as many bits as the view's depth needs (MPFR), kept as doubles for the kernels.
+// the centre C in as many bits as the view's depth needs (MPFR), kept as doubles (and floats) for
+// the kernels.
 #pragma once
 
 #include <mpfr.h>
@@ -14,12 +15,13 @@
 namespace mp {
 
 struct ReferenceOrbit {
-  std::vector<RefPoint> z;  // Z_0 = 0 ... the first outside the bailout, or Z_max_iter
-  bool escaped = false;     // the last point is outside the bailout
-  int bits = 0;             // the precision it was computed in
-  double ms = 0;            // wall time of the computation
+  std::vector<RefPoint> z;    // Z_0 = 0 ... the first outside the bailout, or Z_max_iter
+  std::vector<RefPointF> zf;  // the same rounded to float
+  bool escaped = false;       // the last point is outside the bailout
+  int bits = 0;               // the precision it was computed in
+  double ms = 0;              // wall time of the computation
 
-  RefOrbitView view() const { return {z.data(), static_cast<unsigned>(z.size())}; }
+  RefOrbitView view() const { return {z.data(), static_cast<unsigned>(z.size()), zf.data()}; }
 };
 
 // Calls `progress` with the share done about every quarter second, and returns nothing once
