@@ -65,6 +65,73 @@ if [[ ${1:-} == variants ]]; then
   cat "$A/bench-deep.md" | tail -20 | tee -a "$log"
   exit 0
 fi
+if [[ ${1:-} == float ]]; then
+  # The three perturbation formats side by side: every kernel's SASS (for the fixtures), the
+  # perturbation GPU tests, bench rows with counters at a view of long orbits, the minibrot and
+  # two deep views, the experiment, and renders with the tables.
+  cuobjdump -sass $B/mandelpipe | gzip >"$OUT/sass.txt.gz"
+  step $B/gpu_tests --gtest_filter='SassMix*:*GpuPerturbation*'
+  for v in perturb perturb-x perturb-f; do
+    timeout 300 $B/mandelpipe bench --variant $v --width 1920 --height 1080 --frames 10 --counters \
+      --view "-0.75,0.0,0.05,16384" --view "$MX,$MY,8e-99,100000" --view "1.3e-301,1,3e-300,20000" \
+      --view "1.3e-1001,1,3e-1000,20000" >"$A/bench-$v.md" 2>"$A/bench-$v.err"
+    echo "   bench $v rc=$?" | tee -a "$log"
+  done
+  step $B/mandelpipe experiment perturbation-cost
+  for v in perturb perturb-f; do
+    step $B/mandelpipe render --out "$A/mini-$v.png" --width 1920 --height 1080 --variant $v \
+      --center $MX,$MY --span 8e-99 --iters 100000
+    step $B/mandelpipe render --out "$A/i1000-$v.png" --width 1920 --height 1080 --variant $v \
+      --center 1.3e-1001,1 --span 3e-1000 --iters 20000
+  done
+  tar czf $OUT/float.tgz -C /tmp deep
+  for v in perturb perturb-x perturb-f; do
+    grep -E "^\| view [0-9] \| ($v|perturbation)" "$A/bench-$v.md" | head -12 | tee -a "$log"
+  done
+  exit 0
+fi
+if [[ ${1:-} == rebase ]]; then
+  # After a change to the double step's loop: its SASS, the perturbation tests, and its rows.
+  cuobjdump -sass $B/mandelpipe | gzip >"$OUT/sass.txt.gz"
+  step $B/gpu_tests --gtest_filter='SassMix*:*GpuPerturbation*:FrameCensus*'
+  timeout 300 $B/mandelpipe bench --variant perturb --width 1920 --height 1080 --frames 10 \
+    --counters --view "-0.75,0.0,0.05,16384" --view "$MX,$MY,8e-99,100000" \
+    --view "-0.743643887037151,0.131825904205330,0.005,4096" >"$A/bench.md" 2>"$A/bench.err"
+  timeout 300 $B/mandelpipe bench --variant perturb-x --width 1920 --height 1080 --frames 10 \
+    --view "-0.75,0.0,0.05,16384" --view "1.3e-1001,1,3e-1000,20000" >>"$A/bench.md" 2>>"$A/bench.err"
+  tar czf $OUT/rebase.tgz -C /tmp deep
+  grep -E "perturb  *loop of|perturb-x loop of" "$log" | grep sm_90
+  grep -E "^\| view [0-9] \| (perturb|perturbation)" "$A/bench.md" | tee -a "$log"
+  exit 0
+fi
+if [[ ${1:-} == final ]]; then
+  # Before a stop: every GPU test, the automatic limit from a preview at a minibrot and at
+  # shallow views, and the counters as an ordinary user (bench, no window).
+  step $B/gpu_tests
+  step $B/experiment_gpu_tests
+  step $B/program_tests
+  step $B/render_big_tests
+  auto() {  # name, then render's arguments
+    local name=$1; shift
+    step $B/mandelpipe render --out "$A/auto-$name.png" --width 1920 --height 1080 \
+      --auto-iters on "$@"
+  }
+  auto mini --center $MX,$MY --span 8e-99 --iters 1000
+  auto mini-wide --center $MX,$MY --span 1e-97 --iters 1000
+  auto home --center -0.75,0 --span 3.5 --iters 256
+  auto seahorse --center -0.743643887037151,0.131825904205330 --span 0.005 --iters 1024
+  auto i300 --center 1.3e-301,1 --span 3e-300 --iters 1000
+  mkdir -p /tmp/nobody && chmod 777 /tmp/nobody
+  chmod -R a+rX "$B"
+  setpriv --reuid=65534 --regid=65534 --clear-groups env XDG_CONFIG_HOME=/tmp/nobody \
+    $B/mandelpipe bench --variant perturb --counters --width 1920 --height 1080 \
+    --view "-0.75,0.0,0.05,16384" >"$A/bench-nobody.md" 2>>"$log"
+  echo "   nobody bench rc=$?" | tee -a "$log"
+  tar czf $OUT/final.tgz -C /tmp deep
+  grep -E "^\| view 1 \| perturb" "$A/bench-nobody.md" | tee -a "$log"
+  grep -E "automatic|tried|rc=|FAILED|tests ran|PASSED" "$log" | tail -40
+  exit 0
+fi
 if [[ ${1:-} == check ]]; then
   # After a change: every GPU test, the variants' rows with counters at a shallow view of long
   # orbits and at seahorse valley, and the window with perturb chosen at a shallow view and at

@@ -33,26 +33,69 @@ TEST(AutoIterations, TheEdgeShareCountsEachEdgePixelOnce) {
 
 TEST(AutoIterations, DoublesWhileDoublingFreesTheEdge) {
   AutoIterations a;
-  EXPECT_EQ(a.next(0.0, 1024, 1u << 20), 1024u);
-  EXPECT_EQ(a.next(0.5, 1024, 1u << 20), 2048u);
-  EXPECT_EQ(a.next(0.3, 2048, 1u << 20), 4096u);   // fewer inside: the limit held them
-  EXPECT_EQ(a.next(0.29, 4096, 1u << 20), 4096u);  // nearly as many: they are inside
+  EXPECT_EQ(a.next(0.0, 0.0, 1024, 1u << 20), 1024u);
+  EXPECT_EQ(a.next(0.5, 0.0, 1024, 1u << 20), 2048u);
+  EXPECT_EQ(a.next(0.3, 0.0, 2048, 1u << 20), 4096u);   // fewer inside: the limit held them
+  EXPECT_EQ(a.next(0.29, 0.0, 4096, 1u << 20), 4096u);  // nearly as many: they are inside
   EXPECT_TRUE(a.stalled());
-  EXPECT_EQ(a.next(0.29, 4096, 1u << 20), 4096u);
+  EXPECT_EQ(a.next(0.29, 0.0, 4096, 1u << 20), 4096u);
   a.reset();
-  EXPECT_EQ(a.next(0.29, 4096, 1u << 20), 8192u);
-  EXPECT_EQ(a.next(0.2, 8192, 10000), 10000u);  // never past the ceiling
-  EXPECT_EQ(a.next(0.1, 10000, 10000), 10000u);
+  EXPECT_EQ(a.next(0.29, 0.0, 4096, 1u << 20), 8192u);
+  EXPECT_EQ(a.next(0.2, 0.0, 8192, 10000), 10000u);  // never past the ceiling
+  EXPECT_EQ(a.next(0.1, 0.0, 10000, 10000), 10000u);
 }
 
 TEST(AutoIterations, AnEdgeThatEscapesStartsAfresh) {
   AutoIterations a;
-  EXPECT_EQ(a.next(0.5, 1024, 1u << 20), 2048u);
-  EXPECT_EQ(a.next(0.49, 2048, 1u << 20), 2048u);
+  EXPECT_EQ(a.next(0.5, 0.0, 1024, 1u << 20), 2048u);
+  EXPECT_EQ(a.next(0.49, 0.0, 2048, 1u << 20), 2048u);
   EXPECT_TRUE(a.stalled());
-  EXPECT_EQ(a.next(0.01, 2048, 1u << 20), 2048u);
+  EXPECT_EQ(a.next(0.01, 0.0, 2048, 1u << 20), 2048u);
   EXPECT_FALSE(a.stalled());
-  EXPECT_EQ(a.next(0.4, 2048, 1u << 20), 4096u);
+  EXPECT_EQ(a.next(0.4, 0.0, 2048, 1u << 20), 4096u);
+}
+
+// A frame whose pixels escape at the given smooth values (negative: inside).
+std::vector<float> smooth_frame(const std::vector<float>& values) {
+  std::vector<float> d;
+  for (float v : values) {
+    d.push_back(v);
+    d.push_back(0.0f);
+  }
+  return d;
+}
+
+TEST(AutoIterations, TheLateShareCountsPixelsEscapingInTheLimitsLastHalf) {
+  // Limit 1000: 600 and 999 are late, 500 (the half) and 20 are not, -1 never escaped.
+  const auto f = smooth_frame({600.0f, 999.0f, 500.0f, 20.0f, -1.0f});
+  EXPECT_DOUBLE_EQ(late_share(f.data(), 5, 1, 1000), 2.0 / 5);
+  EXPECT_DOUBLE_EQ(late_share(f.data(), 5, 1, 2000), 0.0);
+  EXPECT_EQ(late_share(f.data(), 0, 1, 1000), 0.0);
+}
+
+// A minibrot in the middle of the view: the edge all escapes, but a ring of pixels escapes late
+// around the blob the limit leaves; the limit doubles until that ring thins out.
+TEST(AutoIterations, DoublesWhileManyPixelsEscapeLateThoughTheEdgeEscapes) {
+  AutoIterations a;
+  EXPECT_EQ(a.next(0.0, 0.005, 1024, 1u << 20), 1024u);  // a thin late ring: left alone
+  EXPECT_EQ(a.next(0.0, 0.08, 1024, 1u << 20), 2048u);
+  EXPECT_EQ(a.next(0.0, 0.04, 2048, 1u << 20), 4096u);   // thinner: the limit made it
+  EXPECT_EQ(a.next(0.0, 0.009, 4096, 1u << 20), 4096u);  // under 1%: resolved
+  EXPECT_FALSE(a.stalled());
+  // A ring that doubling does not thin (the pixels nearest a parabolic point): it stops.
+  a.reset();
+  EXPECT_EQ(a.next(0.0, 0.05, 1024, 1u << 20), 2048u);
+  EXPECT_EQ(a.next(0.0, 0.048, 2048, 1u << 20), 2048u);
+  EXPECT_TRUE(a.stalled());
+}
+
+// After the edge is freed, a late ring that was not what asked for the last doubling still gets
+// one of its own.
+TEST(AutoIterations, ALateRingAfterTheEdgeIsFreedIsNotTakenForAStall) {
+  AutoIterations a;
+  EXPECT_EQ(a.next(0.3, 0.0, 1024, 1u << 20), 2048u);
+  EXPECT_EQ(a.next(0.0, 0.06, 2048, 1u << 20), 4096u);
+  EXPECT_FALSE(a.stalled());
 }
 
 }  // namespace

@@ -488,15 +488,23 @@ void App::adjust_iterations() {
     auto_anchor_span_ = ex_.view.span;
   }
   const double share = pipeline_.edge_inside_share();
-  const unsigned next = auto_iters_.next(share, ex_.view.max_iter, kMaxIterations);
+  const double late = pipeline_.late_share(ex_.view.max_iter);
+  const unsigned next = auto_iters_.next(share, late, ex_.view.max_iter, kMaxIterations);
   if (next == ex_.view.max_iter) return;
   View v = ex_.view;
   v.max_iter = next;
   ex_.set_view(v);
-  char text[128];
-  std::snprintf(text, sizeof text,
-                "iterations raised to %u (automatic: %.0f%% of the image's edge reached the limit)",
-                next, 100 * share);
+  char text[160];
+  if (share > AutoIterations::kRaiseShare)
+    std::snprintf(text, sizeof text,
+                  "iterations raised to %u (automatic: %.0f%% of the image's edge reached the "
+                  "limit)",
+                  next, 100 * share);
+  else
+    std::snprintf(text, sizeof text,
+                  "iterations raised to %u (automatic: %.1f%% of the image escaped only in the "
+                  "limit's last half)",
+                  next, 100 * late);
   ex_.status = text;
 }
 

@@ -164,7 +164,8 @@ void view_section(Explorer& ex, const PanelInputs& in) {
     ex.dirty = true;
   }
   ImGui::SameLine();
-  ImGui::TextDisabled(ex.auto_iters ? "doubled while 2%% of the edge reaches it"
+  ImGui::TextDisabled(ex.auto_iters ? "doubled while 2%% of the edge reaches it or 1%% "
+                                      "escapes late"
                                     : "the limit stays as set");
   ImGui::SetNextItemWidth(ImGui::GetFontSize() * 9);
   if (ImGui::BeginCombo("bookmark", "go to...")) {

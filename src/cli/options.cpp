@@ -152,7 +152,8 @@ void add_view_options(CLI::App& app, Options& o, Raw& raw, bool image_size) {
                "precision (render refuses a view it cannot resolve)");
   app.add_option("--auto-iters", raw.auto_iters,
                  "on|off: double the iteration limit while over 2% of the image's edge reaches "
-                 "it and doubling frees some (default: on in the window unless --iters is "
+                 "it, or over 1% of the image escapes only in its last half, and doubling frees "
+                 "some (default: on in the window unless --iters is "
                  "given, off for render)")
       ->type_name("on|off");
   app.add_flag("--no-approximation", o.no_approximation,

@@ -344,7 +344,8 @@ nlohmann::json tiling_json(const Plan& plan, int launches, bool gpu) {
 }
 
 // --auto-iters on: the limit doubled while over 2% of the edge of a small preview of the view
-// reaches it and doubling frees some, as the window raises it; the limits tried, last the one to
+// reaches it, or over 1% of it escapes only in the limit's last half, and doubling frees some,
+// as the window raises it; the limits tried, last the one to
 // render with.
 std::vector<unsigned> auto_limit(const View& view, const Plan& plan, const Options& o,
                                  const DeviceChoice& dc, PieceRenderer& renderer,
@@ -365,7 +366,8 @@ std::vector<unsigned> auto_limit(const View& view, const Plan& plan, const Optio
       renderer.render(c.variant, pixel_grid(v, pw, ph), v.max_iter, data.data());
     }
     const unsigned next =
-        a.next(edge_inside_share(data.data(), pw, ph), v.max_iter, kMaxIterations);
+        a.next(edge_inside_share(data.data(), pw, ph), late_share(data.data(), pw, ph, v.max_iter),
+               v.max_iter, kMaxIterations);
     if (next == v.max_iter) break;
     v.max_iter = next;
     tried.push_back(next);

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "cuda_check.h"
+#include "frame_census.h"
 #include "kernel_params.h"
 #include "model/auto_iterations.h"
 #include "reproject.h"
@@ -168,6 +169,23 @@ double FramePipeline::edge_inside_share() {
   copy(right.data(), image + (w - 1) * kFloatsPerPixel, kFloatsPerPixel, h, row);
   surface_->end_frame();
   return edge_ring_inside_share(top.data(), bottom.data(), left.data(), right.data(), w, h);
+}
+
+double FramePipeline::late_share(unsigned max_iter) {
+  const int w = surface_->width(), h = surface_->height();
+  const std::size_t pixels = static_cast<std::size_t>(w) * h;
+  if (pixels == 0) return 0;
+  const float* image = surface_->begin_frame();
+  double share = 0;
+  if (gpu_ && surface_->device_memory()) {
+    if (census_.size() == 0) census_ = DeviceBuffer<unsigned long long>(1);
+    share = static_cast<double>(count_pixels_above(image, pixels, max_iter / 2.0f, census_.get())) /
+            pixels;
+  } else {
+    share = mp::late_share(image, w, h, max_iter);
+  }
+  surface_->end_frame();
+  return share;
 }
 
 void FramePipeline::reproject(const PixelGrid& grid) {

@@ -58,6 +58,9 @@ class FramePipeline {
   void end_external();
   // Of the image's edge pixels (as the surface holds them now), the share that never escaped.
   double edge_inside_share();
+  // Of the finished frame's pixels, the share that escaped only in the last half of `max_iter`
+  // steps (counted where the image is, on the GPU without reading it back).
+  double late_share(unsigned max_iter);
   double progress() const { return gpu_ ? gpu_frame_.progress() : cpu_frame_.progress(); }
   // Passes over the image so far: more than one where the GPU cut orbits (GpuSlicedFrame).
   int passes() const { return gpu_ ? gpu_frame_.passes() : 1; }
@@ -97,6 +100,7 @@ class FramePipeline {
   bool divergence_ = false;           // whether the frame fills the warp buffer
   PixelGrid shown_grid_;              // the view the surface's pixels belong to (none: width 0)
   DeviceBuffer<float> preview_from_;  // GPU path: the image being moved, copied
+  DeviceBuffer<unsigned long long> census_;  // GPU path: late_share's count
   std::vector<float> cpu_preview_from_;
   double longest_launch_ms_ = 0;
   float* external_out_ = nullptr;  // the surface's memory between begin_ and end_external

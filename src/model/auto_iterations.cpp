@@ -39,25 +39,42 @@ double edge_inside_share(const float* data, int width, int height) {
                                 height);
 }
 
-unsigned AutoIterations::next(double edge_inside, unsigned max_iter, unsigned ceiling) {
-  if (edge_inside <= kRaiseShare) {
-    raised_at_ = -1;
+double late_share(const float* data, int width, int height, unsigned max_iter) {
+  if (width <= 0 || height <= 0) return 0;
+  const std::size_t n = static_cast<std::size_t>(width) * height;
+  const float half = max_iter / 2.0f;
+  std::size_t late = 0;
+  for (std::size_t i = 0; i < n; ++i) late += data[i * kFloatsPerPixel] > half;
+  return static_cast<double>(late) / n;
+}
+
+unsigned AutoIterations::next(double edge_inside, double late, unsigned max_iter,
+                              unsigned ceiling) {
+  const bool edge = edge_inside > kRaiseShare, tail = late > kLateShare;
+  if (!edge && !tail) {
+    raised_at_ = raised_late_ = -1;
     stalled_ = false;
     return max_iter;
   }
   if (stalled_ || max_iter >= ceiling) return max_iter;
-  // The last doubling left nearly as many inside: they are inside at any limit.
-  if (raised_at_ >= 0 && max_iter == raised_to_ && edge_inside > 0.9 * raised_at_) {
-    stalled_ = true;
-    return max_iter;
+  // The last doubling left nearly as many inside (or as many late, now in the new limit's last
+  // half) of what asked for it: a higher limit would not free them.
+  if (max_iter == raised_to_ && raised_at_ >= 0) {
+    const bool edge_stuck = !edge || (raised_at_ > kRaiseShare && edge_inside > 0.9 * raised_at_);
+    const bool tail_stuck = !tail || (raised_late_ > kLateShare && late > 0.9 * raised_late_);
+    if (edge_stuck && tail_stuck) {
+      stalled_ = true;
+      return max_iter;
+    }
   }
   raised_at_ = edge_inside;
+  raised_late_ = late;
   raised_to_ = std::min(ceiling, max_iter * 2);
   return raised_to_;
 }
 
 void AutoIterations::reset() {
-  raised_at_ = -1;
+  raised_at_ = raised_late_ = -1;
   raised_to_ = 0;
   stalled_ = false;
 }

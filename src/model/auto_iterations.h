@@ -1,7 +1,9 @@
 // The automatic iteration limit, raised as explorers raise it: where many pixels on the image's
 // edge have not escaped by the limit, the limit is most likely what keeps them in (a deep view's
-// edge seldom crosses the set's interior), so it doubles; where a doubling freed too few of
-// them, they are inside, and it stays until the view moves on.
+// edge seldom crosses the set's interior), so it doubles; so it does where many pixels escape
+// only in the limit's last half, the ring around a blob that a minibrot in the middle of the
+// view leaves at too low a limit (its edge all escapes). Where a doubling freed too few of
+// either, they are inside, and it stays until the view moves on.
 #pragma once
 
 namespace mp {
@@ -14,20 +16,27 @@ double edge_inside_share(const float* data, int width, int height);
 double edge_ring_inside_share(const float* top, const float* bottom, const float* left,
                               const float* right, int width, int height);
 
+// Of all the pixels, the share that escaped only in the last half of `max_iter` steps (a smooth
+// value above max_iter / 2).
+double late_share(const float* data, int width, int height, unsigned max_iter);
+
 class AutoIterations {
  public:
-  // More than this share of the edge inside asks for a higher limit.
+  // More than this share of the edge inside, or of the image escaping late, asks for a higher
+  // limit.
   static constexpr double kRaiseShare = 0.02;
+  static constexpr double kLateShare = 0.01;
 
   // The limit for the view's next frame, from its last finished one: the same, or doubled (at
   // most `ceiling`).
-  unsigned next(double edge_inside, unsigned max_iter, unsigned ceiling);
+  unsigned next(double edge_inside, double late, unsigned max_iter, unsigned ceiling);
   // A view elsewhere (a jump, a zoom past a factor of 8 since the last raise): a new start.
   void reset();
   bool stalled() const { return stalled_; }
 
  private:
-  double raised_at_ = -1;  // the edge's share inside when the limit was last doubled
+  // The edge's share inside and the late share when the limit was last doubled.
+  double raised_at_ = -1, raised_late_ = -1;
   unsigned raised_to_ = 0;
   bool stalled_ = false;
 };
