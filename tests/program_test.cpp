@@ -91,7 +91,7 @@ class ProgramTest : public ::testing::Test {
   }
 
   // The window in the background and, `delay` seconds later, keys pressed at it (names as
-  // scripts/xtest-keys.c takes them: X key names, wN waits N ms); then waited for.
+  // tests/tools/xtest-keys.c takes them: X key names, wN waits N ms); then waited for.
   Result run_with_keys(const std::string& args, double delay, const std::string& keys) {
     const fs::path out = dir_ / "stdout", err = dir_ / "stderr";
     const std::string cmd = "cd '" + dir_.string() + "' && { env XDG_CONFIG_HOME='" +

@@ -1,9 +1,9 @@
 #!/bin/bash
-# Runs on the GPU machine (device tool) over a carried build in .carry/ (scripts/carry.sh): the
+# Runs on the GPU machine (device tool) over a carried build in .carry/ (carry.sh): the
 # speed evidence of the fast variants. Each is timed with `bench` at A, B and C as first frames,
 # at views beyond them, and along zoom paths, all with the limit columns. ncu then reads, at view
 # C, how busy issue is and why it waits. $VARIANTS picks the variants; $GPU_TESTS=1 runs gpu_tests
-# first; $SASS=1 also saves the SASS (cuobjdump) for scripts/sass-fixtures.py. Logs go to
+# first; $SASS=1 also saves the SASS (cuobjdump) for tests/tools/sass-fixtures.py. Logs go to
 # $OUT/speed.tgz, and speed.txt has the short table last.
 set -u
 tar xJf .carry/bin.tar.xz -C .carry

@@ -1,11 +1,11 @@
 #!/bin/bash
-# Runs on the GPU machine (device tool) over a carried build in .carry/ (scripts/carry.sh), the
-# long runs beside scripts/device-run.sh: bench in first-frame order at A, B and C, at views of
+# Runs on the GPU machine (device tool) over a carried build in .carry/ (carry.sh), the
+# long runs beside run.sh: bench in first-frame order at A, B and C, at views of
 # our own choosing and along a zoom path, with the limit columns; a 32768x32768 still; the window
 # for 10,000 frames of random input. Logs in $OUT/logs.tgz, a short table last in $OUT/log.txt.
 set -u
 A=/tmp/long
-source "$(dirname "$0")/device-common.sh"
+source "$(dirname "$0")/common.sh"
 # Views chosen as a user exploring would meet them: seahorse and elephant valleys, the period-3
 # minibrot on the needle, a spiral, a sparse view where most pixels escape within a few hundred
 # steps, and one outside the set where nearly all escape in a few (short frames).

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Runs on the GPU machine over a carried build (scripts/carry.sh): deep views. The perturbation
+# Runs on the GPU machine over a carried build (carry.sh): deep views. The perturbation
 # GPU tests, deep renders at 1920x1080 from 1e-50 to past 1e-3000 (with the approximation and
 # without), a minibrot at 1e-99 with 100,000 iterations, the perturbation kernels' SASS, and the
 # plain fma4-rows at a shallow view for scale; with "window" instead, the window alone (a wheel
@@ -7,7 +7,7 @@
 # (prepare.sh --with-glx) and so a carry of the program alone. Logs in $OUT; a short table last.
 set -u
 A=/tmp/deep
-source "$(dirname "$0")/device-common.sh"
+source "$(dirname "$0")/common.sh"
 # A minibrot of period 133 near i, about 1.4e-99 across (found by the ball method and Newton).
 MX=-2.8746738709911711313587400396870764265927866835711251852350600795197350587946998122487577794952845346324586207476065879391063947636e-50
 MY=9.9999999999999999999999999999999999999999999999999039187809335045450778414269872821211733536976797498590850573760529183579836058283e-01

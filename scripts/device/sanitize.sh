@@ -1,12 +1,12 @@
 #!/bin/bash
-# Runs on the GPU machine (device tool) over a carried build in .carry/ (scripts/carry.sh), as
-# scripts/device-run.sh does; builds nothing. compute-sanitizer's memcheck, racecheck and
+# Runs on the GPU machine (device tool) over a carried build in .carry/ (carry.sh), as
+# run.sh does; builds nothing. compute-sanitizer's memcheck, racecheck and
 # synccheck over every kernel: gpu_tests (every variant against the CPU reference, the counts
 # and divergence outputs, the tile-ordering kernels), bench at a small size (each view's first
 # frame, which records the tile costs, then frames ordered by them) and every experiment of
 # `mandelpipe experiment --list`. Prints a table (tool x target: the tool's summary line), and
 # leaves every log in $OUT/sanitize-logs.tgz.
-#   scripts/device-sanitize.sh [--limit SECONDS] [TOOL...]   (tools: memcheck racecheck synccheck)
+#   scripts/device/sanitize.sh [--limit SECONDS] [TOOL...]   (tools: memcheck racecheck synccheck)
 # One run is stopped after --limit seconds (default 180) and marked "timeout". racecheck is the
 # slow one (each launch is checked: launch-overhead makes thousands); the three tools together
 # stay within the device tool's 10 minutes a call unless several runs reach the limit.

@@ -1,12 +1,12 @@
 #!/bin/bash
-# Runs on the GPU machine (device tool) over a carried build in .carry/ (scripts/carry.sh):
+# Runs on the GPU machine (device tool) over a carried build in .carry/ (carry.sh):
 # every GPU test, the SASS, a headless render, the window as users drive it, the hardware
 # counters (as root, as nobody, refused, under ncu), what the overlay and the counters cost,
-# the bench and the experiments (scripts/device-long.sh has the longer runs). Everything lands in
+# the bench and the experiments (long.sh has the longer runs). Everything lands in
 # $OUT/logs.tgz; four pictures worth a look, and log.txt with a short table last, beside it.
 set -u
 A=/tmp/all
-source "$(dirname "$0")/device-common.sh"
+source "$(dirname "$0")/common.sh"
 grep -i profiling /proc/driver/nvidia/params | tee -a "$log"
 for t in $B/*_tests; do step $t; done
 cuobjdump -sass $B/mandelpipe >"$A/sass.txt" 2>&1

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Runs on the GPU machine after scripts/device-run.sh (same carried tree): ncu's per-pipe
+# Runs on the GPU machine after run.sh (same carried tree): ncu's per-pipe
 # instruction counts of each variant's render kernel at bench view C (3840x2160), where no lane
 # idles. Divided by the warp-issued iterations they give the per-step mixes that
 # tests/sass_parse_test.cpp holds (SassFixtures.Sm90PipesMatchHardwareCounters). The kernel

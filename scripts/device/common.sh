@@ -1,6 +1,5 @@
-# Sourced by the GPU machine's scripts (device-run.sh, device-long.sh, device-deep.sh): unpacks
-# the carried build (scripts/carry.sh), loads the GL kit, and gives them B (the programs), A (a
-# folder for their logs, named by the caller first), log ($OUT/log.txt) and step (a command run
+# Sourced by the GPU machine's scripts (run.sh, long.sh, deep.sh): unpacks the carried build
+# (carry.sh), loads the GL kit, and gives them B (the programs), A (a folder for their logs, named by the caller first), log ($OUT/log.txt) and step (a command run
 # with a 300 s limit, its output and exit code in the log).
 tar xJf .carry/bin.tar.xz -C .carry
 source .device/setup.sh >/dev/null
