@@ -1,7 +1,8 @@
 // mandelpipe as a user runs it: exit codes, messages, files, and the CSV and JSON that bench and
 // experiment print, parsed as a script would. The window tests need a display (scripts/test.sh
 // starts Xvfb); they skip without one unless MP_REQUIRE_DISPLAY is set. bench and experiment
-// need a CUDA GPU; their tests skip, with the reason, where this process finds none.
+// need a CUDA GPU; their tests skip, with the reason, where this process finds none (and fail
+// there under MP_REQUIRE_GPU).
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <stb_image.h>
@@ -28,6 +29,7 @@
 #include "io/report.h"
 #include "io/settings.h"
 #include "program_runner.h"
+#include "required.h"
 #include "variants.h"
 
 namespace mp {
@@ -122,7 +124,7 @@ class ProgramTest : public ::testing::Test {
   // Window tests skip without a display, unless MP_REQUIRE_DISPLAY says there must be one.
   static bool has_display() {
     if (const char* d = std::getenv("DISPLAY"); d && *d) return true;
-    if (std::getenv("MP_REQUIRE_DISPLAY"))
+    if (required("MP_REQUIRE_DISPLAY"))
       ADD_FAILURE() << "MP_REQUIRE_DISPLAY is set but DISPLAY is not";
     return false;
   }
@@ -583,7 +585,7 @@ class ProgramGpuTest : public ProgramTest {
   void SetUp() override {
     ProgramTest::SetUp();
     const DeviceProbe p = probe_cuda_device();
-    if (!p.device) GTEST_SKIP() << p.reason << " (bench and experiment need a CUDA GPU)";
+    if (!p.device) return skip_without_gpu(p.reason + " (bench and experiment need a CUDA GPU)");
   }
 };
 
@@ -980,7 +982,7 @@ TEST_F(ProgramTest, AHeavyGpuFrameLeavesTheWindowAnsweringInBoundedLaunches) {
   if (!has_display()) GTEST_SKIP() << "no DISPLAY (scripts/test.sh runs this under Xvfb)";
   if (!has_key_presser()) GTEST_SKIP() << "no XTest to press keys with (libxtst-dev)";
   const DeviceProbe p = probe_cuda_device();
-  if (!p.device) GTEST_SKIP() << p.reason << " (the bounded launches are the CUDA path's)";
+  if (!p.device) return skip_without_gpu(p.reason + " (the bounded launches are the CUDA path's)");
   const auto t0 = std::chrono::steady_clock::now();
   const Result r = run_with_keys(
       "--frames 100000 --width 1280 --height 720 --center -0.75,0 --span 0.05 --iters 2000000 "
