@@ -365,7 +365,7 @@ TEST(SassFixtures, Sm90PipesMatchHardwareCounters) {
 namespace mp {
 namespace {
 
-// Malformed tool output (issue 18): each of these once crashed the parser or threw from it.
+// Malformed tool output: each of these once crashed the parser or threw from it.
 const char* kMalformedHead = "\tcode for sm_90\n\t\tFunction : k\n";
 
 TEST(SassMalformed, NonMonotonicAddressesMakeNoBackwardLoop) {
