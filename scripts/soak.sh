@@ -27,7 +27,7 @@ while (($#)); do
 done
 [[ $frames =~ ^[1-9][0-9]*$ && $tolerance_mib =~ ^[0-9]+$ && $seed =~ ^[0-9]+$ ]] || usage
 skip() {
-  if [[ -n ${MP_REQUIRE_DISPLAY:-} ]]; then echo "soak: $1 (and MP_REQUIRE_DISPLAY is set)" >&2; exit 1; fi
+  if [[ ${MP_REQUIRE_DISPLAY:-0} != 0 ]]; then echo "soak: $1 (and MP_REQUIRE_DISPLAY is set)" >&2; exit 1; fi
   echo "soak: skipped: $1" >&2
   exit 77
 }

@@ -1,6 +1,7 @@
 #!/bin/bash
 # Sets up, builds and runs every test. Without a display it starts Xvfb for the window test.
-# GPU tests skip (with the reason) where there is no CUDA GPU; see README for the GPU machine.
+# GPU tests skip (with the reason) where there is no CUDA GPU, unless MP_REQUIRE_GPU=1 says there
+# must be one (the GPU machine's scripts/device/ set it).
 source "$(dirname "$0")/setup.sh"
 if [[ -z ${DISPLAY:-} ]]; then
   for n in $(seq 90 120); do [[ -e /tmp/.X11-unix/X$n || -e /tmp/.X$n-lock ]] || break; done

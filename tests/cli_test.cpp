@@ -1,9 +1,11 @@
 #include <gtest/gtest.h>
 
 #include <set>
+#include <sstream>
 #include <string>
 
 #include "cli/options.h"
+#include "model/variant_table.h"
 
 namespace mp {
 namespace {
@@ -276,6 +278,26 @@ TEST(Cli, HelpAndVersionExitZero) {
   r = parse({"render", "--help"});
   EXPECT_EQ(r.exit_code, 0);
   EXPECT_NE(r.out.find("--out"), std::string::npos);
+}
+
+// Scripts take the variants from here (scripts/device/ncu-pipes.sh), so it is the one list,
+// whole and in its order.
+TEST(Cli, ListVariantsGivesEveryVariantWithItsKernelStruct) {
+  const ParseResult r = parse({"--list-variants"});
+  EXPECT_FALSE(r.options);
+  EXPECT_EQ(r.exit_code, 0);
+  std::istringstream lines(r.out);
+  for (const VariantInfo& v : all_variants()) {
+    std::string line, name, type, kind;
+    ASSERT_TRUE(std::getline(lines, line)) << "no line for " << v.name;
+    std::istringstream(line) >> name >> type >> kind;
+    EXPECT_EQ(name, v.name);
+    EXPECT_EQ(type, v.type_name);
+    EXPECT_EQ(kind, v.perturbation ? "perturbation" : "plain") << v.name;
+  }
+  std::string more;
+  EXPECT_FALSE(std::getline(lines, more)) << "a line for no variant: " << more;
+  expect_error({"--list-variants", "--bogus"}, "--bogus");
 }
 
 }  // namespace

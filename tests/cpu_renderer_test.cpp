@@ -237,7 +237,7 @@ TEST(TileRef, PacksTheTilesPixels) {
 namespace mp {
 namespace {
 
-// A frame in slices (issue 17): the window renders a CPU frame a slice at a time.
+// A frame in slices: the window renders a CPU frame a slice at a time.
 struct SliceCase {
   View view;
   int width, height;

@@ -70,7 +70,7 @@ INSTANTIATE_TEST_SUITE_P(All, ExperimentGpuTest, ::testing::ValuesIn(experiment_
 // instructions, which moves from build to build.
 TEST(ExperimentBound, ThroughputKernelsNeverBeatTheirBound) {
   const DeviceProbe p = probe_cuda_device();
-  if (!p.device) GTEST_SKIP() << p.reason;
+  if (!p.device) return skip_without_gpu(p.reason);
   std::vector<ExperimentRow> rows;
   for (const char* name : {"fma-grouping", "sin-overlap"})
     for (const ExperimentRow& row : run_experiment(name, *p.device).rows)

@@ -1,9 +1,9 @@
 // The colour shader against its CPU twin (colourize), through a real off-screen GL context.
-// Mesa's software GL is enough, so this runs on CI too; skips only where EGL is missing.
+// Mesa's software GL is enough, so this runs on CI too; skips only where EGL is missing (fails
+// there under MP_REQUIRE_EGL).
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <cstdlib>
 #include <random>
 
 #include "gl/colourizer.h"
@@ -12,6 +12,7 @@
 #include "gl/surface.h"
 #include "io/embedded.h"
 #include "kernel_params.h"
+#include "required.h"
 
 namespace mp {
 namespace {
@@ -21,7 +22,7 @@ TEST(GlPalette, ShaderMatchesCpuColourMapping) {
   try {
     egl = std::make_unique<gl::EglContext>();
   } catch (const std::exception& e) {
-    if (std::getenv("MP_REQUIRE_EGL")) FAIL() << e.what();
+    if (required("MP_REQUIRE_EGL")) FAIL() << e.what();
     GTEST_SKIP() << e.what();
   }
   const int w = 97, h = 61;

@@ -1,5 +1,5 @@
-// A frame rendered as several launches over ranges of tiles (the window's bounded launches,
-// issue 17) against the same frame in one launch: bit for bit, for each launch shape. Needs a
+// A frame rendered as several launches over ranges of tiles (the window's bounded launches)
+// against the same frame in one launch: bit for bit, for each launch shape. Needs a
 // CUDA GPU; skips with the reason elsewhere.
 #include <gtest/gtest.h>
 

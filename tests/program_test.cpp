@@ -1,7 +1,8 @@
 // mandelpipe as a user runs it: exit codes, messages, files, and the CSV and JSON that bench and
 // experiment print, parsed as a script would. The window tests need a display (scripts/test.sh
 // starts Xvfb); they skip without one unless MP_REQUIRE_DISPLAY is set. bench and experiment
-// need a CUDA GPU; their tests skip, with the reason, where this process finds none.
+// need a CUDA GPU; their tests skip, with the reason, where this process finds none (and fail
+// there under MP_REQUIRE_GPU).
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <stb_image.h>
@@ -28,6 +29,7 @@
 #include "io/report.h"
 #include "io/settings.h"
 #include "program_runner.h"
+#include "required.h"
 #include "variants.h"
 
 namespace mp {
@@ -91,7 +93,7 @@ class ProgramTest : public ::testing::Test {
   }
 
   // The window in the background and, `delay` seconds later, keys pressed at it (names as
-  // scripts/xtest-keys.c takes them: X key names, wN waits N ms); then waited for.
+  // tests/tools/xtest-keys.c takes them: X key names, wN waits N ms); then waited for.
   Result run_with_keys(const std::string& args, double delay, const std::string& keys) {
     const fs::path out = dir_ / "stdout", err = dir_ / "stderr";
     const std::string cmd = "cd '" + dir_.string() + "' && { env XDG_CONFIG_HOME='" +
@@ -122,7 +124,7 @@ class ProgramTest : public ::testing::Test {
   // Window tests skip without a display, unless MP_REQUIRE_DISPLAY says there must be one.
   static bool has_display() {
     if (const char* d = std::getenv("DISPLAY"); d && *d) return true;
-    if (std::getenv("MP_REQUIRE_DISPLAY"))
+    if (required("MP_REQUIRE_DISPLAY"))
       ADD_FAILURE() << "MP_REQUIRE_DISPLAY is set but DISPLAY is not";
     return false;
   }
@@ -211,7 +213,7 @@ TEST_F(ProgramTest, ExperimentListNamesWhatTheCommandRuns) {
   expect_one_line_error(run("experiment --list dispatch"), 2, "--list takes no name");
 }
 
-// Issue 18's defect 3: a window resized past GL's texture limit (llvmpipe's is 16384) renders at
+// A window resized past GL's texture limit (llvmpipe's is 16384) renders at
 // the limit and says so (the panel, and the capture's sidecar read here), and saves a size the
 // loader takes. 20000x16 rather than 20000x20000: the same limit, at a frame CI can afford.
 TEST_F(ProgramTest, AWindowPastTheTextureLimitRendersAtTheLimitAndSavesASizeThatLoads) {
@@ -245,7 +247,7 @@ TEST_F(ProgramTest, AWindowPastTheTextureLimitRendersAtTheLimitAndSavesASizeThat
   }
 }
 
-// Issue 18's defect 4: the largest window the command line takes, on the CPU path, uploads its
+// The largest window the command line takes, on the CPU path, uploads its
 // 2 GiB frame in pieces (in one glTexSubImage2D Mesa's memcpy got a negative size) and says
 // first what memory it needs.
 TEST_F(ProgramTest, TheLargestWindowOnTheCpuPathUploadsInPiecesAndSaysItsMemory) {
@@ -583,7 +585,7 @@ class ProgramGpuTest : public ProgramTest {
   void SetUp() override {
     ProgramTest::SetUp();
     const DeviceProbe p = probe_cuda_device();
-    if (!p.device) GTEST_SKIP() << p.reason << " (bench and experiment need a CUDA GPU)";
+    if (!p.device) return skip_without_gpu(p.reason + " (bench and experiment need a CUDA GPU)");
   }
 };
 
@@ -839,7 +841,7 @@ TEST_F(ProgramGpuTest, BenchCsvParsesBack) {
 namespace mp {
 namespace {
 
-// A user's own places (issue 17): keys pressed at a CPU window that Escape ends (3000 frames
+// A user's own places: keys pressed at a CPU window that Escape ends (3000 frames
 // end it should a key be lost); the --frames summary says where it ended. The view is not the
 // default one, so it is not moved beside the panel.
 constexpr const char* kPlacesWindow =
@@ -858,7 +860,7 @@ TEST_F(ProgramTest, LCyclesThePalette) {
   EXPECT_EQ(r.out.find("final colour: palette ember,"), std::string::npos) << r.out;
 }
 
-// Automatic precision (issue 17): at 480 pixels float tells pixels apart down to a span of about
+// Automatic precision: at 480 pixels float tells pixels apart down to a span of about
 // 1.1e-4 here; one zoom in from 1.4e-4 passes it, and the CPU path renders with fp64 instead.
 TEST_F(ProgramTest, ZoomingPastFloatRendersWithFp64UnlessPinned) {
   if (!has_display()) GTEST_SKIP() << "no DISPLAY (scripts/test.sh runs this under Xvfb)";
@@ -949,7 +951,7 @@ TEST_F(ProgramTest, WindowTakesTheColourFlags) {
 namespace mp {
 namespace {
 
-// Responsive at any cost per frame (issue 17): a CPU frame of many seconds is rendered a slice
+// Responsive at any cost per frame: a CPU frame of many seconds is rendered a slice
 // per window frame, so keys take effect and Escape ends the window long before it is done.
 TEST_F(ProgramTest, AHeavyCpuFrameLeavesTheWindowAnswering) {
   if (!has_display()) GTEST_SKIP() << "no DISPLAY (scripts/test.sh runs this under Xvfb)";
@@ -972,7 +974,7 @@ TEST_F(ProgramTest, AHeavyCpuFrameLeavesTheWindowAnswering) {
   EXPECT_GE(std::stol(r.out.substr(at + 7)), 10) << r.out;
 }
 
-// The CUDA path's twin (issue 17): view C at 2,000,000 iterations, in launches of one wave
+// The CUDA path's twin: view C at 2,000,000 iterations, in launches of one wave
 // (a block per SM) each, one per window frame. fma4-x16, whose warp of inside pixels takes
 // less than the 20 ms bound at this limit (docs/architecture.md: the queue's variants take
 // longer, and no split into tiles brings them under it).
@@ -980,7 +982,7 @@ TEST_F(ProgramTest, AHeavyGpuFrameLeavesTheWindowAnsweringInBoundedLaunches) {
   if (!has_display()) GTEST_SKIP() << "no DISPLAY (scripts/test.sh runs this under Xvfb)";
   if (!has_key_presser()) GTEST_SKIP() << "no XTest to press keys with (libxtst-dev)";
   const DeviceProbe p = probe_cuda_device();
-  if (!p.device) GTEST_SKIP() << p.reason << " (the bounded launches are the CUDA path's)";
+  if (!p.device) return skip_without_gpu(p.reason + " (the bounded launches are the CUDA path's)");
   const auto t0 = std::chrono::steady_clock::now();
   const Result r = run_with_keys(
       "--frames 100000 --width 1280 --height 720 --center -0.75,0 --span 0.05 --iters 2000000 "

@@ -187,7 +187,7 @@ std::vector<sass::Function> fixture(const std::string& arch) {
 }
 
 // Captured with cuobjdump -sass from the nvcc 13.0 build on the GPU machine. When a kernel
-// change alters the loop, recapture (scripts/device-run.sh writes sass.txt) and update the
+// change alters the loop, recapture (scripts/device/run.sh writes sass.txt) and update the
 // declared mixes in cuda/host_device/variants.h together.
 TEST(SassFixtures, LoopsMatchTheDeclaredMixesOnEveryArchitecture) {
   for (int arch : {75, 80, 86, 89, 90}) {
@@ -334,7 +334,7 @@ TEST(SassFixtures, Sm90PipesMatchHardwareCounters) {
     VariantId id;
     double fma, alu, xu, fp64, total;
   };
-  // ncu (scripts/ncu-pipes.sh), per warp-issued step at bench view C.
+  // ncu (scripts/device/ncu-pipes.sh), per warp-issued step at bench view C.
   const Measured ncu[] = {
       {VariantId::Fma5, 8.001, 2.001, 0, 0, 11.007},
       {VariantId::Fma4, 7.001, 2.002, 0, 0, 10.007},
@@ -369,7 +369,7 @@ TEST(SassFixtures, Sm90PipesMatchHardwareCounters) {
 namespace mp {
 namespace {
 
-// Malformed tool output (issue 18): each of these once crashed the parser or threw from it.
+// Malformed tool output: each of these once crashed the parser or threw from it.
 const char* kMalformedHead = "\tcode for sm_90\n\t\tFunction : k\n";
 
 TEST(SassMalformed, NonMonotonicAddressesMakeNoBackwardLoop) {

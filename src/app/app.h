@@ -79,7 +79,7 @@ class App {
   void take_screenshot(const std::string& path);
   void capture_with_sidecar();
   void queue_compare();
-  // Automatic precision: the variant to render at this view, from the user's own (issue 17).
+  // Automatic precision: the variant to render at this view, from the user's own.
   void apply_precision();
   const LoadedSass* sass() const { return sass_ && sass_->ok() ? &*sass_ : nullptr; }
   std::string mix_source() const;

@@ -468,6 +468,10 @@ ParseResult parse_command_line(const std::vector<std::string>& args) {
   CLI::App app{"mandelpipe: the Mandelbrot set, and how it keeps the GPU's pipes busy",
                "mandelpipe"};
   app.set_version_flag("--version", std::string("mandelpipe ") + kVersion);
+  bool list_variants = false;
+  app.add_flag("--list-variants", list_variants,
+               "print the variants, one a line: the name --variant takes, the struct that names "
+               "their kernels, and plain or perturbation; and exit");
   app.allow_extras();  // named by unexpected_or_repeated(), and inherited by the subcommands
   app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   add_view_options(app, o, raw, false);
@@ -573,6 +577,13 @@ ParseResult parse_command_line(const std::vector<std::string>& args) {
   if (std::string e = unexpected_or_repeated(app, {&app, render, bench, experiment}); !e.empty()) {
     r.exit_code = 2;
     r.err = printable(e);
+    return r;
+  }
+  // For scripts (scripts/device/ncu-pipes.sh): the one list, with what ncu's kernel names show.
+  if (list_variants) {
+    for (const VariantInfo& v : all_variants())
+      r.out += std::string(v.name) + " " + std::string(v.type_name) + " " +
+               (v.perturbation ? "perturbation" : "plain") + "\n";
     return r;
   }
   if (render->parsed()) o.command = Command::Render;

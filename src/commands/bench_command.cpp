@@ -34,7 +34,7 @@ double time_median_ms(int frames, F&& body) {
   return warm_median(kWarmup, frames, wall_ms, [](double ms) { return ms; }).middle();
 }
 
-// Issue 16's measure of a present path: what a frame costs beyond the kernel, in palette draws.
+// How a present path is judged: what a frame costs beyond the kernel, in palette draws.
 std::string beyond_the_kernel(double frame_ms, double kernel_ms, double draw_ms) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "beyond the kernel: %.2fx the draw",

@@ -10,7 +10,9 @@ namespace mp {
 
 const char* latency_source_text(LatencySource s) {
   switch (s) {
-    case LatencySource::Measured: return "measured on an H200 (shared/notes/gpu-facts.md)";
+    case LatencySource::Measured:
+      return "measured on an H200 by timing chains of dependent instructions, as the "
+             "dependent-latency experiment does";
     case LatencySource::Documented:
       return "CUDA C++ Programming Guide: typically 4 cycles for most arithmetic instructions "
              "(stated for cc 7.x, taken to hold on later chips)";
@@ -27,7 +29,7 @@ struct LatencyRow {
 };
 
 // The one latency table. Sources: sm_90's FFMA (4 cycles) and FMUL.RZ + MUFU.SIN chain
-// (~23 cycles) were measured on an H200 (shared/notes/gpu-facts.md); FADD and integer add
+// (~23 cycles) were measured on an H200 by chains of dependent instructions; FADD and integer add
 // everywhere, and FFMA elsewhere, are the Programming Guide's "typically 4 cycles"; NVIDIA
 // documents no MUFU latency, so other chips borrow the H200's figure and say so.
 constexpr Latency kDoc4{4, LatencySource::Documented};

@@ -28,7 +28,7 @@ struct Row {
 
 // Lanes per SM, from the CUDA C++ Programming Guide's arithmetic-throughput table (32-bit
 // FP add/mul/fma; 32-bit integer add/compare; sin/cos/log2/exp2; 64-bit FP). The sm_90 row
-// was checked by probes on an H200 (shared/notes/gpu-facts.md). LSU: one warp-instruction a clock
+// was checked by throughput probes on an H200. LSU: one warp-instruction a clock
 // per SM on every row, the rate at which the SM's shared MIO queue feeds the LSU pipe (NVIDIA
 // Developer Forums, "How does the LSU execute load/store instructions in the Ampere
 // architecture?", reply 8); sm_90's against ncu's peak of sm__inst_executed_pipe_lsu. All rows

@@ -1,5 +1,6 @@
 /* Presses keys and clicks in the X display, as a user would: for scripted runs of the window
- * (the window tests, scripts/soak.sh, scripts/device-run.sh), where no one is at the keyboard.
+ * (the window tests, scripts/soak.sh, the GPU machine's scripts/device/run.sh), where no one is
+ * at the keyboard.
  * Arguments, done in order:
  *   NAME             a key as X names it (F12, c, Tab, Left), pressed and released; with
  *                    ctrl+, alt+ or shift+ before it (ctrl+c, alt+Left), held with those

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Cuts the render and perturbation kernels out of `cuobjdump -sass mandelpipe` (sass.txt from
-scripts/device-run.sh) into tests/fixtures/sass/sm_XX.sass.gz, one file per architecture
+scripts/device/run.sh) into tests/fixtures/sass/sm_XX.sass.gz, one file per architecture
 (gzipped without a time stamp, so that the same SASS makes the same file)."""
 import gzip
 import re

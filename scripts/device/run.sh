@@ -1,15 +1,17 @@
 #!/bin/bash
-# Runs on the GPU machine (device tool) over a carried build in .carry/ (scripts/carry.sh):
+# Runs on the GPU machine (device tool) over a carried build in .carry/ (carry.sh):
 # every GPU test, the SASS, a headless render, the window as users drive it, the hardware
 # counters (as root, as nobody, refused, under ncu), what the overlay and the counters cost,
-# the bench and the experiments (scripts/device-long.sh has the longer runs). Everything lands in
-# $OUT/logs.tgz; four pictures worth a look, and log.txt with a short table last, beside it.
+# the bench and the experiments (long.sh has the longer runs). Everything lands in
+# $OUT/logs.tgz; four pictures worth a look, and log.txt beside it, which ends with the table of
+# every run's exit code. Exits non-zero if any run failed (after all of them ran).
 set -u
 A=/tmp/all
-source "$(dirname "$0")/device-common.sh"
+source "$(dirname "$0")/common.sh"
 grep -i profiling /proc/driver/nvidia/params | tee -a "$log"
 for t in $B/*_tests; do step $t; done
 cuobjdump -sass $B/mandelpipe >"$A/sass.txt" 2>&1
+record "cuobjdump -sass mandelpipe" $?
 step $B/mandelpipe render --out "$A/render.png" --width 1920 --height 1080 --variant fma4-sin \
   --center -0.743643887037151,0.131825904205330 --span 0.005 --iters 4096
 step $B/mandelpipe --frames 120 --screenshot "$A/window.png" --width 1600 --height 900 --no-vsync \
@@ -44,7 +46,9 @@ if [ -x $B/xtest-keys ]; then
   sleep 6
   $B/xtest-keys F12 >>"$log" 2>&1
   wait $app
-  echo "   F12 capture rc=$?: $(ls "$A/capture" | tr '\n' ' ')" | tee -a "$log"
+  rc=$?
+  record "F12 capture" $rc
+  echo "   F12 capture rc=$rc: $(ls "$A/capture" | tr '\n' ' ')" | tee -a "$log"
   python3 -c "import json,glob;j=json.load(open(glob.glob('$A/capture/*.json')[0]));c=j['compare'];print('   sidecar:',j['device']['name'],'clock',round(j['clock_ghz'],3),'GHz,',len(c['rows']),'variants compared, with counters:',sum(1 for r in c['rows'] if r.get('counters') and not r['counters']['unavailable']),'|',j['counters_source'][:100])" 2>&1 | tee -a "$log"
   # sin-ratio's "measure the balance" clicked in the panel (where the default layout puts it).
   $B/mandelpipe --frames 2500 --no-vsync --width 1600 --height 900 --variant sin-ratio \
@@ -53,7 +57,9 @@ if [ -x $B/xtest-keys ]; then
   sleep 6
   $B/xtest-keys click 340 329 >>"$log" 2>&1
   wait $app
-  echo "   sweep click rc=$?" | tee -a "$log"
+  rc=$?
+  record "sweep click" $rc
+  echo "   sweep click rc=$rc" | tee -a "$log"
 fi
 # Counters as an ordinary user: the driver here lets every user profile (RmProfilingAdminOnly 0).
 mkdir -p /tmp/nobody && chmod 777 /tmp/nobody
@@ -62,11 +68,15 @@ echo "== as nobody" | tee -a "$log"
 setpriv --reuid=65534 --regid=65534 --clear-groups env XDG_CONFIG_HOME=/tmp/nobody \
   $B/mandelpipe --frames 300 --no-vsync --overlay --width 1280 --height 720 \
   --screenshot /tmp/nobody/window-nobody.png >>"$log" 2>&1
-echo "   rc=$?" | tee -a "$log"
+rc=$?
+record "window as nobody" $rc
+echo "   rc=$rc" | tee -a "$log"
 cp /tmp/nobody/window-nobody.png "$A/" 2>/dev/null
 setpriv --reuid=65534 --regid=65534 --clear-groups env XDG_CONFIG_HOME=/tmp/nobody \
   $B/mandelpipe bench --variant fma4 --counters --format md >"$A/bench-nobody.md" 2>>"$log"
-echo "   nobody bench rc=$?" | tee -a "$log"
+rc=$?
+record "bench as nobody" $rc
+echo "   nobody bench rc=$rc" | tee -a "$log"
 # The refusal as a user without profiling rights meets it (CUPTI's answer injected).
 MANDELPIPE_COUNTERS_REFUSE=enable step $B/mandelpipe --frames 60 --no-vsync --overlay \
   --width 1280 --height 720 --screenshot "$A/window-refused.png"
@@ -74,7 +84,9 @@ MANDELPIPE_COUNTERS_REFUSE=enable step $B/mandelpipe --frames 60 --no-vsync --ov
 echo "== under ncu" | tee -a "$log"
 timeout 180 ncu --metrics smsp__inst_executed.sum -c 2 $B/mandelpipe bench --variant fma4 \
   --counters --frames 10 --format md >"$A/under-ncu.txt" 2>&1
-echo "   rc=$?: $(grep -m1 -E "Hardware counters|ERROR" "$A/under-ncu.txt")" | tee -a "$log"
+rc=$?
+record "bench under ncu" $rc
+echo "   rc=$rc: $(grep -m1 -E "Hardware counters|ERROR" "$A/under-ncu.txt")" | tee -a "$log"
 # What the overlay and the counters cost: each on and off in alternating blocks of frames of
 # one run, so that drift in the frame time hits both alike; three times, to see the spread.
 for ab in overlay-ab counters-ab; do
@@ -84,15 +96,23 @@ for ab in overlay-ab counters-ab; do
 done
 echo "== bench" | tee -a "$log"
 $B/mandelpipe bench --variant all --present --sin-sweep --format md >"$A/bench.md" 2>>"$log"
+record "bench --present --sin-sweep" $?
 $B/mandelpipe bench --variant all --tile-order rows --format md >"$A/bench-rows.md" 2>>"$log"
+record "bench --tile-order rows" $?
 $B/mandelpipe bench --variant all --counters --format json >"$A/bench-counters.json" 2>>"$log"
+record "bench --counters" $?
 echo "== experiments" | tee -a "$log"
 experiments=$($B/mandelpipe experiment --list)  # the catalogue, the one list
+record "experiment --list" $?
 for e in $experiments; do
-  timeout 120 $B/mandelpipe experiment $e >>"$A/experiments.md" 2>>"$log"; echo "   $e rc=$?" | tee -a "$log"
+  timeout 120 $B/mandelpipe experiment $e >>"$A/experiments.md" 2>>"$log"
+  rc=$?
+  record "experiment $e" $rc
+  echo "   $e rc=$rc" | tee -a "$log"
 done
 for e in $experiments; do
   timeout 120 $B/mandelpipe experiment $e --counters --format json >"$A/exp-$e.json" 2>>"$log"
+  record "experiment $e --counters" $?
 done
 cp "$log" "$A/"
 tar czf "$OUT/logs.tgz" -C $A .
@@ -121,3 +141,4 @@ for e in sys.argv[2:]:
         c, m = r.get("counters"), r.get("model_busy", {})
         if c: print("%-34s issue %s FMA %s XU %s" % (r["label"][:34], cell(c, m, "issue"), cell(c, m, "FMA"), cell(c, m, "XU")))
 PY
+finish

@@ -1,8 +1,8 @@
 #!/bin/bash
 # Gathers what the GPU machine runs into .carry/bin.tar.xz (ignored by git): the program, the
 # GPU test executables, a key presser, and the shared libraries Debian has that the GPU
-# machine's image lacks. Compressed, because the GL kit plus this must stay under the 64 MiB a call carries.
-# scripts/device-run.sh unpacks it there.
+# machine's image lacks. Compressed, because the GL kit plus this must stay under the 64 MiB a
+# call carries. run.sh and the other scripts beside this one unpack it there.
 set -euo pipefail
 cd "$(git rev-parse --show-toplevel)"
 build=${1:-build}
@@ -19,7 +19,8 @@ ldd "$build/mandelpipe" "$build"/tests/*_tests 2>/dev/null |
   while read -r lib; do cp -L "$lib" "$stage/lib/"; done
 # A key presser for the window's scripted runs there (F12 and the like), where libXtst is there.
 if [ -e /usr/lib/x86_64-linux-gnu/libXtst.so.6 ]; then
-  cc -O2 -Wall scripts/xtest-keys.c -o "$stage/xtest-keys" -lX11 /usr/lib/x86_64-linux-gnu/libXtst.so.6
+  cc -O2 -Wall tests/tools/xtest-keys.c -o "$stage/xtest-keys" -lX11 \
+    /usr/lib/x86_64-linux-gnu/libXtst.so.6
   cp -L /usr/lib/x86_64-linux-gnu/libXtst.so.6 "$stage/lib/"
 fi
 strip --strip-unneeded "$stage/mandelpipe" "$stage"/*_tests
