@@ -414,7 +414,7 @@ int render_one(const Options& o, const DeviceChoice& dc, const Palette& palette)
     tried = auto_limit(view, plan, o, dc, renderer, progress);
     view.max_iter = tried.back();
     std::cerr << "mandelpipe: automatic iterations: " << view.max_iter
-              << " (a preview's edge tried " << limits_text(tried) << ")\n";
+              << " (a preview tried " << limits_text(tried) << ")\n";
   }
   const PrecisionChoice choice = choice_for(view, plan, o, dc);
   if (!choice.why.empty()) std::cerr << "mandelpipe: " << choice.why << "\n";
