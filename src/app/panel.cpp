@@ -164,8 +164,7 @@ void view_section(Explorer& ex, const PanelInputs& in) {
     ex.dirty = true;
   }
   ImGui::SameLine();
-  ImGui::TextDisabled(ex.auto_iters ? "doubled while 2%% of the edge reaches it or 1%% "
-                                      "escapes late"
+  ImGui::TextDisabled(ex.auto_iters ? "doubled: edge 2%% inside or 1%% late"
                                     : "the limit stays as set");
   ImGui::SetNextItemWidth(ImGui::GetFontSize() * 9);
   if (ImGui::BeginCombo("bookmark", "go to...")) {
