@@ -34,8 +34,12 @@ class GpuPerturbation {
   // The pixels of `rect` into device memory, row-major over the rect: `out` 2 floats a pixel as
   // the plain kernels write them, `counts` (optional) the step counts. Blocks until the stats
   // are back. approximate == false: the tables are left unread, every step iterated.
+  // `warp_efficiency` (optional): the divergence view's buffer for the whole image (warp_count
+  // floats, kernel_params.h's numbering), each 16x2 tile of the rect's share of its warp's steps
+  // run; rect.y0 must be even.
   GpuPerturbStats render(DeltaFormat format, const DeepGrid& grid, PixelRect rect,
-                         unsigned max_iter, float* out, unsigned* counts, bool approximate = true);
+                         unsigned max_iter, float* out, unsigned* counts, bool approximate = true,
+                         float* warp_efficiency = nullptr);
 
  private:
   struct Impl;

@@ -40,7 +40,7 @@ template <class V, bool kApprox>
 __global__ void __launch_bounds__(kThreads)
     perturb_kernel(RefOrbitView ref, BlaView<typename V::Delta::Bla> bla, DeepGrid grid,
                    PixelRect rect, unsigned max_iter, float* out, unsigned* counts,
-                   unsigned* next_tile, unsigned tiles, SmSpan span) {
+                   float* warp_efficiency, unsigned* next_tile, unsigned tiles, SmSpan span) {
   using D = typename V::Delta;
   const unsigned long long t_start = clock64();
   const unsigned lane = threadIdx.x & 31;
@@ -62,10 +62,18 @@ __global__ void __launch_bounds__(kThreads)
       out[i * kFloatsPerPixel + 1] = 0.0f;
       if (counts) counts[i] = r.n;
     }
+    const unsigned long long tile_iterated = warp_sum(r.iterated);
+    const unsigned tile_slowest = warp_max(r.iterated);
     sums[kPixelIters] += warp_sum(r.n);
-    sums[kIterated] += warp_sum(r.iterated);
+    sums[kIterated] += tile_iterated;
     sums[kRebases] += warp_sum(r.rebases);
-    sums[kWarpIterated] += warp_max(r.iterated);
+    sums[kWarpIterated] += tile_slowest;
+    // The divergence view's figure for the tile, at its place in the whole image's numbering
+    // (kernel_params.h): rect starts on an even row, so a 16x2 tile here is one there.
+    if (warp_efficiency && lane == 0)
+      warp_efficiency[warp_of(rect.x0 + static_cast<int>(t % across) * kTileW,
+                              rect.y0 + static_cast<int>(t / across) * kTileH, grid.width)] =
+          tile_slowest ? tile_iterated / (32.0f * tile_slowest) : 1.0f;
   }
   if (lane == 0) {
     const unsigned sm = sm_id();
@@ -143,7 +151,7 @@ static BlaView<B> table_view(const B* entries, const unsigned* offset, int level
 
 GpuPerturbStats GpuPerturbation::render(DeltaFormat format, const DeepGrid& grid, PixelRect rect,
                                         unsigned max_iter, float* out, unsigned* counts,
-                                        bool approximate) {
+                                        bool approximate, float* warp_efficiency) {
   Impl& s = *impl_;
   const bool tables = approximate && s.levels > 0;
   const RefOrbitView ref{s.orbit.get(), s.length, s.orbit_float.get()};
@@ -162,7 +170,7 @@ GpuPerturbStats GpuPerturbation::render(DeltaFormat format, const DeepGrid& grid
     CUDA_CHECK(cudaMemsetAsync(s.next_tile.get(), 0, sizeof(unsigned), s.kit.stream()));
     return s.kit.once([&](cudaStream_t stream, const SmSpan& span) {
       kernel<<<blocks, kThreads, 0, stream>>>(ref, bla, grid, rect, max_iter, out, counts,
-                                              s.next_tile.get(), tiles, span);
+                                              warp_efficiency, s.next_tile.get(), tiles, span);
     });
   };
   if (format == DeltaFormat::Float && !ref.zf)

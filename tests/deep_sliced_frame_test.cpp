@@ -44,5 +44,15 @@ TEST(DeepSlicedFrame, AFirstBandOfAFewRowsUnlessAnEarlierFrameSaysWhatTheyCost) 
   EXPECT_EQ(bands(100).rows.front(), 8);
 }
 
+// Every band but the last is an even number of rows, so that each starts on an even row: the
+// GPU's 16x2 tiles are then the divergence view's.
+TEST(DeepSlicedFrame, BandsStartOnEvenRows) {
+  // A first band of 15 and of 25 rows by the hint (half of 15 ms at 0.5 and 0.3 ms a row).
+  for (double hint : {0.0, 0.5, 0.3}) {
+    const Bands b = bands(hint);
+    for (std::size_t i = 0; i + 1 < b.rows.size(); ++i) EXPECT_EQ(b.rows[i] % 2, 0) << hint;
+  }
+}
+
 }  // namespace
 }  // namespace mp

@@ -5,9 +5,11 @@
 #include <string>
 #include <vector>
 
+#include "cuda_check.h"
 #include "cuda_device_test.h"
 #include "device_buffer.h"
 #include "gpu_perturbation.h"
+#include "kernel_params.h"
 #include "render/perturbation_cpu.h"
 #include "session/deep_reference.h"
 
@@ -23,6 +25,7 @@ struct Case {
 };
 
 class GpuPerturbationTest : public CudaDeviceTest<::testing::TestWithParam<Case>> {};
+using GpuPerturbationWarps = CudaDeviceTest<>;
 
 TEST_P(GpuPerturbationTest, CountsEqualTheCpuReference) {
   const Case c = GetParam();
@@ -61,6 +64,39 @@ TEST_P(GpuPerturbationTest, CountsEqualTheCpuReference) {
   // A warp's slowest lane runs at least its average lane's steps and at most all of theirs.
   EXPECT_GE(gs.warp_iterated * 32, gs.iterated);
   EXPECT_LE(gs.warp_iterated, gs.iterated);
+}
+
+// The divergence view's figures of a deep frame rendered in bands: every tile of the image gets
+// one, at its place in the plain kernels' numbering, each a share in (0, 1] of its warp's steps.
+TEST_F(GpuPerturbationWarps, EveryTileOfABandedFrameGetsItsShare) {
+  const int w = 100, h = 38;  // a partial block at the right and at the bottom
+  const View view = *parse_view("1.3e-51", "1", "3e-50", 3000);
+  const auto ref = reference_at(view.center_x, view.center_y, view, w, h, 400);
+  const DeepGrid grid = deep_grid(*ref, view, w, h);
+  GpuPerturbation gpu;
+  gpu.set_reference(ref->orbit.view(), ref->dbl.entries.data(), ref->extended.entries.data(),
+                    ref->extended.offset.data(), ref->extended.levels());
+  const std::size_t tiles = static_cast<std::size_t>(warp_count(w, h));
+  std::vector<float> unset(tiles, -1.0f), got(tiles);
+  DeviceBuffer<float> out(static_cast<std::size_t>(w) * h * 2), warps(tiles);
+  CUDA_CHECK(cudaMemcpy(warps.get(), unset.data(), tiles * sizeof(float), cudaMemcpyHostToDevice));
+  for (const PixelRect band :
+       {PixelRect{0, 0, w, 10}, PixelRect{0, 10, w, 14}, PixelRect{0, 24, w, h - 24}})
+    gpu.render(DeltaFormat::Double, grid, band, view.max_iter,
+               out.get() + static_cast<std::size_t>(band.y0) * w * 2, nullptr, true, warps.get());
+  CUDA_CHECK(cudaMemcpy(got.data(), warps.get(), tiles * sizeof(float), cudaMemcpyDeviceToHost));
+  std::size_t written = 0;
+  for (int py = 0; py < h; py += 2)
+    for (int px = 0; px < w; px += 16) {
+      const float e = got[static_cast<std::size_t>(warp_of(px, py, w))];
+      EXPECT_GT(e, 0.0f) << px << "," << py;
+      EXPECT_LE(e, 1.0f) << px << "," << py;
+      ++written;
+    }
+  // The tiles of the last block's rows past the image stay as they were.
+  std::size_t untouched = 0;
+  for (float e : got) untouched += e == -1.0f;
+  EXPECT_EQ(written + untouched, tiles);
 }
 
 INSTANTIATE_TEST_SUITE_P(

@@ -33,6 +33,13 @@ step $B/mandelpipe --frames 30 --width 1600 --height 900 --no-vsync --center $MX
 }
 if [[ ${1:-} == window ]]; then
   window
+  # Deep frames' divergence view (D) on the GPU: the minibrot in double, 1e-1000 in float.
+  [[ -x $B/gpu_tests ]] && step $B/gpu_tests --gtest_filter='GpuPerturbationWarps*:DeepSliced*'
+  step $B/mandelpipe --frames 40 --width 1600 --height 900 --no-vsync --center $MX,$MY \
+    --span 8e-99 --iters 100000 --divergence --overlay --screenshot "$OUT/divergence-mini.png"
+  step $B/mandelpipe --frames 40 --width 1600 --height 900 --no-vsync --variant perturb-f \
+    --center 1.3e-1001,1 --span 3e-1000 --iters 20000 --divergence \
+    --screenshot "$OUT/divergence-1e1000-f.png"
   finish
 fi
 if [[ ${1:-} == ncu ]]; then

@@ -393,9 +393,10 @@ void App::render_frame() {
   if (fw > 0 && fh > 0) {
     glBindFramebuffer(GL_FRAMEBUFFER, 0);
     glViewport(0, 0, fw, fh);
-    colourizer_.draw(
-        pipeline_.surface(), ex_.colour,
-        ex_.divergence && !precision_.perturbation ? pipeline_.warp_buffer() : nullptr);
+    colourizer_.draw(pipeline_.surface(), ex_.colour,
+                     ex_.divergence && (!precision_.perturbation || pipeline_.on_gpu())
+                         ? pipeline_.warp_buffer()
+                         : nullptr);
   }
   draw_windows();
   // Which half of an A/B run a frame's UI times go to: the overlay's, as drawn (P or the panel
@@ -430,7 +431,7 @@ void App::render_image(int fw, int fh, bool b_half) {
     if (deep) {
       // The previous image moved into place while the new one renders, at any depth.
       const auto [from, to] = deep_preview_grids(shown_view_, ex_.view, sw, sh);
-      pipeline_.start_external(ex_.dirty ? from : PixelGrid(), to);
+      pipeline_.start_external(ex_.dirty ? from : PixelGrid(), to, ex_.divergence);
       deep_.start(ex_.view, sw, sh, *precision_.perturbation);
     } else {
       deep_.stop();
@@ -445,7 +446,7 @@ void App::render_image(int fw, int fh, bool b_half) {
     if (deep_.rendering() && !counter_reading_) counter_reading_ = counters_.begin();
     float* out = pipeline_.begin_external();
     const std::optional<DeepStats> done =
-        deep_.step(out, pipeline_.gpu() ? kGpuLaunchMs : kCpuSliceMs);
+        deep_.step(out, pipeline_.gpu() ? kGpuLaunchMs : kCpuSliceMs, pipeline_.external_warps());
     pipeline_.end_external();
     if (done) {
       gl::FrameMeasurement m;
@@ -680,11 +681,12 @@ void App::perform(Action a, int index) {
     case Action::Divergence:
       ex_.divergence = !ex_.divergence;
       ex_.dirty = true;
-      // Deep frames write no per-warp figures yet: said, rather than a map of the last plain one.
-      if (ex_.divergence && precision_.perturbation)
+      // Deep frames on the CPU path write no per-warp figures: said, rather than a map of the
+      // last plain one.
+      if (ex_.divergence && precision_.perturbation && !pipeline_.on_gpu())
         ex_.status =
-            "divergence (D): shown for the plain variants; frames by perturbation do not "
-            "record it yet";
+            "divergence (D): frames by perturbation record it on the CUDA path only; the CPU "
+            "path renders them a row at a time, with no warps";
       break;
     case Action::Compare:
       if (!pipeline_.gpu()) {  // said where it is seen, not silently ignored

@@ -121,10 +121,17 @@ void FramePipeline::start_slices(VariantId variant, const View& view, bool diver
   }
 }
 
-void FramePipeline::start_external(const PixelGrid& from, const PixelGrid& to) {
+void FramePipeline::start_external(const PixelGrid& from, const PixelGrid& to, bool divergence) {
   gpu_frame_ = GpuSlicedFrame();
   cpu_frame_ = CpuSlicedFrame();
-  divergence_ = false;
+  // The external renderers (perturbation) record warps on the GPU path only.
+  divergence_ = divergence && gpu_;
+  if (divergence_ && !warps_) {
+    float* warp_out = warp_output();
+    fill(warp_out, warps_->size(), 1.0f, surface_->device_memory());
+    if (warp_scratch_.size() > 0) fill(warp_scratch_.get(), warp_scratch_.size(), 1.0f, true);
+    warps_->end_frame();
+  }
   shown_grid_ = from;
   reproject(to);
   // The next plain frame has no grid of its own to move the image from.
@@ -133,15 +140,26 @@ void FramePipeline::start_external(const PixelGrid& from, const PixelGrid& to) {
 
 float* FramePipeline::begin_external() {
   external_out_ = surface_->begin_frame();
+  external_warps_ = divergence_ ? warp_output() : nullptr;
   return gpu_ && !surface_->device_memory() ? scratch_.get() : external_out_;
+}
+
+float* FramePipeline::external_warps() {
+  if (!external_warps_) return nullptr;
+  return surface_->device_memory() ? external_warps_ : warp_scratch_.get();
 }
 
 void FramePipeline::end_external() {
   // Where the surface is host memory the frame builds up in device scratch, copied whole.
-  if (gpu_ && !surface_->device_memory())
+  if (gpu_ && !surface_->device_memory()) {
     CUDA_CHECK(cudaMemcpy(external_out_, scratch_.get(), scratch_.size() * sizeof(float),
                           cudaMemcpyDeviceToHost));
+    if (external_warps_)
+      CUDA_CHECK(cudaMemcpy(external_warps_, warp_scratch_.get(),
+                            warp_scratch_.size() * sizeof(float), cudaMemcpyDeviceToHost));
+  }
   surface_->end_frame();
+  if (std::exchange(external_warps_, nullptr)) warps_->end_frame();
 }
 
 double FramePipeline::edge_inside_share() {

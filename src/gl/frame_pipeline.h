@@ -53,8 +53,11 @@ class FramePipeline {
   // unfinished plain frame is dropped and the image shown moved from `from` to `to`, grids in
   // whatever frame of reference the caller keeps both in (width 0: left as it is). Its pixels
   // go between begin_external() and end_external(): device memory on the GPU path.
-  void start_external(const PixelGrid& from, const PixelGrid& to);
+  // `divergence`: the renderer writes the divergence view's figures too, between the same calls
+  // into external_warps() (on the GPU path; null otherwise).
+  void start_external(const PixelGrid& from, const PixelGrid& to, bool divergence = false);
   float* begin_external();
+  float* external_warps();
   void end_external();
   // Of the image's edge pixels (as the surface holds them now), the share that never escaped.
   double edge_inside_share();
@@ -103,7 +106,8 @@ class FramePipeline {
   DeviceBuffer<unsigned long long> census_;  // GPU path: late_share's count
   std::vector<float> cpu_preview_from_;
   double longest_launch_ms_ = 0;
-  float* external_out_ = nullptr;  // the surface's memory between begin_ and end_external
+  float* external_out_ = nullptr;    // the surface's memory between begin_ and end_external
+  float* external_warps_ = nullptr;  // the warp buffer's, where divergence is on
 };
 
 }  // namespace mp::gl

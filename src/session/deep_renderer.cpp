@@ -42,7 +42,8 @@ void DeepRenderer::use(std::shared_ptr<const DeepReference> ref) {
 }
 
 DeepStats DeepRenderer::render(DeltaFormat format, const View& view, int width, int height,
-                               PixelRect rect, float* out, unsigned* counts) {
+                               PixelRect rect, float* out, unsigned* counts,
+                               float* warp_efficiency) {
   const DeepReference& ref = *ref_;
   const DeepGrid grid = deep_grid(ref, view, width, height);
   DeepStats s;
@@ -55,7 +56,7 @@ DeepStats DeepRenderer::render(DeltaFormat format, const View& view, int width, 
       uploaded_ = &ref;
     }
     const GpuPerturbStats g =
-        gpu_->render(format, grid, rect, view.max_iter, out, counts, approximate_);
+        gpu_->render(format, grid, rect, view.max_iter, out, counts, approximate_, warp_efficiency);
     s.gpu = true;
     s.ms = s.longest_ms = g.kernel_ms;
     s.sm_cycles = g.sm_cycles;

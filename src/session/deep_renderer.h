@@ -53,8 +53,10 @@ class DeepRenderer {
 
   // The view's pixels in `rect` (of the whole width x height image) from the current reference,
   // which must serve the view: into device memory on the GPU path, host memory on the CPU's.
+  // `warp_efficiency`: on the GPU path, the divergence view's buffer (GpuPerturbation::render);
+  // the CPU path records none.
   DeepStats render(DeltaFormat format, const View& view, int width, int height, PixelRect rect,
-                   float* out, unsigned* counts = nullptr);
+                   float* out, unsigned* counts = nullptr, float* warp_efficiency = nullptr);
 
  private:
   std::unique_ptr<GpuPerturbation> gpu_;

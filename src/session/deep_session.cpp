@@ -87,7 +87,7 @@ bool DeepSession::busy() const {
   return wanted_ && (worker_.has_value() || !frame_.done());
 }
 
-std::optional<DeepStats> DeepSession::step(float* out, double target_ms) {
+std::optional<DeepStats> DeepSession::step(float* out, double target_ms, float* warp_efficiency) {
   reap_dropped();
   if (worker_) {
     status_.reference_pending = true;
@@ -117,7 +117,7 @@ std::optional<DeepStats> DeepSession::step(float* out, double target_ms) {
     status_.refining = false;
     return std::nullopt;
   }
-  frame_.step(renderer_, out, target_ms);
+  frame_.step(renderer_, out, target_ms, warp_efficiency);
   status_.longest_ms = std::max(status_.longest_ms, frame_.stats().longest_ms);
   status_.refining = !frame_.done();
   status_.progress = frame_.progress();

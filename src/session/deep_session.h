@@ -40,8 +40,9 @@ class DeepSession {
   // Leaving deep views: the worker is dropped and nothing more renders.
   void stop();
   // Takes a reference the worker finished, then renders about target_ms of the frame into `out`
-  // (the surface's memory: device memory on the GPU path). The frame's stats once it is done.
-  std::optional<DeepStats> step(float* out, double target_ms);
+  // (the surface's memory: device memory on the GPU path), and the divergence view's figures
+  // into `warp_efficiency` where given (GPU path). The frame's stats once it is done.
+  std::optional<DeepStats> step(float* out, double target_ms, float* warp_efficiency = nullptr);
   // Whether step() has work: a frame refining or a reference being made for it.
   bool busy() const;
   // Whether the next step() renders a band: the reference is in hand, the frame not done.

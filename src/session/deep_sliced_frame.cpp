@@ -13,7 +13,8 @@ DeepSlicedFrame::DeepSlicedFrame(DeltaFormat format, const View& view, int width
   stats_.format = format;
 }
 
-const DeepStats& DeepSlicedFrame::step(DeepRenderer& renderer, float* out, double target_ms) {
+const DeepStats& DeepSlicedFrame::step(DeepRenderer& renderer, float* out, double target_ms,
+                                       float* warp_efficiency) {
   if (done()) return stats_;
   int rows = height_ - next_row_;
   if (target_ms > 0) {
@@ -30,10 +31,12 @@ const DeepStats& DeepSlicedFrame::step(DeepRenderer& renderer, float* out, doubl
       rows = std::min(rows, std::clamp(want, 1, stats_.launches ? 2 * last : first));
     }
   }
+  if (rows < height_ - next_row_) rows = std::max(2, rows & ~1);
   const PixelRect rect{0, next_row_, width_, rows};
   const DeepStats s =
       renderer.render(format_, view_, width_, height_, rect,
-                      out + static_cast<std::size_t>(next_row_) * width_ * kFloatsPerPixel);
+                      out + static_cast<std::size_t>(next_row_) * width_ * kFloatsPerPixel, nullptr,
+                      warp_efficiency);
   ms_per_row_ = s.ms / rows;
   last_rows_ = rows;
   stats_ += s;

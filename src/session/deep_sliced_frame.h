@@ -19,8 +19,11 @@ class DeepSlicedFrame {
   double progress() const { return height_ ? static_cast<double>(next_row_) / height_ : 1.0; }
   DeltaFormat format() const { return format_; }
   // The next band, about target_ms (0: all rows left), into the whole frame's `out` (device
-  // memory on the GPU path, host memory on the CPU's); the frame's stats so far.
-  const DeepStats& step(DeepRenderer& renderer, float* out, double target_ms);
+  // memory on the GPU path, host memory on the CPU's), and on the GPU path its warps' share of
+  // steps run into `warp_efficiency` where given; the frame's stats so far. Bands start on
+  // even rows, so that the kernels' 16x2 tiles are the divergence view's.
+  const DeepStats& step(DeepRenderer& renderer, float* out, double target_ms,
+                        float* warp_efficiency = nullptr);
   const DeepStats& stats() const { return stats_; }
 
  private:
