@@ -159,6 +159,7 @@ int App::run() {
   last_frame_start_ = glfwGetTime();
   int settle_frames = 0;
   for (;;) {
+    const double events_start = glfwGetTime();
     // While a job measures the GPU on the worker, the window draws at most 30 times a second
     // (at once on input): each of its draws shares the GPU with the timed kernels, which drawing
     // as fast as it could made measurably longer (docs/measurements.md).
@@ -182,12 +183,18 @@ int App::run() {
       --settle_frames;
       last = false;
     }
+    const double render_start = glfwGetTime();
+    phases_.events = render_start - events_start;
     render_frame();
     ++frames_done_;
+    const double jobs_start = glfwGetTime();
+    phases_.render = jobs_start - render_start;
     // The point of the frame where queued work runs: drawn (a capture reads the back buffer),
     // not yet shown.
     if (ex_.jobs.off_thread_starting()) lend_gpu();
     ex_.jobs.run();
+    const double swap_start = glfwGetTime();
+    phases_.jobs = swap_start - jobs_start;
     // A scripted screenshot shows the finished image, and a scripted CUDA run ends on a finished
     // frame, as when a window frame was a whole frame: the frame's last slices come first.
     if (last && (!opts_.screenshot.empty() || pipeline_.gpu()) &&
@@ -206,6 +213,7 @@ int App::run() {
       break;
     }
     glfwSwapBuffers(window_.get());
+    phases_.swap = glfwGetTime() - swap_start;
   }
   if (opts_.frames > 0) print_summary();
   return 0;
@@ -247,8 +255,12 @@ void App::print_summary() const {
   if (deep_frames_ > 0)
     std::cout << "deep: " << deep_frames_ << " frames by perturbation, longest launch "
               << deep_.status().longest_ms << " ms; longest window frame "
-              << totals_.longest_frame_ms << " ms, frames over 33 ms: " << totals_.slow_frames
-              << " of " << totals_.frames << "\n";
+              << totals_.longest_frame_ms << " ms (rendering and drawing "
+              << 1e3 * longest_phases_.render << ", of it the image " << 1e3 * longest_phases_.image
+              << ", queued work " << 1e3 * longest_phases_.jobs << ", swap "
+              << 1e3 * longest_phases_.swap << ", events " << 1e3 * longest_phases_.events
+              << " ms), frames over 33 ms: " << totals_.slow_frames << " of " << totals_.frames
+              << "\n";
   // Where the run ended up: what scripted key presses did.
   std::cout << "final view: variant " << variant_info(ex_.variant).name << ", center "
             << centre_text(ex_.view.center_x, ex_.view) << ","
@@ -343,7 +355,10 @@ void App::render_frame() {
     const double ms = (now - last_frame_start_) * 1e3;
     ex_.frame_ms.push(static_cast<float>(ms));
     totals_.frame_ms += ms;
-    totals_.longest_frame_ms = std::max(totals_.longest_frame_ms, ms);
+    if (ms > totals_.longest_frame_ms) {
+      totals_.longest_frame_ms = ms;
+      longest_phases_ = phases_;  // the last frame's, and this one's wait for events
+    }
     totals_.slow_frames += ms > 1000.0 / 30;
     ++totals_.frames;
     ab_.frame_time(ms);
@@ -389,7 +404,9 @@ void App::render_frame() {
   // and reads no counters, which would land in the experiment's figures: it shows the image it
   // has, and what changed meanwhile renders once the experiment ends.
   const bool gpu_lent = ex_.jobs.off_thread().has_value();
+  const double image_start = glfwGetTime();
   if (fw > 0 && fh > 0 && !gpu_lent) render_image(fw, fh, b_half);
+  phases_.image = glfwGetTime() - image_start;
   if (fw > 0 && fh > 0) {
     glBindFramebuffer(GL_FRAMEBUFFER, 0);
     glViewport(0, 0, fw, fh);

@@ -168,6 +168,14 @@ class App {
     double mean_overlay_ms() const { return overlays ? overlay_ms / overlays : 0; }
     double mean_ui_gpu_ms() const { return ui_gpu_frames ? ui_gpu_ms / ui_gpu_frames : 0; }
   } totals_;
+  // Where a frame's time went, start to start: its own rendering and drawing (of which the
+  // image's kernels, bands and references taken), the queued work
+  // after it, the buffer swap, and the next frame's wait for events. The longest frame's are kept
+  // for the summary, so that a slow frame says what made it slow.
+  struct Phases {
+    double render = 0, image = 0, jobs = 0, swap = 0, events = 0;  // image: part of render
+  };
+  Phases phases_, longest_phases_;
   AbRecorder ab_;  // --overlay-ab, --counters-ab
   double last_frame_start_ = 0;
   long long frames_done_ = 0;
