@@ -84,6 +84,7 @@ ExperimentReport run_perturbation_cost(const DeviceInfo& d, CounterProbe* counte
     ReferenceOrbit orbit;
     BlaTable<BlaX> ext;
     BlaTable<BlaD> dbl;
+    BlaTable<BlaF> flt;
     GpuPerturbation gpu;
     DeepGrid grid;
   };
@@ -95,8 +96,9 @@ ExperimentReport run_perturbation_cost(const DeviceInfo& d, CounterProbe* counte
     const FloatExp spacing = quotient(v.span, to_floatexp(kSide));
     r->ext = build_bla_extended(r->orbit.view(), v.span * to_floatexp(0.7072));  // half diagonal
     r->dbl = build_bla_double(r->ext);
+    r->flt = build_bla_float(r->ext);
     r->gpu.set_reference(r->orbit.view(), r->dbl.entries.data(), r->ext.entries.data(),
-                         r->ext.offset.data(), r->ext.levels());
+                         r->flt.entries.data(), r->ext.offset.data(), r->ext.levels());
     r->grid = DeepGrid{kSide, kSide, FloatExp{}, FloatExp{}, spacing};
     return r;
   };

@@ -30,7 +30,7 @@ class GpuPerturbation {
   // Copies the orbit and both tables (entries of every level, `offset` as BlaView's) to the
   // GPU, replacing what it held. levels == 0: no approximation.
   void set_reference(RefOrbitView orbit, const BlaD* bla_double, const BlaX* bla_extended,
-                     const unsigned* offset, int levels);
+                     const BlaF* bla_float, const unsigned* offset, int levels);
   // The pixels of `rect` into device memory, row-major over the rect: `out` 2 floats a pixel as
   // the plain kernels write them, `counts` (optional) the step counts. Blocks until the stats
   // are back. approximate == false: the tables are left unread, every step iterated.

@@ -99,6 +99,7 @@ struct GpuPerturbation::Impl {
   unsigned length = 0;
   DeviceBuffer<BlaD> bla_double;
   DeviceBuffer<BlaX> bla_extended;
+  DeviceBuffer<BlaF> bla_float;
   unsigned offset[kMaxBlaLevels + 1] = {};
   int levels = 0;
   DeviceBuffer<unsigned> next_tile{1};
@@ -111,13 +112,15 @@ GpuPerturbation::GpuPerturbation() : impl_(std::make_unique<Impl>()) {
 GpuPerturbation::~GpuPerturbation() = default;
 
 void GpuPerturbation::set_reference(RefOrbitView orbit, const BlaD* bla_double,
-                                    const BlaX* bla_extended, const unsigned* offset, int levels) {
+                                    const BlaX* bla_extended, const BlaF* bla_float,
+                                    const unsigned* offset, int levels) {
   Impl& s = *impl_;
   // The old reference's memory first: two of them at once could not fit where one just does.
   s.orbit = DeviceBuffer<RefPoint>();
   s.orbit_float = DeviceBuffer<RefPointF>();
   s.bla_double = DeviceBuffer<BlaD>();
   s.bla_extended = DeviceBuffer<BlaX>();
+  s.bla_float = DeviceBuffer<BlaF>();
   s.orbit = DeviceBuffer<RefPoint>(orbit.length);
   CUDA_CHECK(
       cudaMemcpy(s.orbit.get(), orbit.z, orbit.length * sizeof(RefPoint), cudaMemcpyHostToDevice));
@@ -132,11 +135,14 @@ void GpuPerturbation::set_reference(RefOrbitView orbit, const BlaD* bla_double,
   for (int l = 0; l <= s.levels; ++l) s.offset[l] = offset[l];
   s.bla_double = DeviceBuffer<BlaD>(entries);
   s.bla_extended = DeviceBuffer<BlaX>(entries);
+  s.bla_float = DeviceBuffer<BlaF>(entries);
   if (entries) {
     CUDA_CHECK(
         cudaMemcpy(s.bla_double.get(), bla_double, entries * sizeof(BlaD), cudaMemcpyHostToDevice));
     CUDA_CHECK(cudaMemcpy(s.bla_extended.get(), bla_extended, entries * sizeof(BlaX),
                           cudaMemcpyHostToDevice));
+    CUDA_CHECK(
+        cudaMemcpy(s.bla_float.get(), bla_float, entries * sizeof(BlaF), cudaMemcpyHostToDevice));
   }
 }
 
@@ -178,7 +184,7 @@ GpuPerturbStats GpuPerturbation::render(DeltaFormat format, const DeepGrid& grid
   const SpanReading reading =
       format == DeltaFormat::Double     ? launch(variants::PerturbDouble{}, s.bla_double.get())
       : format == DeltaFormat::Extended ? launch(variants::PerturbExtended{}, s.bla_extended.get())
-                                        : launch(variants::PerturbFloat{}, s.bla_extended.get());
+                                        : launch(variants::PerturbFloat{}, s.bla_float.get());
   GpuPerturbStats st;
   st.kernel_ms = reading.ms;
   st.sm_cycles = reading.sm_cycles;

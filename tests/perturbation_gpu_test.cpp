@@ -37,12 +37,12 @@ TEST_P(GpuPerturbationTest, CountsEqualTheCpuReference) {
   const std::size_t n = static_cast<std::size_t>(w) * h;
   std::vector<float> cpu_out(n * 2), gpu_out(n * 2);
   std::vector<unsigned> cpu_counts(n), gpu_counts(n);
-  const PerturbStats cs =
-      render_perturbation_cpu(c.format, grid, whole_image(grid), f.orbit.view(),
-                              {&f.dbl, &f.extended}, c.max_iter, cpu_out.data(), cpu_counts.data());
+  const PerturbStats cs = render_perturbation_cpu(c.format, grid, whole_image(grid), f.orbit.view(),
+                                                  {&f.dbl, &f.extended, &f.flt}, c.max_iter,
+                                                  cpu_out.data(), cpu_counts.data());
   GpuPerturbation gpu;
   gpu.set_reference(f.orbit.view(), f.dbl.entries.data(), f.extended.entries.data(),
-                    f.extended.offset.data(), f.extended.levels());
+                    f.flt.entries.data(), f.extended.offset.data(), f.extended.levels());
   DeviceBuffer<float> out(n * 2);
   DeviceBuffer<unsigned> counts(n);
   const GpuPerturbStats gs =
@@ -75,7 +75,7 @@ TEST_F(GpuPerturbationWarps, EveryTileOfABandedFrameGetsItsShare) {
   const DeepGrid grid = deep_grid(*ref, view, w, h);
   GpuPerturbation gpu;
   gpu.set_reference(ref->orbit.view(), ref->dbl.entries.data(), ref->extended.entries.data(),
-                    ref->extended.offset.data(), ref->extended.levels());
+                    ref->flt.entries.data(), ref->extended.offset.data(), ref->extended.levels());
   const std::size_t tiles = static_cast<std::size_t>(warp_count(w, h));
   std::vector<float> unset(tiles, -1.0f), got(tiles);
   DeviceBuffer<float> out(static_cast<std::size_t>(w) * h * 2), warps(tiles);

@@ -69,7 +69,7 @@ Frame perturbed(const Location& at, int width, int height, bool approximate) {
   const auto ref = reference_at(rx, ry, view, width, height, f.bits);
   const DeepGrid grid = deep_grid(*ref, view, width, height);
   BlaTables tables;
-  if (approximate) tables = {&ref->dbl, &ref->extended};
+  if (approximate) tables = {&ref->dbl, &ref->extended, &ref->flt};
   std::vector<float> out(static_cast<std::size_t>(width) * height * 2);
   f.counts.resize(static_cast<std::size_t>(width) * height);
   f.stats = render_perturbation_cpu(at.format, grid, whole_image(grid), ref->orbit.view(), tables,
@@ -318,6 +318,30 @@ TEST(Perturbation, TheFloatStepKeepsTheSquareWhereTheReferenceIsZero) {
       DeltaFloat::wide(DeltaFloat::step(small, RefPointF{0x1p-60f, 0.0f}, dc, &tiny));
   EXPECT_EQ(beside.e, -129);  // 2 Z d = 2^-129, and d^2 = 2^-140 beside it
   EXPECT_DOUBLE_EQ(beside.x, 1.0 + 0x1p-11);
+}
+
+// A table's step in float, A d + B dc at exponents of their own: against the exact arithmetic
+// where A d is the larger term, where B dc is, and where one is below float's range at the
+// other's exponent.
+TEST(Perturbation, TheFloatTablesStepIsTheExactOnesToFloatsBits) {
+  const ComplexExp dc_exact = to_complexexp(FloatExp{1.25, -3000}, FloatExp{-1.5, -3001});
+  const DeltaFloat::Dc dc = DeltaFloat::of(dc_exact);
+  for (const int d_exp : {-2990, -3004, -3200, -2800}) {
+    BlaF b;
+    b.ax = 1.5f;
+    b.ay = -0.75f;
+    b.ae = 3;
+    b.bx = 1.0f;
+    b.by = 0.5f;
+    b.be = 2;
+    const DeltaFloat::Value d = DeltaFloat::rescaled(1.0f, 0.25f, d_exp, dc);
+    const ComplexExp exact = normalised(1.5, -0.75, 3) * normalised(1.0, 0.25, d_exp) +
+                             normalised(1.0, 0.5, 2) * dc_exact;
+    const ComplexExp got = DeltaFloat::wide(DeltaFloat::approximate(b, d, dc));
+    EXPECT_EQ(got.e, exact.e) << d_exp;
+    EXPECT_NEAR(got.x, exact.x, 1e-6) << d_exp;
+    EXPECT_NEAR(got.y, exact.y, 1e-6) << d_exp;
+  }
 }
 
 // A reference at the image's corner, outside the set: the pixels whose orbits outlast it run on

@@ -60,6 +60,11 @@ struct BlaX {
   double ax = 0, ay = 0, bx = 0, by = 0;
   int ae = kZeroExp, be = kZeroExp, r_exp = kZeroExp, pad = 0;
 };
+// The same with float mantissas, for the float differences: a skip in FP32, where FP64 is slow.
+struct alignas(16) BlaF {
+  float ax = 0, ay = 0, bx = 0, by = 0;
+  int ae = kZeroExp, be = kZeroExp, r_exp = kZeroExp, pad = 0;
+};
 
 // The merged runs, level 0 (single steps) first: level l holds entry k for the run of 2^l steps
 // from m = 1 + k 2^l, entries [offset[l], offset[l+1]). levels == 0: no approximation.
@@ -242,7 +247,7 @@ struct DeltaFloat {
     ComplexExp c;
     float x = 0, y = 0;
   };
-  using Bla = BlaX;
+  using Bla = BlaF;
   static constexpr bool kFloat = true;
   static constexpr float kNearZero = 0x1p-50f;
   // Mantissas near 1 at exponent e, and the caches for it.
@@ -326,13 +331,18 @@ struct DeltaFloat {
     return big == 0 ? kZeroExp : d.e + exponent_of(big);
   }
   MP_HD static bool holds(const Bla& b, const Value& d) { return exponent(d) + 2 <= b.r_exp; }
+  // A d + B dc in float: each product at its own exponent, the smaller moved to the larger's
+  // (0 where it is below float's range there), the sum rescaled.
   MP_HD static Value approximate(const Bla& b, const Value& d, const Dc& dc) {
-    const double x = d.x, y = d.y;
-    const ComplexExp ad = normalised(b.ax * x - b.ay * y, b.ax * y + b.ay * x, b.ae + d.e);
-    const ComplexExp bc =
-        normalised(b.bx * dc.c.x - b.by * dc.c.y, b.bx * dc.c.y + b.by * dc.c.x, b.be + dc.c.e);
-    const ComplexExp n = ad + bc;
-    return rescaled_wide(n.x, n.y, n.e, dc);
+    float ax = b.ax * d.x - b.ay * d.y, ay = b.ax * d.y + b.ay * d.x;
+    float bx = b.bx * dc.x - b.by * dc.y, by = b.bx * dc.y + b.by * dc.x;
+    const int ea = b.ae + d.e, eb = b.be + dc.c.e;
+    if (ea >= eb) {
+      const float k = pow2f(eb - ea);
+      return rescaled(ax + bx * k, ay + by * k, ea, dc);
+    }
+    const float k = pow2f(ea - eb);
+    return rescaled(ax * k + bx, ay * k + by, eb, dc);
   }
   MP_HD static Dc of(ComplexExp dc) {
     return {dc, static_cast<float>(dc.x), static_cast<float>(dc.y)};

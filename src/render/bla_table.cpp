@@ -90,4 +90,22 @@ BlaTable<BlaD> build_bla_double(const BlaTable<BlaX>& x) {
   return t;
 }
 
+BlaTable<BlaF> build_bla_float(const BlaTable<BlaX>& x) {
+  BlaTable<BlaF> t;
+  t.offset = x.offset;
+  t.entries.reserve(x.entries.size());
+  for (const BlaX& b : x.entries) {
+    BlaF f;
+    f.ax = static_cast<float>(b.ax);
+    f.ay = static_cast<float>(b.ay);
+    f.bx = static_cast<float>(b.bx);
+    f.by = static_cast<float>(b.by);
+    f.ae = b.ae;
+    f.be = b.be;
+    f.r_exp = b.r_exp;
+    t.entries.push_back(f);
+  }
+  return t;
+}
+
 }  // namespace mp

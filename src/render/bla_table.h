@@ -37,5 +37,8 @@ inline constexpr double kBlaEpsilon = 0x1p-53;
 BlaTable<BlaX> build_bla_extended(RefOrbitView orbit, FloatExp dc_max,
                                   const std::atomic<bool>* cancel = nullptr);
 BlaTable<BlaD> build_bla_double(const BlaTable<BlaX>& extended);
+// The same runs with float mantissas (the exponents as they are): float's 24 bits of A and B,
+// within the radius of double's, which is the smaller.
+BlaTable<BlaF> build_bla_float(const BlaTable<BlaX>& extended);
 
 }  // namespace mp

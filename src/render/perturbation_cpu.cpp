@@ -58,7 +58,8 @@ PerturbStats render_perturbation_cpu(DeltaFormat format, const DeepGrid& grid, P
     if (format == DeltaFormat::Extended)
       s = render_rows<DeltaExp>(grid, rect, ref, v, max_iter, out, counts, threads);
     else if (ref.zf)
-      s = render_rows<DeltaFloat>(grid, rect, ref, v, max_iter, out, counts, threads);
+      s = render_rows<DeltaFloat>(grid, rect, ref, bla.flt ? bla.flt->view() : BlaView<BlaF>{},
+                                  max_iter, out, counts, threads);
     else
       throw std::invalid_argument("float differences need the orbit in float");
   }

@@ -17,6 +17,7 @@ struct PerturbStats : PerturbTally {
 struct BlaTables {
   const BlaTable<BlaD>* dbl = nullptr;
   const BlaTable<BlaX>* ext = nullptr;
+  const BlaTable<BlaF>* flt = nullptr;
 };
 
 // The pixels of `rect` into `out`, 2 floats a pixel (smooth value, 0) as the plain renderers

@@ -67,6 +67,7 @@ bool finish(DeepReference& ref, ReferenceOrbit orbit, const View& view, int widt
   ref.extended = build_bla_extended(ref.orbit.view(), ref.dc_max, cancel);
   if (cancel && cancel->load()) return false;
   ref.dbl = build_bla_double(ref.extended);
+  ref.flt = build_bla_float(ref.extended);
   ref.bla_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return true;

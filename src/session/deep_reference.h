@@ -24,6 +24,7 @@ struct DeepReference {
   FloatExp dc_max;  // the tables hold for pixels up to this far from the point
   BlaTable<BlaX> extended;
   BlaTable<BlaD> dbl;
+  BlaTable<BlaF> flt;
   double bla_ms = 0;
 };
 

@@ -52,7 +52,8 @@ DeepStats DeepRenderer::render(DeltaFormat format, const View& view, int width, 
   if (gpu_) {
     if (uploaded_ != &ref) {
       gpu_->set_reference(ref.orbit.view(), ref.dbl.entries.data(), ref.extended.entries.data(),
-                          ref.extended.offset.data(), ref.extended.levels());
+                          ref.flt.entries.data(), ref.extended.offset.data(),
+                          ref.extended.levels());
       uploaded_ = &ref;
     }
     const GpuPerturbStats g =
@@ -66,7 +67,8 @@ DeepStats DeepRenderer::render(DeltaFormat format, const View& view, int width, 
     static_cast<PerturbTally&>(s) = g;
     return s;
   }
-  const BlaTables tables = approximate_ ? BlaTables{&ref.dbl, &ref.extended} : BlaTables{};
+  const BlaTables tables =
+      approximate_ ? BlaTables{&ref.dbl, &ref.extended, &ref.flt} : BlaTables{};
   const PerturbStats c = render_perturbation_cpu(format, grid, rect, ref.orbit.view(), tables,
                                                  view.max_iter, out, counts);
   s.ms = s.longest_ms = c.ms;
