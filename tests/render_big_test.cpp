@@ -432,5 +432,43 @@ TEST_F(RenderBigTest, ConcurrentRendersToOneOutputNeverMix) {
   }
 }
 
+// A run killed outright (SIGKILL, a power cut) cannot remove its temporary file; the next run to
+// that output does, and says so, leaving a live writer's alone.
+TEST_F(RenderBigTest, ARunToAnOutputRemovesWhatAKilledRunLeftThere) {
+  const pid_t killed = fork();
+  if (killed == 0) {
+    const std::string cmd = "cd '" + dir_.string() + "' && exec '" + program::binary() + "' " +
+                            slow_render("o.png") + " >/dev/null 2>&1 </dev/null";
+    execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  std::string stale;
+  for (int i = 0; i < 200 && stale.empty(); ++i) {
+    usleep(50000);
+    for (const std::string& name : files())
+      if (name.find(".part-") != std::string::npos) stale = name;
+  }
+  kill(killed, SIGKILL);
+  waitpid(killed, nullptr, 0);
+  ASSERT_FALSE(stale.empty()) << "no temporary file after 10 s";
+  ASSERT_TRUE(fs::exists(dir_ / stale));
+  // One of this process's, which runs: a writer that is not mandelpipe's render (or that holds
+  // no lock) is never disturbed.
+  const std::string live = ".o.png.part-" + std::to_string(getpid()) + "-0123456789abcdef";
+  std::ofstream(dir_ / live) << "being written";
+  const Result r = run("render --cpu --width 64 --height 48 --iters 100 --out o.png");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(
+      r.err.find("mandelpipe: removed 1 unfinished file that stopped runs left: " + stale + "\n"),
+      std::string::npos)
+      << r.err;
+  EXPECT_FALSE(fs::exists(dir_ / stale));
+  EXPECT_TRUE(fs::exists(dir_ / live));
+  // Once removed, nothing more is said.
+  const Result again = run("render --cpu --width 64 --height 48 --iters 100 --out o.png");
+  ASSERT_EQ(again.code, 0) << again.err;
+  EXPECT_EQ(again.err.find("removed"), std::string::npos) << again.err;
+}
+
 }  // namespace
 }  // namespace mp

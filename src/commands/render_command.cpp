@@ -21,6 +21,8 @@
 #include "io/exr_file.h"
 #include "io/files.h"
 #include "io/png_stream.h"
+#include "io/printable.h"
+#include "io/stale_temps.h"
 #include "model/auto_iterations.h"
 #include "model/precision_choice.h"
 #include "model/variant_table.h"
@@ -321,6 +323,20 @@ nlohmann::json precision_json(const PrecisionChoice& c, const PieceRenderer& r) 
   return j;
 }
 
+// One line for the temporary files that runs stopped without a chance to clean up had left, and
+// this one removed: the first few by name.
+void say_removed(const std::vector<fs::path>& removed) {
+  if (removed.empty()) return;
+  constexpr std::size_t kNamed = 3;
+  std::string names;
+  for (std::size_t i = 0; i < removed.size() && i < kNamed; ++i)
+    names += (i ? ", " : "") + removed[i].string();
+  if (removed.size() > kNamed) names += " and " + std::to_string(removed.size() - kNamed) + " more";
+  std::cerr << "mandelpipe: removed " << removed.size() << " unfinished "
+            << (removed.size() == 1 ? "file" : "files")
+            << " that stopped runs left: " << printable(names) << "\n";
+}
+
 // The plan said before long work: the size, the bands, the memory they need.
 void say_plan(const Plan& plan, bool gpu) {
   if (plan.bands() == 1) return;
@@ -589,6 +605,7 @@ int render_zoom(const Options& o, const DeviceChoice& dc, const Palette& palette
   } catch (const std::exception& e) {
     throw ExitError(2, e.what());
   }
+  say_removed(folder->stale_removed());
   std::cerr << changes;
   say_plan(plan, renderer.gpu());
   const int missing = o.zoom_frames - folder->kept();
@@ -644,6 +661,9 @@ int run_render(const Options& o) {
     } catch (const std::exception& e) {
       throw ExitError(2, e.what());
     }
+    std::vector<fs::path> outputs = {o.out, sidecar_path(o.out)};
+    if (!o.exr.empty()) outputs.emplace_back(o.exr);
+    say_removed(remove_stale_temps(outputs));
   }
   const Palette palette = find_palette(o.palette);
   const DeviceChoice dc = choose_device(o.force_cpu);

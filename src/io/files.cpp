@@ -16,6 +16,8 @@
 #include <stdexcept>
 #include <system_error>
 
+#include "io/temp_names.h"
+
 namespace mp {
 namespace fs = std::filesystem;
 namespace {
@@ -83,13 +85,6 @@ class CommitSection {
   CommitSection& operator=(const CommitSection&) = delete;
 };
 
-// A hidden name beside `path` ending in `suffix`: "." then as much of path's file name as keeps
-// the whole within NAME_MAX, so that an output name of any length allowed has one.
-fs::path hidden_beside(const fs::path& path, const std::string& suffix) {
-  const std::string name = path.filename().string();
-  return path.parent_path() / ("." + name.substr(0, NAME_MAX - 1 - suffix.size()) + suffix);
-}
-
 // 16 hex digits from the kernel's random source, so that no one can plant a file or link at a
 // name made with it beforehand; "" if there are none.
 std::string random_hex() {
@@ -112,7 +107,8 @@ struct Temp {
   int slot;
 };
 
-// A new file beside `target` under a hidden random name, registered for removal on a signal,
+// A new file beside `target` under a hidden random name that carries this process's id (for a
+// later run to tell it stale once the process is gone), registered for removal on a signal,
 // with the permission bits of the file it will replace: created by this call (O_EXCL,
 // O_NOFOLLOW), never a file or link that was there. Its descriptor; throws naming `target`.
 int create_temp(const fs::path& target, Temp& temp) {
@@ -125,7 +121,7 @@ int create_temp(const fs::path& target, Temp& temp) {
       err = errno;
       fail(target, std::string("no random name: ") + std::strerror(err));
     }
-    temp = {target, hidden_beside(target, ".part-" + random), -1};
+    temp = {target, temp_name(target, ::getpid(), random), -1};
     // Registered before it exists, so a signal right after open(2) still removes it.
     temp.slot = register_temp(temp.tmp);
     const int fd =
