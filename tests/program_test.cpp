@@ -70,11 +70,24 @@ class ProgramTest : public ::testing::Test {
 
   // The program started, sent `sig` `delay` seconds later, and waited for (killed after 30 s).
   Result run_and_signal(const std::string& args, double delay, int sig) {
-    const fs::path out = dir_ / "stdout", err = dir_ / "stderr";
-    const std::string cmd = "cd '" + dir_.string() + "' && exec env XDG_CONFIG_HOME='" +
-                            (dir_ / "config").string() + "' '" + binary() + "' " + args + " >'" +
-                            out.string() + "' 2>'" + err.string() + "' </dev/null";
-    return program::result_of(program::run_signalled(cmd, delay, sig, 30), out, err);
+    return program::result_of(program::run_signalled(exec_line(args), delay, sig, 30),
+                              dir_ / "stdout", dir_ / "stderr");
+  }
+  // The window started, sent `sig` once it is on the display (looked for up to 30 s), and
+  // waited for.
+  Result run_and_signal_once_shown(const std::string& args, int sig) {
+    const std::string find = "'" + key_presser() + "' window mandelpipe >/dev/null 2>&1";
+    auto shown = [&find] {
+      for (int i = 0; i < 300 && std::system(find.c_str()) != 0; ++i) usleep(100000);
+    };
+    return program::result_of(program::run_signalled_when(exec_line(args), shown, sig, 30),
+                              dir_ / "stdout", dir_ / "stderr");
+  }
+  // The shell line that runs the program itself (exec: signals reach it), its outputs to files.
+  std::string exec_line(const std::string& args) const {
+    return "cd '" + dir_.string() + "' && exec env XDG_CONFIG_HOME='" + (dir_ / "config").string() +
+           "' '" + binary() + "' " + args + " >'" + (dir_ / "stdout").string() + "' 2>'" +
+           (dir_ / "stderr").string() + "' </dev/null";
   }
   // What the test folder holds besides the config folder.
   std::vector<std::string> left_files() const {
@@ -313,6 +326,28 @@ TEST_F(ProgramTest, AWindowSizeFromSettingsIsSaidAsTheCommandLinesIs) {
   EXPECT_NE(r.err.find("mandelpipe: a 16384x16384 window: each copy of its frame is"),
             std::string::npos)
       << r.err;
+}
+
+// A logout (SIGHUP), `kill` (SIGTERM) or Ctrl+C in its terminal (SIGINT) quits the window as Esc
+// does: what changed in its settings is kept, and the exit status still names the signal.
+TEST_F(ProgramTest, ASignalQuitsTheWindowAsEscDoesAndItsSettingsAreKept) {
+  if (!has_display()) GTEST_SKIP() << "no DISPLAY (scripts/test.sh runs this under Xvfb)";
+  if (!has_key_presser()) GTEST_SKIP() << "no XTest to find the window with (libxtst-dev)";
+  const fs::path settings = dir_ / "config" / "mandelpipe" / "settings.json";
+  for (const int sig : {SIGTERM, SIGINT, SIGHUP}) {
+    fs::remove(settings);
+    const int width = 300 + sig;  // each run's own, for the settings to keep
+    const Result r = run_and_signal_once_shown(
+        "--cpu --width " + std::to_string(width) + " --height 200 --iters 64 --palette ocean", sig);
+    EXPECT_EQ(r.signal, sig) << "exit " << r.code << ": " << r.err;
+    EXPECT_NE(r.err.find("): quitting as on Esc\n"), std::string::npos) << r.err;
+    ASSERT_TRUE(fs::exists(settings)) << "signal " << sig << ": " << r.err;
+    std::string warning;
+    const Settings saved = load_settings(settings, &warning);
+    EXPECT_EQ(warning, "");
+    EXPECT_EQ(saved.window_width, width) << "signal " << sig;
+    EXPECT_EQ(saved.palette, "ocean") << "signal " << sig;
+  }
 }
 
 TEST_F(ProgramTest, RenderWritesPngAndSidecar) {

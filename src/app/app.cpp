@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <iostream>
 #include <utility>
 
@@ -158,6 +159,8 @@ App::~App() {
 int App::run() {
   last_frame_start_ = glfwGetTime();
   int settle_frames = 0;
+  // A signal that asks the window to quit (files.h) ends it as closing it does.
+  auto closing = [this] { return window_.should_close() || quit_signal() != 0; };
   for (;;) {
     // While a job measures the GPU on the worker, the window draws at most 30 times a second
     // (at once on input): each of its draws shares the GPU with the timed kernels, which drawing
@@ -168,17 +171,17 @@ int App::run() {
       glfwPollEvents();
     else
       glfwWaitEventsTimeout(0.25);  // idle: nothing changes, nothing to redraw
-    bool last = window_.should_close() || (opts_.frames > 0 && frames_done_ + 1 >= opts_.frames);
+    bool last = closing() || (opts_.frames > 0 && frames_done_ + 1 >= opts_.frames);
     // A scripted screenshot shows the SASS view and the SASS-based overlay as a user sees them
     // once cuobjdump is done, not the "reading SASS..." of the first second: the window goes on
     // drawing until it is (a blocking wait would show as one long frame in the panel's frame
     // time), then draws two frames more, since ImGui fits a window to the content of the frame
     // before.
-    if (last && !opts_.screenshot.empty() && sass_loading_.valid() && !window_.should_close()) {
+    if (last && !opts_.screenshot.empty() && sass_loading_.valid() && !closing()) {
       last = false;
       settle_frames = 2;
     }
-    if (settle_frames > 0 && !window_.should_close()) {
+    if (settle_frames > 0 && !closing()) {
       --settle_frames;
       last = false;
     }
@@ -191,10 +194,10 @@ int App::run() {
     // A scripted screenshot shows the finished image, and a scripted CUDA run ends on a finished
     // frame, as when a window frame was a whole frame: the frame's last slices come first.
     if (last && (!opts_.screenshot.empty() || pipeline_.gpu()) &&
-        (pipeline_.refining() || deep_.busy()) && !window_.should_close())
+        (pipeline_.refining() || deep_.busy()) && !closing())
       last = false;
     // So does the work queued for later steps (a capture whose files wait for its compare).
-    if (last && !ex_.jobs.empty() && !window_.should_close()) last = false;
+    if (last && !ex_.jobs.empty() && !closing()) last = false;
     if (last) {
       if (!opts_.screenshot.empty()) {
         try {
@@ -208,6 +211,9 @@ int App::run() {
     glfwSwapBuffers(window_.get());
   }
   if (opts_.frames > 0) print_summary();
+  if (const int sig = quit_signal())
+    std::cerr << "mandelpipe: signal " << sig << " (" << strsignal(sig)
+              << "): quitting as on Esc\n";
   return 0;
 }
 

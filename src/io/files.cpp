@@ -36,6 +36,9 @@ TempSlot g_temps[kTempSlots];
 // Renames in progress, and a signal that arrived during one, to be acted on once they finish.
 std::atomic<int> g_committing{0};
 std::atomic<int> g_deferred_signal{0};
+// Whether SIGINT, SIGTERM and SIGHUP ask the program to quit, and the one that did.
+std::atomic<bool> g_ask_to_quit{false};
+std::atomic<int> g_quit_signal{0};
 
 // The slot now naming `tmp`, or -1 if none is free (the file is then not removed on a signal).
 int register_temp(const fs::path& tmp) {
@@ -55,7 +58,19 @@ void forget_temp(int slot) {
   if (slot >= 0) g_temps[slot].state.store(kFree);
 }
 
+// Ends the program as `sig` does by default: delivered as the handler (or the caller) returns,
+// so that the exit status names the signal.
+void die_by(int sig) {
+  struct sigaction dfl {};
+  dfl.sa_handler = SIG_DFL;
+  sigaction(sig, &dfl, nullptr);
+  raise(sig);
+}
+
 extern "C" void remove_temps_and_die(int sig) {
+  int none = 0;
+  if (sig != SIGQUIT && g_ask_to_quit.load() && g_quit_signal.compare_exchange_strong(none, sig))
+    return;  // the program's loop ends and quits in its own way
   if (g_committing.load() > 0) {
     g_deferred_signal.store(sig);  // acted on when the renames finish, so the set stays whole
     return;
@@ -65,10 +80,7 @@ extern "C" void remove_temps_and_die(int sig) {
   static const char kMessage[] = "mandelpipe: stopped by a signal; unfinished files removed\n";
   ssize_t ignored = ::write(STDERR_FILENO, kMessage, sizeof kMessage - 1);
   (void)ignored;
-  struct sigaction dfl {};
-  dfl.sa_handler = SIG_DFL;
-  sigaction(sig, &dfl, nullptr);
-  raise(sig);  // delivered as the handler returns, so the exit status names the signal
+  die_by(sig);
 }
 
 // Renames done with the handler holding a signal back until the last one. A process-wide flag
@@ -178,6 +190,18 @@ void install_cleanup_on_signals() {
     sigaction(sig, &sa, nullptr);
   }
   signal(SIGXFSZ, SIG_IGN);
+}
+
+void ask_to_quit_on_signals() {
+  g_ask_to_quit.store(true);
+}
+
+int quit_signal() {
+  return g_quit_signal.load();
+}
+
+void end_as_asked() {
+  if (const int sig = g_quit_signal.load()) die_by(sig);
 }
 
 void check_writable(const fs::path& path) {
