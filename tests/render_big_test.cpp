@@ -470,5 +470,53 @@ TEST_F(RenderBigTest, ARunToAnOutputRemovesWhatAKilledRunLeftThere) {
   EXPECT_EQ(again.err.find("removed"), std::string::npos) << again.err;
 }
 
+// How to give a run a file system of its own (a small tmpfs): "unshare -m" as root, else in a user
+// namespace; "" where the kernel allows neither.
+std::string private_mounts() {
+  for (const char* u : {"unshare -m", "unshare -rm"})
+    if (std::system(
+            (std::string(u) + " sh -c 'mount -t tmpfs mp-test /mnt' >/dev/null 2>&1").c_str()) == 0)
+      return u;
+  return "";
+}
+
+// A render whose files may not fit where they go is refused before the work, with the sizes;
+// one that fits goes on.
+TEST_F(RenderBigTest, ARenderThatMayNotFitIsRefusedBeforeTheWork) {
+  const std::string unshare = private_mounts();
+  if (unshare.empty()) GTEST_SKIP() << "cannot mount a tmpfs here (unshare -m, unshare -rm)";
+  fs::create_directories(dir_ / "disk");
+  // In a mount namespace of its own: a 1 MiB disk, the runs into it, and what they left.
+  const std::string bin = "'" + program::binary() + "' render --cpu --iters 64 ";
+  std::ofstream(dir_ / "small-disk.sh")
+      << "mount -t tmpfs -o size=1m mp-test '" << (dir_ / "disk").string() << "' || exit 99\n"
+      << "cd '" << (dir_ / "disk").string() << "'\n"
+      << bin << "--width 2000 --height 2000 --out big.png 2>'" << (dir_ / "big.err").string()
+      << "'; echo $? >'" << (dir_ / "codes").string() << "'\n"
+      << bin << "--width 320 --height 240 --zoom-to -0.7,0.1,0.1 --frames 24 --out seq 2>'"
+      << (dir_ / "seq.err").string() << "'; echo $? >>'" << (dir_ / "codes").string() << "'\n"
+      << bin << "--width 64 --height 48 --out small.png 2>/dev/null; echo $? >>'"
+      << (dir_ / "codes").string() << "'\n"
+      << "ls -A >'" << (dir_ / "left").string() << "'\n";
+  ASSERT_EQ(
+      std::system((unshare + " sh '" + (dir_ / "small-disk.sh").string() + "' >/dev/null").c_str()),
+      0);
+  EXPECT_EQ(slurp(dir_ / "codes"), "2\n2\n0\n");
+  const std::string big = slurp(dir_ / "big.err"), seq = slurp(dir_ / "seq.err");
+  EXPECT_NE(big.find("mandelpipe: cannot write big.png and its sidecar: up to 11."),
+            std::string::npos)
+      << big;
+  EXPECT_NE(big.find(" needed (an upper bound: as if nothing compressed), more than the 1.0 MiB "
+                     "free in the file system of " +
+                     (dir_ / "disk").string() + "\n"),
+            std::string::npos)
+      << big;
+  EXPECT_EQ(std::count(big.begin(), big.end(), '\n'), 1) << big;
+  EXPECT_NE(seq.find("mandelpipe: cannot write 24 frames into seq: up to 5."), std::string::npos)
+      << seq;
+  EXPECT_EQ(std::count(seq.begin(), seq.end(), '\n'), 1) << seq;
+  EXPECT_EQ(slurp(dir_ / "left"), "small.json\nsmall.png\n") << "the refused runs left files";
+}
+
 }  // namespace
 }  // namespace mp
