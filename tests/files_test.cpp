@@ -326,6 +326,8 @@ TEST(Files, OneWriterAtATimePerOutput) {
 
 TEST(Files, SidecarAndPng) {
   EXPECT_EQ(sidecar_path("out/shot.png"), fs::path("out/shot.json"));
+  // In the image's case: shot.PNG, another file than shot.png where case counts, has its own.
+  EXPECT_EQ(sidecar_path("out/shot.PNG"), fs::path("out/shot.JSON"));
   const std::uint8_t px[2 * 2 * 4] = {255, 0, 0, 255, 0, 255, 0, 255, 0, 0, 255, 255, 9, 9, 9, 255};
   const std::string png = encode_png(2, 2, px);
   ASSERT_GT(png.size(), 8u);

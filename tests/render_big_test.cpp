@@ -470,6 +470,24 @@ TEST_F(RenderBigTest, ARunToAnOutputRemovesWhatAKilledRunLeftThere) {
   EXPECT_EQ(again.err.find("removed"), std::string::npos) << again.err;
 }
 
+// a.png and a.PNG are two images where case counts; each keeps its own sidecar.
+TEST_F(RenderBigTest, AnImageNamedInCapitalsHasASidecarOfItsOwn) {
+  ASSERT_EQ(run("render --cpu --width 64 --height 48 --iters 100 --out a.png").code, 0);
+  const Result r = run("render --cpu --width 72 --height 48 --iters 100 --out a.PNG");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("wrote a.PNG and a.JSON"), std::string::npos) << r.out;
+  const auto lower = nlohmann::json::parse(slurp(dir_ / "a.json"));
+  EXPECT_EQ(lower["image"], "a.png");
+  EXPECT_EQ(lower["parameters"]["width"], 64);
+  EXPECT_EQ(read_png(dir_ / "a.png").width, 64);
+  if (fs::equivalent(dir_ / "a.png", dir_ / "a.PNG"))
+    GTEST_SKIP() << "this file system does not tell case apart: a.png is a.PNG";
+  const auto upper = nlohmann::json::parse(slurp(dir_ / "a.JSON"));
+  EXPECT_EQ(upper["image"], "a.PNG");
+  EXPECT_EQ(upper["parameters"]["width"], 72);
+  EXPECT_EQ(read_png(dir_ / "a.PNG").width, 72);
+}
+
 // How to give a run a file system of its own (a small tmpfs): "unshare -m" as root, else in a user
 // namespace; "" where the kernel allows neither.
 std::string private_mounts() {

@@ -393,7 +393,7 @@ std::string encode_png(int width, int height, const std::uint8_t* rgba) {
 
 fs::path sidecar_path(const fs::path& png) {
   fs::path p = png;
-  return p.replace_extension(".json");
+  return p.replace_extension(png.extension() == ".PNG" ? ".JSON" : ".json");
 }
 
 fs::path config_dir() {

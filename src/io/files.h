@@ -86,7 +86,9 @@ int quit_signal();
 void end_as_asked();
 // rgba: width*height*4 bytes, top row first.
 std::string encode_png(int width, int height, const std::uint8_t* rgba);
-// The sidecar of "dir/name.png" is "dir/name.json".
+// The sidecar of "dir/name.png" is "dir/name.json", and of "dir/name.PNG" "dir/name.JSON": in the
+// image's case, so that a file system that tells the two images apart tells their sidecars apart
+// too (one that does not holds one image, and one sidecar, under either name).
 std::filesystem::path sidecar_path(const std::filesystem::path& png);
 
 // $XDG_CONFIG_HOME/mandelpipe (or ~/.config/mandelpipe), created on demand; empty if neither
