@@ -34,7 +34,7 @@ if [[ ! -f build-asan/build.ninja ]]; then
     -DCMAKE_CUDA_COMPILER="$nvcc" -DCMAKE_C_COMPILER=$cc -DCMAKE_CXX_COMPILER=$cxx -DMP_SANITIZE=ON \
     -DMP_FUZZ=ON >/dev/null
 fi
-fuzz_targets=(cli settings bookmarks palettes view_text kfr)
+fuzz_targets=(cli settings bookmarks palettes view_text kfr state_sizes)
 targets=(core_tests counters_tests experiment_model_tests program_tests render_big_tests gl_tests
          "${fuzz_targets[@]/#/fuzz_}")
 cmake --build build-asan --target "${targets[@]}"
