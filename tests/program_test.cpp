@@ -350,6 +350,30 @@ TEST_F(ProgramTest, ASignalQuitsTheWindowAsEscDoesAndItsSettingsAreKept) {
   }
 }
 
+// The layout file's cap, through the window that reads it: one line, the file left as it is
+// (never rewritten from what was not read), and the window runs.
+TEST_F(ProgramTest, ALayoutFileOverItsCapIsSaidAndLeftAndTheWindowRuns) {
+  if (!has_display()) GTEST_SKIP() << "no DISPLAY (scripts/test.sh runs this under Xvfb)";
+  const fs::path ini = dir_ / "config" / "mandelpipe" / "imgui.ini";
+  fs::create_directories(ini.parent_path());
+  const std::string text =
+      "[Window][Pipe utilisation (P)]\nPos=10,10\n" + std::string(kMaxLayoutFileBytes, '\n');
+  std::ofstream(ini, std::ios::binary) << text;
+  const Result r = run("--cpu --frames 2 --width 320 --height 200 --iters 64 --no-vsync");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("final view:"), std::string::npos) << r.out;
+  EXPECT_NE(r.err.find("mandelpipe: ignoring " + ini.string() +
+                       ": larger than 4 MiB, not read (left as it is)\n"),
+            std::string::npos)
+      << r.err;
+  std::istringstream lines(r.err);
+  int about_ini = 0;
+  for (std::string line; std::getline(lines, line);)
+    about_ini += line.find("imgui.ini") != std::string::npos;
+  EXPECT_EQ(about_ini, 1) << r.err;
+  EXPECT_EQ(slurp(ini), text) << "rewritten";
+}
+
 TEST_F(ProgramTest, RenderWritesPngAndSidecar) {
   const Result r =
       run("render --out shot.png --width 96 --height 64 --iters 200 --cpu --variant fma4-sin");
