@@ -132,6 +132,17 @@ class ProgramTest : public ::testing::Test {
     const std::string p = key_presser();
     return !p.empty() && access(p.c_str(), X_OK) == 0;
   }
+  // The memory the system has free, in GiB (MemAvailable).
+  static double available_gib() {
+    std::ifstream meminfo("/proc/meminfo");
+    for (std::string key; meminfo >> key;) {
+      double kib = 0;
+      meminfo >> kib;
+      if (key == "MemAvailable:") return kib / (1 << 20);
+      meminfo.ignore(64, '\n');
+    }
+    return 0;
+  }
   // Window tests skip without a display, unless MP_REQUIRE_DISPLAY says there must be one.
   static bool has_display() {
     if (const char* d = std::getenv("DISPLAY"); d && *d) return true;
@@ -263,25 +274,18 @@ TEST_F(ProgramTest, AWindowPastTheTextureLimitRendersAtTheLimitAndSavesASizeThat
 // first what memory it needs.
 TEST_F(ProgramTest, TheLargestWindowOnTheCpuPathUploadsInPiecesAndSaysItsMemory) {
   if (!has_display()) GTEST_SKIP() << "no DISPLAY (scripts/test.sh runs this under Xvfb)";
-  std::ifstream meminfo("/proc/meminfo");
-  double available_gib = 0;
-  for (std::string key; meminfo >> key;) {
-    double kib = 0;
-    meminfo >> kib;
-    if (key == "MemAvailable:") available_gib = kib / (1 << 20);
-    meminfo.ignore(64, '\n');
-  }
+  const double available = available_gib();
   // ASan's shadow memory and quarantine come on top under scripts/test.sh's second pass.
 #if defined(__SANITIZE_ADDRESS__)
   constexpr double kNeedGib = 14;
 #else
   constexpr double kNeedGib = 10;
 #endif
-  if (available_gib < kNeedGib)
+  if (available < kNeedGib)
     GTEST_SKIP() << "needs about " << kNeedGib
                  << " GiB of free memory (a 16384x16384 frame is 2 GiB, held up to four times "
                     "over); "
-                 << available_gib << " GiB available";
+                 << available << " GiB available";
   const Result r = run("--cpu --frames 1 --width 16384 --height 16384 --iters 16 --no-vsync");
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.err.find("a 16384x16384 window: each copy of its frame is 2048 MiB"),
@@ -326,6 +330,30 @@ TEST_F(ProgramTest, AWindowSizeFromSettingsIsSaidAsTheCommandLinesIs) {
   EXPECT_NE(r.err.find("mandelpipe: a 16384x16384 window: each copy of its frame is"),
             std::string::npos)
       << r.err;
+}
+
+// Seen on screen, not only on stderr: the banner says it, for as long as the size costs it.
+TEST_F(ProgramTest, AWindowSizeThatCostsMuchIsOnTheBannerWhileItLasts) {
+  if (!has_display()) GTEST_SKIP() << "no DISPLAY (scripts/test.sh runs this under Xvfb)";
+  // The window's 256 MiB frame up to four times over, and ASan's shadow on top.
+  if (available_gib() < 4)
+    GTEST_SKIP() << "needs about 4 GiB of free memory; " << available_gib() << " GiB available";
+  fs::create_directories(dir_ / "config" / "mandelpipe");
+  std::ofstream(dir_ / "config" / "mandelpipe" / "settings.json")
+      << R"({"window_width": 8192, "window_height": 4096})";
+  const std::string notice =
+      "a 8192x4096 window: each copy of its frame is 256 MiB, up to four copies: up to 1.0 GiB of "
+      "memory";
+  const Result r = run("--cpu --frames 3 --iters 16 --no-vsync");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("mandelpipe: " + notice + "\n"), std::string::npos) << r.err;
+  EXPECT_NE(r.out.find("final banner: A" + notice.substr(1) + ".\n"), std::string::npos) << r.out;
+  if (!has_key_presser()) GTEST_SKIP() << "no XTest to resize the window with (libxtst-dev)";
+  const Result smaller = run_with_keys("--cpu --frames 100000 --iters 16 --no-vsync", 1.0,
+                                       "window mandelpipe resize 640 360 w1500 Escape");
+  ASSERT_EQ(smaller.code, 0) << smaller.err;
+  EXPECT_NE(smaller.out.find("final view:"), std::string::npos) << smaller.out;
+  EXPECT_EQ(smaller.out.find("final banner:"), std::string::npos) << smaller.out;
 }
 
 // A logout (SIGHUP), `kill` (SIGTERM) or Ctrl+C in its terminal (SIGINT) quits the window as Esc

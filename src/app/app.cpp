@@ -10,6 +10,7 @@
 #include <iostream>
 #include <utility>
 
+#include "app/frame_memory.h"
 #include "app/help_window.h"
 #include "app/layout.h"
 #include "app/panel.h"
@@ -37,22 +38,6 @@ std::filesystem::path config_file(const std::filesystem::path& dir, const char* 
   return dir.empty() ? std::filesystem::path() : dir / name;
 }
 
-// Below this a frame's memory goes without a word.
-constexpr double kQuietFrameMiB = 256;
-
-// Said before the frame is allocated, so that a run that then fails for memory has said why:
-// the window holds its frame up to four times over (the renderer's, the upload's, GL's buffer
-// and texture on the CPU path).
-void say_frame_memory(int width, int height) {
-  const double mib = static_cast<double>(width) * height * kFloatsPerPixel * sizeof(float) /
-                     static_cast<double>(1 << 20);
-  if (mib < kQuietFrameMiB) return;
-  std::fprintf(stderr,
-               "mandelpipe: a %dx%d window: each copy of its frame is %.0f MiB, up to four "
-               "copies: up to %.1f GiB of memory\n",
-               width, height, mib, 4 * mib / 1024);
-}
-
 Settings initial_settings(const std::filesystem::path& dir, const Options& o, std::string* warn) {
   Settings s = load_settings(config_file(dir, "settings.json"), warn);
   if (o.window_size_given) {
@@ -64,7 +49,9 @@ Settings initial_settings(const std::filesystem::path& dir, const Options& o, st
   if (o.colour_given.offset) s.colour.offset = o.colour.offset;
   if (o.colour_given.stripe) s.colour.stripe = o.colour.stripe;
   // The size settings.json asks for costs what the command line's does, and is said the same.
-  say_frame_memory(s.window_width, s.window_height);
+  if (const std::string notice = frame_memory_notice(s.window_width, s.window_height);
+      !notice.empty())
+    std::cerr << "mandelpipe: " << notice << "\n";
   return s;
 }
 
@@ -263,6 +250,7 @@ void App::print_summary() const {
   std::cout << "final colour: palette " << palettes_[ex_.palette].name << ", density "
             << ex_.colour.density << ", offset " << ex_.colour.offset << ", stripe "
             << ex_.colour.stripe << "\n";
+  for (const BannerLine& l : banner_) std::cout << "final banner: " << l.text << "\n";
   if (!opts_.overlay_ab && !opts_.counters_ab) return;
   std::cout << ab_.summary(opts_.counters_ab ? "counters" : "overlay", totals_.mean_overlay_ms());
   if (ab_.both_halves() && opts_.counters_ab && counters_.sampler())
@@ -513,7 +501,10 @@ void App::draw_windows() {
   laid_out_scale_ = ex_.ui_scale;
   const auto [fw, fh] = window_.framebuffer_size();
   // The fixed windows first, so that the tool windows after them keep clear of where they are.
-  draw_precision_banner(ex_.view, precision_, fw, fh, layout);
+  banner_ = precision_banner_lines(ex_.view, precision_, fw, fh);
+  if (std::string memory = frame_memory_notice(fw, fh); !memory.empty())
+    banner_.push_back({Tone::Warning, "A" + memory.substr(1) + "."});
+  draw_banner(banner_, layout);
   if (ex_.show_panel) {
     const PanelInputs in{device_,
                          pipeline_,
