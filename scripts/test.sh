@@ -5,7 +5,9 @@
 source "$(dirname "$0")/setup.sh"
 if [[ -z ${DISPLAY:-} ]]; then
   for n in $(seq 90 120); do [[ -e /tmp/.X11-unix/X$n || -e /tmp/.X$n-lock ]] || break; done
-  Xvfb ":$n" -screen 0 1280x1024x24 >/tmp/mandelpipe-xvfb.log 2>&1 &
+  # -noreset: a test that opens a window as the last one closes would otherwise meet the server
+  # resetting, and fail to connect ("no display").
+  Xvfb ":$n" -noreset -screen 0 1280x1024x24 >/tmp/mandelpipe-xvfb.log 2>&1 &
   xvfb=$!
   trap 'kill $xvfb 2>/dev/null' EXIT
   for _ in $(seq 50); do [[ -e /tmp/.X11-unix/X$n ]] && break; sleep 0.1; done
@@ -35,7 +37,7 @@ if [[ ! -f build-asan/build.ninja ]]; then
     -DCMAKE_CUDA_COMPILER="$nvcc" -DCMAKE_C_COMPILER=$cc -DCMAKE_CXX_COMPILER=$cxx -DMP_SANITIZE=ON \
     -DMP_FUZZ=ON >/dev/null
 fi
-fuzz_targets=(cli settings bookmarks palettes view_text kfr)
+fuzz_targets=(cli settings bookmarks palettes view_text kfr state_sizes)
 targets=(core_tests counters_tests experiment_model_tests program_tests render_big_tests gl_tests
          "${fuzz_targets[@]/#/fuzz_}")
 cmake --build build-asan --target "${targets[@]}"

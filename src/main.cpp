@@ -56,11 +56,14 @@ int main(int argc, char** argv) {
   const mp::Options& o = *parsed.options;
   try {
     switch (o.command) {
-      case mp::Command::Window:
+      case mp::Command::Window: {
         // Checked here, not by the parser: the names live with the experiments, which the
         // host library does not link.
         if (!o.open_experiment.empty()) mp::find_experiment(o.open_experiment, "--open-experiment");
-        return checked_stdout(mp::run_window(o));
+        const int code = checked_stdout(mp::run_window(o));
+        mp::end_as_asked();  // the window quit on a signal, its settings saved: it ends by it
+        return code;
+      }
       case mp::Command::Render: return checked_stdout(mp::run_render(o));
       case mp::Command::Bench: return checked_stdout(mp::run_bench(o));
       case mp::Command::Experiment: return checked_stdout(mp::run_experiment_command(o));

@@ -212,6 +212,37 @@ TEST_P(FilesSignal, ASignalDuringAWriteRemovesThePart) {
 
 INSTANTIATE_TEST_SUITE_P(Signals, FilesSignal, ::testing::Values(SIGTERM, SIGQUIT));
 
+// The window's way: the first SIGTERM only asks, so that it can save its settings and then end
+// by the signal; a second one, for a window that does not answer, ends it at once and removes
+// what it was writing.
+TEST(Files, AFirstSignalAsksToQuitAndASecondEndsAtOnce) {
+  const fs::path d = temp_dir();
+  const pid_t asked = fork();
+  if (asked == 0) {
+    signal(SIGTERM, SIG_DFL);
+    install_cleanup_on_signals();
+    ask_to_quit_on_signals();
+    raise(SIGTERM);
+    if (quit_signal() != SIGTERM) _exit(3);
+    end_as_asked();
+    _exit(4);
+  }
+  EXPECT_EQ(wait_for(asked), 1000 + SIGTERM) << "3: not asked; 4: not ended by it";
+  const pid_t twice = fork();
+  if (twice == 0) {
+    signal(SIGTERM, SIG_DFL);
+    install_cleanup_on_signals();
+    ask_to_quit_on_signals();
+    StreamedFile file(d / "x.png");
+    raise(SIGTERM);
+    raise(SIGTERM);
+    _exit(3);
+  }
+  EXPECT_EQ(wait_for(twice), 1000 + SIGTERM) << "3: the second signal did not end it";
+  EXPECT_EQ(names_in(d), std::vector<std::string>{});
+  fs::remove_all(d);
+}
+
 TEST(Files, ALinkPlantedAtATemporaryNameRedirectsNothing) {
   const fs::path d = temp_dir();
   std::ofstream(d / "victim.txt") << "keep";
@@ -295,6 +326,8 @@ TEST(Files, OneWriterAtATimePerOutput) {
 
 TEST(Files, SidecarAndPng) {
   EXPECT_EQ(sidecar_path("out/shot.png"), fs::path("out/shot.json"));
+  // In the image's case: shot.PNG, another file than shot.png where case counts, has its own.
+  EXPECT_EQ(sidecar_path("out/shot.PNG"), fs::path("out/shot.JSON"));
   const std::uint8_t px[2 * 2 * 4] = {255, 0, 0, 255, 0, 255, 0, 255, 0, 0, 255, 255, 9, 9, 9, 255};
   const std::string png = encode_png(2, 2, px);
   ASSERT_GT(png.size(), 8u);

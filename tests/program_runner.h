@@ -49,9 +49,10 @@ inline Result result_of(int status, const fs::path& out, const fs::path& err) {
   return r;
 }
 
-// Runs the shell line `cmd`, sends `sig` `delay` seconds later and waits for it (killed, and a
-// failure, after `limit_s` seconds more); its wait status.
-inline int run_signalled(const std::string& cmd, double delay, int sig, int limit_s) {
+// Runs the shell line `cmd`, sends `sig` once `ready()` has returned and waits for it (killed,
+// and a failure, after `limit_s` seconds more); its wait status.
+template <class Ready>
+int run_signalled_when(const std::string& cmd, Ready ready, int sig, int limit_s) {
   const pid_t pid = fork();
   if (pid == 0) {
     // Not run by a shell as `cmd &`, which would start it with SIGINT ignored.
@@ -59,7 +60,7 @@ inline int run_signalled(const std::string& cmd, double delay, int sig, int limi
     execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
     _exit(127);
   }
-  usleep(static_cast<useconds_t>(delay * 1e6));
+  ready();
   kill(pid, sig);
   int status = 0;
   for (int i = 0; i < 10 * limit_s && waitpid(pid, &status, WNOHANG) == 0; ++i) usleep(100000);
@@ -69,6 +70,12 @@ inline int run_signalled(const std::string& cmd, double delay, int sig, int limi
     waitpid(pid, &status, 0);
   }
   return status;
+}
+
+// The same, `sig` sent `delay` seconds after the start.
+inline int run_signalled(const std::string& cmd, double delay, int sig, int limit_s) {
+  return run_signalled_when(
+      cmd, [delay] { usleep(static_cast<useconds_t>(delay * 1e6)); }, sig, limit_s);
 }
 
 }  // namespace mp::program

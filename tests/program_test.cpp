@@ -72,11 +72,24 @@ class ProgramTest : public ::testing::Test {
 
   // The program started, sent `sig` `delay` seconds later, and waited for (killed after 30 s).
   Result run_and_signal(const std::string& args, double delay, int sig) {
-    const fs::path out = dir_ / "stdout", err = dir_ / "stderr";
-    const std::string cmd = "cd '" + dir_.string() + "' && exec env XDG_CONFIG_HOME='" +
-                            (dir_ / "config").string() + "' '" + binary() + "' " + args + " >'" +
-                            out.string() + "' 2>'" + err.string() + "' </dev/null";
-    return program::result_of(program::run_signalled(cmd, delay, sig, 30), out, err);
+    return program::result_of(program::run_signalled(exec_line(args), delay, sig, 30),
+                              dir_ / "stdout", dir_ / "stderr");
+  }
+  // The window started, sent `sig` once it is on the display (looked for up to 30 s), and
+  // waited for.
+  Result run_and_signal_once_shown(const std::string& args, int sig) {
+    const std::string find = "'" + key_presser() + "' window mandelpipe >/dev/null 2>&1";
+    auto shown = [&find] {
+      for (int i = 0; i < 300 && std::system(find.c_str()) != 0; ++i) usleep(100000);
+    };
+    return program::result_of(program::run_signalled_when(exec_line(args), shown, sig, 30),
+                              dir_ / "stdout", dir_ / "stderr");
+  }
+  // The shell line that runs the program itself (exec: signals reach it), its outputs to files.
+  std::string exec_line(const std::string& args) const {
+    return "cd '" + dir_.string() + "' && exec env XDG_CONFIG_HOME='" + (dir_ / "config").string() +
+           "' '" + binary() + "' " + args + " >'" + (dir_ / "stdout").string() + "' 2>'" +
+           (dir_ / "stderr").string() + "' </dev/null";
   }
   // What the test folder holds besides the config folder.
   std::vector<std::string> left_files() const {
@@ -120,6 +133,17 @@ class ProgramTest : public ::testing::Test {
   static bool has_key_presser() {
     const std::string p = key_presser();
     return !p.empty() && access(p.c_str(), X_OK) == 0;
+  }
+  // The memory the system has free, in GiB (MemAvailable).
+  static double available_gib() {
+    std::ifstream meminfo("/proc/meminfo");
+    for (std::string key; meminfo >> key;) {
+      double kib = 0;
+      meminfo >> kib;
+      if (key == "MemAvailable:") return kib / (1 << 20);
+      meminfo.ignore(64, '\n');
+    }
+    return 0;
   }
   // Window tests skip without a display, unless MP_REQUIRE_DISPLAY says there must be one.
   static bool has_display() {
@@ -252,25 +276,18 @@ TEST_F(ProgramTest, AWindowPastTheTextureLimitRendersAtTheLimitAndSavesASizeThat
 // first what memory it needs.
 TEST_F(ProgramTest, TheLargestWindowOnTheCpuPathUploadsInPiecesAndSaysItsMemory) {
   if (!has_display()) GTEST_SKIP() << "no DISPLAY (scripts/test.sh runs this under Xvfb)";
-  std::ifstream meminfo("/proc/meminfo");
-  double available_gib = 0;
-  for (std::string key; meminfo >> key;) {
-    double kib = 0;
-    meminfo >> kib;
-    if (key == "MemAvailable:") available_gib = kib / (1 << 20);
-    meminfo.ignore(64, '\n');
-  }
+  const double available = available_gib();
   // ASan's shadow memory and quarantine come on top under scripts/test.sh's second pass.
 #if defined(__SANITIZE_ADDRESS__)
   constexpr double kNeedGib = 14;
 #else
   constexpr double kNeedGib = 10;
 #endif
-  if (available_gib < kNeedGib)
+  if (available < kNeedGib)
     GTEST_SKIP() << "needs about " << kNeedGib
                  << " GiB of free memory (a 16384x16384 frame is 2 GiB, held up to four times "
                     "over); "
-                 << available_gib << " GiB available";
+                 << available << " GiB available";
   const Result r = run("--cpu --frames 1 --width 16384 --height 16384 --iters 16 --no-vsync");
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.err.find("a 16384x16384 window: each copy of its frame is 2048 MiB"),
@@ -315,6 +332,76 @@ TEST_F(ProgramTest, AWindowSizeFromSettingsIsSaidAsTheCommandLinesIs) {
   EXPECT_NE(r.err.find("mandelpipe: a 16384x16384 window: each copy of its frame is"),
             std::string::npos)
       << r.err;
+}
+
+// Seen on screen, not only on stderr: the banner says it, for as long as the size costs it.
+TEST_F(ProgramTest, AWindowSizeThatCostsMuchIsOnTheBannerWhileItLasts) {
+  if (!has_display()) GTEST_SKIP() << "no DISPLAY (scripts/test.sh runs this under Xvfb)";
+  // The window's 256 MiB frame up to four times over, and ASan's shadow on top.
+  if (available_gib() < 4)
+    GTEST_SKIP() << "needs about 4 GiB of free memory; " << available_gib() << " GiB available";
+  fs::create_directories(dir_ / "config" / "mandelpipe");
+  std::ofstream(dir_ / "config" / "mandelpipe" / "settings.json")
+      << R"({"window_width": 8192, "window_height": 4096})";
+  const std::string notice =
+      "a 8192x4096 window: each copy of its frame is 256 MiB, up to four copies: up to 1.0 GiB of "
+      "memory";
+  const Result r = run("--cpu --frames 3 --iters 16 --no-vsync");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("mandelpipe: " + notice + "\n"), std::string::npos) << r.err;
+  EXPECT_NE(r.out.find("final banner: A" + notice.substr(1) + ".\n"), std::string::npos) << r.out;
+  if (!has_key_presser()) GTEST_SKIP() << "no XTest to resize the window with (libxtst-dev)";
+  const Result smaller = run_with_keys("--cpu --frames 100000 --iters 16 --no-vsync", 1.0,
+                                       "window mandelpipe resize 640 360 w1500 Escape");
+  ASSERT_EQ(smaller.code, 0) << smaller.err;
+  EXPECT_NE(smaller.out.find("final view:"), std::string::npos) << smaller.out;
+  EXPECT_EQ(smaller.out.find("final banner:"), std::string::npos) << smaller.out;
+}
+
+// A logout (SIGHUP), `kill` (SIGTERM) or Ctrl+C in its terminal (SIGINT) quits the window as Esc
+// does: what changed in its settings is kept, and the exit status still names the signal.
+TEST_F(ProgramTest, ASignalQuitsTheWindowAsEscDoesAndItsSettingsAreKept) {
+  if (!has_display()) GTEST_SKIP() << "no DISPLAY (scripts/test.sh runs this under Xvfb)";
+  if (!has_key_presser()) GTEST_SKIP() << "no XTest to find the window with (libxtst-dev)";
+  const fs::path settings = dir_ / "config" / "mandelpipe" / "settings.json";
+  for (const int sig : {SIGTERM, SIGINT, SIGHUP}) {
+    fs::remove(settings);
+    const int width = 300 + sig;  // each run's own, for the settings to keep
+    const Result r = run_and_signal_once_shown(
+        "--cpu --width " + std::to_string(width) + " --height 200 --iters 64 --palette ocean", sig);
+    EXPECT_EQ(r.signal, sig) << "exit " << r.code << ": " << r.err;
+    EXPECT_NE(r.err.find("): quitting as on Esc\n"), std::string::npos) << r.err;
+    ASSERT_TRUE(fs::exists(settings)) << "signal " << sig << ": " << r.err;
+    std::string warning;
+    const Settings saved = load_settings(settings, &warning);
+    EXPECT_EQ(warning, "");
+    EXPECT_EQ(saved.window_width, width) << "signal " << sig;
+    EXPECT_EQ(saved.palette, "ocean") << "signal " << sig;
+  }
+}
+
+// The layout file's cap, through the window that reads it: one line, the file left as it is
+// (never rewritten from what was not read), and the window runs.
+TEST_F(ProgramTest, ALayoutFileOverItsCapIsSaidAndLeftAndTheWindowRuns) {
+  if (!has_display()) GTEST_SKIP() << "no DISPLAY (scripts/test.sh runs this under Xvfb)";
+  const fs::path ini = dir_ / "config" / "mandelpipe" / "imgui.ini";
+  fs::create_directories(ini.parent_path());
+  const std::string text =
+      "[Window][Pipe utilisation (P)]\nPos=10,10\n" + std::string(kMaxLayoutFileBytes, '\n');
+  std::ofstream(ini, std::ios::binary) << text;
+  const Result r = run("--cpu --frames 2 --width 320 --height 200 --iters 64 --no-vsync");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("final view:"), std::string::npos) << r.out;
+  EXPECT_NE(r.err.find("mandelpipe: ignoring " + ini.string() +
+                       ": larger than 4 MiB, not read (left as it is)\n"),
+            std::string::npos)
+      << r.err;
+  std::istringstream lines(r.err);
+  int about_ini = 0;
+  for (std::string line; std::getline(lines, line);)
+    about_ini += line.find("imgui.ini") != std::string::npos;
+  EXPECT_EQ(about_ini, 1) << r.err;
+  EXPECT_EQ(slurp(ini), text) << "rewritten";
 }
 
 TEST_F(ProgramTest, RenderWritesPngAndSidecar) {

@@ -432,5 +432,109 @@ TEST_F(RenderBigTest, ConcurrentRendersToOneOutputNeverMix) {
   }
 }
 
+// A run killed outright (SIGKILL, a power cut) cannot remove its temporary file; the next run to
+// that output does, and says so, leaving a live writer's alone.
+TEST_F(RenderBigTest, ARunToAnOutputRemovesWhatAKilledRunLeftThere) {
+  const pid_t killed = fork();
+  if (killed == 0) {
+    const std::string cmd = "cd '" + dir_.string() + "' && exec '" + program::binary() + "' " +
+                            slow_render("o.png") + " >/dev/null 2>&1 </dev/null";
+    execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  std::string stale;
+  for (int i = 0; i < 200 && stale.empty(); ++i) {
+    usleep(50000);
+    for (const std::string& name : files())
+      if (name.find(".part-") != std::string::npos) stale = name;
+  }
+  kill(killed, SIGKILL);
+  waitpid(killed, nullptr, 0);
+  ASSERT_FALSE(stale.empty()) << "no temporary file after 10 s";
+  ASSERT_TRUE(fs::exists(dir_ / stale));
+  // One of this process's, which runs: a writer that is not mandelpipe's render (or that holds
+  // no lock) is never disturbed.
+  const std::string live = ".o.png.part-" + std::to_string(getpid()) + "-0123456789abcdef";
+  std::ofstream(dir_ / live) << "being written";
+  const Result r = run("render --cpu --width 64 --height 48 --iters 100 --out o.png");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(
+      r.err.find("mandelpipe: removed 1 unfinished file that stopped runs left: " + stale + "\n"),
+      std::string::npos)
+      << r.err;
+  EXPECT_FALSE(fs::exists(dir_ / stale));
+  EXPECT_TRUE(fs::exists(dir_ / live));
+  // Once removed, nothing more is said.
+  const Result again = run("render --cpu --width 64 --height 48 --iters 100 --out o.png");
+  ASSERT_EQ(again.code, 0) << again.err;
+  EXPECT_EQ(again.err.find("removed"), std::string::npos) << again.err;
+}
+
+// a.png and a.PNG are two images where case counts; each keeps its own sidecar.
+TEST_F(RenderBigTest, AnImageNamedInCapitalsHasASidecarOfItsOwn) {
+  ASSERT_EQ(run("render --cpu --width 64 --height 48 --iters 100 --out a.png").code, 0);
+  const Result r = run("render --cpu --width 72 --height 48 --iters 100 --out a.PNG");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("wrote a.PNG and a.JSON"), std::string::npos) << r.out;
+  const auto lower = nlohmann::json::parse(slurp(dir_ / "a.json"));
+  EXPECT_EQ(lower["image"], "a.png");
+  EXPECT_EQ(lower["parameters"]["width"], 64);
+  EXPECT_EQ(read_png(dir_ / "a.png").width, 64);
+  if (fs::equivalent(dir_ / "a.png", dir_ / "a.PNG"))
+    GTEST_SKIP() << "this file system does not tell case apart: a.png is a.PNG";
+  const auto upper = nlohmann::json::parse(slurp(dir_ / "a.JSON"));
+  EXPECT_EQ(upper["image"], "a.PNG");
+  EXPECT_EQ(upper["parameters"]["width"], 72);
+  EXPECT_EQ(read_png(dir_ / "a.PNG").width, 72);
+}
+
+// How to give a run a file system of its own (a small tmpfs): "unshare -m" as root, else in a user
+// namespace; "" where the kernel allows neither.
+std::string private_mounts() {
+  for (const char* u : {"unshare -m", "unshare -rm"})
+    if (std::system(
+            (std::string(u) + " sh -c 'mount -t tmpfs mp-test /mnt' >/dev/null 2>&1").c_str()) == 0)
+      return u;
+  return "";
+}
+
+// A render whose files may not fit where they go is refused before the work, with the sizes;
+// one that fits goes on.
+TEST_F(RenderBigTest, ARenderThatMayNotFitIsRefusedBeforeTheWork) {
+  const std::string unshare = private_mounts();
+  if (unshare.empty()) GTEST_SKIP() << "cannot mount a tmpfs here (unshare -m, unshare -rm)";
+  fs::create_directories(dir_ / "disk");
+  // In a mount namespace of its own: a 1 MiB disk, the runs into it, and what they left.
+  const std::string bin = "'" + program::binary() + "' render --cpu --iters 64 ";
+  std::ofstream(dir_ / "small-disk.sh")
+      << "mount -t tmpfs -o size=1m mp-test '" << (dir_ / "disk").string() << "' || exit 99\n"
+      << "cd '" << (dir_ / "disk").string() << "'\n"
+      << bin << "--width 2000 --height 2000 --out big.png 2>'" << (dir_ / "big.err").string()
+      << "'; echo $? >'" << (dir_ / "codes").string() << "'\n"
+      << bin << "--width 320 --height 240 --zoom-to -0.7,0.1,0.1 --frames 24 --out seq 2>'"
+      << (dir_ / "seq.err").string() << "'; echo $? >>'" << (dir_ / "codes").string() << "'\n"
+      << bin << "--width 64 --height 48 --out small.png 2>/dev/null; echo $? >>'"
+      << (dir_ / "codes").string() << "'\n"
+      << "ls -A >'" << (dir_ / "left").string() << "'\n";
+  ASSERT_EQ(
+      std::system((unshare + " sh '" + (dir_ / "small-disk.sh").string() + "' >/dev/null").c_str()),
+      0);
+  EXPECT_EQ(slurp(dir_ / "codes"), "2\n2\n0\n");
+  const std::string big = slurp(dir_ / "big.err"), seq = slurp(dir_ / "seq.err");
+  EXPECT_NE(big.find("mandelpipe: cannot write big.png and its sidecar: up to 11."),
+            std::string::npos)
+      << big;
+  EXPECT_NE(big.find(" needed (an upper bound: as if nothing compressed), more than the 1.0 MiB "
+                     "free in the file system of " +
+                     (dir_ / "disk").string() + "\n"),
+            std::string::npos)
+      << big;
+  EXPECT_EQ(std::count(big.begin(), big.end(), '\n'), 1) << big;
+  EXPECT_NE(seq.find("mandelpipe: cannot write 24 frames into seq: up to 5."), std::string::npos)
+      << seq;
+  EXPECT_EQ(std::count(seq.begin(), seq.end(), '\n'), 1) << seq;
+  EXPECT_EQ(slurp(dir_ / "left"), "small.json\nsmall.png\n") << "the refused runs left files";
+}
+
 }  // namespace
 }  // namespace mp

@@ -146,6 +146,34 @@ TEST_F(ZoomSequenceTest, InterruptedSequenceListsItsFramesAndResumeRendersOnlyTh
   EXPECT_NE(again.err.find("24 of 24 frames already whole"), std::string::npos) << again.err;
 }
 
+// SIGKILL (or a power cut) leaves the frame being written as a temporary file; --resume removes
+// it, says so, and the folder holds the sequence and nothing else.
+TEST_F(ZoomSequenceTest, ResumeAfterAKillRemovesWhatTheKilledRunLeft) {
+  const pid_t pid = start(kSlow);
+  ASSERT_TRUE(wait_for_listed(pid, 1)) << "frames.json never listed a frame";
+  std::string stale;
+  for (int i = 0; i < 400 && stale.empty(); ++i) {
+    for (const auto& e : fs::directory_iterator(dir_ / "seq"))
+      if (e.path().filename().string().find(".part-") != std::string::npos)
+        stale = e.path().filename().string();
+    if (stale.empty()) usleep(5000);
+  }
+  kill(pid, SIGKILL);
+  finish(pid);
+  ASSERT_FALSE(stale.empty()) << "no frame under way";
+  ASSERT_TRUE(fs::exists(dir_ / "seq" / stale)) << "renamed into place before the kill";
+  const Result resumed = run(kSlow + " --resume");
+  ASSERT_EQ(resumed.code, 0) << resumed.err;
+  EXPECT_NE(resumed.err.find("mandelpipe: removed 1 unfinished file that stopped runs left: seq/" +
+                             stale + "\n"),
+            std::string::npos)
+      << resumed.err;
+  EXPECT_EQ(on_disk().size(), static_cast<std::size_t>(kSlowFrames));
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir_ / "seq"), fs::directory_iterator()),
+            kSlowFrames + 1)
+      << "more than the frames and frames.json";
+}
+
 TEST_F(ZoomSequenceTest, ResumeWithOtherParametersIsRefused) {
   const std::string common =
       "render --cpu --height 24 --center -0.5,0 --span 3 --frames 3 "

@@ -6,9 +6,11 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <iostream>
 #include <utility>
 
+#include "app/frame_memory.h"
 #include "app/help_window.h"
 #include "app/layout.h"
 #include "app/panel.h"
@@ -36,22 +38,6 @@ std::filesystem::path config_file(const std::filesystem::path& dir, const char* 
   return dir.empty() ? std::filesystem::path() : dir / name;
 }
 
-// Below this a frame's memory goes without a word.
-constexpr double kQuietFrameMiB = 256;
-
-// Said before the frame is allocated, so that a run that then fails for memory has said why:
-// the window holds its frame up to four times over (the renderer's, the upload's, GL's buffer
-// and texture on the CPU path).
-void say_frame_memory(int width, int height) {
-  const double mib = static_cast<double>(width) * height * kFloatsPerPixel * sizeof(float) /
-                     static_cast<double>(1 << 20);
-  if (mib < kQuietFrameMiB) return;
-  std::fprintf(stderr,
-               "mandelpipe: a %dx%d window: each copy of its frame is %.0f MiB, up to four "
-               "copies: up to %.1f GiB of memory\n",
-               width, height, mib, 4 * mib / 1024);
-}
-
 Settings initial_settings(const std::filesystem::path& dir, const Options& o, std::string* warn) {
   Settings s = load_settings(config_file(dir, "settings.json"), warn);
   if (o.window_size_given) {
@@ -63,7 +49,9 @@ Settings initial_settings(const std::filesystem::path& dir, const Options& o, st
   if (o.colour_given.offset) s.colour.offset = o.colour.offset;
   if (o.colour_given.stripe) s.colour.stripe = o.colour.stripe;
   // The size settings.json asks for costs what the command line's does, and is said the same.
-  say_frame_memory(s.window_width, s.window_height);
+  if (const std::string notice = frame_memory_notice(s.window_width, s.window_height);
+      !notice.empty())
+    std::cerr << "mandelpipe: " << notice << "\n";
   return s;
 }
 
@@ -158,6 +146,8 @@ App::~App() {
 int App::run() {
   last_frame_start_ = glfwGetTime();
   int settle_frames = 0;
+  // A signal that asks the window to quit (files.h) ends it as closing it does.
+  auto closing = [this] { return window_.should_close() || quit_signal() != 0; };
   for (;;) {
     const double events_start = glfwGetTime();
     // While a job measures the GPU on the worker, the window draws at most 30 times a second
@@ -169,17 +159,17 @@ int App::run() {
       glfwPollEvents();
     else
       glfwWaitEventsTimeout(0.25);  // idle: nothing changes, nothing to redraw
-    bool last = window_.should_close() || (opts_.frames > 0 && frames_done_ + 1 >= opts_.frames);
+    bool last = closing() || (opts_.frames > 0 && frames_done_ + 1 >= opts_.frames);
     // A scripted screenshot shows the SASS view and the SASS-based overlay as a user sees them
     // once cuobjdump is done, not the "reading SASS..." of the first second: the window goes on
     // drawing until it is (a blocking wait would show as one long frame in the panel's frame
     // time), then draws two frames more, since ImGui fits a window to the content of the frame
     // before.
-    if (last && !opts_.screenshot.empty() && sass_loading_.valid() && !window_.should_close()) {
+    if (last && !opts_.screenshot.empty() && sass_loading_.valid() && !closing()) {
       last = false;
       settle_frames = 2;
     }
-    if (settle_frames > 0 && !window_.should_close()) {
+    if (settle_frames > 0 && !closing()) {
       --settle_frames;
       last = false;
     }
@@ -198,10 +188,10 @@ int App::run() {
     // A scripted screenshot shows the finished image, and a scripted CUDA run ends on a finished
     // frame, as when a window frame was a whole frame: the frame's last slices come first.
     if (last && (!opts_.screenshot.empty() || pipeline_.gpu()) &&
-        (pipeline_.refining() || deep_.busy()) && !window_.should_close())
+        (pipeline_.refining() || deep_.busy()) && !closing())
       last = false;
     // So does the work queued for later steps (a capture whose files wait for its compare).
-    if (last && !ex_.jobs.empty() && !window_.should_close()) last = false;
+    if (last && !ex_.jobs.empty() && !closing()) last = false;
     if (last) {
       if (!opts_.screenshot.empty()) {
         try {
@@ -216,6 +206,9 @@ int App::run() {
     phases_.swap = glfwGetTime() - swap_start;
   }
   if (opts_.frames > 0) print_summary();
+  if (const int sig = quit_signal())
+    std::cerr << "mandelpipe: signal " << sig << " (" << strsignal(sig)
+              << "): quitting as on Esc\n";
   return 0;
 }
 
@@ -269,6 +262,7 @@ void App::print_summary() const {
   std::cout << "final colour: palette " << palettes_[ex_.palette].name << ", density "
             << ex_.colour.density << ", offset " << ex_.colour.offset << ", stripe "
             << ex_.colour.stripe << "\n";
+  for (const BannerLine& l : banner_) std::cout << "final banner: " << l.text << "\n";
   if (!opts_.overlay_ab && !opts_.counters_ab) return;
   std::cout << ab_.summary(opts_.counters_ab ? "counters" : "overlay", totals_.mean_overlay_ms());
   if (ab_.both_halves() && opts_.counters_ab && counters_.sampler())
@@ -533,7 +527,10 @@ void App::draw_windows() {
   laid_out_scale_ = ex_.ui_scale;
   const auto [fw, fh] = window_.framebuffer_size();
   // The fixed windows first, so that the tool windows after them keep clear of where they are.
-  draw_precision_banner(ex_.view, precision_, fw, fh, layout);
+  banner_ = precision_banner_lines(ex_.view, precision_, fw, fh);
+  if (std::string memory = frame_memory_notice(fw, fh); !memory.empty())
+    banner_.push_back({Tone::Warning, "A" + memory.substr(1) + "."});
+  draw_banner(banner_, layout);
   if (ex_.show_panel) {
     const PanelInputs in{device_,
                          pipeline_,

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "app/banner.h"
 #include "app/compare_window.h"
 #include "app/counter_feed.h"
 #include "app/experiments_window.h"
@@ -144,7 +145,9 @@ class App {
   WindowPlaces window_places_;            // where each window is, from frame to frame
   std::pair<int, int> drawn_size_{0, 0};  // the framebuffer size the last frame was drawn at
 
-  // The windows besides the panel (a function of the Explorer) and the banner.
+  // The windows besides the panel (a function of the Explorer) and the banner, whose last
+  // frame's lines the --frames summary gives.
+  std::vector<BannerLine> banner_;
   PipeOverlay overlay_;
   CompareWindow compare_;
   ExperimentsWindow experiments_;

@@ -7,6 +7,8 @@
 namespace mp {
 
 int run_window(const Options& o) {
+  // Quit as on Esc, so that a logout or `kill` keeps the window's settings.
+  ask_to_quit_on_signals();
   if (!o.screenshot.empty()) {
     try {
       check_writable(o.screenshot);

@@ -507,8 +507,8 @@ ParseResult parse_command_line(const std::vector<std::string>& args) {
       "render", "render one image without a window (PNG + JSON), or a zoom sequence of them");
   render
       ->add_option("--out", o.out,
-                   "output PNG; a sidecar FILE.json gets the measurements (with --zoom-to: the "
-                   "folder for the frames, new or empty)")
+                   "output PNG; a sidecar FILE.json (FILE.JSON for FILE.PNG) gets the "
+                   "measurements (with --zoom-to: the folder for the frames, new or empty)")
       ->required();
   add_view_options(*render, o, raw, true);
   add_render_options(*render, raw);

@@ -18,9 +18,12 @@
 #include "cuda_check.h"
 #include "device_buffer.h"
 #include "io/colour_settings.h"
+#include "io/disk_space.h"
 #include "io/exr_file.h"
 #include "io/files.h"
 #include "io/png_stream.h"
+#include "io/printable.h"
+#include "io/stale_temps.h"
 #include "model/auto_iterations.h"
 #include "model/precision_choice.h"
 #include "model/variant_table.h"
@@ -321,6 +324,20 @@ nlohmann::json precision_json(const PrecisionChoice& c, const PieceRenderer& r) 
   return j;
 }
 
+// One line for the temporary files that runs stopped without a chance to clean up had left, and
+// this one removed: the first few by name.
+void say_removed(const std::vector<fs::path>& removed) {
+  if (removed.empty()) return;
+  constexpr std::size_t kNamed = 3;
+  std::string names;
+  for (std::size_t i = 0; i < removed.size() && i < kNamed; ++i)
+    names += (i ? ", " : "") + removed[i].string();
+  if (removed.size() > kNamed) names += " and " + std::to_string(removed.size() - kNamed) + " more";
+  std::cerr << "mandelpipe: removed " << removed.size() << " unfinished "
+            << (removed.size() == 1 ? "file" : "files")
+            << " that stopped runs left: " << printable(names) << "\n";
+}
+
 // The plan said before long work: the size, the bands, the memory they need.
 void say_plan(const Plan& plan, bool gpu) {
   if (plan.bands() == 1) return;
@@ -384,7 +401,7 @@ std::string limits_text(const std::vector<unsigned>& tried) {
 
 // The view in the EXR's header: our own attributes, and the location as KF's text under the name
 // its reader looks for.
-std::unique_ptr<ExrStream> exr_for(const fs::path& path, const View& view, const Options& o) {
+std::map<std::string, std::string> exr_attributes(const View& view, const Options& o) {
   std::map<std::string, std::string> attributes = {
       {"mandelpipe.center_x", centre_text(view.center_x, view)},
       {"mandelpipe.center_y", centre_text(view.center_y, view)},
@@ -394,7 +411,21 @@ std::unique_ptr<ExrStream> exr_for(const fs::path& path, const View& view, const
     attributes["KallesFraktaler2+"] = format_kfr_view(view, o.width, o.height);
   } catch (const std::invalid_argument&) {  // deeper than KF's files reach: ours alone
   }
-  return std::make_unique<ExrStream>(path, o.width, o.height, view.max_iter, attributes);
+  return attributes;
+}
+
+std::unique_ptr<ExrStream> exr_for(const fs::path& path, const View& view, const Options& o) {
+  return std::make_unique<ExrStream>(path, o.width, o.height, view.max_iter,
+                                     exr_attributes(view, o));
+}
+
+// The most a render's sidecar takes: its parameters, measurements and names are a few KiB, with
+// room to spare here, besides the view's coordinates, which hold any number of digits (twice
+// over for what else quotes them).
+std::uint64_t sidecar_bytes_at_most(const View& v) {
+  constexpr std::uint64_t kFixed = 64 << 10;
+  return kFixed + 2 * (centre_text(v.center_x, v).size() + centre_text(v.center_y, v).size() +
+                       exact_span_text(v.span).size());
 }
 
 Look look_for(const Options& o, const Palette& palette) {
@@ -585,12 +616,32 @@ int render_zoom(const Options& o, const DeviceChoice& dc, const Palette& palette
     entries.push_back(std::move(f));
   }
 
+  // The most the frames still to render may take, beside frames.json's old and new text while
+  // it is replaced; its coordinates' digits grow towards the deeper end, first or last.
+  auto check_room_for = [&](int frames) {
+    nlohmann::json listing = head;
+    listing["frames"] = entries;
+    constexpr std::uint64_t kFrameNumber = 32;  // "frame": N, in each entry
+    const std::uint64_t listing_bytes =
+        2 * (listing.dump(2).size() + kFrameNumber * entries.size());
+    std::uint64_t frame = png_bytes_at_most(o.width, o.height);
+    if (o.exr_frames)
+      frame += std::max(exr_bytes_at_most(o.width, o.height, exr_attributes(views.front(), o)),
+                        exr_bytes_at_most(o.width, o.height, exr_attributes(views.back(), o)));
+    check_room({{dir / frame_name(0), frame * frames + listing_bytes}},
+               std::to_string(frames) + " frames into " + dir.string());
+  };
   std::optional<SequenceFolder> folder;
   try {
+    // A new sequence is checked before its folder is made; a resumed one once the frames it
+    // keeps are known.
+    if (!o.resume) check_room_for(o.zoom_frames);
     folder.emplace(dir, head, o.resume);
+    if (o.resume) check_room_for(o.zoom_frames - folder->kept());
   } catch (const std::exception& e) {
     throw ExitError(2, e.what());
   }
+  say_removed(folder->stale_removed());
   std::cerr << changes;
   say_plan(plan, renderer.gpu());
   const int missing = o.zoom_frames - folder->kept();
@@ -643,6 +694,19 @@ int run_render(const Options& o) {
       check_writable(sidecar_path(o.out));
       if (!o.exr.empty()) check_writable(o.exr);
       lock.emplace(o.out);
+    } catch (const std::exception& e) {
+      throw ExitError(2, e.what());
+    }
+    std::vector<fs::path> outputs = {o.out, sidecar_path(o.out)};
+    if (!o.exr.empty()) outputs.emplace_back(o.exr);
+    say_removed(remove_stale_temps(outputs));
+    std::vector<Need> needs = {{o.out, png_bytes_at_most(o.width, o.height)},
+                               {sidecar_path(o.out), sidecar_bytes_at_most(o.view)}};
+    if (!o.exr.empty())
+      needs.push_back({o.exr, exr_bytes_at_most(o.width, o.height, exr_attributes(o.view, o))});
+    try {
+      check_room(needs,
+                 o.out + (o.exr.empty() ? " and its sidecar" : ", its sidecar and " + o.exr));
     } catch (const std::exception& e) {
       throw ExitError(2, e.what());
     }

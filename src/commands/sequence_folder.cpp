@@ -4,6 +4,8 @@
 #include <stdexcept>
 #include <system_error>
 
+#include "io/stale_temps.h"
+
 namespace mp {
 namespace fs = std::filesystem;
 namespace {
@@ -59,7 +61,10 @@ bool regular_file(const fs::path& p) {
 }  // namespace
 
 SequenceFolder::SequenceFolder(const fs::path& dir, nlohmann::json head, bool resume)
-    : dir_(dir), lock_(made_folder(dir)), head_(std::move(head)) {
+    : dir_(dir),
+      lock_(made_folder(dir)),
+      stale_removed_(remove_stale_temps_in(dir)),
+      head_(std::move(head)) {
   const Contents c = contents_of(dir_, lock_.path());
   if (!resume && c.listing)
     throw std::runtime_error("--out: " + dir_.string() +

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <vector>
 
 #include "io/files.h"
 
@@ -20,6 +21,9 @@ class SequenceFolder {
   SequenceFolder(const std::filesystem::path& dir, nlohmann::json head, bool resume);
 
   bool has(int frame) const { return frames_.count(frame) != 0; }
+  // The temporary files that runs stopped without a chance to clean up had left in the folder,
+  // removed once it was locked (stale_temps.h).
+  const std::vector<std::filesystem::path>& stale_removed() const { return stale_removed_; }
   int kept() const { return static_cast<int>(frames_.size()); }
   // `image` (written in full) renamed into place, then frames.json listing it with `entry`; on
   // failure neither changes. Throws "cannot write FILE: reason".
@@ -31,6 +35,7 @@ class SequenceFolder {
 
   std::filesystem::path dir_;
   OutputLock lock_;
+  std::vector<std::filesystem::path> stale_removed_;
   nlohmann::json head_;
   std::map<int, nlohmann::json> frames_;  // by frame number, each as frames.json lists it
 };

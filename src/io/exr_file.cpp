@@ -99,6 +99,17 @@ ExrSample exr_escaped(float smooth) {
   return {static_cast<std::uint32_t>(static_cast<std::int64_t>(whole) + kExrIterationsBias), nf};
 }
 
+std::uint64_t exr_bytes_at_most(int width, int height,
+                                const std::map<std::string, std::string>& attributes) {
+  // The magic number, the version and the attributes make_header writes, with room to spare.
+  constexpr std::uint64_t kFixedHeader = 4096;
+  std::uint64_t header = kFixedHeader;
+  // A string attribute: its name and "string", each ended by a 0, its size, its value.
+  for (const auto& [name, value] : attributes) header += name.size() + 8 + 4 + value.size();
+  constexpr std::uint64_t kPerLine = 16;
+  return header + static_cast<std::uint64_t>(height) * (kPerLine + 8ull * width);
+}
+
 // Members in the order they are built; destroyed the other way round, so the writer is gone
 // before its stream, and the stream before the temporary file is removed.
 struct ExrStreamImpl {

@@ -30,6 +30,13 @@ ExrSample exr_escaped(float smooth);
 
 struct ExrStreamImpl;  // OpenEXR's writer and its stream (exr_file.cpp)
 
+// The most bytes an ExrStream of width x height with those `attributes` can write: OpenEXR keeps
+// a chunk uncompressed where compressing would not shrink it, so the pixels' 8 bytes each, and
+// for each scanline at most a chunk's header and an offset (16 bytes, as if one line a chunk),
+// and the header.
+std::uint64_t exr_bytes_at_most(int width, int height,
+                                const std::map<std::string, std::string>& attributes);
+
 // The image is written under a temporary name beside `path` and renamed there by finish();
 // destruction before then (after an error, say) removes it, so `path` holds a whole image or
 // nothing.

@@ -16,6 +16,8 @@
 #include <stdexcept>
 #include <system_error>
 
+#include "io/temp_names.h"
+
 namespace mp {
 namespace fs = std::filesystem;
 namespace {
@@ -34,6 +36,9 @@ TempSlot g_temps[kTempSlots];
 // Renames in progress, and a signal that arrived during one, to be acted on once they finish.
 std::atomic<int> g_committing{0};
 std::atomic<int> g_deferred_signal{0};
+// Whether SIGINT, SIGTERM and SIGHUP ask the program to quit, and the one that did.
+std::atomic<bool> g_ask_to_quit{false};
+std::atomic<int> g_quit_signal{0};
 
 // The slot now naming `tmp`, or -1 if none is free (the file is then not removed on a signal).
 int register_temp(const fs::path& tmp) {
@@ -53,7 +58,19 @@ void forget_temp(int slot) {
   if (slot >= 0) g_temps[slot].state.store(kFree);
 }
 
+// Ends the program as `sig` does by default: delivered as the handler (or the caller) returns,
+// so that the exit status names the signal.
+void die_by(int sig) {
+  struct sigaction dfl {};
+  dfl.sa_handler = SIG_DFL;
+  sigaction(sig, &dfl, nullptr);
+  raise(sig);
+}
+
 extern "C" void remove_temps_and_die(int sig) {
+  int none = 0;
+  if (sig != SIGQUIT && g_ask_to_quit.load() && g_quit_signal.compare_exchange_strong(none, sig))
+    return;  // the program's loop ends and quits in its own way
   if (g_committing.load() > 0) {
     g_deferred_signal.store(sig);  // acted on when the renames finish, so the set stays whole
     return;
@@ -63,10 +80,7 @@ extern "C" void remove_temps_and_die(int sig) {
   static const char kMessage[] = "mandelpipe: stopped by a signal; unfinished files removed\n";
   ssize_t ignored = ::write(STDERR_FILENO, kMessage, sizeof kMessage - 1);
   (void)ignored;
-  struct sigaction dfl {};
-  dfl.sa_handler = SIG_DFL;
-  sigaction(sig, &dfl, nullptr);
-  raise(sig);  // delivered as the handler returns, so the exit status names the signal
+  die_by(sig);
 }
 
 // Renames done with the handler holding a signal back until the last one. A process-wide flag
@@ -82,13 +96,6 @@ class CommitSection {
   CommitSection(const CommitSection&) = delete;
   CommitSection& operator=(const CommitSection&) = delete;
 };
-
-// A hidden name beside `path` ending in `suffix`: "." then as much of path's file name as keeps
-// the whole within NAME_MAX, so that an output name of any length allowed has one.
-fs::path hidden_beside(const fs::path& path, const std::string& suffix) {
-  const std::string name = path.filename().string();
-  return path.parent_path() / ("." + name.substr(0, NAME_MAX - 1 - suffix.size()) + suffix);
-}
 
 // 16 hex digits from the kernel's random source, so that no one can plant a file or link at a
 // name made with it beforehand; "" if there are none.
@@ -112,7 +119,8 @@ struct Temp {
   int slot;
 };
 
-// A new file beside `target` under a hidden random name, registered for removal on a signal,
+// A new file beside `target` under a hidden random name that carries this process's id (for a
+// later run to tell it stale once the process is gone), registered for removal on a signal,
 // with the permission bits of the file it will replace: created by this call (O_EXCL,
 // O_NOFOLLOW), never a file or link that was there. Its descriptor; throws naming `target`.
 int create_temp(const fs::path& target, Temp& temp) {
@@ -125,7 +133,7 @@ int create_temp(const fs::path& target, Temp& temp) {
       err = errno;
       fail(target, std::string("no random name: ") + std::strerror(err));
     }
-    temp = {target, hidden_beside(target, ".part-" + random), -1};
+    temp = {target, temp_name(target, ::getpid(), random), -1};
     // Registered before it exists, so a signal right after open(2) still removes it.
     temp.slot = register_temp(temp.tmp);
     const int fd =
@@ -182,6 +190,18 @@ void install_cleanup_on_signals() {
     sigaction(sig, &sa, nullptr);
   }
   signal(SIGXFSZ, SIG_IGN);
+}
+
+void ask_to_quit_on_signals() {
+  g_ask_to_quit.store(true);
+}
+
+int quit_signal() {
+  return g_quit_signal.load();
+}
+
+void end_as_asked() {
+  if (const int sig = g_quit_signal.load()) die_by(sig);
 }
 
 void check_writable(const fs::path& path) {
@@ -373,7 +393,7 @@ std::string encode_png(int width, int height, const std::uint8_t* rgba) {
 
 fs::path sidecar_path(const fs::path& png) {
   fs::path p = png;
-  return p.replace_extension(".json");
+  return p.replace_extension(png.extension() == ".PNG" ? ".JSON" : ".json");
 }
 
 fs::path config_dir() {

@@ -75,9 +75,20 @@ class OutputLock {
 // temporary files being written and then end the program as the signal would; SIGXFSZ is ignored,
 // so a write over the file size limit fails with EFBIG like any other write error.
 void install_cleanup_on_signals();
+// For the window, whose loop can end as on Esc (settings saved): from now on the first SIGINT,
+// SIGTERM or SIGHUP only asks it to, which quit_signal() then says; a second one, or SIGQUIT,
+// acts as install_cleanup_on_signals says, for a loop that does not answer.
+void ask_to_quit_on_signals();
+// The signal that asked the program to quit, or 0.
+int quit_signal();
+// Where a signal asked the program to quit and it has done so in its own way: ends it as that
+// signal would have, so the exit status names it; else returns.
+void end_as_asked();
 // rgba: width*height*4 bytes, top row first.
 std::string encode_png(int width, int height, const std::uint8_t* rgba);
-// The sidecar of "dir/name.png" is "dir/name.json".
+// The sidecar of "dir/name.png" is "dir/name.json", and of "dir/name.PNG" "dir/name.JSON": in the
+// image's case, so that a file system that tells the two images apart tells their sidecars apart
+// too (one that does not holds one image, and one sidecar, under either name).
 std::filesystem::path sidecar_path(const std::filesystem::path& png);
 
 // $XDG_CONFIG_HOME/mandelpipe (or ~/.config/mandelpipe), created on demand; empty if neither

@@ -72,6 +72,16 @@ bool row(PngWriter& m, const std::uint8_t* rgb, bool last) {
 
 }  // namespace
 
+std::uint64_t png_bytes_at_most(int width, int height) {
+  // Each row: its filter byte, then 3 bytes a pixel.
+  const std::uint64_t rows = static_cast<std::uint64_t>(height) * (1 + 3ull * width);
+  // Stored blocks' headers counted per KiB, zlib's header and check with room to spare.
+  const std::uint64_t deflated = rows + rows / 1024 + 64;
+  // Signature, IHDR and IEND, and chunks' 12 bytes counted per 512 bytes of stream.
+  constexpr std::uint64_t kSignatureHeaderEnd = 8 + 25 + 12;
+  return kSignatureHeaderEnd + deflated + 12 * (deflated / 512 + 1);
+}
+
 PngStream::PngStream(std::FILE* out, std::string name, int width, int height)
     : impl_(std::make_unique<PngWriter>()) {
   PngWriter& m = *impl_;

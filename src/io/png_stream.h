@@ -10,6 +10,11 @@ namespace mp {
 
 struct PngWriter;  // libpng's state (png_stream.cpp)
 
+// The most bytes a PngStream of width x height can write, whatever the pixels: the filtered rows
+// and a little more, since deflate stores a block it cannot shrink (5 bytes a block of 16 KiB or
+// more) and libpng writes the stream in IDAT chunks of its 8 KiB buffer (12 bytes each).
+std::uint64_t png_bytes_at_most(int width, int height);
+
 class PngStream {
  public:
   // 8-bit RGB, `height` rows of `width` pixels, into `out` (left open: the caller owns it), the
