@@ -370,8 +370,8 @@ struct PerturbDouble : PerturbVariant {
   // 128-bit load and the rebase's predicated load of Z_0 (LSU), the counters and the rebase's
   // predicated moves (IMAD.MOV on the FMA pipe, moves and compares on the ALU pipe, which ptxas
   // balances differently on sm_90), two branches.
-  static constexpr LoopMixes kLoop{{13, 6, 0, 16, 2, 2},
-                                   {13, 6, 0, 16, 2, 2},
+  static constexpr LoopMixes kLoop{{12, 7, 0, 16, 2, 2},
+                                   {12, 7, 0, 16, 2, 2},
                                    {13, 6, 0, 16, 2, 2},
                                    {13, 6, 0, 16, 2, 2},
                                    {13, 3, 0, 16, 6, 2}};
@@ -410,13 +410,13 @@ struct PerturbFloat : PerturbVariant {
   // 2Z + d s and the complex product with dc (8 FFMA/FMUL), and Z's load.
   static constexpr InstrMix step_mix(int) { return {8, 0, 0, 0, 0, 1}; }
   // As listed, with the rare paths: the exponent's arithmetic in double (FP64) where Z is near 0
-  // and after a table's step, its conversions to and from float (F2F on the XU pipe), and the
-  // wide Z's loads there (LSU).
-  static constexpr LoopMixes kLoop{{212, 375, 36, 149, 236, 3},
-                                   {210, 375, 36, 149, 200, 3},
-                                   {210, 375, 36, 149, 200, 3},
-                                   {210, 375, 36, 149, 200, 3},
-                                   {220, 353, 36, 149, 205, 3}};
+  // and where a value falls below float's range, its conversions to and from float (F2F on the
+  // XU pipe), and the wide Z's loads there (LSU).
+  static constexpr LoopMixes kLoop{{226, 356, 34, 141, 227, 3},
+                                   {226, 356, 34, 141, 190, 3},
+                                   {226, 356, 34, 141, 190, 3},
+                                   {226, 356, 34, 141, 190, 3},
+                                   {224, 337, 34, 141, 205, 3}};
 };
 
 // Steps per trip of the loop the model reads (the long blocks' where a variant has them).
