@@ -345,15 +345,17 @@ TEST(Perturbation, TheFloatTablesStepIsTheExactOnesToFloatsBits) {
 }
 
 // A reference at the image's corner, outside the set: the pixels whose orbits outlast it run on
-// past its end by rebasing to its start.
+// past its end by rebasing to its start (in double and in float).
 TEST(Perturbation, AReferenceThatEscapesEarlyServesLongerOrbitsByRebasing) {
-  Location at = near_i(-30, 3000, DeltaFormat::Double);
-  at.ref_dx = 0.45;
-  at.ref_dy = -0.3;
-  const Frame f = perturbed(at, 24, 16, true);
-  EXPECT_TRUE(f.orbit.escaped);
-  EXPECT_GT(f.stats.rebases, 0u);
-  expect_accurate(compare(at, f, 1));
+  for (const DeltaFormat format : {DeltaFormat::Double, DeltaFormat::Float}) {
+    Location at = near_i(-30, 3000, format);
+    at.ref_dx = 0.45;
+    at.ref_dy = -0.3;
+    const Frame f = perturbed(at, 24, 16, true);
+    EXPECT_TRUE(f.orbit.escaped);
+    EXPECT_GT(f.stats.rebases, 0u);
+    expect_accurate(compare(at, f, 1));
+  }
 }
 
 // The float differences (perturb-f) at the same depths and places: 24 bits of d and of Z.
@@ -388,16 +390,6 @@ TEST(FloatDifferences, AMinibrotOffTheReferenceIsExactByRebasing) {
   std::printf("  float at the minibrot: %d of %d exact, %d within one, largest patch %d\n", a.exact,
               a.sampled, a.within_one, a.largest_patch);
   expect_accurate(a);
-}
-
-TEST(FloatDifferences, AReferenceThatEscapesEarlyServesLongerOrbitsByRebasing) {
-  Location at = near_i(-30, 3000, DeltaFormat::Float);
-  at.ref_dx = 0.45;
-  at.ref_dy = -0.3;
-  const Frame f = perturbed(at, 24, 16, true);
-  EXPECT_TRUE(f.orbit.escaped);
-  EXPECT_GT(f.stats.rebases, 0u);
-  expect_accurate(compare(at, f, 1));
 }
 
 }  // namespace
