@@ -27,8 +27,10 @@ class GpuPerturbation {
   GpuPerturbation(const GpuPerturbation&) = delete;
   GpuPerturbation& operator=(const GpuPerturbation&) = delete;
 
-  // Copies the orbit and both tables (entries of every level, `offset` as BlaView's) to the
-  // GPU, replacing what it held. levels == 0: no approximation.
+  // Copies the orbit to the GPU, replacing what it held, and keeps the pointers to the tables
+  // (entries of every level, `offset` as BlaView's) and to the orbit's float copy: each is copied
+  // on the first frame of a format that reads it, so the caller's memory must stay as it is
+  // until the next set_reference. levels == 0: no approximation.
   void set_reference(RefOrbitView orbit, const BlaD* bla_double, const BlaX* bla_extended,
                      const BlaF* bla_float, const unsigned* offset, int levels);
   // The pixels of `rect` into device memory, row-major over the rect: `out` 2 floats a pixel as

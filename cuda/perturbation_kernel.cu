@@ -4,6 +4,7 @@
 // each SM's first start and last end, and the frame's tallies as per-SM counters.
 #include <algorithm>
 #include <stdexcept>
+#include <string>
 
 #include "cuda_check.h"
 #include "device_buffer.h"
@@ -95,16 +96,39 @@ int current_device() {
 struct GpuPerturbation::Impl {
   MeasureKit kit{current_device(), SpanLayout{false, kTallies, 0}};
   DeviceBuffer<RefPoint> orbit;
-  DeviceBuffer<RefPointF> orbit_float;
   unsigned length = 0;
+  unsigned offset[kMaxBlaLevels + 1] = {};
+  int levels = 0;
+  // What each format reads beside the orbit, copied from the caller's memory on its first frame:
+  // a reference rendered in one format holds no other's tables on the GPU.
+  RefOrbitView host_orbit;
+  const BlaD* host_double = nullptr;
+  const BlaX* host_extended = nullptr;
+  const BlaF* host_float = nullptr;
+  DeviceBuffer<RefPointF> orbit_float;
   DeviceBuffer<BlaD> bla_double;
   DeviceBuffer<BlaX> bla_extended;
   DeviceBuffer<BlaF> bla_float;
-  unsigned offset[kMaxBlaLevels + 1] = {};
-  int levels = 0;
   DeviceBuffer<unsigned> next_tile{1};
   int sms = 0;
+
+  unsigned entries() const { return levels > 0 ? offset[levels] : 0; }
 };
+
+namespace {
+
+// `to` holding `n` of `from`'s elements, copied the first time (size 0 until then).
+template <class T>
+T* resident(DeviceBuffer<T>& to, const T* from, std::size_t n, const char* what) {
+  if (to.size() == 0 && n > 0) {
+    if (!from) throw std::invalid_argument(std::string("no ") + what + " to copy to the GPU");
+    to = DeviceBuffer<T>(n);
+    CUDA_CHECK(cudaMemcpy(to.get(), from, n * sizeof(T), cudaMemcpyHostToDevice));
+  }
+  return to.get();
+}
+
+}  // namespace
 
 GpuPerturbation::GpuPerturbation() : impl_(std::make_unique<Impl>()) {
   CUDA_CHECK(cudaDeviceGetAttribute(&impl_->sms, cudaDevAttrMultiProcessorCount, current_device()));
@@ -121,29 +145,17 @@ void GpuPerturbation::set_reference(RefOrbitView orbit, const BlaD* bla_double,
   s.bla_double = DeviceBuffer<BlaD>();
   s.bla_extended = DeviceBuffer<BlaX>();
   s.bla_float = DeviceBuffer<BlaF>();
+  // Every format reads the orbit in double (the float one where Z is near 0).
   s.orbit = DeviceBuffer<RefPoint>(orbit.length);
   CUDA_CHECK(
       cudaMemcpy(s.orbit.get(), orbit.z, orbit.length * sizeof(RefPoint), cudaMemcpyHostToDevice));
-  if (orbit.zf) {
-    s.orbit_float = DeviceBuffer<RefPointF>(orbit.length);
-    CUDA_CHECK(cudaMemcpy(s.orbit_float.get(), orbit.zf, orbit.length * sizeof(RefPointF),
-                          cudaMemcpyHostToDevice));
-  }
   s.length = orbit.length;
   s.levels = std::min(levels, kMaxBlaLevels);
-  const unsigned entries = s.levels > 0 ? offset[s.levels] : 0;
   for (int l = 0; l <= s.levels; ++l) s.offset[l] = offset[l];
-  s.bla_double = DeviceBuffer<BlaD>(entries);
-  s.bla_extended = DeviceBuffer<BlaX>(entries);
-  s.bla_float = DeviceBuffer<BlaF>(entries);
-  if (entries) {
-    CUDA_CHECK(
-        cudaMemcpy(s.bla_double.get(), bla_double, entries * sizeof(BlaD), cudaMemcpyHostToDevice));
-    CUDA_CHECK(cudaMemcpy(s.bla_extended.get(), bla_extended, entries * sizeof(BlaX),
-                          cudaMemcpyHostToDevice));
-    CUDA_CHECK(
-        cudaMemcpy(s.bla_float.get(), bla_float, entries * sizeof(BlaF), cudaMemcpyHostToDevice));
-  }
+  s.host_orbit = orbit;
+  s.host_double = bla_double;
+  s.host_extended = bla_extended;
+  s.host_float = bla_float;
 }
 
 template <class B>
@@ -160,7 +172,14 @@ GpuPerturbStats GpuPerturbation::render(DeltaFormat format, const DeepGrid& grid
                                         bool approximate, float* warp_efficiency) {
   Impl& s = *impl_;
   const bool tables = approximate && s.levels > 0;
-  const RefOrbitView ref{s.orbit.get(), s.length, s.orbit_float.get()};
+  // The divergence view's tiles are the kernels' where the rect starts on one.
+  if (warp_efficiency && (rect.y0 % kTileH != 0 || rect.x0 % kTileW != 0))
+    throw std::invalid_argument("warp figures need a rect that starts on a 16x2 tile");
+  const RefPointF* orbit_float =
+      format == DeltaFormat::Float
+          ? resident(s.orbit_float, s.host_orbit.zf, s.length, "orbit in float")
+          : nullptr;
+  const RefOrbitView ref{s.orbit.get(), s.length, orbit_float};
   const unsigned across = (rect.width + kTileW - 1) / kTileW;
   const unsigned tiles = across * ((rect.height + kTileH - 1) / kTileH);
   // As many blocks as stay resident, fewer where the tiles would not keep them busy.
@@ -179,12 +198,16 @@ GpuPerturbStats GpuPerturbation::render(DeltaFormat format, const DeepGrid& grid
                                               warp_efficiency, s.next_tile.get(), tiles, span);
     });
   };
-  if (format == DeltaFormat::Float && !ref.zf)
-    throw std::invalid_argument("float differences need the orbit in float");
+  const std::size_t n = tables ? s.entries() : 0;
   const SpanReading reading =
-      format == DeltaFormat::Double     ? launch(variants::PerturbDouble{}, s.bla_double.get())
-      : format == DeltaFormat::Extended ? launch(variants::PerturbExtended{}, s.bla_extended.get())
-                                        : launch(variants::PerturbFloat{}, s.bla_float.get());
+      format == DeltaFormat::Double
+          ? launch(variants::PerturbDouble{},
+                   resident(s.bla_double, s.host_double, n, "table in double"))
+      : format == DeltaFormat::Extended
+          ? launch(variants::PerturbExtended{},
+                   resident(s.bla_extended, s.host_extended, n, "table in the extended range"))
+          : launch(variants::PerturbFloat{},
+                   resident(s.bla_float, s.host_float, n, "table in float"));
   GpuPerturbStats st;
   st.kernel_ms = reading.ms;
   st.sm_cycles = reading.sm_cycles;

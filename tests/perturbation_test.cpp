@@ -326,16 +326,19 @@ TEST(Perturbation, TheFloatStepKeepsTheSquareWhereTheReferenceIsZero) {
 TEST(Perturbation, TheFloatTablesStepIsTheExactOnesToFloatsBits) {
   const ComplexExp dc_exact = to_complexexp(FloatExp{1.25, -3000}, FloatExp{-1.5, -3001});
   const DeltaFloat::Dc dc = DeltaFloat::of(dc_exact);
-  for (const int d_exp : {-2990, -3004, -3200, -2800}) {
+  // (A, d): A d above B dc, beside it, 2^-142 of it (below float's range at B dc's exponent),
+  // and far above it.
+  for (const auto [a_exp, d_exp] :
+       {std::pair{3, -2990}, std::pair{3, -3004}, std::pair{-150, -2990}, std::pair{3, -2800}}) {
     BlaF b;
     b.ax = 1.5f;
     b.ay = -0.75f;
-    b.ae = 3;
+    b.ae = a_exp;
     b.bx = 1.0f;
     b.by = 0.5f;
     b.be = 2;
     const DeltaFloat::Value d = DeltaFloat::rescaled(1.0f, 0.25f, d_exp, dc);
-    const ComplexExp exact = normalised(1.5, -0.75, 3) * normalised(1.0, 0.25, d_exp) +
+    const ComplexExp exact = normalised(1.5, -0.75, a_exp) * normalised(1.0, 0.25, d_exp) +
                              normalised(1.0, 0.5, 2) * dc_exact;
     const ComplexExp got = DeltaFloat::wide(DeltaFloat::approximate(b, d, dc));
     EXPECT_EQ(got.e, exact.e) << d_exp;

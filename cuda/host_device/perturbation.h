@@ -1,6 +1,7 @@
 // Perturbation: a pixel's orbit z = Z + d as its small difference d from one reference orbit Z
 // computed once in high precision (src/render/reference_orbit.*), so that every pixel of a deep
-// view iterates in double (or the extended range of floatexp.h) instead of in hundreds of bits:
+// view iterates in double (or the extended range of floatexp.h, or float with an exponent of its
+// own) instead of in hundreds of bits:
 //   d' = 2 Z d + d^2 + dc = (2 Z + d) d + dc,
 // with dc the pixel's c minus the reference's. Two further ideas make one reference enough and
 // the step count small:
@@ -233,8 +234,9 @@ struct DeltaExp {
 
 // DeltaExp's scheme with float mantissas, kept between 2^-48 and 2^48, and Z rounded to float: a
 // step is FP32 work where FP64 is slow. Where Z is as small as 2^-50 (the reference's returns
-// near 0, Z_0 after a rebase) float's 24 bits of Z say nothing of d, so the step and the tests
-// there run in the exponent's arithmetic against Z in double: rare steps.
+// near 0, Z_0 after a rebase) d s may fall below float's range while d still counts against Z,
+// and |Z|^2 and |d|^2 underflow, so the step and the tests there run in the exponent's
+// arithmetic against Z in double: rare steps.
 struct DeltaFloat {
   struct Value {
     float x = 0, y = 0;
@@ -275,6 +277,7 @@ struct DeltaFloat {
     const float big = ::fmaxf(::fabsf(x), ::fabsf(y));
     if (big == 0) return Value{};
     if (big < 0x1p-120f) return rescaled_wide(x, y, e, dc);
+    // Under 2^102 here (mantissas within 2^50, dc in units of d within 2^101): 2^-s is a float.
     const int s = exponent_of(big);
     return made(x * pow2f(-s), y * pow2f(-s), e + s, dc);
   }

@@ -710,8 +710,8 @@ void App::perform(Action a, int index) {
                                  variant_info(VariantId::Fp64).mantissa_bits)
                      .exhausted) {  // past double: no plain variant resolves the view
         ex_.status =
-            "compare (C) times every variant at a view all of them resolve: here only perturb "
-            "and perturb-x do; mandelpipe bench --view X,Y,SPAN,ITERS times them with and "
+            "compare (C) times every variant at a view all of them resolve: here only the "
+            "perturbation variants do; mandelpipe bench --view X,Y,SPAN,ITERS times them with and "
             "without the approximation";
         ex_.show_panel = true;
       } else if (const char* busy = ex_.measuring()) {

@@ -77,6 +77,7 @@ PrecisionChoice choose_precision(const View& view, int width, int height, Varian
       c.exhausted = !own_holds;
       return c;
     }
+    // The user chose double's 53 bits: their extended-range twin, even where FP64 is slow.
     c.variant = VariantId::PerturbExtended;
     c.perturbation = DeltaFormat::Extended;
     c.deeper = true;
