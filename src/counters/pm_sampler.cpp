@@ -3,48 +3,10 @@
 #include <time.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <tuple>
+#include <utility>
 
 namespace mp::counters {
-
-// CUPTI's activity callbacks are plain functions, process-wide: this is where they find the
-// sampler that asked for kernel records (one at a time).
-struct ActivitySink {
-  static std::mutex& mutex() {
-    static std::mutex m;
-    return m;
-  }
-  static PmSampler*& current() {
-    static PmSampler* s = nullptr;
-    return s;
-  }
-  static void CUPTIAPI requested(uint8_t** buffer, size_t* size, size_t* max_records) {
-    constexpr size_t kBytes = 1 << 20;
-    *buffer = static_cast<uint8_t*>(std::aligned_alloc(8, kBytes));
-    *size = *buffer ? kBytes : 0;
-    *max_records = 0;
-  }
-  static void CUPTIAPI completed(CUcontext, uint32_t, uint8_t* buffer, size_t, size_t valid) {
-    std::lock_guard<std::mutex> lock(mutex());
-    PmSampler* s = current();
-    if (s && buffer) {
-      CUpti_Activity* record = nullptr;
-      const auto next = s->cupti_->functions().activity_next;
-      std::vector<PmSampler::Kernel> got;
-      while (next(buffer, valid, &record) == CUPTI_SUCCESS) {
-        if (record->kind != CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) continue;
-        const auto* k = reinterpret_cast<const CUpti_ActivityKernel10*>(record);
-        got.push_back({k->start, k->end});
-      }
-      std::lock_guard<std::mutex> inner(s->mutex_);
-      // Nobody trims them once CUPTI has refused: the worker has stopped.
-      if (s->unavailable_.empty())
-        for (const auto& k : got) s->kernels_.push_back(k);
-    }
-    std::free(buffer);
-  }
-};
 
 namespace {
 
@@ -97,7 +59,7 @@ PmSampler::PmSampler(const SamplerOptions& o, std::unique_ptr<Cupti> cupti)
   }
   cupti_->inject(opts_.fault);
   interval_us_ = opts_.interval_us;
-  started_ = last_switch_ = last_end_ = std::chrono::steady_clock::now();
+  started_ = last_switch_ = std::chrono::steady_clock::now();
   if (!start_up()) return;
   worker_ = std::thread([this] { run_worker(); });
 }
@@ -109,25 +71,7 @@ PmSampler::~PmSampler() {
   }
   wake_.notify_all();
   if (worker_.joinable()) worker_.join();
-  if (!cupti_) return;
-  const CuptiFunctions& f = cupti_->functions();
-  if (sampler_) {
-    if (sampling_) {
-      auto s = make_params<CUpti_PmSampling_Stop_Params>(CUpti_PmSampling_Stop_Params_STRUCT_SIZE);
-      s.pPmSamplingObject = sampler_;
-      f.stop(&s);
-    }
-    auto d =
-        make_params<CUpti_PmSampling_Disable_Params>(CUpti_PmSampling_Disable_Params_STRUCT_SIZE);
-    d.pPmSamplingObject = sampler_;
-    f.disable(&d);
-  }
-  if (activity_on_) {
-    f.activity_disable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
-    f.activity_flush(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
-    std::lock_guard<std::mutex> lock(ActivitySink::mutex());
-    if (ActivitySink::current() == this) ActivitySink::current() = nullptr;
-  }
+  // run_, activity_ and pm_ give CUPTI back as they go.
 }
 
 bool PmSampler::fail(const char* step, CUptiResult r) {
@@ -187,17 +131,14 @@ bool PmSampler::start_up() {
     metric_names_.push_back(std::move(names));
   }
 
-  auto en = make_params<CUpti_PmSampling_Enable_Params>(CUpti_PmSampling_Enable_Params_STRUCT_SIZE);
-  en.deviceIndex = cn.deviceIndex;
-  r = c.call("enable", f.enable, &en);
-  if (r != CUPTI_SUCCESS) return fail("enable", r);
-  sampler_ = en.pPmSamplingObject;
+  pm_.emplace(c, cn.deviceIndex);
+  if (!pm_->get()) return fail("enable", pm_->result());
   for (std::size_t i = 0; i < configs_.size(); ++i) {
     std::vector<const char*> names;
     for (const std::string& m : metric_names_[i]) names.push_back(m.c_str());
     auto ds = make_params<CUpti_PmSampling_GetCounterDataSize_Params>(
         CUpti_PmSampling_GetCounterDataSize_Params_STRUCT_SIZE);
-    ds.pPmSamplingObject = sampler_;
+    ds.pPmSamplingObject = pm_->get();
     ds.pMetricNames = names.data();
     ds.numMetrics = names.size();
     ds.maxSamples = kImageSamples;
@@ -205,55 +146,43 @@ bool PmSampler::start_up() {
     if (r != CUPTI_SUCCESS) return fail("counter data size", r);
     counter_data_.emplace_back(ds.counterDataSize);
   }
-  {
-    std::lock_guard<std::mutex> lock(ActivitySink::mutex());
-    r = c.injected("activity");
-    if (r == CUPTI_SUCCESS) {
-      r = f.activity_callbacks(&ActivitySink::requested, &ActivitySink::completed);
-      if (r == CUPTI_SUCCESS) r = f.activity_enable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
-    }
-    if (r == CUPTI_SUCCESS) {
-      activity_on_ = true;
-      ActivitySink::current() = this;
-    }
-  }
-  if (r != CUPTI_SUCCESS) return fail("activity", r);
+  activity_.emplace(c, [this](std::vector<KernelTimes> got) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    // Nobody trims them once CUPTI has refused: the worker has stopped.
+    if (unavailable_.empty()) kernels_.insert(kernels_.end(), got.begin(), got.end());
+  });
+  if (activity_->result() != CUPTI_SUCCESS) return fail("activity", activity_->result());
   return configure(0);
 }
 
 bool PmSampler::configure(int configuration) {
   const Cupti& c = *cupti_;
   const CuptiFunctions& f = c.functions();
-  CUptiResult r = CUPTI_SUCCESS;
-  if (sampling_) {
-    auto s = make_params<CUpti_PmSampling_Stop_Params>(CUpti_PmSampling_Stop_Params_STRUCT_SIZE);
-    s.pPmSamplingObject = sampler_;
-    f.stop(&s);
-    sampling_ = false;
-  }
+  run_.reset();
   auto sc =
       make_params<CUpti_PmSampling_SetConfig_Params>(CUpti_PmSampling_SetConfig_Params_STRUCT_SIZE);
-  sc.pPmSamplingObject = sampler_;
+  sc.pPmSamplingObject = pm_->get();
   sc.configSize = configs_[configuration].size();
   sc.pConfig = configs_[configuration].data();
   sc.hardwareBufferSize = kHardwareBuffer;
   sc.samplingInterval = interval_us_ * 1000ull;
   sc.triggerMode = CUPTI_PM_SAMPLING_TRIGGER_MODE_GPU_TIME_INTERVAL;
   sc.hwBufferAppendMode = CUPTI_PM_SAMPLING_HARDWARE_BUFFER_APPEND_MODE_KEEP_LATEST;
-  r = c.call("set config", f.set_config, &sc);
+  CUptiResult r = c.call("set config", f.set_config, &sc);
   if (r != CUPTI_SUCCESS) return fail("set config", r);
   auto ci = make_params<CUpti_PmSampling_CounterDataImage_Initialize_Params>(
       CUpti_PmSampling_CounterDataImage_Initialize_Params_STRUCT_SIZE);
-  ci.pPmSamplingObject = sampler_;
+  ci.pPmSamplingObject = pm_->get();
   ci.counterDataSize = counter_data_[configuration].size();
   ci.pCounterData = counter_data_[configuration].data();
   r = c.call("counter data initialize", f.counter_data_initialize, &ci);
   if (r != CUPTI_SUCCESS) return fail("counter data initialize", r);
-  auto st = make_params<CUpti_PmSampling_Start_Params>(CUpti_PmSampling_Start_Params_STRUCT_SIZE);
-  st.pPmSamplingObject = sampler_;
-  r = c.call("start", f.start, &st);
-  if (r != CUPTI_SUCCESS) return fail("start", r);
-  sampling_ = true;
+  run_.emplace(c, pm_->get());
+  if (run_->result() != CUPTI_SUCCESS) {
+    r = run_->result();
+    run_.reset();
+    return fail("start", r);
+  }
   configuration_ = configuration;
   next_index_ = 0;
   drop_next_ = true;
@@ -263,16 +192,12 @@ bool PmSampler::configure(int configuration) {
 
 void PmSampler::pause(bool paused) {
   // Most calls change nothing: they return without waiting for the worker's decode.
-  if (paused == paused_.load() || !sampler_ || !unavailable().empty()) return;
+  if (paused == paused_.load() || !pm_ || !unavailable().empty()) return;
   std::lock_guard<std::mutex> lock(cupti_mutex_);
-  if (paused) {
-    auto s = make_params<CUpti_PmSampling_Stop_Params>(CUpti_PmSampling_Stop_Params_STRUCT_SIZE);
-    s.pPmSamplingObject = sampler_;
-    cupti_->functions().stop(&s);
-    sampling_ = false;
-  } else {
+  if (paused)
+    run_.reset();
+  else
     configure(configuration_);
-  }
   paused_ = paused;
 }
 
@@ -338,12 +263,11 @@ void PmSampler::end(std::uint64_t launch, double sm_cycles) {
   const std::uint64_t t1 = now();
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    last_end_ = std::chrono::steady_clock::now();
     auto it = pending_.find(launch);
     if (it == pending_.end()) return;
     it->second.t1 = t1;
     it->second.sm_cycles = sm_cycles;
-    it->second.ended = last_end_;
+    it->second.ended = std::chrono::steady_clock::now();
   }
   wake_.notify_all();
 }
@@ -384,7 +308,7 @@ bool PmSampler::decode() {
   for (int round = 0; round < 64; ++round) {
     auto dd = make_params<CUpti_PmSampling_DecodeData_Params>(
         CUpti_PmSampling_DecodeData_Params_STRUCT_SIZE);
-    dd.pPmSamplingObject = sampler_;
+    dd.pPmSamplingObject = pm_->get();
     dd.pCounterDataImage = image.data();
     dd.counterDataImageSize = image.size();
     CUptiResult r = c.call("decode", f.decode, &dd);
@@ -422,7 +346,7 @@ bool PmSampler::decode() {
     for (; next_index_ < gi.numCompletedSamples; ++next_index_) {
       auto si = make_params<CUpti_PmSampling_CounterData_GetSampleInfo_Params>(
           CUpti_PmSampling_CounterData_GetSampleInfo_Params_STRUCT_SIZE);
-      si.pPmSamplingObject = sampler_;
+      si.pPmSamplingObject = pm_->get();
       si.pCounterDataImage = image.data();
       si.counterDataImageSize = image.size();
       si.sampleIndex = next_index_;
@@ -474,7 +398,7 @@ bool PmSampler::decode() {
     if (!full && gi.numCompletedSamples < gi.numTotalSamples / 2) return true;
     auto ci = make_params<CUpti_PmSampling_CounterDataImage_Initialize_Params>(
         CUpti_PmSampling_CounterDataImage_Initialize_Params_STRUCT_SIZE);
-    ci.pPmSamplingObject = sampler_;
+    ci.pPmSamplingObject = pm_->get();
     ci.counterDataSize = image.size();
     ci.pCounterData = image.data();
     r = c.call("counter data initialize", f.counter_data_initialize, &ci);
@@ -486,7 +410,7 @@ bool PmSampler::decode() {
 
 std::pair<std::uint64_t, std::uint64_t> PmSampler::kernel_span(const Pending& p) const {
   std::uint64_t start = 0, end = 0;
-  for (const Kernel& k : kernels_)
+  for (const KernelTimes& k : kernels_)
     if (k.start >= p.t0 && k.end <= p.t1) {
       start = start ? std::min(start, k.start) : k.start;
       end = std::max(end, k.end);
@@ -559,7 +483,7 @@ void PmSampler::run_worker() {
     }
     std::unique_lock<std::mutex> cupti(cupti_mutex_);
     // Kernel records first: the decode then evaluates only the samples over their kernels.
-    cupti_->functions().activity_flush(0);
+    activity_->flush();
     if (!paused_ && !decode()) break;
     attribute_ready();
     // Samples came faster than this thread evaluates them: sample half as often from now.

@@ -18,6 +18,7 @@
 
 #include "counters/attribution.h"
 #include "counters/cupti_api.h"
+#include "counters/cupti_handles.h"
 #include "counters/metric_choice.h"
 #include "model/counter_figures.h"
 
@@ -70,9 +71,6 @@ class PmSampler final : public CounterProbe {
     double sm_cycles = 0;
     std::chrono::steady_clock::time_point begun, ended;
   };
-  struct Kernel {
-    std::uint64_t start = 0, end = 0;
-  };
   bool start_up();
   bool fail(const char* step, CUptiResult r);
   bool configure(int configuration);  // stop (if running), set up `configuration`, start
@@ -92,10 +90,7 @@ class PmSampler final : public CounterProbe {
   std::vector<std::vector<std::string>> metric_names_;   // full names per configuration
   std::vector<std::vector<std::uint8_t>> counter_data_;  // counter data image per configuration
   std::vector<std::unique_ptr<HostObject>> evaluators_;  // per configuration
-  CUpti_PmSampling_Object* sampler_ = nullptr;
-  bool activity_on_ = false;
   int configuration_ = 0;
-  bool sampling_ = false;
   std::size_t next_index_ = 0;  // first sample of the counter data image not yet read
   bool drop_next_ = true;       // the first sample after a start spans the time before it
   std::chrono::steady_clock::time_point started_, last_switch_;
@@ -108,10 +103,9 @@ class PmSampler final : public CounterProbe {
   std::uint64_t next_id_ = 0;
   std::map<std::uint64_t, Pending> pending_;
   std::map<std::uint64_t, CounterFigures> results_;
-  std::deque<Kernel> kernels_;  // from activity records, oldest first
+  std::deque<KernelTimes> kernels_;  // from activity records, oldest first
   std::atomic<double> worker_cpu_s_{0};
   std::atomic<double> recent_cpu_share_{0};
-  std::chrono::steady_clock::time_point last_end_;
   bool switching_ = false;
   int overflows_ = 0;  // decodes that lost samples (hardware buffer overwritten, image full)
   bool lost_ = false;  // worker: the last decode lost samples
@@ -119,9 +113,12 @@ class PmSampler final : public CounterProbe {
   bool stop_ = false;
 
   std::vector<PmSample> samples_;  // worker only: decoded, not yet past every pending launch
+  // CUPTI's resources, given back in the reverse order: sampling stops, then the activity
+  // records go, then the sampler.
+  std::optional<PmSamplingObject> pm_;
+  std::optional<KernelActivity> activity_;
+  std::optional<SamplingRun> run_;  // sampling runs while it holds one
   std::thread worker_;
-
-  friend struct ActivitySink;
 };
 
 }  // namespace mp::counters
