@@ -171,11 +171,12 @@ TEST(Attribution, FmaFromItsHalves) {
 // whole start-up, and each step can be made to refuse. The chip is GH100 unless a test says.
 std::atomic<int> set_configs{0};
 std::atomic<bool> fake_gb202{false};
+// CUPTI's clock moves 100 us a look; samples begin just after the margin a start leaves unread.
+std::atomic<uint64_t> fake_clock{1000}, fake_started{0};
 CuptiFunctions fake_target(const CuptiFunctions& host) {
   CuptiFunctions f = host;
   f.timestamp = [](uint64_t* t) {
-    static std::atomic<uint64_t> clock{1000};
-    *t = clock += 1000;
+    *t = fake_clock += 100000;
     return CUPTI_SUCCESS;
   };
   f.profiler_initialize = [](CUpti_Profiler_Initialize_Params*) { return CUPTI_SUCCESS; };
@@ -204,21 +205,25 @@ CuptiFunctions fake_target(const CuptiFunctions& host) {
   f.counter_data_initialize = [](CUpti_PmSampling_CounterDataImage_Initialize_Params*) {
     return CUPTI_SUCCESS;
   };
-  f.start = [](CUpti_PmSampling_Start_Params*) { return CUPTI_SUCCESS; };
+  f.start = [](CUpti_PmSampling_Start_Params*) {
+    fake_started = fake_clock.load();
+    return CUPTI_SUCCESS;
+  };
   f.stop = [](CUpti_PmSampling_Stop_Params*) { return CUPTI_SUCCESS; };
   f.decode = [](CUpti_PmSampling_DecodeData_Params* p) {
     p->decodeStopReason = CUPTI_PM_SAMPLING_DECODE_STOP_REASON_END_OF_RECORDS;
     return CUPTI_SUCCESS;
   };
-  // Two samples over all time: the first is dropped, the second (over every launch) evaluated.
+  // Two samples: the first is dropped, the second (begun since the start, running on over every
+  // launch) evaluated.
   f.counter_data_info = [](CUpti_PmSampling_GetCounterDataInfo_Params* p) {
     p->numTotalSamples = 512;
     p->numCompletedSamples = p->numPopulatedSamples = 2;
     return CUPTI_SUCCESS;
   };
   f.sample_info = [](CUpti_PmSampling_CounterData_GetSampleInfo_Params* p) {
-    p->startTimestamp = p->sampleIndex;
-    p->endTimestamp = ~0ull - 1;
+    p->startTimestamp = fake_started + 100001;
+    p->endTimestamp = p->startTimestamp + 1000000000000ull;
     return CUPTI_SUCCESS;
   };
   f.activity_enable = [](CUpti_ActivityKind) { return CUPTI_SUCCESS; };

@@ -11,11 +11,14 @@ namespace mp::counters {
 namespace {
 
 // Samples per counter data image. A decode that fills the image drops the records it has no
-// room for, so the image is renewed once half full: the other half takes what the hardware
-// buffer gathers while the renewal (~9 us per sample of room) and a decode round take.
+// room for, so the image is renewed once half full (renewal()): the other half takes what the
+// hardware buffer gathers until a sample boundary comes.
 constexpr std::uint32_t kImageSamples = 1024;
 constexpr std::size_t kHardwareBuffer = 128u << 20;
 constexpr unsigned kMaxIntervalUs = 3200;
+// The samples' times are the GPU's, put on the host's clock by CUPTI: a launch's bracket and the
+// moment samples count again after a start or a cut keep this much either side.
+constexpr std::uint64_t kMarginNs = 100000;
 
 double thread_cpu_seconds() {
   timespec t{};
@@ -145,6 +148,7 @@ bool PmSampler::start_up() {
     r = c.call("counter data size", f.counter_data_size, &ds);
     if (r != CUPTI_SUCCESS) return fail("counter data size", r);
     counter_data_.emplace_back(ds.counterDataSize);
+    blank_data_.emplace_back();
   }
   activity_.emplace(c, [this](std::vector<KernelTimes> got) {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -158,6 +162,10 @@ bool PmSampler::start_up() {
 bool PmSampler::configure(int configuration) {
   const Cupti& c = *cupti_;
   const CuptiFunctions& f = c.functions();
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    sampling_ = false;
+  }
   run_.reset();
   auto sc =
       make_params<CUpti_PmSampling_SetConfig_Params>(CUpti_PmSampling_SetConfig_Params_STRUCT_SIZE);
@@ -170,23 +178,44 @@ bool PmSampler::configure(int configuration) {
   sc.hwBufferAppendMode = CUPTI_PM_SAMPLING_HARDWARE_BUFFER_APPEND_MODE_KEEP_LATEST;
   CUptiResult r = c.call("set config", f.set_config, &sc);
   if (r != CUPTI_SUCCESS) return fail("set config", r);
-  auto ci = make_params<CUpti_PmSampling_CounterDataImage_Initialize_Params>(
-      CUpti_PmSampling_CounterDataImage_Initialize_Params_STRUCT_SIZE);
-  ci.pPmSamplingObject = pm_->get();
-  ci.counterDataSize = counter_data_[configuration].size();
-  ci.pCounterData = counter_data_[configuration].data();
-  r = c.call("counter data initialize", f.counter_data_initialize, &ci);
-  if (r != CUPTI_SUCCESS) return fail("counter data initialize", r);
+  std::vector<std::uint8_t>& image = counter_data_[configuration];
+  std::vector<std::uint8_t>& blank = blank_data_[configuration];
+  if (blank.empty()) {
+    auto ci = make_params<CUpti_PmSampling_CounterDataImage_Initialize_Params>(
+        CUpti_PmSampling_CounterDataImage_Initialize_Params_STRUCT_SIZE);
+    ci.pPmSamplingObject = pm_->get();
+    ci.counterDataSize = image.size();
+    ci.pCounterData = image.data();
+    r = c.call("counter data initialize", f.counter_data_initialize, &ci);
+    if (r != CUPTI_SUCCESS) return fail("counter data initialize", r);
+    blank = image;
+  } else {
+    image = blank;
+  }
+  // What the hardware buffer still holds from before this start is not read.
+  discard_before_ = now() + kMarginNs;
   run_.emplace(c, pm_->get());
   if (run_->result() != CUPTI_SUCCESS) {
     r = run_->result();
     run_.reset();
     return fail("start", r);
   }
+  const std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
+  if (configuration != configuration_) last_switch_ = started;
   configuration_ = configuration;
   next_index_ = 0;
+  fill_ = {};
   drop_next_ = true;
-  last_switch_ = std::chrono::steady_clock::now();
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    sampling_ = true;
+    settled_at_ =
+        started + std::chrono::microseconds(interval_us_) + std::chrono::nanoseconds(kMarginNs);
+  }
+  done_.notify_all();
+  if (opts_.trace)
+    opts_.trace("sampling started at " + std::to_string(discard_before_) + " (configuration " +
+                std::to_string(configuration) + ", every " + std::to_string(interval_us_) + " us)");
   return true;
 }
 
@@ -194,10 +223,15 @@ void PmSampler::pause(bool paused) {
   // Most calls change nothing: they return without waiting for the worker's decode.
   if (paused == paused_.load() || !pm_ || !unavailable().empty()) return;
   std::lock_guard<std::mutex> lock(cupti_mutex_);
-  if (paused)
+  if (paused) {
+    {
+      std::lock_guard<std::mutex> state(mutex_);
+      sampling_ = false;
+    }
     run_.reset();
-  else
+  } else {
     configure(configuration_);
+  }
   paused_ = paused;
 }
 
@@ -243,17 +277,22 @@ std::uint64_t PmSampler::begin() {
     // from the last launch: work nobody bracketed (warm-ups) may have run since.
     std::this_thread::sleep_for(std::chrono::microseconds(3 * interval_us_ + 20));
   }
-  const std::uint64_t t0 = now();  // CUPTI's clock, outside the lock its callbacks take
   std::unique_lock<std::mutex> lock(mutex_);
-  // Inserted under the same lock the wait ends in: a configuration switch (which starts only
-  // while nothing is pending) cannot begin between the two.
-  if (opts_.isolate)
-    done_.wait_for(lock, std::chrono::seconds(2), [&] { return !switching_ || stop_; });
+  // After a start, a switch or a renewal that cut a sample, the first interval is not read: the
+  // launch waits until its samples count. Inserted under the same lock the wait ends in: neither
+  // a switch nor a cut (which start only while nothing is pending) can begin between the two.
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+  for (;;) {
+    const auto t = std::chrono::steady_clock::now();
+    if (stop_ || !unavailable_.empty() || t >= give_up) break;
+    if (sampling_ && !switching_ && t >= settled_at_) break;
+    done_.wait_until(lock, sampling_ && !switching_ ? std::min(settled_at_, give_up) : give_up);
+  }
   const std::uint64_t id = ++next_id_;
   if (!unavailable_.empty()) return id;
   Pending p;
   p.id = id;
-  p.t0 = opts_.isolate ? now() : t0;
+  p.t0 = now();
   p.begun = std::chrono::steady_clock::now();
   pending_[id] = p;
   return id;
@@ -335,11 +374,9 @@ bool PmSampler::decode() {
           brackets.emplace_back(p.t0, p.t1 ? p.t1 : ~std::uint64_t{0} / 2);
       }
     }
-    // A margin either side: the samples' times are the GPU's, put on the host's clock by CUPTI.
-    constexpr std::uint64_t kMargin = 100000;
     auto wanted = [&](std::uint64_t a, std::uint64_t b) {
       for (const auto& [t0, t1] : brackets)
-        if (b + kMargin > t0 && a < t1 + kMargin) return true;
+        if (b + kMarginNs > t0 && a < t1 + kMarginNs) return true;
       return false;
     };
     const HostObject& ev = *evaluators_[configuration_];
@@ -352,10 +389,12 @@ bool PmSampler::decode() {
       si.sampleIndex = next_index_;
       r = c.call("sample info", f.sample_info, &si);
       if (r != CUPTI_SUCCESS) return fail("sample info", r);
+      read_until_ = std::max(read_until_, si.endTimestamp);
       if (drop_next_) {  // spans the time before the start: CUPTI documents it as an outlier
         drop_next_ = false;
         continue;
       }
+      if (si.startTimestamp < discard_before_) continue;
       if (!wanted(si.startTimestamp, si.endTimestamp)) continue;
       PmSample s;
       s.start = si.startTimestamp;
@@ -375,37 +414,55 @@ bool PmSampler::decode() {
       if (r != CUPTI_SUCCESS) return fail("evaluate", r);
       samples_.push_back(std::move(s));
     }
-    if (dd.overflow) {  // the hardware buffer overwrote records before they were read
+    fill_ = {gi.numTotalSamples, gi.numPopulatedSamples, gi.numCompletedSamples,
+             dd.decodeStopReason == CUPTI_PM_SAMPLING_DECODE_STOP_REASON_COUNTER_DATA_FULL ||
+                 gi.numCompletedSamples >= gi.numTotalSamples};
+    // The hardware buffer overwrote records before they were read, or the image had no room
+    // for some: the coverage check sees it.
+    if (dd.overflow || fill_.full) {
       std::lock_guard<std::mutex> lock(mutex_);
       ++overflows_;
       lost_ = true;
     }
     if (opts_.trace)
       opts_.trace("decode at " + std::to_string(now()) + ": " +
-                  std::to_string(gi.numCompletedSamples) + " samples in the image, " +
+                  std::to_string(gi.numCompletedSamples) + " samples in the image (" +
+                  std::to_string(gi.numPopulatedSamples) + " begun), " +
                   std::to_string(samples_.size()) + " kept, stop reason " +
                   std::to_string(dd.decodeStopReason) + (dd.overflow ? ", overflow" : "") +
                   (samples_.empty() ? std::string()
                                     : ", last " + std::to_string(samples_.back().start) + ".." +
                                           std::to_string(samples_.back().end)));
-    const bool full = gi.numCompletedSamples >= gi.numTotalSamples ||
-                      dd.decodeStopReason == CUPTI_PM_SAMPLING_DECODE_STOP_REASON_COUNTER_DATA_FULL;
-    if (full) {  // records beyond the image's room were dropped: the coverage check sees it
-      std::lock_guard<std::mutex> lock(mutex_);
-      ++overflows_;
-      lost_ = true;
-    }
-    if (!full && gi.numCompletedSamples < gi.numTotalSamples / 2) return true;
-    auto ci = make_params<CUpti_PmSampling_CounterDataImage_Initialize_Params>(
-        CUpti_PmSampling_CounterDataImage_Initialize_Params_STRUCT_SIZE);
-    ci.pPmSamplingObject = pm_->get();
-    ci.counterDataSize = image.size();
-    ci.pCounterData = image.data();
-    r = c.call("counter data initialize", f.counter_data_initialize, &ci);
-    if (r != CUPTI_SUCCESS) return fail("counter data initialize", r);
-    next_index_ = 0;
+    if (!fill_.full) return true;
+    renew_if_due();  // full: renewed at once, and the records that did not fit decoded next
   }
   return true;
+}
+
+void PmSampler::renew_if_due() {
+  Renewal r = Renewal::Keep;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    r = renewal(fill_, !pending_.empty());
+    // The rest of the cut sample lands in the new image, unread (as is every sample begun
+    // before the renewal, with the margin); no launch begins until they have passed.
+    if (r == Renewal::Cut)
+      settled_at_ = std::max(settled_at_, std::chrono::steady_clock::now() +
+                                              std::chrono::microseconds(interval_us_) +
+                                              2 * std::chrono::nanoseconds(kMarginNs));
+  }
+  if (r == Renewal::Keep) return;
+  if (r == Renewal::Cut) discard_before_ = now() + kMarginNs;
+  if (opts_.trace)
+    opts_.trace(std::string("image renewed ") +
+                (r == Renewal::Cut ? "mid-sample, samples begun before " +
+                                         std::to_string(discard_before_) + " not read"
+                                   : "on a sample boundary") +
+                " (" + std::to_string(fill_.completed) + " of " + std::to_string(fill_.total) +
+                " samples, " + std::to_string(fill_.populated) + " begun)");
+  counter_data_[configuration_] = blank_data_[configuration_];
+  next_index_ = 0;
+  fill_ = {};
 }
 
 std::pair<std::uint64_t, std::uint64_t> PmSampler::kernel_span(const Pending& p) const {
@@ -420,7 +477,6 @@ std::pair<std::uint64_t, std::uint64_t> PmSampler::kernel_span(const Pending& p)
 
 void PmSampler::attribute_ready() {
   std::lock_guard<std::mutex> lock(mutex_);
-  const std::uint64_t latest = samples_.empty() ? 0 : samples_.back().end;
   const auto now_steady = std::chrono::steady_clock::now();
   std::vector<LaunchSpan> spans;
   std::vector<bool> ready;
@@ -447,7 +503,7 @@ void PmSampler::attribute_ready() {
       l.end = p.t1;
     }
     spans.push_back(l);
-    ready.push_back(latest >= l.end || now_steady - p.ended > std::chrono::seconds(3));
+    ready.push_back(read_until_ >= l.end || now_steady - p.ended > std::chrono::seconds(3));
   }
   if (spans.empty()) return;
   std::vector<CounterFigures> figures = attribute(samples_, spans, choice_);
@@ -463,7 +519,7 @@ void PmSampler::attribute_ready() {
   for (std::size_t i = 0; i < spans.size(); ++i)
     if (ready[i]) finish(spans[i].id, std::move(figures[i]));
   // What no pending launch can need any more goes.
-  const std::uint64_t keep_from = pending_.empty() ? latest : pending_.begin()->second.t0;
+  const std::uint64_t keep_from = pending_.empty() ? read_until_ : pending_.begin()->second.t0;
   samples_.erase(std::remove_if(samples_.begin(), samples_.end(),
                                 [&](const PmSample& s) { return s.end < keep_from; }),
                  samples_.end());
@@ -486,6 +542,7 @@ void PmSampler::run_worker() {
     activity_->flush();
     if (!paused_ && !decode()) break;
     attribute_ready();
+    if (!paused_) renew_if_due();
     // Samples came faster than this thread evaluates them: sample half as often from now.
     if (lost_ && interval_us_ < kMaxIntervalUs && !paused_) {
       lost_ = false;
