@@ -3,7 +3,7 @@
 // reach the hardware buffer one after another (as a real sample's do), so that a decode can end
 // with the newest sample partly in the counter data image; kernels the tests launch come back
 // through the activity callbacks. Every launch's instructions are known, so a figure read short
-// (a cut sample) shows.
+// (a cut sample) or misshared (back-to-back launches) shows.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -34,15 +34,20 @@ struct Slot {
   double instructions = 0;
 };
 
-// A kernel: `rate` instructions a ns from start to end.
+// A kernel: `rate` instructions a ns from start to end, and `head_rate` instead over its first
+// `head` ns (its ramp up).
 struct FakeKernel {
   std::uint64_t start = 0, end = 0;
-  double rate = 0;
+  double rate = 0, head_rate = 0;
+  std::uint64_t head = 0;
   bool reported = false;
 
   double work(std::uint64_t a, std::uint64_t b) const {
-    const std::uint64_t lo = std::max(a, start), hi = std::min(b, end);
-    return hi > lo ? static_cast<double>(hi - lo) * rate : 0.0;
+    auto part = [&](std::uint64_t x, std::uint64_t y, double r) {
+      const std::uint64_t lo = std::max(a, x), hi = std::min(b, y);
+      return hi > lo ? static_cast<double>(hi - lo) * r : 0.0;
+    };
+    return part(start, start + head, head_rate) + part(start + head, end, rate);
   }
   double total() const { return work(start, end); }
 };
@@ -280,13 +285,16 @@ struct Launched {
 };
 
 // One kernel of `ns`, between a begin() and an end() of `s` where one is given.
-Launched launch(PmSampler* s, std::uint64_t ns, double rate) {
+Launched launch(PmSampler* s, std::uint64_t ns, double rate, double head_rate = 0,
+                std::uint64_t head = 0) {
   Launched l;
   if (s) l.reading = s->begin();
   FakeKernel k;
   k.start = clock_ns() + 20000;
   k.end = k.start + ns;
   k.rate = rate;
+  k.head_rate = head ? head_rate : rate;
+  k.head = head;
   {
     std::lock_guard<std::mutex> lock(gpu().m);
     gpu().kernels.push_back(k);
@@ -350,6 +358,25 @@ TEST(PmSamplerOnAFakeGpu, ALaunchAtOnceAfterTheStartIsReadWhole) {
   ASSERT_TRUE(f.has_value());
   ASSERT_EQ(f->unavailable, "");
   EXPECT_NEAR(f->warp_instructions, l.instructions, 1e-6 * l.instructions);
+}
+
+TEST(PmSamplerOnAFakeGpu, BackToBackLaunchesGetTheirOwnWork) {
+  // Frames of one view back to back, as the compare table times them, each ramping up: a sample
+  // across two of them holds the first's tail and the next one's busier start.
+  SamplerOptions o;
+  o.interval_us = 1000;
+  auto s = sampler_on_fake_gpu(o);
+  if (!s) GTEST_SKIP() << "CUPTI's host library is not installed here";
+  ASSERT_EQ(s->unavailable(), "");
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));  // past the first samples
+  std::vector<Launched> runs;
+  for (int i = 0; i < 12; ++i) runs.push_back(launch(s.get(), 3000000, 1.0, 4.0, 500000));
+  for (const Launched& l : runs) {
+    const auto f = s->take(l.reading, true);
+    ASSERT_TRUE(f.has_value());
+    ASSERT_EQ(f->unavailable, "");
+    EXPECT_NEAR(f->warp_instructions, l.instructions, 1e-3 * l.instructions) << l.reading;
+  }
 }
 
 }  // namespace

@@ -476,10 +476,12 @@ std::pair<std::uint64_t, std::uint64_t> PmSampler::kernel_span(const Pending& p)
 }
 
 void PmSampler::attribute_ready() {
+  const std::uint64_t now_cupti = now();
   std::lock_guard<std::mutex> lock(mutex_);
   const auto now_steady = std::chrono::steady_clock::now();
   std::vector<LaunchSpan> spans;
-  std::vector<bool> ready;
+  std::vector<bool> overdue;
+  std::vector<std::uint64_t> others;  // begin times of launches not among spans
   // A launch begun and never ended (its measuring code failed between the two) would hold every
   // later sample: after a minute it is given up.
   for (auto it = pending_.begin(); it != pending_.end();) {
@@ -493,20 +495,29 @@ void PmSampler::attribute_ready() {
     }
   }
   for (const auto& [id, p] : pending_) {
-    if (p.t1 == 0) continue;
+    if (p.t1 == 0) {
+      others.push_back(p.t0);
+      continue;
+    }
     LaunchSpan l{id, 0, 0, p.sm_cycles};
     std::tie(l.start, l.end) = kernel_span(p);
-    const bool late = now_steady - p.ended > std::chrono::milliseconds(250);
     if (l.end == 0) {
-      if (!late) continue;  // kernel records come with the next flush
-      l.start = p.t0;       // none came: the host's bracket stands in
+      if (now_steady - p.ended <= std::chrono::milliseconds(250)) {
+        others.push_back(p.t0);  // kernel records come with the next flush
+        continue;
+      }
+      l.start = p.t0;  // none came: the host's bracket stands in
       l.end = p.t1;
     }
     spans.push_back(l);
-    ready.push_back(read_until_ >= l.end || now_steady - p.ended > std::chrono::seconds(3));
+    overdue.push_back(now_steady - p.ended > std::chrono::seconds(3));
   }
   if (spans.empty()) return;
-  std::vector<CounterFigures> figures = attribute(samples_, spans, choice_);
+  const std::uint64_t gap = interval_us_ * 1000ull;
+  std::vector<CounterFigures> figures = attribute(samples_, spans, choice_, gap);
+  const std::vector<bool> settled = settled_launches(spans, gap, read_until_, now_cupti, others);
+  std::vector<bool> ready(spans.size());
+  for (std::size_t i = 0; i < spans.size(); ++i) ready[i] = settled[i] || overdue[i];
   if (opts_.trace)
     for (std::size_t i = 0; i < spans.size(); ++i) {
       const Pending& p = pending_.at(spans[i].id);
