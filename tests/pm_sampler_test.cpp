@@ -379,5 +379,64 @@ TEST(PmSamplerOnAFakeGpu, BackToBackLaunchesGetTheirOwnWork) {
   }
 }
 
+TEST(PmSamplerOnAFakeGpu, OnDemandSamplesAroundTheFramesItReads) {
+  SamplerOptions o;
+  o.on_demand = true;
+  auto s = sampler_on_fake_gpu(o);
+  if (!s) GTEST_SKIP() << "CUPTI's host library is not installed here";
+  ASSERT_EQ(s->unavailable(), "");
+  // Two seconds of 8 ms frames with a 1 ms kernel each, read where the duty cycle picks them.
+  const std::uint64_t t0 = clock_ns();
+  std::vector<Launched> read;
+  std::vector<std::uint64_t> read_at;
+  while (clock_ns() - t0 < 2000000000ull) {
+    const std::uint64_t frame = clock_ns();
+    const bool reading = s->read_frame();
+    const Launched l = launch(reading ? s.get() : nullptr, 1000000, 2.0);
+    if (reading) {
+      read.push_back(l);
+      read_at.push_back(frame);
+    }
+    std::this_thread::sleep_until(std::chrono::steady_clock::now() +
+                                  std::chrono::nanoseconds(8000000 - (clock_ns() - frame)));
+  }
+  // Fresh: a frame read every few (the minimum period is 50 ms, about six frames here).
+  ASSERT_GE(read.size(), 10u);
+  for (std::size_t i = 1; i < read_at.size(); ++i)
+    EXPECT_LT(read_at[i] - read_at[i - 1], 200000000u) << "frames unread for too long";
+  for (const Launched& l : read) {
+    const auto f = s->take(l.reading, true);
+    ASSERT_TRUE(f.has_value());
+    ASSERT_EQ(f->unavailable, "");
+    EXPECT_NEAR(f->warp_instructions, l.instructions, 1e-6 * l.instructions);
+  }
+  // Sampling ran around those frames only: a small part of the time.
+  std::lock_guard<std::mutex> lock(gpu().m);
+  const std::uint64_t wall = clock_ns() - t0;
+  const std::uint64_t sampled =
+      gpu().sampled_ns + (gpu().sampling ? clock_ns() - gpu().started : 0);
+  EXPECT_LT(sampled, wall / 3) << gpu().starts << " starts";
+}
+
+TEST(PmSamplerOnAFakeGpu, OnDemandStartsSamplingForALaunchThatMustBeRead) {
+  SamplerOptions o;
+  o.on_demand = true;
+  auto s = sampler_on_fake_gpu(o);
+  if (!s) GTEST_SKIP() << "CUPTI's host library is not installed here";
+  ASSERT_EQ(s->unavailable(), "");
+  // No frame comes, so the sampling started at set-up stops; the compare table's launch is read
+  // all the same.
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  {
+    std::lock_guard<std::mutex> lock(gpu().m);
+    EXPECT_FALSE(gpu().sampling);
+  }
+  const Launched l = launch(s.get(), 2000000, 1.5);
+  const auto f = s->take(l.reading, true);
+  ASSERT_TRUE(f.has_value());
+  ASSERT_EQ(f->unavailable, "");
+  EXPECT_NEAR(f->warp_instructions, l.instructions, 1e-6 * l.instructions);
+}
+
 }  // namespace
 }  // namespace mp::counters

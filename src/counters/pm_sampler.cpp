@@ -7,7 +7,6 @@
 #include <utility>
 
 namespace mp::counters {
-
 namespace {
 
 // Samples per counter data image. A decode that fills the image drops the records it has no
@@ -19,6 +18,13 @@ constexpr unsigned kMaxIntervalUs = 3200;
 // The samples' times are the GPU's, put on the host's clock by CUPTI: a launch's bracket and the
 // moment samples count again after a start or a cut keep this much either side.
 constexpr std::uint64_t kMarginNs = 100000;
+// The worker's rounds: sampling all the time, every 10 ms; on demand, while a launch runs,
+// every 25 ms (the image's half fills in about 100 ms at the window's interval), and once one
+// has ended, every 4 ms until its samples and kernel records are in; otherwise when the duty
+// cycle plans to start sampling, or when woken.
+constexpr auto kRound = std::chrono::milliseconds(10);
+constexpr auto kRunningRound = std::chrono::milliseconds(25);
+constexpr auto kEndedRound = std::chrono::milliseconds(4);
 
 double thread_cpu_seconds() {
   timespec t{};
@@ -51,7 +57,7 @@ const std::vector<const char*>& PmSampler::steps() {
 }
 
 PmSampler::PmSampler(const SamplerOptions& o, std::unique_ptr<Cupti> cupti)
-    : opts_(o), cupti_(std::move(cupti)) {
+    : opts_(o), cupti_(std::move(cupti)), duty_(o.duty) {
   if (!cupti_) {
     std::string why;
     cupti_ = Cupti::load(&why, opts_.library);
@@ -62,7 +68,7 @@ PmSampler::PmSampler(const SamplerOptions& o, std::unique_ptr<Cupti> cupti)
   }
   cupti_->inject(opts_.fault);
   interval_us_ = opts_.interval_us;
-  started_ = last_switch_ = std::chrono::steady_clock::now();
+  started_ = last_switch_ = Clock::now();
   if (!start_up()) return;
   worker_ = std::thread([this] { run_worker(); });
 }
@@ -73,6 +79,7 @@ PmSampler::~PmSampler() {
     stop_ = true;
   }
   wake_.notify_all();
+  done_.notify_all();
   if (worker_.joinable()) worker_.join();
   // run_, activity_ and pm_ give CUPTI back as they go.
 }
@@ -87,6 +94,10 @@ std::uint64_t PmSampler::now() const {
   uint64_t t = 0;
   if (cupti_ && cupti_->functions().timestamp) cupti_->functions().timestamp(&t);
   return t;
+}
+
+double PmSampler::seconds(Clock::time_point t) const {
+  return std::chrono::duration<double>(t - started_).count();
 }
 
 bool PmSampler::start_up() {
@@ -167,6 +178,7 @@ bool PmSampler::configure(int configuration) {
     sampling_ = false;
   }
   run_.reset();
+  const Clock::time_point asked = Clock::now();
   auto sc =
       make_params<CUpti_PmSampling_SetConfig_Params>(CUpti_PmSampling_SetConfig_Params_STRUCT_SIZE);
   sc.pPmSamplingObject = pm_->get();
@@ -200,7 +212,7 @@ bool PmSampler::configure(int configuration) {
     run_.reset();
     return fail("start", r);
   }
-  const std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
+  const Clock::time_point started = Clock::now();
   if (configuration != configuration_) last_switch_ = started;
   configuration_ = configuration;
   next_index_ = 0;
@@ -211,6 +223,7 @@ bool PmSampler::configure(int configuration) {
     sampling_ = true;
     settled_at_ =
         started + std::chrono::microseconds(interval_us_) + std::chrono::nanoseconds(kMarginNs);
+    duty_.armed(std::chrono::duration<double>(settled_at_ - asked).count());
   }
   done_.notify_all();
   if (opts_.trace)
@@ -220,19 +233,14 @@ bool PmSampler::configure(int configuration) {
 }
 
 void PmSampler::pause(bool paused) {
-  // Most calls change nothing: they return without waiting for the worker's decode.
-  if (paused == paused_.load() || !pm_ || !unavailable().empty()) return;
-  std::lock_guard<std::mutex> lock(cupti_mutex_);
-  if (paused) {
-    {
-      std::lock_guard<std::mutex> state(mutex_);
-      sampling_ = false;
-    }
-    run_.reset();
-  } else {
-    configure(configuration_);
-  }
+  // Most calls change nothing; the worker stops or starts the sampling itself.
+  if (paused == paused_.load() || !unavailable().empty()) return;
   paused_ = paused;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    poke_ = true;
+  }
+  wake_.notify_all();
 }
 
 std::string PmSampler::unavailable() const {
@@ -252,6 +260,7 @@ std::string PmSampler::description() const {
     s += " (raised from " + std::to_string(opts_.interval_us) +
          " us: samples came faster than "
          "this CPU read them)";
+  if (opts_.on_demand) s += ", only around the frames read";
   if (choice_.fma_from_halves) s += "; FMA = mean of fmaheavy and fmalite";
   if (!choice_.missing.empty()) {
     s += "; none for";
@@ -266,9 +275,23 @@ std::string PmSampler::description() const {
 
 double PmSampler::worker_cpu_share(bool whole) const {
   if (!whole) return recent_cpu_share_;
-  const double wall =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+  const double wall = seconds(Clock::now());
   return wall > 0 ? worker_cpu_s_.load() / wall : 0;
+}
+
+bool PmSampler::read_frame() {
+  if (!opts_.on_demand) return true;
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!unavailable_.empty()) return true;  // its figures carry the reason
+  if (paused_) return false;
+  const Clock::time_point t = Clock::now();
+  promised_ = duty_.offer(seconds(t), sampling_ && !switching_ && t >= settled_at_);
+  // A worker asleep until woken plans anew: frames come again.
+  if (sleeping_) {
+    poke_ = true;
+    wake_.notify_all();
+  }
+  return promised_;
 }
 
 std::uint64_t PmSampler::begin() {
@@ -278,22 +301,30 @@ std::uint64_t PmSampler::begin() {
     std::this_thread::sleep_for(std::chrono::microseconds(3 * interval_us_ + 20));
   }
   std::unique_lock<std::mutex> lock(mutex_);
-  // After a start, a switch or a renewal that cut a sample, the first interval is not read: the
-  // launch waits until its samples count. Inserted under the same lock the wait ends in: neither
-  // a switch nor a cut (which start only while nothing is pending) can begin between the two.
-  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+  promised_ = false;
+  // Sampling runs and its samples count before the launch: where the duty cycle stopped it the
+  // worker starts it, and after a start, a switch or a renewal that cut a sample, the first
+  // interval is not read. Inserted under the same lock the wait ends in: neither a switch nor a
+  // cut (which start only while nothing is pending) can begin between the two.
+  const Clock::time_point give_up = Clock::now() + std::chrono::seconds(2);
+  ++waiting_;
+  if (!sampling_) {
+    poke_ = true;
+    wake_.notify_all();
+  }
   for (;;) {
-    const auto t = std::chrono::steady_clock::now();
+    const Clock::time_point t = Clock::now();
     if (stop_ || !unavailable_.empty() || t >= give_up) break;
     if (sampling_ && !switching_ && t >= settled_at_) break;
     done_.wait_until(lock, sampling_ && !switching_ ? std::min(settled_at_, give_up) : give_up);
   }
+  --waiting_;
   const std::uint64_t id = ++next_id_;
   if (!unavailable_.empty()) return id;
   Pending p;
   p.id = id;
   p.t0 = now();
-  p.begun = std::chrono::steady_clock::now();
+  p.begun = Clock::now();
   pending_[id] = p;
   return id;
 }
@@ -306,7 +337,8 @@ void PmSampler::end(std::uint64_t launch, double sm_cycles) {
     if (it == pending_.end()) return;
     it->second.t1 = t1;
     it->second.sm_cycles = sm_cycles;
-    it->second.ended = std::chrono::steady_clock::now();
+    it->second.ended = Clock::now();
+    poke_ = true;
   }
   wake_.notify_all();
 }
@@ -447,8 +479,7 @@ void PmSampler::renew_if_due() {
     // The rest of the cut sample lands in the new image, unread (as is every sample begun
     // before the renewal, with the margin); no launch begins until they have passed.
     if (r == Renewal::Cut)
-      settled_at_ = std::max(settled_at_, std::chrono::steady_clock::now() +
-                                              std::chrono::microseconds(interval_us_) +
+      settled_at_ = std::max(settled_at_, Clock::now() + std::chrono::microseconds(interval_us_) +
                                               2 * std::chrono::nanoseconds(kMarginNs));
   }
   if (r == Renewal::Keep) return;
@@ -478,7 +509,7 @@ std::pair<std::uint64_t, std::uint64_t> PmSampler::kernel_span(const Pending& p)
 void PmSampler::attribute_ready() {
   const std::uint64_t now_cupti = now();
   std::lock_guard<std::mutex> lock(mutex_);
-  const auto now_steady = std::chrono::steady_clock::now();
+  const auto now_steady = Clock::now();
   std::vector<LaunchSpan> spans;
   std::vector<bool> overdue;
   std::vector<std::uint64_t> others;  // begin times of launches not among spans
@@ -538,34 +569,41 @@ void PmSampler::attribute_ready() {
   done_.notify_all();
 }
 
-void PmSampler::run_worker() {
-  const double cpu0 = thread_cpu_seconds();
-  auto mark_wall = std::chrono::steady_clock::now();
-  double mark_cpu = 0;
-  for (;;) {
-    {
-      std::unique_lock<std::mutex> lock(mutex_);
-      wake_.wait_for(lock, std::chrono::milliseconds(10), [&] { return stop_; });
-      if (stop_) return;
-    }
-    std::unique_lock<std::mutex> cupti(cupti_mutex_);
+bool PmSampler::work(Clock::time_point* wake) {
+  const Clock::time_point t = Clock::now();
+  DutyCycle::Plan plan{true, DutyCycle::kNever};
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    const bool busy = !pending_.empty() || promised_ || waiting_ > 0;
+    if (opts_.on_demand) plan = duty_.plan(seconds(t), run_.has_value(), busy);
+  }
+  if (paused_) plan.on = false;
+  if (plan.on && !run_) {
+    // Two configurations take turns, each for a quarter of a second at least.
+    const bool turn = configs_.size() > 1 && t - last_switch_ > std::chrono::milliseconds(250);
+    if (!configure(turn ? 1 - configuration_ : configuration_)) return false;
+  }
+  if (run_) {
     // Kernel records first: the decode then evaluates only the samples over their kernels.
     activity_->flush();
-    if (!paused_ && !decode()) break;
-    attribute_ready();
-    if (!paused_) renew_if_due();
+    if (!decode()) return false;
+  }
+  // Paused too: launches that can have no more samples get what they have, or the reason.
+  attribute_ready();
+  if (run_) {
+    renew_if_due();
     // Samples came faster than this thread evaluates them: sample half as often from now.
-    if (lost_ && interval_us_ < kMaxIntervalUs && !paused_) {
+    if (lost_ && interval_us_ < kMaxIntervalUs) {
       lost_ = false;
       interval_us_ = 2 * interval_us_;
-      if (!configure(configuration_)) break;
+      if (!configure(configuration_)) return false;
     }
-    // Two configurations take turns, each for a quarter of a second (bench and experiments:
-    // each launch), switched only while no launch is under way.
-    if (configs_.size() > 1 && !paused_) {
+    // Sampling all the time, two configurations take turns, each for a quarter of a second
+    // (bench and experiments: each launch), switched only while no launch is under way.
+    if (configs_.size() > 1 && !opts_.on_demand) {
       std::unique_lock<std::mutex> lock(mutex_);
-      const bool due = opts_.isolate || std::chrono::steady_clock::now() - last_switch_ >
-                                            std::chrono::milliseconds(250);
+      const bool due =
+          opts_.isolate || Clock::now() - last_switch_ > std::chrono::milliseconds(250);
       if (due && pending_.empty()) {
         switching_ = true;
         lock.unlock();
@@ -573,12 +611,64 @@ void PmSampler::run_worker() {
         lock.lock();
         switching_ = false;
         done_.notify_all();
-        if (!ok) break;
+        if (!ok) return false;
       }
     }
-    cupti.unlock();
+  }
+  // Planned again now that launches may have got their figures; CUPTI is called outside the
+  // lock, which its activity callbacks take.
+  bool busy = false, ended = false, stopping = false;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    busy = !pending_.empty() || promised_ || waiting_ > 0;
+    ended = std::any_of(pending_.begin(), pending_.end(),
+                        [](const auto& p) { return p.second.t1 != 0; });
+    if (opts_.on_demand) plan = duty_.plan(seconds(Clock::now()), run_.has_value(), busy);
+    stopping = run_ && (!plan.on || paused_);
+    if (stopping) sampling_ = false;
+  }
+  if (stopping) {
+    run_.reset();
+    if (opts_.trace) opts_.trace("sampling stopped at " + std::to_string(now()));
+  }
+  if (!opts_.on_demand)
+    *wake = t + kRound;
+  else if (busy)
+    *wake = t + (ended ? kEndedRound : kRunningRound);
+  else if (plan.next == DutyCycle::kNever)
+    *wake = Clock::time_point::max();
+  else
+    *wake = started_ +
+            std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(plan.next));
+  // While sampling runs the image fills: it is read at least every round.
+  if (run_) *wake = std::min(*wake, t + kRunningRound);
+  return true;
+}
+
+void PmSampler::run_worker() {
+  const double cpu0 = thread_cpu_seconds();
+  auto mark_wall = Clock::now();
+  double mark_cpu = 0;
+  Clock::time_point wake = Clock::now() + kRound;
+  for (;;) {
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      auto woken = [&] { return stop_ || poke_; };
+      sleeping_ = wake == Clock::time_point::max();
+      if (sleeping_)
+        wake_.wait(lock, woken);
+      else
+        wake_.wait_until(lock, wake, woken);
+      sleeping_ = poke_ = false;
+      if (stop_) return;
+    }
+    if (!work(&wake)) break;
     worker_cpu_s_ = thread_cpu_seconds() - cpu0;
-    const auto now_steady = std::chrono::steady_clock::now();
+    const auto now_steady = Clock::now();
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      duty_.spent(seconds(now_steady), worker_cpu_s_);
+    }
     const double wall = std::chrono::duration<double>(now_steady - mark_wall).count();
     if (wall >= 1) {
       recent_cpu_share_ = (worker_cpu_s_ - mark_cpu) / wall;
