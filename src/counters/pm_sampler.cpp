@@ -314,7 +314,7 @@ std::uint64_t PmSampler::begin() {
   }
   for (;;) {
     const Clock::time_point t = Clock::now();
-    if (stop_ || !unavailable_.empty() || t >= give_up) break;
+    if (stop_ || paused_ || !unavailable_.empty() || t >= give_up) break;
     if (sampling_ && !switching_ && t >= settled_at_) break;
     done_.wait_until(lock, sampling_ && !switching_ ? std::min(settled_at_, give_up) : give_up);
   }
