@@ -104,7 +104,7 @@ TEST(Attribution, ALaunchGetsTheWorkOfTheSamplesOverItsSpan) {
                                    sample(40000, 50000, 0, 0)};
   // 26 us at 2 GHz.
   const LaunchSpan l{7, 12000, 38000, 52000};
-  const auto f = attribute(s, {l}, two_pipe_choice());
+  const auto f = attribute(s, {l}, two_pipe_choice(), 10000);
   ASSERT_EQ(f.size(), 1u);
   EXPECT_TRUE(f[0].unavailable.empty());
   EXPECT_EQ(f[0].samples, 3);
@@ -116,10 +116,12 @@ TEST(Attribution, ALaunchGetsTheWorkOfTheSamplesOverItsSpan) {
   EXPECT_NEAR(f[0].span_ms, 0.026, 1e-12);
 }
 
-TEST(Attribution, ASampleAcrossTwoLaunchesIsSharedByOverlap) {
+TEST(Attribution, ASampleAcrossTwoGroupsIsSharedByOverlap) {
+  // Launches 2.5 us apart with a gap of 1 us: two groups, and one sample (longer than the gap)
+  // over both.
   const std::vector<PmSample> s = {sample(0, 10000, 50, 100)};
   const LaunchSpan a{1, 0, 2500, 0}, b{2, 5000, 10000, 0};
-  const auto f = attribute(s, {a, b}, two_pipe_choice());
+  const auto f = attribute(s, {a, b}, two_pipe_choice(), 1000);
   ASSERT_EQ(f.size(), 2u);
   // 2.5 us against 5 us of overlap: a third and two thirds of the sample's 5 us of FMA work.
   EXPECT_NEAR(f[0].find("FMA")->pct, 100 * (5000.0 / 3) / 2500, 1e-9);
@@ -128,7 +130,7 @@ TEST(Attribution, ASampleAcrossTwoLaunchesIsSharedByOverlap) {
 }
 
 TEST(Attribution, NoSampleNoFigures) {
-  const auto f = attribute({sample(0, 10, 1, 1)}, {{3, 100, 200, 0}}, two_pipe_choice());
+  const auto f = attribute({sample(0, 10, 1, 1)}, {{3, 100, 200, 0}}, two_pipe_choice(), 10);
   ASSERT_EQ(f.size(), 1u);
   EXPECT_FALSE(f[0].unavailable.empty());
   EXPECT_TRUE(f[0].pipes.empty());
@@ -138,9 +140,68 @@ TEST(Attribution, MissingSamplesWithholdTheFigures) {
   // Samples lost in the middle of the launch (overwritten before they were read): a figure from
   // the rest would be too low, so there is none, and the reason says why.
   const std::vector<PmSample> s = {sample(0, 10000, 90, 1), sample(30000, 40000, 90, 1)};
-  const auto f = attribute(s, {{1, 0, 40000, 0}}, two_pipe_choice());
+  const auto f = attribute(s, {{1, 0, 40000, 0}}, two_pipe_choice(), 10000);
   EXPECT_TRUE(f[0].pipes.empty());
   EXPECT_NE(f[0].unavailable.find("cover only 50%"), std::string::npos) << f[0].unavailable;
+}
+
+TEST(Attribution, LaunchesCloserThanAnIntervalAreOneGroup) {
+  // 10 us samples: the second launch begins 4 us after the first ends, the third 10 us after.
+  const std::vector<LaunchSpan> l = {{1, 0, 20000, 0}, {2, 24000, 40000, 0}, {3, 50000, 60000, 0}};
+  const auto groups = neighbour_groups(l, 10000);
+  ASSERT_EQ(groups.size(), 2u);
+  EXPECT_EQ(groups[0], (std::vector<std::size_t>{0, 1}));
+  EXPECT_EQ(groups[1], (std::vector<std::size_t>{2}));
+  // In any order.
+  const auto shuffled = neighbour_groups({l[2], l[0], l[1]}, 10000);
+  ASSERT_EQ(shuffled.size(), 2u);
+  EXPECT_EQ(shuffled[0], (std::vector<std::size_t>{1, 2}));
+}
+
+TEST(Attribution, BackToBackFramesShareTheirGroupsWorkByTime) {
+  // Two frames of one view back to back (25 us each, no gap), each ramping up: 100 instructions
+  // over its first 5 us, 800 over the rest. The sample across them holds the first's busy tail
+  // (200) and the second's quiet start (100): split by overlap, the first would get 850, under
+  // what it ran, and the second 950.
+  const std::vector<PmSample> s = {sample(0, 10000, 60, 300), sample(10000, 20000, 80, 400),
+                                   sample(20000, 30000, 60, 300), sample(30000, 40000, 80, 400),
+                                   sample(40000, 50000, 80, 400)};
+  const LaunchSpan a{1, 0, 25000, 50000}, b{2, 25000, 50000, 50000};
+  const auto f = attribute(s, {a, b}, two_pipe_choice(), 10000);
+  ASSERT_EQ(f.size(), 2u);
+  for (const CounterFigures& x : f) {
+    ASSERT_TRUE(x.unavailable.empty()) << x.unavailable;
+    EXPECT_NEAR(x.warp_instructions, 900, 1e-9);
+    // The group's FMA work (36 us busy) over both frames' 50 us.
+    EXPECT_NEAR(x.find("FMA")->pct, 100 * 36.0 / 50, 1e-9);
+  }
+  EXPECT_EQ(f[0].samples, 3);
+  EXPECT_EQ(f[1].samples, 3);
+}
+
+TEST(Attribution, AGroupWithAnUncoveredLaunchGetsNoFigures) {
+  // The second frame's samples were lost: the first's share of the group's work would be too
+  // high, so neither has figures, and each says why.
+  const std::vector<PmSample> s = {sample(0, 10000, 80, 400), sample(10000, 20000, 80, 400)};
+  const auto f = attribute(s, {{1, 0, 20000, 0}, {2, 21000, 40000, 0}}, two_pipe_choice(), 10000);
+  EXPECT_NE(f[0].unavailable.find("of a launch within one sampling interval"), std::string::npos)
+      << f[0].unavailable;
+  EXPECT_NE(f[1].unavailable.find("of this launch"), std::string::npos) << f[1].unavailable;
+  EXPECT_TRUE(f[0].pipes.empty());
+}
+
+TEST(Attribution, AGroupIsSettledOnceNoLaunchCanJoinIt) {
+  const std::vector<LaunchSpan> l = {{1, 0, 20000, 0}, {2, 24000, 40000, 0}, {3, 80000, 90000, 0}};
+  // Samples read to 45 us, at 60 us: the first group is done, the third launch not yet read.
+  EXPECT_EQ(settled_launches(l, 10000, 45000, 60000, {}), (std::vector<bool>{true, true, false}));
+  // Read to 40 us but at 45 us: a launch may still begin within an interval of the group's end.
+  EXPECT_EQ(settled_launches(l, 10000, 40000, 45000, {}), (std::vector<bool>{false, false, false}));
+  // A launch under way, begun 5 us after the group's end, may join it.
+  EXPECT_EQ(settled_launches(l, 10000, 100000, 100000, {45000}),
+            (std::vector<bool>{false, false, false}));
+  // One begun later than an interval past the group's end cannot.
+  EXPECT_EQ(settled_launches(l, 10000, 100000, 100000, {95000}),
+            (std::vector<bool>{true, true, false}));
 }
 
 TEST(Attribution, FewerInstructionsThanTheModelledLoopWithholdTheFigures) {
@@ -162,7 +223,7 @@ TEST(Attribution, FmaFromItsHalves) {
   m.configurations = {{{"fmaheavy", "h", MetricKind::PctOfPeak},
                        {"fmalite", "l", MetricKind::PctOfPeak},
                        {"clock", "c", MetricKind::PerSecond}}};
-  const auto f = attribute({{0, 1000, {90, 70, 1e9}, 0}}, {{1, 0, 1000, 0}}, m);
+  const auto f = attribute({{0, 1000, {90, 70, 1e9}, 0}}, {{1, 0, 1000, 0}}, m, 1000);
   ASSERT_NE(f[0].find("FMA"), nullptr);
   EXPECT_NEAR(f[0].find("FMA")->pct, 80, 1e-9);
 }
@@ -171,11 +232,12 @@ TEST(Attribution, FmaFromItsHalves) {
 // whole start-up, and each step can be made to refuse. The chip is GH100 unless a test says.
 std::atomic<int> set_configs{0};
 std::atomic<bool> fake_gb202{false};
+// CUPTI's clock moves 100 us a look; samples begin just after the margin a start leaves unread.
+std::atomic<uint64_t> fake_clock{1000}, fake_started{0};
 CuptiFunctions fake_target(const CuptiFunctions& host) {
   CuptiFunctions f = host;
   f.timestamp = [](uint64_t* t) {
-    static std::atomic<uint64_t> clock{1000};
-    *t = clock += 1000;
+    *t = fake_clock += 100000;
     return CUPTI_SUCCESS;
   };
   f.profiler_initialize = [](CUpti_Profiler_Initialize_Params*) { return CUPTI_SUCCESS; };
@@ -204,21 +266,25 @@ CuptiFunctions fake_target(const CuptiFunctions& host) {
   f.counter_data_initialize = [](CUpti_PmSampling_CounterDataImage_Initialize_Params*) {
     return CUPTI_SUCCESS;
   };
-  f.start = [](CUpti_PmSampling_Start_Params*) { return CUPTI_SUCCESS; };
+  f.start = [](CUpti_PmSampling_Start_Params*) {
+    fake_started = fake_clock.load();
+    return CUPTI_SUCCESS;
+  };
   f.stop = [](CUpti_PmSampling_Stop_Params*) { return CUPTI_SUCCESS; };
   f.decode = [](CUpti_PmSampling_DecodeData_Params* p) {
     p->decodeStopReason = CUPTI_PM_SAMPLING_DECODE_STOP_REASON_END_OF_RECORDS;
     return CUPTI_SUCCESS;
   };
-  // Two samples over all time: the first is dropped, the second (over every launch) evaluated.
+  // Two samples: the first is dropped, the second (begun since the start, running on over every
+  // launch) evaluated.
   f.counter_data_info = [](CUpti_PmSampling_GetCounterDataInfo_Params* p) {
     p->numTotalSamples = 512;
     p->numCompletedSamples = p->numPopulatedSamples = 2;
     return CUPTI_SUCCESS;
   };
   f.sample_info = [](CUpti_PmSampling_CounterData_GetSampleInfo_Params* p) {
-    p->startTimestamp = p->sampleIndex;
-    p->endTimestamp = ~0ull - 1;
+    p->startTimestamp = fake_started + 100001;
+    p->endTimestamp = p->startTimestamp + 1000000000000ull;
     return CUPTI_SUCCESS;
   };
   f.activity_enable = [](CUpti_ActivityKind) { return CUPTI_SUCCESS; };

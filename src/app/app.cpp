@@ -439,6 +439,7 @@ void App::render_image(int fw, int fh, bool b_half) {
   const bool idle = deep ? !deep_.busy() : !pipeline_.refining();
   if (ex_.dirty || (ex_.live && idle)) {
     if (counter_reading_) counters_.drop(*std::exchange(counter_reading_, std::nullopt));
+    reading_asked_ = false;
     if (deep) {
       // The previous image moved into place while the new one renders, at any depth.
       const auto [from, to] = deep_preview_grids(shown_view_, ex_.view, sw, sh);
@@ -453,8 +454,10 @@ void App::render_image(int fw, int fh, bool b_half) {
   }
   if (deep) {
     if (!deep_.busy()) return;
-    // The counters read from the frame's first band to its last, not while the reference is made.
-    if (deep_.rendering() && !counter_reading_) counter_reading_ = counters_.begin();
+    // The counters read from the frame's first band to its last, not while the reference is made;
+    // asked once a frame, since a reading begun later would miss its first bands.
+    if (deep_.rendering() && !std::exchange(reading_asked_, true))
+      counter_reading_ = counters_.begin();
     float* out = pipeline_.begin_external();
     const std::optional<DeepStats> done =
         deep_.step(out, pipeline_.gpu() ? kGpuLaunchMs : kCpuSliceMs, pipeline_.external_warps());
@@ -479,8 +482,9 @@ void App::render_image(int fw, int fh, bool b_half) {
     return;
   }
   // The counters read from the frame's first launch to the end of its last, the window's
-  // drawing between them included.
-  if (pipeline_.refining() && !counter_reading_) counter_reading_ = counters_.begin();
+  // drawing between them included (where they read it at all: one frame in a few).
+  if (pipeline_.refining() && !std::exchange(reading_asked_, true))
+    counter_reading_ = counters_.begin();
   if (const auto fm = pipeline_.render_slice(pipeline_.gpu() ? kGpuLaunchMs : kCpuSliceMs)) {
     if (counter_reading_)
       counters_.end(*std::exchange(counter_reading_, std::nullopt), frames_done_,

@@ -154,6 +154,7 @@ class App {
   SweepWindow sweep_;
 
   std::optional<std::uint64_t> counter_reading_;  // open over the frame being rendered
+  bool reading_asked_ = false;  // the counters were asked whether to read this frame
   gl::FrameMeasurement last_;
   std::optional<Metrics> last_metrics_;
   History overlay_ms_;         // CPU time the pipe overlay took per frame (model + drawing)

@@ -9,8 +9,9 @@ namespace mp {
 namespace {
 
 // PM sampling interval in the window: decoding costs the counter thread some 60 us of CPU per
-// sample whether the GPU is busy or not, so 200 us keeps it near 40% of a core
-// (docs/measurements.md); `--counter-interval` trades that against finer samples.
+// sample whether the GPU is busy or not, 40% of a core at 200 us sampling all the time
+// (docs/measurements.md), so it samples only around the frames it reads, as many as its duty
+// cycle's budget allows; `--counter-interval` trades fewer readings against finer samples.
 constexpr unsigned kWindowCounterInterval = 200;
 
 }  // namespace
@@ -25,12 +26,18 @@ void CounterFeed::start(int device_index, int interval_us) {
   if (std::getenv("MANDELPIPE_COUNTERS_TRACE"))
     so.trace = [](const std::string& line) { std::cerr << "counters: " << line << "\n"; };
   so.interval_us = interval_us > 0 ? static_cast<unsigned>(interval_us) : kWindowCounterInterval;
+  so.on_demand = true;
   auto sampler = std::make_unique<counters::PmSampler>(so);
   sampler_ = sampler.get();
   probes_ = std::make_unique<counters::ProbeSet>(std::move(sampler),
                                                  counters::further_sources(device_index));
   if (!sampler_->unavailable().empty())
     std::cerr << "mandelpipe: " << sampler_->unavailable() << "\n";
+}
+
+std::optional<std::uint64_t> CounterFeed::begin() {
+  if (!probes_ || !sampler_->read_frame()) return std::nullopt;
+  return probes_->begin();
 }
 
 void CounterFeed::end(std::uint64_t reading, long long frame, double sm_cycles) {

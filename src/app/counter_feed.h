@@ -25,10 +25,11 @@ class CounterFeed {
   CounterProbe* probe() const { return probes_.get(); }
   bool refused() const { return sampler_ && !sampler_->unavailable().empty(); }
 
-  // Around frame `frame`'s launches: begin() before the first, end() after the last, with their
-  // SM cycles summed; drop() instead where the frame is given up unfinished (its figures never
-  // show).
-  std::uint64_t begin() { return probes_ ? probes_->begin() : 0; }
+  // Around frame `frame`'s launches: begin() before the first, which opens a reading where the
+  // sampler reads this frame (one in a few, as its duty cycle keeps its CPU low) and says so;
+  // end() after the last, with their SM cycles summed; drop() instead where the frame is given
+  // up unfinished (its figures never show).
+  std::optional<std::uint64_t> begin();
   void end(std::uint64_t reading, long long frame, double sm_cycles);
   void drop(std::uint64_t reading);
   // What the model's step loop accounts for in frame `frame`, for withhold_short_counts.

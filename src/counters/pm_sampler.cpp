@@ -3,57 +3,28 @@
 #include <time.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <tuple>
+#include <utility>
 
 namespace mp::counters {
-
-// CUPTI's activity callbacks are plain functions, process-wide: this is where they find the
-// sampler that asked for kernel records (one at a time).
-struct ActivitySink {
-  static std::mutex& mutex() {
-    static std::mutex m;
-    return m;
-  }
-  static PmSampler*& current() {
-    static PmSampler* s = nullptr;
-    return s;
-  }
-  static void CUPTIAPI requested(uint8_t** buffer, size_t* size, size_t* max_records) {
-    constexpr size_t kBytes = 1 << 20;
-    *buffer = static_cast<uint8_t*>(std::aligned_alloc(8, kBytes));
-    *size = *buffer ? kBytes : 0;
-    *max_records = 0;
-  }
-  static void CUPTIAPI completed(CUcontext, uint32_t, uint8_t* buffer, size_t, size_t valid) {
-    std::lock_guard<std::mutex> lock(mutex());
-    PmSampler* s = current();
-    if (s && buffer) {
-      CUpti_Activity* record = nullptr;
-      const auto next = s->cupti_->functions().activity_next;
-      std::vector<PmSampler::Kernel> got;
-      while (next(buffer, valid, &record) == CUPTI_SUCCESS) {
-        if (record->kind != CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) continue;
-        const auto* k = reinterpret_cast<const CUpti_ActivityKernel10*>(record);
-        got.push_back({k->start, k->end});
-      }
-      std::lock_guard<std::mutex> inner(s->mutex_);
-      // Nobody trims them once CUPTI has refused: the worker has stopped.
-      if (s->unavailable_.empty())
-        for (const auto& k : got) s->kernels_.push_back(k);
-    }
-    std::free(buffer);
-  }
-};
-
 namespace {
 
 // Samples per counter data image. A decode that fills the image drops the records it has no
-// room for, so the image is renewed once half full: the other half takes what the hardware
-// buffer gathers while the renewal (~9 us per sample of room) and a decode round take.
+// room for, so the image is renewed once half full (renewal()): the other half takes what the
+// hardware buffer gathers until a sample boundary comes.
 constexpr std::uint32_t kImageSamples = 1024;
 constexpr std::size_t kHardwareBuffer = 128u << 20;
 constexpr unsigned kMaxIntervalUs = 3200;
+// The samples' times are the GPU's, put on the host's clock by CUPTI: a launch's bracket and the
+// moment samples count again after a start or a cut keep this much either side.
+constexpr std::uint64_t kMarginNs = 100000;
+// The worker's rounds: sampling all the time, every 10 ms; on demand, while a launch runs,
+// every 25 ms (the image's half fills in about 100 ms at the window's interval), and once one
+// has ended, every 4 ms until its samples and kernel records are in; otherwise when the duty
+// cycle plans to start sampling, or when woken.
+constexpr auto kRound = std::chrono::milliseconds(10);
+constexpr auto kRunningRound = std::chrono::milliseconds(25);
+constexpr auto kEndedRound = std::chrono::milliseconds(4);
 
 double thread_cpu_seconds() {
   timespec t{};
@@ -86,7 +57,7 @@ const std::vector<const char*>& PmSampler::steps() {
 }
 
 PmSampler::PmSampler(const SamplerOptions& o, std::unique_ptr<Cupti> cupti)
-    : opts_(o), cupti_(std::move(cupti)) {
+    : opts_(o), cupti_(std::move(cupti)), duty_(o.duty) {
   if (!cupti_) {
     std::string why;
     cupti_ = Cupti::load(&why, opts_.library);
@@ -97,7 +68,7 @@ PmSampler::PmSampler(const SamplerOptions& o, std::unique_ptr<Cupti> cupti)
   }
   cupti_->inject(opts_.fault);
   interval_us_ = opts_.interval_us;
-  started_ = last_switch_ = last_end_ = std::chrono::steady_clock::now();
+  started_ = last_switch_ = Clock::now();
   if (!start_up()) return;
   worker_ = std::thread([this] { run_worker(); });
 }
@@ -108,26 +79,9 @@ PmSampler::~PmSampler() {
     stop_ = true;
   }
   wake_.notify_all();
+  done_.notify_all();
   if (worker_.joinable()) worker_.join();
-  if (!cupti_) return;
-  const CuptiFunctions& f = cupti_->functions();
-  if (sampler_) {
-    if (sampling_) {
-      auto s = make_params<CUpti_PmSampling_Stop_Params>(CUpti_PmSampling_Stop_Params_STRUCT_SIZE);
-      s.pPmSamplingObject = sampler_;
-      f.stop(&s);
-    }
-    auto d =
-        make_params<CUpti_PmSampling_Disable_Params>(CUpti_PmSampling_Disable_Params_STRUCT_SIZE);
-    d.pPmSamplingObject = sampler_;
-    f.disable(&d);
-  }
-  if (activity_on_) {
-    f.activity_disable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
-    f.activity_flush(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
-    std::lock_guard<std::mutex> lock(ActivitySink::mutex());
-    if (ActivitySink::current() == this) ActivitySink::current() = nullptr;
-  }
+  // run_, activity_ and pm_ give CUPTI back as they go.
 }
 
 bool PmSampler::fail(const char* step, CUptiResult r) {
@@ -140,6 +94,10 @@ std::uint64_t PmSampler::now() const {
   uint64_t t = 0;
   if (cupti_ && cupti_->functions().timestamp) cupti_->functions().timestamp(&t);
   return t;
+}
+
+double PmSampler::seconds(Clock::time_point t) const {
+  return std::chrono::duration<double>(t - started_).count();
 }
 
 bool PmSampler::start_up() {
@@ -187,93 +145,102 @@ bool PmSampler::start_up() {
     metric_names_.push_back(std::move(names));
   }
 
-  auto en = make_params<CUpti_PmSampling_Enable_Params>(CUpti_PmSampling_Enable_Params_STRUCT_SIZE);
-  en.deviceIndex = cn.deviceIndex;
-  r = c.call("enable", f.enable, &en);
-  if (r != CUPTI_SUCCESS) return fail("enable", r);
-  sampler_ = en.pPmSamplingObject;
+  pm_.emplace(c, cn.deviceIndex);
+  if (!pm_->get()) return fail("enable", pm_->result());
   for (std::size_t i = 0; i < configs_.size(); ++i) {
     std::vector<const char*> names;
     for (const std::string& m : metric_names_[i]) names.push_back(m.c_str());
     auto ds = make_params<CUpti_PmSampling_GetCounterDataSize_Params>(
         CUpti_PmSampling_GetCounterDataSize_Params_STRUCT_SIZE);
-    ds.pPmSamplingObject = sampler_;
+    ds.pPmSamplingObject = pm_->get();
     ds.pMetricNames = names.data();
     ds.numMetrics = names.size();
     ds.maxSamples = kImageSamples;
     r = c.call("counter data size", f.counter_data_size, &ds);
     if (r != CUPTI_SUCCESS) return fail("counter data size", r);
     counter_data_.emplace_back(ds.counterDataSize);
+    blank_data_.emplace_back();
   }
-  {
-    std::lock_guard<std::mutex> lock(ActivitySink::mutex());
-    r = c.injected("activity");
-    if (r == CUPTI_SUCCESS) {
-      r = f.activity_callbacks(&ActivitySink::requested, &ActivitySink::completed);
-      if (r == CUPTI_SUCCESS) r = f.activity_enable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
-    }
-    if (r == CUPTI_SUCCESS) {
-      activity_on_ = true;
-      ActivitySink::current() = this;
-    }
-  }
-  if (r != CUPTI_SUCCESS) return fail("activity", r);
+  activity_.emplace(c, [this](std::vector<KernelTimes> got) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    // Nobody trims them once CUPTI has refused: the worker has stopped.
+    if (unavailable_.empty()) kernels_.insert(kernels_.end(), got.begin(), got.end());
+  });
+  if (activity_->result() != CUPTI_SUCCESS) return fail("activity", activity_->result());
   return configure(0);
 }
 
 bool PmSampler::configure(int configuration) {
   const Cupti& c = *cupti_;
   const CuptiFunctions& f = c.functions();
-  CUptiResult r = CUPTI_SUCCESS;
-  if (sampling_) {
-    auto s = make_params<CUpti_PmSampling_Stop_Params>(CUpti_PmSampling_Stop_Params_STRUCT_SIZE);
-    s.pPmSamplingObject = sampler_;
-    f.stop(&s);
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
     sampling_ = false;
   }
+  run_.reset();
+  const Clock::time_point asked = Clock::now();
   auto sc =
       make_params<CUpti_PmSampling_SetConfig_Params>(CUpti_PmSampling_SetConfig_Params_STRUCT_SIZE);
-  sc.pPmSamplingObject = sampler_;
+  sc.pPmSamplingObject = pm_->get();
   sc.configSize = configs_[configuration].size();
   sc.pConfig = configs_[configuration].data();
   sc.hardwareBufferSize = kHardwareBuffer;
   sc.samplingInterval = interval_us_ * 1000ull;
   sc.triggerMode = CUPTI_PM_SAMPLING_TRIGGER_MODE_GPU_TIME_INTERVAL;
   sc.hwBufferAppendMode = CUPTI_PM_SAMPLING_HARDWARE_BUFFER_APPEND_MODE_KEEP_LATEST;
-  r = c.call("set config", f.set_config, &sc);
+  CUptiResult r = c.call("set config", f.set_config, &sc);
   if (r != CUPTI_SUCCESS) return fail("set config", r);
-  auto ci = make_params<CUpti_PmSampling_CounterDataImage_Initialize_Params>(
-      CUpti_PmSampling_CounterDataImage_Initialize_Params_STRUCT_SIZE);
-  ci.pPmSamplingObject = sampler_;
-  ci.counterDataSize = counter_data_[configuration].size();
-  ci.pCounterData = counter_data_[configuration].data();
-  r = c.call("counter data initialize", f.counter_data_initialize, &ci);
-  if (r != CUPTI_SUCCESS) return fail("counter data initialize", r);
-  auto st = make_params<CUpti_PmSampling_Start_Params>(CUpti_PmSampling_Start_Params_STRUCT_SIZE);
-  st.pPmSamplingObject = sampler_;
-  r = c.call("start", f.start, &st);
-  if (r != CUPTI_SUCCESS) return fail("start", r);
-  sampling_ = true;
+  std::vector<std::uint8_t>& image = counter_data_[configuration];
+  std::vector<std::uint8_t>& blank = blank_data_[configuration];
+  if (blank.empty()) {
+    auto ci = make_params<CUpti_PmSampling_CounterDataImage_Initialize_Params>(
+        CUpti_PmSampling_CounterDataImage_Initialize_Params_STRUCT_SIZE);
+    ci.pPmSamplingObject = pm_->get();
+    ci.counterDataSize = image.size();
+    ci.pCounterData = image.data();
+    r = c.call("counter data initialize", f.counter_data_initialize, &ci);
+    if (r != CUPTI_SUCCESS) return fail("counter data initialize", r);
+    blank = image;
+  } else {
+    image = blank;
+  }
+  // What the hardware buffer still holds from before this start is not read.
+  discard_before_ = now() + kMarginNs;
+  run_.emplace(c, pm_->get());
+  if (run_->result() != CUPTI_SUCCESS) {
+    r = run_->result();
+    run_.reset();
+    return fail("start", r);
+  }
+  const Clock::time_point started = Clock::now();
+  if (configuration != configuration_) last_switch_ = started;
   configuration_ = configuration;
   next_index_ = 0;
+  fill_ = {};
   drop_next_ = true;
-  last_switch_ = std::chrono::steady_clock::now();
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    sampling_ = true;
+    settled_at_ =
+        started + std::chrono::microseconds(interval_us_) + std::chrono::nanoseconds(kMarginNs);
+    duty_.armed(std::chrono::duration<double>(settled_at_ - asked).count());
+  }
+  done_.notify_all();
+  if (opts_.trace)
+    opts_.trace("sampling started at " + std::to_string(discard_before_) + " (configuration " +
+                std::to_string(configuration) + ", every " + std::to_string(interval_us_) + " us)");
   return true;
 }
 
 void PmSampler::pause(bool paused) {
-  // Most calls change nothing: they return without waiting for the worker's decode.
-  if (paused == paused_.load() || !sampler_ || !unavailable().empty()) return;
-  std::lock_guard<std::mutex> lock(cupti_mutex_);
-  if (paused) {
-    auto s = make_params<CUpti_PmSampling_Stop_Params>(CUpti_PmSampling_Stop_Params_STRUCT_SIZE);
-    s.pPmSamplingObject = sampler_;
-    cupti_->functions().stop(&s);
-    sampling_ = false;
-  } else {
-    configure(configuration_);
-  }
+  // Most calls change nothing; the worker stops or starts the sampling itself.
+  if (paused == paused_.load() || !unavailable().empty()) return;
   paused_ = paused;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    poke_ = true;
+  }
+  wake_.notify_all();
 }
 
 std::string PmSampler::unavailable() const {
@@ -293,6 +260,7 @@ std::string PmSampler::description() const {
     s += " (raised from " + std::to_string(opts_.interval_us) +
          " us: samples came faster than "
          "this CPU read them)";
+  if (opts_.on_demand) s += ", only around the frames read";
   if (choice_.fma_from_halves) s += "; FMA = mean of fmaheavy and fmalite";
   if (!choice_.missing.empty()) {
     s += "; none for";
@@ -307,9 +275,23 @@ std::string PmSampler::description() const {
 
 double PmSampler::worker_cpu_share(bool whole) const {
   if (!whole) return recent_cpu_share_;
-  const double wall =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+  const double wall = seconds(Clock::now());
   return wall > 0 ? worker_cpu_s_.load() / wall : 0;
+}
+
+bool PmSampler::read_frame() {
+  if (!opts_.on_demand) return true;
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!unavailable_.empty()) return true;  // its figures carry the reason
+  if (paused_) return false;
+  const Clock::time_point t = Clock::now();
+  promised_ = duty_.offer(seconds(t), sampling_ && !switching_ && t >= settled_at_);
+  // A worker asleep until woken plans anew: frames come again.
+  if (sleeping_) {
+    poke_ = true;
+    wake_.notify_all();
+  }
+  return promised_;
 }
 
 std::uint64_t PmSampler::begin() {
@@ -318,18 +300,31 @@ std::uint64_t PmSampler::begin() {
     // from the last launch: work nobody bracketed (warm-ups) may have run since.
     std::this_thread::sleep_for(std::chrono::microseconds(3 * interval_us_ + 20));
   }
-  const std::uint64_t t0 = now();  // CUPTI's clock, outside the lock its callbacks take
   std::unique_lock<std::mutex> lock(mutex_);
-  // Inserted under the same lock the wait ends in: a configuration switch (which starts only
-  // while nothing is pending) cannot begin between the two.
-  if (opts_.isolate)
-    done_.wait_for(lock, std::chrono::seconds(2), [&] { return !switching_ || stop_; });
+  promised_ = false;
+  // Sampling runs and its samples count before the launch: where the duty cycle stopped it the
+  // worker starts it, and after a start, a switch or a renewal that cut a sample, the first
+  // interval is not read. Inserted under the same lock the wait ends in: neither a switch nor a
+  // cut (which start only while nothing is pending) can begin between the two.
+  const Clock::time_point give_up = Clock::now() + std::chrono::seconds(2);
+  ++waiting_;
+  if (!sampling_) {
+    poke_ = true;
+    wake_.notify_all();
+  }
+  for (;;) {
+    const Clock::time_point t = Clock::now();
+    if (stop_ || paused_ || !unavailable_.empty() || t >= give_up) break;
+    if (sampling_ && !switching_ && t >= settled_at_) break;
+    done_.wait_until(lock, sampling_ && !switching_ ? std::min(settled_at_, give_up) : give_up);
+  }
+  --waiting_;
   const std::uint64_t id = ++next_id_;
   if (!unavailable_.empty()) return id;
   Pending p;
   p.id = id;
-  p.t0 = opts_.isolate ? now() : t0;
-  p.begun = std::chrono::steady_clock::now();
+  p.t0 = now();
+  p.begun = Clock::now();
   pending_[id] = p;
   return id;
 }
@@ -338,12 +333,12 @@ void PmSampler::end(std::uint64_t launch, double sm_cycles) {
   const std::uint64_t t1 = now();
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    last_end_ = std::chrono::steady_clock::now();
     auto it = pending_.find(launch);
     if (it == pending_.end()) return;
     it->second.t1 = t1;
     it->second.sm_cycles = sm_cycles;
-    it->second.ended = last_end_;
+    it->second.ended = Clock::now();
+    poke_ = true;
   }
   wake_.notify_all();
 }
@@ -384,7 +379,7 @@ bool PmSampler::decode() {
   for (int round = 0; round < 64; ++round) {
     auto dd = make_params<CUpti_PmSampling_DecodeData_Params>(
         CUpti_PmSampling_DecodeData_Params_STRUCT_SIZE);
-    dd.pPmSamplingObject = sampler_;
+    dd.pPmSamplingObject = pm_->get();
     dd.pCounterDataImage = image.data();
     dd.counterDataImageSize = image.size();
     CUptiResult r = c.call("decode", f.decode, &dd);
@@ -411,27 +406,27 @@ bool PmSampler::decode() {
           brackets.emplace_back(p.t0, p.t1 ? p.t1 : ~std::uint64_t{0} / 2);
       }
     }
-    // A margin either side: the samples' times are the GPU's, put on the host's clock by CUPTI.
-    constexpr std::uint64_t kMargin = 100000;
     auto wanted = [&](std::uint64_t a, std::uint64_t b) {
       for (const auto& [t0, t1] : brackets)
-        if (b + kMargin > t0 && a < t1 + kMargin) return true;
+        if (b + kMarginNs > t0 && a < t1 + kMarginNs) return true;
       return false;
     };
     const HostObject& ev = *evaluators_[configuration_];
     for (; next_index_ < gi.numCompletedSamples; ++next_index_) {
       auto si = make_params<CUpti_PmSampling_CounterData_GetSampleInfo_Params>(
           CUpti_PmSampling_CounterData_GetSampleInfo_Params_STRUCT_SIZE);
-      si.pPmSamplingObject = sampler_;
+      si.pPmSamplingObject = pm_->get();
       si.pCounterDataImage = image.data();
       si.counterDataImageSize = image.size();
       si.sampleIndex = next_index_;
       r = c.call("sample info", f.sample_info, &si);
       if (r != CUPTI_SUCCESS) return fail("sample info", r);
+      read_until_ = std::max(read_until_, si.endTimestamp);
       if (drop_next_) {  // spans the time before the start: CUPTI documents it as an outlier
         drop_next_ = false;
         continue;
       }
+      if (si.startTimestamp < discard_before_) continue;
       if (!wanted(si.startTimestamp, si.endTimestamp)) continue;
       PmSample s;
       s.start = si.startTimestamp;
@@ -451,42 +446,59 @@ bool PmSampler::decode() {
       if (r != CUPTI_SUCCESS) return fail("evaluate", r);
       samples_.push_back(std::move(s));
     }
-    if (dd.overflow) {  // the hardware buffer overwrote records before they were read
+    fill_ = {gi.numTotalSamples, gi.numPopulatedSamples, gi.numCompletedSamples,
+             dd.decodeStopReason == CUPTI_PM_SAMPLING_DECODE_STOP_REASON_COUNTER_DATA_FULL ||
+                 gi.numCompletedSamples >= gi.numTotalSamples};
+    // The hardware buffer overwrote records before they were read, or the image had no room
+    // for some: the coverage check sees it.
+    if (dd.overflow || fill_.full) {
       std::lock_guard<std::mutex> lock(mutex_);
       ++overflows_;
       lost_ = true;
     }
     if (opts_.trace)
       opts_.trace("decode at " + std::to_string(now()) + ": " +
-                  std::to_string(gi.numCompletedSamples) + " samples in the image, " +
+                  std::to_string(gi.numCompletedSamples) + " samples in the image (" +
+                  std::to_string(gi.numPopulatedSamples) + " begun), " +
                   std::to_string(samples_.size()) + " kept, stop reason " +
                   std::to_string(dd.decodeStopReason) + (dd.overflow ? ", overflow" : "") +
                   (samples_.empty() ? std::string()
                                     : ", last " + std::to_string(samples_.back().start) + ".." +
                                           std::to_string(samples_.back().end)));
-    const bool full = gi.numCompletedSamples >= gi.numTotalSamples ||
-                      dd.decodeStopReason == CUPTI_PM_SAMPLING_DECODE_STOP_REASON_COUNTER_DATA_FULL;
-    if (full) {  // records beyond the image's room were dropped: the coverage check sees it
-      std::lock_guard<std::mutex> lock(mutex_);
-      ++overflows_;
-      lost_ = true;
-    }
-    if (!full && gi.numCompletedSamples < gi.numTotalSamples / 2) return true;
-    auto ci = make_params<CUpti_PmSampling_CounterDataImage_Initialize_Params>(
-        CUpti_PmSampling_CounterDataImage_Initialize_Params_STRUCT_SIZE);
-    ci.pPmSamplingObject = sampler_;
-    ci.counterDataSize = image.size();
-    ci.pCounterData = image.data();
-    r = c.call("counter data initialize", f.counter_data_initialize, &ci);
-    if (r != CUPTI_SUCCESS) return fail("counter data initialize", r);
-    next_index_ = 0;
+    if (!fill_.full) return true;
+    renew_if_due();  // full: renewed at once, and the records that did not fit decoded next
   }
   return true;
 }
 
+void PmSampler::renew_if_due() {
+  Renewal r = Renewal::Keep;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    r = renewal(fill_, !pending_.empty());
+    // The rest of the cut sample lands in the new image, unread (as is every sample begun
+    // before the renewal, with the margin); no launch begins until they have passed.
+    if (r == Renewal::Cut)
+      settled_at_ = std::max(settled_at_, Clock::now() + std::chrono::microseconds(interval_us_) +
+                                              2 * std::chrono::nanoseconds(kMarginNs));
+  }
+  if (r == Renewal::Keep) return;
+  if (r == Renewal::Cut) discard_before_ = now() + kMarginNs;
+  if (opts_.trace)
+    opts_.trace(std::string("image renewed ") +
+                (r == Renewal::Cut ? "mid-sample, samples begun before " +
+                                         std::to_string(discard_before_) + " not read"
+                                   : "on a sample boundary") +
+                " (" + std::to_string(fill_.completed) + " of " + std::to_string(fill_.total) +
+                " samples, " + std::to_string(fill_.populated) + " begun)");
+  counter_data_[configuration_] = blank_data_[configuration_];
+  next_index_ = 0;
+  fill_ = {};
+}
+
 std::pair<std::uint64_t, std::uint64_t> PmSampler::kernel_span(const Pending& p) const {
   std::uint64_t start = 0, end = 0;
-  for (const Kernel& k : kernels_)
+  for (const KernelTimes& k : kernels_)
     if (k.start >= p.t0 && k.end <= p.t1) {
       start = start ? std::min(start, k.start) : k.start;
       end = std::max(end, k.end);
@@ -495,11 +507,12 @@ std::pair<std::uint64_t, std::uint64_t> PmSampler::kernel_span(const Pending& p)
 }
 
 void PmSampler::attribute_ready() {
+  const std::uint64_t now_cupti = now();
   std::lock_guard<std::mutex> lock(mutex_);
-  const std::uint64_t latest = samples_.empty() ? 0 : samples_.back().end;
-  const auto now_steady = std::chrono::steady_clock::now();
+  const auto now_steady = Clock::now();
   std::vector<LaunchSpan> spans;
-  std::vector<bool> ready;
+  std::vector<bool> overdue;
+  std::vector<std::uint64_t> others;  // begin times of launches not among spans
   // A launch begun and never ended (its measuring code failed between the two) would hold every
   // later sample: after a minute it is given up.
   for (auto it = pending_.begin(); it != pending_.end();) {
@@ -513,20 +526,29 @@ void PmSampler::attribute_ready() {
     }
   }
   for (const auto& [id, p] : pending_) {
-    if (p.t1 == 0) continue;
+    if (p.t1 == 0) {
+      others.push_back(p.t0);
+      continue;
+    }
     LaunchSpan l{id, 0, 0, p.sm_cycles};
     std::tie(l.start, l.end) = kernel_span(p);
-    const bool late = now_steady - p.ended > std::chrono::milliseconds(250);
     if (l.end == 0) {
-      if (!late) continue;  // kernel records come with the next flush
-      l.start = p.t0;       // none came: the host's bracket stands in
+      if (now_steady - p.ended <= std::chrono::milliseconds(250)) {
+        others.push_back(p.t0);  // kernel records come with the next flush
+        continue;
+      }
+      l.start = p.t0;  // none came: the host's bracket stands in
       l.end = p.t1;
     }
     spans.push_back(l);
-    ready.push_back(latest >= l.end || now_steady - p.ended > std::chrono::seconds(3));
+    overdue.push_back(now_steady - p.ended > std::chrono::seconds(3));
   }
   if (spans.empty()) return;
-  std::vector<CounterFigures> figures = attribute(samples_, spans, choice_);
+  const std::uint64_t gap = interval_us_ * 1000ull;
+  std::vector<CounterFigures> figures = attribute(samples_, spans, choice_, gap);
+  const std::vector<bool> settled = settled_launches(spans, gap, read_until_, now_cupti, others);
+  std::vector<bool> ready(spans.size());
+  for (std::size_t i = 0; i < spans.size(); ++i) ready[i] = settled[i] || overdue[i];
   if (opts_.trace)
     for (std::size_t i = 0; i < spans.size(); ++i) {
       const Pending& p = pending_.at(spans[i].id);
@@ -539,7 +561,7 @@ void PmSampler::attribute_ready() {
   for (std::size_t i = 0; i < spans.size(); ++i)
     if (ready[i]) finish(spans[i].id, std::move(figures[i]));
   // What no pending launch can need any more goes.
-  const std::uint64_t keep_from = pending_.empty() ? latest : pending_.begin()->second.t0;
+  const std::uint64_t keep_from = pending_.empty() ? read_until_ : pending_.begin()->second.t0;
   samples_.erase(std::remove_if(samples_.begin(), samples_.end(),
                                 [&](const PmSample& s) { return s.end < keep_from; }),
                  samples_.end());
@@ -547,33 +569,41 @@ void PmSampler::attribute_ready() {
   done_.notify_all();
 }
 
-void PmSampler::run_worker() {
-  const double cpu0 = thread_cpu_seconds();
-  auto mark_wall = std::chrono::steady_clock::now();
-  double mark_cpu = 0;
-  for (;;) {
-    {
-      std::unique_lock<std::mutex> lock(mutex_);
-      wake_.wait_for(lock, std::chrono::milliseconds(10), [&] { return stop_; });
-      if (stop_) return;
-    }
-    std::unique_lock<std::mutex> cupti(cupti_mutex_);
+bool PmSampler::work(Clock::time_point* wake) {
+  const Clock::time_point t = Clock::now();
+  DutyCycle::Plan plan{true, DutyCycle::kNever};
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    const bool busy = !pending_.empty() || promised_ || waiting_ > 0;
+    if (opts_.on_demand) plan = duty_.plan(seconds(t), run_.has_value(), busy);
+  }
+  if (paused_) plan.on = false;
+  if (plan.on && !run_) {
+    // Two configurations take turns, each for a quarter of a second at least.
+    const bool turn = configs_.size() > 1 && t - last_switch_ > std::chrono::milliseconds(250);
+    if (!configure(turn ? 1 - configuration_ : configuration_)) return false;
+  }
+  if (run_) {
     // Kernel records first: the decode then evaluates only the samples over their kernels.
-    cupti_->functions().activity_flush(0);
-    if (!paused_ && !decode()) break;
-    attribute_ready();
+    activity_->flush();
+    if (!decode()) return false;
+  }
+  // Paused too: launches that can have no more samples get what they have, or the reason.
+  attribute_ready();
+  if (run_) {
+    renew_if_due();
     // Samples came faster than this thread evaluates them: sample half as often from now.
-    if (lost_ && interval_us_ < kMaxIntervalUs && !paused_) {
+    if (lost_ && interval_us_ < kMaxIntervalUs) {
       lost_ = false;
       interval_us_ = 2 * interval_us_;
-      if (!configure(configuration_)) break;
+      if (!configure(configuration_)) return false;
     }
-    // Two configurations take turns, each for a quarter of a second (bench and experiments:
-    // each launch), switched only while no launch is under way.
-    if (configs_.size() > 1 && !paused_) {
+    // Sampling all the time, two configurations take turns, each for a quarter of a second
+    // (bench and experiments: each launch), switched only while no launch is under way.
+    if (configs_.size() > 1 && !opts_.on_demand) {
       std::unique_lock<std::mutex> lock(mutex_);
-      const bool due = opts_.isolate || std::chrono::steady_clock::now() - last_switch_ >
-                                            std::chrono::milliseconds(250);
+      const bool due =
+          opts_.isolate || Clock::now() - last_switch_ > std::chrono::milliseconds(250);
       if (due && pending_.empty()) {
         switching_ = true;
         lock.unlock();
@@ -581,12 +611,64 @@ void PmSampler::run_worker() {
         lock.lock();
         switching_ = false;
         done_.notify_all();
-        if (!ok) break;
+        if (!ok) return false;
       }
     }
-    cupti.unlock();
+  }
+  // Planned again now that launches may have got their figures; CUPTI is called outside the
+  // lock, which its activity callbacks take.
+  bool busy = false, ended = false, stopping = false;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    busy = !pending_.empty() || promised_ || waiting_ > 0;
+    ended = std::any_of(pending_.begin(), pending_.end(),
+                        [](const auto& p) { return p.second.t1 != 0; });
+    if (opts_.on_demand) plan = duty_.plan(seconds(Clock::now()), run_.has_value(), busy);
+    stopping = run_ && (!plan.on || paused_);
+    if (stopping) sampling_ = false;
+  }
+  if (stopping) {
+    run_.reset();
+    if (opts_.trace) opts_.trace("sampling stopped at " + std::to_string(now()));
+  }
+  if (!opts_.on_demand)
+    *wake = t + kRound;
+  else if (busy)
+    *wake = t + (ended ? kEndedRound : kRunningRound);
+  else if (plan.next == DutyCycle::kNever)
+    *wake = Clock::time_point::max();
+  else
+    *wake = started_ +
+            std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(plan.next));
+  // While sampling runs the image fills: it is read at least every round.
+  if (run_) *wake = std::min(*wake, t + kRunningRound);
+  return true;
+}
+
+void PmSampler::run_worker() {
+  const double cpu0 = thread_cpu_seconds();
+  auto mark_wall = Clock::now();
+  double mark_cpu = 0;
+  Clock::time_point wake = Clock::now() + kRound;
+  for (;;) {
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      auto woken = [&] { return stop_ || poke_; };
+      sleeping_ = wake == Clock::time_point::max();
+      if (sleeping_)
+        wake_.wait(lock, woken);
+      else
+        wake_.wait_until(lock, wake, woken);
+      sleeping_ = poke_ = false;
+      if (stop_) return;
+    }
+    if (!work(&wake)) break;
     worker_cpu_s_ = thread_cpu_seconds() - cpu0;
-    const auto now_steady = std::chrono::steady_clock::now();
+    const auto now_steady = Clock::now();
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      duty_.spent(seconds(now_steady), worker_cpu_s_);
+    }
     const double wall = std::chrono::duration<double>(now_steady - mark_wall).count();
     if (wall >= 1) {
       recent_cpu_share_ = (worker_cpu_s_ - mark_cpu) / wall;
