@@ -12,6 +12,7 @@
 #include "counters/attribution.h"
 #include "counters/metric_choice.h"
 #include "counters/pm_sampler.h"
+#include "fake_cupti.h"
 
 namespace mp::counters {
 namespace {
@@ -240,21 +241,11 @@ CuptiFunctions fake_target(const CuptiFunctions& host) {
     *t = fake_clock += 100000;
     return CUPTI_SUCCESS;
   };
-  f.profiler_initialize = [](CUpti_Profiler_Initialize_Params*) { return CUPTI_SUCCESS; };
+  fake_cupti_basics(f);
   f.chip_name = [](CUpti_Device_GetChipName_Params* p) {
     p->pChipName = fake_gb202 ? "GB202" : "GH100";
     return CUPTI_SUCCESS;
   };
-  f.availability = [](CUpti_PmSampling_GetCounterAvailability_Params* p) {
-    p->counterAvailabilityImageSize = 0;
-    return CUPTI_SUCCESS;
-  };
-  static CUpti_PmSampling_Object* const kObject = reinterpret_cast<CUpti_PmSampling_Object*>(16);
-  f.enable = [](CUpti_PmSampling_Enable_Params* p) {
-    p->pPmSamplingObject = kObject;
-    return CUPTI_SUCCESS;
-  };
-  f.disable = [](CUpti_PmSampling_Disable_Params*) { return CUPTI_SUCCESS; };
   f.set_config = [](CUpti_PmSampling_SetConfig_Params*) {
     ++set_configs;
     return CUPTI_SUCCESS;

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "counters/pm_sampler.h"
+#include "fake_cupti.h"
 
 namespace mp::counters {
 namespace {
@@ -100,21 +101,11 @@ CuptiFunctions fake_gpu_target(const CuptiFunctions& host) {
     *t = clock_ns();
     return CUPTI_SUCCESS;
   };
-  f.profiler_initialize = [](CUpti_Profiler_Initialize_Params*) { return CUPTI_SUCCESS; };
+  fake_cupti_basics(f);
   f.chip_name = [](CUpti_Device_GetChipName_Params* p) {
     p->pChipName = "GH100";
     return CUPTI_SUCCESS;
   };
-  f.availability = [](CUpti_PmSampling_GetCounterAvailability_Params* p) {
-    p->counterAvailabilityImageSize = 0;
-    return CUPTI_SUCCESS;
-  };
-  static CUpti_PmSampling_Object* const kObject = reinterpret_cast<CUpti_PmSampling_Object*>(16);
-  f.enable = [](CUpti_PmSampling_Enable_Params* p) {
-    p->pPmSamplingObject = kObject;
-    return CUPTI_SUCCESS;
-  };
-  f.disable = [](CUpti_PmSampling_Disable_Params*) { return CUPTI_SUCCESS; };
   f.set_config = [](CUpti_PmSampling_SetConfig_Params* p) {
     std::lock_guard<std::mutex> lock(gpu().m);
     gpu().interval = p->samplingInterval;
