@@ -81,6 +81,23 @@ std::unique_ptr<Cupti> Cupti::load(std::string* why, const std::string& library)
     bind(h, "cuptiActivityRegisterCallbacks", f.activity_callbacks, &missing);
     bind(h, "cuptiActivityFlushAll", f.activity_flush, &missing);
     bind(h, "cuptiActivityGetNextRecord", f.activity_next, &missing);
+    bind(h, "cuptiPCSamplingEnable", f.pc_enable, &missing);
+    bind(h, "cuptiPCSamplingDisable", f.pc_disable, &missing);
+    bind(h, "cuptiPCSamplingSetConfigurationAttribute", f.pc_configure, &missing);
+    bind(h, "cuptiPCSamplingGetNumStallReasons", f.pc_reason_count, &missing);
+    bind(h, "cuptiPCSamplingGetStallReasons", f.pc_reasons, &missing);
+    bind(h, "cuptiPCSamplingStart", f.pc_start, &missing);
+    bind(h, "cuptiPCSamplingStop", f.pc_stop, &missing);
+    bind(h, "cuptiPCSamplingGetData", f.pc_data, &missing);
+    // The driver is the runtime's, already loaded where there is a GPU (RTLD_NOLOAD: no other
+    // copy is loaded here); PC sampling alone needs it, and says so where it is missing.
+    if (void* cu = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD)) {
+      std::string none;
+      bind(cu, "cuInit", f.cu_init, &none);
+      bind(cu, "cuDeviceGet", f.cu_device, &none);
+      bind(cu, "cuDevicePrimaryCtxRetain", f.cu_retain, &none);
+      bind(cu, "cuDevicePrimaryCtxRelease_v2", f.cu_release, &none);
+    }
     if (!missing.empty()) {
       *why = t + " has no " + missing + " (PM sampling needs CUPTI from CUDA 12.6 or newer)";
       return nullptr;
@@ -104,18 +121,29 @@ std::string Cupti::describe(CUptiResult r) const {
   return (s ? std::string(s) : std::string("CUPTI error")) + " (" + std::to_string(r) + ")";
 }
 
-std::string refusal_line(const std::string& step, CUptiResult r, const std::string& detail) {
+bool held_elsewhere(CUptiResult r) {
+  return r == CUPTI_ERROR_HARDWARE_BUSY || r == CUPTI_ERROR_INVALID_OPERATION ||
+         r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED ||
+         r == CUPTI_ERROR_OLD_PROFILER_API_INITIALIZED;
+}
+
+std::string refusal_line(const std::string& step, CUptiResult r, const std::string& detail,
+                         Sampler sampler) {
   const std::string at = " (" + step + ": " + detail + ")";
+  // The same causes and cures for both samplers; what is missing, and what shows instead.
+  const bool pc = sampler == Sampler::Pc;
+  const std::string what = pc ? "Stall reasons (CUPTI PC sampling)" : "Hardware counters";
+  const std::string instead = pc ? "showing none" : "showing the model only";
   switch (r) {
     case CUPTI_ERROR_INSUFFICIENT_PRIVILEGES:
     case CUPTI_ERROR_VIRTUALIZED_DEVICE_INSUFFICIENT_PRIVILEGES:
-      return "Hardware counters need profiling permission: run as root or with CAP_SYS_ADMIN "
+      return what +
+             " need profiling permission: run as root or with CAP_SYS_ADMIN "
              "(CAP_PERFMON from driver R565), or have the GPU's admin load the NVIDIA driver with "
-             "NVreg_RestrictProfilingToAdminUsers=0 (README, Hardware counters); showing the "
-             "model only" +
-             at;
+             "NVreg_RestrictProfilingToAdminUsers=0 (README, Hardware counters); " +
+             instead + at;
     case CUPTI_ERROR_WSL_DEVICE_NOT_SUPPORTED:
-      return "Hardware counters are not available under WSL; showing the model only" + at;
+      return what + " are not available under WSL; " + instead + at;
     case CUPTI_ERROR_MIG_DEVICE_NOT_SUPPORTED:
     case CUPTI_ERROR_CMP_DEVICE_NOT_SUPPORTED:
     case CUPTI_ERROR_SLI_DEVICE_NOT_SUPPORTED:
@@ -123,23 +151,20 @@ std::string refusal_line(const std::string& step, CUptiResult r, const std::stri
     case CUPTI_ERROR_VIRTUALIZED_DEVICE_NOT_SUPPORTED:
     case CUPTI_ERROR_NOT_SUPPORTED:
     case CUPTI_ERROR_INVALID_CHIP_NAME:
-      return "Hardware counters: this GPU or its mode has no PM sampling; showing the model only" +
-             at;
+      return what + ": this GPU or its mode has no " + (pc ? "PC" : "PM") + " sampling; " +
+             instead + at;
     case CUPTI_ERROR_HARDWARE_BUSY:
     case CUPTI_ERROR_INVALID_OPERATION:
     case CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED:
     case CUPTI_ERROR_OLD_PROFILER_API_INITIALIZED:
-      return "Hardware counters are held by another profiler (ncu, nsys or a CUPTI tool); showing "
-             "the model only" +
-             at;
+      return what + " are held by another profiler (ncu, nsys or a CUPTI tool); " + instead + at;
     case CUPTI_ERROR_NOT_INITIALIZED:
     case CUPTI_ERROR_NOT_COMPATIBLE:
     case CUPTI_ERROR_INVALID_DEVICE:
     case CUPTI_ERROR_INVALID_CONTEXT:
-      return "Hardware counters: the NVIDIA driver is too old for this CUPTI, or no GPU answers; "
-             "showing the model only" +
+      return what + ": the NVIDIA driver is too old for this CUPTI, or no GPU answers; " + instead +
              at;
-    default: return "Hardware counters unavailable; showing the model only" + at;
+    default: return what + " unavailable; " + instead + at;
   }
 }
 

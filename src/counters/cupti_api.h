@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cupti_activity.h>
+#include <cupti_pcsampling.h>
 #include <cupti_pmsampling.h>
 #include <cupti_profiler_host.h>
 #include <cupti_profiler_target.h>
@@ -48,6 +49,21 @@ struct CuptiFunctions {
   decltype(&cuptiActivityRegisterCallbacks) activity_callbacks = nullptr;
   decltype(&cuptiActivityFlushAll) activity_flush = nullptr;
   decltype(&cuptiActivityGetNextRecord) activity_next = nullptr;
+  // PC sampling, per CUDA context: where warps were and why they did not issue.
+  decltype(&cuptiPCSamplingEnable) pc_enable = nullptr;
+  decltype(&cuptiPCSamplingDisable) pc_disable = nullptr;
+  decltype(&cuptiPCSamplingSetConfigurationAttribute) pc_configure = nullptr;
+  decltype(&cuptiPCSamplingGetNumStallReasons) pc_reason_count = nullptr;
+  decltype(&cuptiPCSamplingGetStallReasons) pc_reasons = nullptr;
+  decltype(&cuptiPCSamplingStart) pc_start = nullptr;
+  decltype(&cuptiPCSamplingStop) pc_stop = nullptr;
+  decltype(&cuptiPCSamplingGetData) pc_data = nullptr;
+  // The CUDA driver (libcuda, which the runtime has loaded): the device's primary context, the
+  // one the runtime launches in, which PC sampling is enabled for. Null where it is not there.
+  decltype(&cuInit) cu_init = nullptr;
+  decltype(&cuDeviceGet) cu_device = nullptr;
+  decltype(&cuDevicePrimaryCtxRetain) cu_retain = nullptr;
+  decltype(&cuDevicePrimaryCtxRelease) cu_release = nullptr;
 };
 
 // A CUPTI parameter struct, zeroed, with its size set (as every CUPTI call wants it).
@@ -106,8 +122,16 @@ class Cupti {
   std::optional<Fault> fault_;
 };
 
+// Which of CUPTI's samplers a refusal is about: the pipe counters (PM sampling) or the stall
+// reasons (PC sampling).
+enum class Sampler { Pm, Pc };
+
 // The one line a user reads when counters cannot be had: what happened at which step, and
 // what to do about it (permission, library, driver, another profiler).
-std::string refusal_line(const std::string& step, CUptiResult r, const std::string& detail);
+std::string refusal_line(const std::string& step, CUptiResult r, const std::string& detail,
+                         Sampler sampler = Sampler::Pm);
+// Results that mean another user of the profiling hardware holds it (another profiler, or the
+// other of CUPTI's samplers where the two cannot run together).
+bool held_elsewhere(CUptiResult r);
 
 }  // namespace mp::counters

@@ -97,4 +97,62 @@ void CUPTIAPI KernelActivity::completed(CUcontext, uint32_t, uint8_t* buffer, si
   std::free(buffer);
 }
 
+PrimaryContext::PrimaryContext(const Cupti& cupti, int device_index) : cupti_(cupti) {
+  const CuptiFunctions& f = cupti.functions();
+  if (!f.cu_init || !f.cu_device || !f.cu_retain || !f.cu_release) {
+    failure_ = "the CUDA driver (libcuda.so.1) is not loaded in this process";
+    return;
+  }
+  CUresult r = f.cu_init(0);
+  if (r == CUDA_SUCCESS) r = f.cu_device(&device_, device_index);
+  if (r == CUDA_SUCCESS) r = f.cu_retain(&context_, device_);
+  if (r != CUDA_SUCCESS) {
+    context_ = nullptr;
+    failure_ = "the CUDA driver gave no context for device " + std::to_string(device_index) +
+               " (CUresult " + std::to_string(r) + ")";
+  }
+}
+
+PrimaryContext::~PrimaryContext() {
+  if (context_) cupti_.functions().cu_release(device_);
+}
+
+PcSamplingSession::PcSamplingSession(const Cupti& cupti, CUcontext context)
+    : cupti_(cupti), context_(context) {
+  CUpti_PCSamplingEnableParams p{};
+  p.size = CUpti_PCSamplingEnableParamsSize;
+  p.ctx = context;
+  result_ = cupti.call("pc enable", cupti.functions().pc_enable, &p);
+}
+
+PcSamplingSession::~PcSamplingSession() {
+  if (result_ != CUPTI_SUCCESS) return;
+  CUpti_PCSamplingDisableParams p{};
+  p.size = CUpti_PCSamplingDisableParamsSize;
+  p.ctx = context_;
+  cupti_.functions().pc_disable(&p);
+}
+
+PcSamplingRange::PcSamplingRange(const Cupti& cupti, CUcontext context)
+    : cupti_(cupti), context_(context) {
+  CUpti_PCSamplingStartParams p{};
+  p.size = CUpti_PCSamplingStartParamsSize;
+  p.ctx = context;
+  result_ = cupti.call("pc start", cupti.functions().pc_start, &p);
+  running_ = result_ == CUPTI_SUCCESS;
+}
+
+CUptiResult PcSamplingRange::stop() {
+  if (!running_) return CUPTI_SUCCESS;
+  running_ = false;
+  CUpti_PCSamplingStopParams p{};
+  p.size = CUpti_PCSamplingStopParamsSize;
+  p.ctx = context_;
+  return cupti_.call("pc stop", cupti_.functions().pc_stop, &p);
+}
+
+PcSamplingRange::~PcSamplingRange() {
+  stop();
+}
+
 }  // namespace mp::counters

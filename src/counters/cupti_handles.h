@@ -1,10 +1,12 @@
-// CUPTI's PM-sampling resources, each given back by its destructor on every path: the device's
-// sampler, a run of sampling, and the kernel activity records that place launches in time.
+// CUPTI's sampling resources, each given back by its destructor on every path: the device's PM
+// sampler, a run of sampling, and the kernel activity records that place launches in time; the
+// primary context PC sampling is enabled for, PC sampling itself and a range of it.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <string>
 #include <vector>
 
 #include "counters/cupti_api.h"
@@ -69,6 +71,56 @@ class KernelActivity {
   std::function<void(std::vector<KernelTimes>)> sink_;
   CUptiResult result_ = CUPTI_SUCCESS;
   bool enabled_ = false;
+};
+
+// The device's primary context (the one the CUDA runtime launches in), retained while this lives.
+class PrimaryContext {
+ public:
+  PrimaryContext(const Cupti& cupti, int device_index);
+  ~PrimaryContext();
+  PrimaryContext(const PrimaryContext&) = delete;
+  PrimaryContext& operator=(const PrimaryContext&) = delete;
+  CUcontext get() const { return context_; }               // null where it could not be had
+  const std::string& failure() const { return failure_; }  // why not, in words
+
+ private:
+  const Cupti& cupti_;
+  CUdevice device_ = 0;
+  CUcontext context_ = nullptr;
+  std::string failure_;
+};
+
+// cuptiPCSamplingEnable for a context, and Disable when it goes.
+class PcSamplingSession {
+ public:
+  PcSamplingSession(const Cupti& cupti, CUcontext context);
+  ~PcSamplingSession();
+  PcSamplingSession(const PcSamplingSession&) = delete;
+  PcSamplingSession& operator=(const PcSamplingSession&) = delete;
+  CUptiResult result() const { return result_; }
+
+ private:
+  const Cupti& cupti_;
+  CUcontext context_;
+  CUptiResult result_ = CUPTI_SUCCESS;
+};
+
+// PC sampling runs while this lives (start/stop control): cuptiPCSamplingStart, and Stop on
+// stop() or when it goes.
+class PcSamplingRange {
+ public:
+  PcSamplingRange(const Cupti& cupti, CUcontext context);
+  ~PcSamplingRange();
+  PcSamplingRange(const PcSamplingRange&) = delete;
+  PcSamplingRange& operator=(const PcSamplingRange&) = delete;
+  CUptiResult result() const { return result_; }  // of the start
+  CUptiResult stop();                             // once; the range's records are then ready
+
+ private:
+  const Cupti& cupti_;
+  CUcontext context_;
+  CUptiResult result_ = CUPTI_SUCCESS;
+  bool running_ = false;
 };
 
 }  // namespace mp::counters

@@ -178,6 +178,7 @@ bool PmSampler::configure(int configuration) {
     sampling_ = false;
   }
   run_.reset();
+  run_live_ = false;
   const Clock::time_point asked = Clock::now();
   auto sc =
       make_params<CUpti_PmSampling_SetConfig_Params>(CUpti_PmSampling_SetConfig_Params_STRUCT_SIZE);
@@ -212,6 +213,7 @@ bool PmSampler::configure(int configuration) {
     run_.reset();
     return fail("start", r);
   }
+  run_live_ = true;
   const Clock::time_point started = Clock::now();
   if (configuration != configuration_) last_switch_ = started;
   configuration_ = configuration;
@@ -241,6 +243,10 @@ void PmSampler::pause(bool paused) {
     poke_ = true;
   }
   wake_.notify_all();
+}
+
+bool PmSampler::sampling() const {
+  return run_live_;
 }
 
 std::string PmSampler::unavailable() const {
@@ -629,6 +635,7 @@ bool PmSampler::work(Clock::time_point* wake) {
   }
   if (stopping) {
     run_.reset();
+    run_live_ = false;
     if (opts_.trace) opts_.trace("sampling stopped at " + std::to_string(now()));
   }
   if (!opts_.on_demand)

@@ -63,8 +63,11 @@ class PmSampler final : public CounterProbe {
   // which arms sampling for the frame it picks next; otherwise every frame.
   bool read_frame();
 
-  // Stops (true) or restarts (false) the sampling itself: what --counters-ab times against.
+  // Stops (true) or restarts (false) the sampling itself: what --counters-ab times against, and
+  // how PC sampling takes its turn where the two cannot run together.
   void pause(bool paused);
+  // Whether sampling runs now (the worker starts and stops it: after pause(true), until it has).
+  bool sampling() const;
 
   // "CUPTI PM sampling on GH100: 10 metrics in one pass, every 50 us" (or two alternating).
   std::string description() const;
@@ -151,7 +154,8 @@ class PmSampler final : public CounterProbe {
   // records go, then the sampler.
   std::optional<PmSamplingObject> pm_;
   std::optional<KernelActivity> activity_;
-  std::optional<SamplingRun> run_;  // worker only: sampling runs while it holds one
+  std::optional<SamplingRun> run_;     // worker only: sampling runs while it holds one
+  std::atomic<bool> run_live_{false};  // run_ holds a started run (for sampling())
   std::thread worker_;
 };
 

@@ -9,13 +9,14 @@
 #include <vector>
 
 #include "model/measure_columns.h"
+#include "model/stall_figures.h"
 
 namespace mp {
 
 struct CounterPipe {
   std::string name;  // as the model names its pipes: FMA, fmaheavy, fmalite, ALU, XU, FP64, LSU,
                      // issue, and "SM active" (counters only)
-  double pct = 0;  // busy cycles the counters saw over the launch's measured SM cycles, in %
+  double pct = 0;    // busy cycles the counters saw over the launch's measured SM cycles, in %
 };
 
 struct CounterFigures {
@@ -29,6 +30,9 @@ struct CounterFigures {
   // Further counter sources read over the same launch (src/counters/counter_sources.cpp),
   // whatever the figures above say.
   std::vector<SourceColumns> sources;
+  // PC sampling's reading (src/counters/pc_sampler.*): where warps were and why they did not
+  // issue; empty from PM sampling.
+  std::optional<StallFigures> stalls;
 
   const CounterPipe* find(const std::string& pipe) const {
     for (const CounterPipe& p : pipes)
