@@ -86,6 +86,25 @@ TEST(Cli, Experiment) {
   expect_error({"experiment", "dispatch", "--format", "xml"}, "--format");
 }
 
+TEST(Cli, StallReasonsInBenchAndTheWindow) {
+  ParseResult r = parse({"bench", "--stalls", "--variant", "fma4-x16"});
+  ASSERT_TRUE(r.options) << r.err;
+  EXPECT_TRUE(r.options->bench_stalls);
+  r = parse({"bench", "--stalls", "--format", "json"});
+  ASSERT_TRUE(r.options) << r.err;
+  expect_error({"bench", "--stalls", "--format", "csv"},
+               "--format csv: one table, a row per view and variant; --stalls adds a table of its "
+               "own: use --format json (or md)");
+  expect_error({"bench", "--stalls", "--sin-sweep", "--present", "--format", "csv"},
+               "--sin-sweep, --present and --stalls add tables of their own");
+  r = parse({"--no-stalls"});
+  ASSERT_TRUE(r.options) << r.err;
+  EXPECT_TRUE(r.options->no_stalls);
+  EXPECT_FALSE(r.options->no_counters);
+  expect_error({"--no-stalls", "bench"}, "--no-stalls: a window option");
+  expect_error({"render", "--out", "x.png", "--stalls"}, "--stalls");
+}
+
 TEST(Cli, BenchSweepAndWindowViews) {
   ParseResult r = parse({"bench", "--sin-sweep", "--present"});
   ASSERT_TRUE(r.options);

@@ -110,8 +110,9 @@ App::App(const Options& o)
   if (settings_.window_x && settings_.window_y && !o.window_size_given)
     window_.move_to(*settings_.window_x, *settings_.window_y);
   window_.set_vsync(ex_.vsync);
+  // --counters-ab times PM sampling alone, which PC sampling's turns would pause.
   if (pipeline_.gpu() && !o.no_counters)
-    counters_.start(device_.device->index, o.counter_interval_us);
+    counters_.start(device_.device->index, o.counter_interval_us, !o.no_stalls && !o.counters_ab);
   if (!o.open_experiment.empty()) {
     experiments_.select(find_experiment(o.open_experiment, "--open-experiment"));
     ex_.show_experiments = true;
@@ -331,6 +332,35 @@ std::string App::counters_source(bool brief) const {
   return counters_.source(brief, device_.device.has_value(), frames_done_);
 }
 
+StallLine App::stalls_line() const {
+  if (const auto who = gpu_borrower())
+    return {"stall reasons: paused while " + *who + " measures the GPU", false, ""};
+  const std::optional<CounterFigures>& f = counters_.stalls();
+  if (f && f->stalls) {
+    const StallSummary& sum = counters_.stalls_summary();
+    const ReasonShare* lead = sum.leading_stall();
+    return {"stalls (PC sampling, frame " + std::to_string(counters_.stalls_frame()) +
+                (counters_.stalls_take_turns() ? ", taking turns with PM sampling" : "") +
+                "): " + leading_stall_text(sum),
+            false, lead ? lead->label : ""};
+  }
+  if (f) return {f->unavailable, true, ""};
+  return {counters_.stalls_source(last_.gpu, frames_done_), counters_.stalls_refused(), ""};
+}
+
+SassStalls App::sass_stalls() const {
+  SassStalls s;
+  s.source = counters_.stalls_source(last_.gpu, frames_done_);
+  const std::optional<CounterFigures>& f = counters_.stalls();
+  if (f && f->stalls) {
+    s.figures = &*f->stalls;
+    s.frame = counters_.stalls_frame();
+  } else if (f) {
+    s.source = f->unavailable;
+  }
+  return s;
+}
+
 std::string App::paused_for_job() const {
   const auto who = gpu_borrower();
   const auto worker = ex_.jobs.off_thread();
@@ -398,6 +428,7 @@ void App::render_frame() {
   // and reads no counters, which would land in the experiment's figures: it shows the image it
   // has, and what changed meanwhile renders once the experiment ends.
   const bool gpu_lent = ex_.jobs.off_thread().has_value();
+  counters_.want_stalls(ex_.show_overlay || ex_.show_sass);
   const double image_start = glfwGetTime();
   if (fw > 0 && fh > 0 && !gpu_lent) render_image(fw, fh, b_half);
   phases_.image = glfwGetTime() - image_start;
@@ -567,8 +598,8 @@ void App::draw_windows() {
   if (ex_.show_overlay) {
     const auto t0 = std::chrono::steady_clock::now();
     overlay_.draw(last_.gpu ? "Pipe utilisation (P)" : "Pipe utilisation (P): needs the CUDA path",
-                  mix_source(), counters_source(true), overlay_ms_.mean(), ui_gpu_ms_.mean(),
-                  ex_.frame_ms.mean(), scale, layout);
+                  mix_source(), counters_source(true), stalls_line(), overlay_ms_.mean(),
+                  ui_gpu_ms_.mean(), ex_.frame_ms.mean(), scale, layout);
     overlay_cost_ms_ +=
         std::chrono::duration<float, std::milli>(std::chrono::steady_clock::now() - t0).count();
     overlay_ms_.push(overlay_cost_ms_);
@@ -582,7 +613,7 @@ void App::draw_windows() {
         last_.gpu ? build_of(last_.gpu_stats) : sass::KernelBuild::Plain;
     const LoopListing* l = sass() ? sass()->loop(ex_.variant, build) : nullptr;
     draw_sass_view(variant_info(ex_.variant), build, l, sass_ ? sass_->source : "reading SASS...",
-                   layout);
+                   sass_stalls(), layout);
   }
   compare_.draw(ex_, layout, fw, fh, opts_.capture_dir);
   if (ex_.show_experiments)

@@ -85,6 +85,10 @@ class App {
   const LoadedSass* sass() const { return sass_ && sass_->ok() ? &*sass_ : nullptr; }
   std::string mix_source() const;
   std::string counters_source(bool brief) const;
+  // The overlay's line on the newest stall reading (the frame's leading stall reason), or why
+  // there is none; the SASS view's reading and its source.
+  StallLine stalls_line() const;
+  SassStalls sass_stalls() const;
   // What measures the GPU on the run queue's worker now (an experiment, the compare, the sine
   // sweep), as the window names it; nothing while none does.
   std::optional<std::string> gpu_borrower() const;

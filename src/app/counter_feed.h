@@ -1,14 +1,18 @@
-// The GPU's own pipe counters (CUPTI PM sampling) for the window: the sampler, the frames
-// launched whose figures are not in yet, and the newest figures with their frame.
+// The GPU's own counters for the window: the pipe counters (CUPTI PM sampling) and the stall
+// reasons (CUPTI PC sampling), the frames launched whose figures are not in yet, and the newest
+// figures of each with their frame.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <deque>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
 
 #include "counters/counter_sources.h"
+#include "counters/pc_sampler.h"
 #include "counters/pm_sampler.h"
 #include "model/counter_figures.h"
 
@@ -16,25 +20,35 @@ namespace mp {
 
 class CounterFeed {
  public:
-  // Starts sampling device `device_index` every `interval_us` (0: the window's default); says on
-  // stderr when the counters cannot be had.
-  void start(int device_index, int interval_us);
+  // Starts sampling device `device_index` every `interval_us` (0: the window's default), and PC
+  // sampling beside it where `stalls`; says on stderr when either cannot be had.
+  void start(int device_index, int interval_us, bool stalls);
   // Null when not started (no GPU, --no-counters).
   counters::PmSampler* sampler() const { return sampler_; }
   // The sampler with the further sources: what measured work outside the frames reads.
   CounterProbe* probe() const { return probes_.get(); }
   bool refused() const { return sampler_ && !sampler_->unavailable().empty(); }
+  bool stalls_refused() const { return stall_sampler_ && !stall_sampler_->unavailable().empty(); }
+  // PC sampling takes turns with PM sampling (the two cannot run together on this GPU).
+  bool stalls_take_turns() const {
+    return stall_sampler_ && stall_sampler_->sharing() == counters::PcSampler::Sharing::Turns;
+  }
+
+  // Whether anything shows the stall reasons (the overlay, the SASS view): PC sampling reads
+  // frames only while something does.
+  void want_stalls(bool wanted) { stalls_wanted_ = wanted; }
 
   // Around frame `frame`'s launches: begin() before the first, which opens a reading where the
-  // sampler reads this frame (one in a few, as its duty cycle keeps its CPU low) and says so;
-  // end() after the last, with their SM cycles summed; drop() instead where the frame is given
-  // up unfinished (its figures never show).
+  // samplers read this frame (PM sampling one in a few, as its duty cycle keeps its CPU low; PC
+  // sampling one every quarter of a second at most) and says so; end() after the last, with
+  // their SM cycles summed; drop() instead where the frame is given up unfinished (its figures
+  // never show).
   std::optional<std::uint64_t> begin();
   void end(std::uint64_t reading, long long frame, double sm_cycles);
   void drop(std::uint64_t reading);
   // What the model's step loop accounts for in frame `frame`, for withhold_short_counts.
   void modelled(long long frame, double instructions);
-  // Takes the newest figures the sampler has finished; true if there were new ones.
+  // Takes the newest figures the samplers have finished; true if there were new ones.
   bool take();
 
   const std::optional<CounterFigures>& figures() const { return figures_; }
@@ -43,6 +57,15 @@ class CounterFeed {
   // `gpu`: the CUDA path is in use; `frames_done`: for how long ago the figures are.
   std::string source(bool brief, bool gpu, long long frames_done) const;
 
+  // The newest stall reading (its `stalls` set, or `unavailable` saying why not), and its frame.
+  const std::optional<CounterFigures>& stalls() const { return stalls_; }
+  // Its samples per reason over every kernel of the frame (summed once, as it came).
+  const StallSummary& stalls_summary() const { return stalls_summary_; }
+  long long stalls_frame() const { return stalls_frame_; }
+  // Where the stall reasons come from (and whether PC sampling takes turns with PM sampling), or
+  // why there are none, in one line.
+  std::string stalls_source(bool gpu, long long frames_done) const;
+
  private:
   struct Reading {
     std::uint64_t reading = 0;
@@ -50,12 +73,27 @@ class CounterFeed {
     double modelled_instructions = 0;
     bool dropped = false;
   };
+  // Whether PC sampling reads the frame about to start; `pm`: whether PM sampling does.
+  bool stall_reading_due(bool pm) const;
+  bool pm_usable() const { return sampler_ && sampler_->unavailable().empty(); }
+  void close(std::uint64_t reading, long long frame, double sm_cycles, bool dropped);
+
   // The sampler and the further counter sources beside it (src/counters/counter_sources.h).
   std::unique_ptr<counters::ProbeSet> probes_;
   counters::PmSampler* sampler_ = nullptr;  // the first of probes_
-  std::deque<Reading> readings_;
-  std::optional<CounterFigures> figures_;
-  long long frame_ = -1;
+  std::unique_ptr<counters::PcSampler> stall_sampler_;
+  bool stalls_wanted_ = false;
+  std::chrono::steady_clock::time_point last_stall_reading_;
+  // The feed's readings: each PM sampling's reading, PC sampling's, or both.
+  struct Open {
+    std::optional<std::uint64_t> pm, pc;
+  };
+  std::uint64_t next_reading_ = 0;
+  std::map<std::uint64_t, Open> open_;
+  std::deque<Reading> readings_, stall_readings_;
+  std::optional<CounterFigures> figures_, stalls_;
+  StallSummary stalls_summary_;
+  long long frame_ = -1, stalls_frame_ = -1;
 };
 
 }  // namespace mp

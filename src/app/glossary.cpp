@@ -4,6 +4,8 @@
 
 #include <utility>
 
+#include "model/stall_figures.h"
+
 namespace mp {
 namespace {
 
@@ -56,7 +58,8 @@ constexpr std::pair<std::string_view, std::string_view> kTerms[] = {
 std::string_view glossary(std::string_view term) {
   for (const auto& [name, definition] : kTerms)
     if (name == term) return definition;
-  return {};
+  // The warp states PC sampling reports are defined with the stall figures.
+  return stall_meaning(term);
 }
 
 namespace {
@@ -76,7 +79,7 @@ void tooltip(std::string_view term) {
 }  // namespace
 
 void explain_last_item(std::string_view term) {
-  if (ImGui::IsItemHovered()) tooltip(term);
+  if (ImGui::IsItemHovered() && !glossary(term).empty()) tooltip(term);
 }
 
 void glossary_marker(std::string_view term) {

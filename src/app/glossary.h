@@ -6,7 +6,8 @@
 namespace mp {
 
 // The definition of `term` ("pipe", "XU", "issue-bound", "% of bound", "SIMT efficiency",
-// "SM balance", "the seed articles"); empty for an unknown term.
+// "SM balance", "the seed articles", a warp state PC sampling reports: "dispatch stall"); empty
+// for an unknown term.
 std::string_view glossary(std::string_view term);
 
 // After an ImGui item that names `term`: its definition while the item is hovered.

@@ -8,6 +8,8 @@
 #include <cstdio>
 #include <utility>
 
+#include "app/glossary.h"
+
 namespace mp {
 namespace {
 
@@ -203,8 +205,8 @@ void PipeOverlay::clear() {
 }
 
 void PipeOverlay::draw(const std::string& title, const std::string& mix_source,
-                       const std::string& counters_source, float cost_ms, float ui_gpu_ms,
-                       float frame_ms, float scale, Layout& layout) const {
+                       const std::string& counters_source, const StallLine& stalls, float cost_ms,
+                       float ui_gpu_ms, float frame_ms, float scale, Layout& layout) const {
   layout.place_overlay();
   ImGui::SetNextWindowBgAlpha(0.8f);
   ImGui::Begin("##pipes", nullptr, kOverlayFlags);
@@ -229,6 +231,13 @@ void PipeOverlay::draw(const std::string& title, const std::string& mix_source,
     ImGui::TextDisabled("%s", counters_source.c_str());
   else
     ImGui::TextColored(kWarning, "%s", counters_source.c_str());
+  if (stalls.warning)
+    ImGui::TextColored(kWarning, "%s", stalls.text.c_str());
+  else if (!stalls.term.empty())
+    ImGui::TextUnformatted(stalls.text.c_str());
+  else
+    ImGui::TextDisabled("%s", stalls.text.c_str());
+  if (!stalls.term.empty()) explain_last_item(stalls.term);
   if (rows_.empty()) ImGui::TextUnformatted("no GPU measurement yet");
   ImGui::TextDisabled("overlay code %.3f ms CPU (%.1f%% of a %.2f ms frame), UI %.3f ms GPU",
                       cost_ms, frame_ms > 0 ? 100 * cost_ms / frame_ms : 0.0f, frame_ms, ui_gpu_ms);
@@ -307,7 +316,7 @@ void PipeOverlay::draw(const std::string& title, const std::string& mix_source,
 }
 
 void draw_sass_view(const VariantInfo& v, sass::KernelBuild build, const LoopListing* listing,
-                    const std::string& source, Layout& layout) {
+                    const std::string& source, const SassStalls& stalls, Layout& layout) {
   const float wrap = layout.place_sass_view();
   ImGui::SetNextWindowBgAlpha(0.8f);
   // A scroll bar where the loop is longer than the room under the overlay.
@@ -329,10 +338,64 @@ void draw_sass_view(const VariantInfo& v, sass::KernelBuild build, const LoopLis
     ImGui::TextColored(kWarning,
                        "%zu copies of the step loop in the SASS: the first is shown and modelled",
                        listing->copies);
+  // The newest stall reading over this kernel's lines, where it sampled this kernel at all.
+  std::optional<ListingStalls> on_lines;
+  if (stalls.figures && stalls.figures->samples_in(listing->function) > 0)
+    on_lines = attribute_to_lines(*stalls.figures, listing->function, listing->code);
+  if (on_lines) {
+    const StallSummary& loop = on_lines->over_lines;
+    ImGui::TextDisabled(
+        "PC samples (frame %lld): %llu of this kernel, %.1f%% of them on the loop's lines; "
+        "over the loop: %s, issued %.0f%%",
+        stalls.frame, static_cast<unsigned long long>(on_lines->function_samples),
+        on_lines->function_samples ? 100.0 * on_lines->on_lines / on_lines->function_samples : 0,
+        leading_stall_text(loop).c_str(), 100 * loop.issued_share());
+  } else {
+    ImGui::TextDisabled(
+        "%s", stalls.figures ? ("stall reasons: the newest reading (frame " +
+                                std::to_string(stalls.frame) + ") has no samples of this kernel")
+                                   .c_str()
+                             : stalls.source.c_str());
+  }
+  // The stall column starts past the longest instruction, so that the columns line up.
+  std::vector<std::string> texts;
+  float text_w = 0;
+  char buf[256];
   for (const sass::Instruction& i : listing->code) {
     const char* pipe = sass::pipe_class_name(sass::classify(listing->arch, i.base()));
-    ImGui::TextColored(pipe_colour(pipe), "%04x  %-5s %-6s %s %s", i.address, pipe,
-                       i.predicate.c_str(), i.opcode.c_str(), i.operands.c_str());
+    std::snprintf(buf, sizeof buf, "%04x  %-5s %-6s %s %s", i.address, pipe, i.predicate.c_str(),
+                  i.opcode.c_str(), i.operands.c_str());
+    texts.emplace_back(buf);
+    text_w = std::max(text_w, ImGui::CalcTextSize(buf).x);
+  }
+  double most = 0;
+  if (on_lines)
+    for (const LineStalls& l : on_lines->lines) most = std::max(most, l.share);
+  const float gap = ImGui::GetStyle().ItemSpacing.x, bar_w = 3 * ImGui::GetFontSize();
+  for (std::size_t k = 0; k < listing->code.size(); ++k) {
+    const sass::Instruction& i = listing->code[k];
+    const ImVec4 colour =
+        pipe_colour(sass::pipe_class_name(sass::classify(listing->arch, i.base())));
+    const float x0 = ImGui::GetCursorPosX();
+    ImGui::TextColored(colour, "%s", texts[k].c_str());
+    if (!on_lines) continue;
+    const LineStalls& l = on_lines->lines[k];
+    // A bar of the line's share (against the busiest line) and the share with its leading
+    // states, in the instruction's pipe colour.
+    ImGui::SameLine(x0 + text_w + 2 * gap);
+    const ImVec2 p = ImGui::GetCursorScreenPos();
+    const float h = ImGui::GetTextLineHeight();
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    dl->AddRectFilled(ImVec2(p.x, p.y + 0.2f * h), ImVec2(p.x + bar_w, p.y + 0.8f * h),
+                      IM_COL32(48, 48, 52, 255));
+    if (most > 0)
+      dl->AddRectFilled(ImVec2(p.x, p.y + 0.2f * h),
+                        ImVec2(p.x + bar_w * static_cast<float>(l.share / most), p.y + 0.8f * h),
+                        ImGui::ColorConvertFloat4ToU32(colour));
+    ImGui::Dummy(ImVec2(bar_w, h));
+    ImGui::SameLine();
+    ImGui::TextColored(colour, "%s", stall_column_text(l).c_str());
+    if (!l.reasons.empty()) explain_last_item(l.reasons.front().label);
   }
   const InstrMix& m = listing->mix;
   ImGui::Separator();
@@ -341,6 +404,10 @@ void draw_sass_view(const VariantInfo& v, sass::KernelBuild build, const LoopLis
       "other %g",
       v.steps_per_check, v.steps_per_check > 1 ? "s" : "", m.fma, listing->heavy_only, m.alu, m.xu,
       m.fp64, m.lsu, m.other);
+  if (on_lines)
+    ImGui::TextDisabled(
+        "beside each instruction: its share of this kernel's PC samples, then the warp states "
+        "seen there (share of its samples); hover one for what it means");
   ImGui::PopTextWrapPos();
   ImGui::End();
 }

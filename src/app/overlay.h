@@ -16,6 +16,21 @@
 
 namespace mp {
 
+// The overlay's line on the stall reasons: the newest reading's leading stall, or where there
+// is none, why (a warning where PC sampling was refused).
+struct StallLine {
+  std::string text;
+  bool warning = false;
+  std::string term;  // the leading reason, whose meaning the line's tooltip gives
+};
+
+// The SASS view's stall reading: the newest (null where none, `source` saying why), its frame.
+struct SassStalls {
+  const StallFigures* figures = nullptr;
+  long long frame = -1;
+  std::string source;
+};
+
 class PipeOverlay {
  public:
   // loads: the model's figures for the frame. counters: figures the counters gave with this
@@ -29,8 +44,8 @@ class PipeOverlay {
   // GPU time of the whole UI's draw (its share in it is the overlay's GPU cost), frame_ms: the
   // frame time. At the top right, under the precision banner's band.
   void draw(const std::string& title, const std::string& mix_source,
-            const std::string& counters_source, float cost_ms, float ui_gpu_ms, float frame_ms,
-            float scale, Layout& layout) const;
+            const std::string& counters_source, const StallLine& stalls, float cost_ms,
+            float ui_gpu_ms, float frame_ms, float scale, Layout& layout) const;
 
  private:
   // One pipe as drawn, worked out on update so that draw, which runs every frame, only draws.
@@ -53,10 +68,11 @@ class PipeOverlay {
 };
 
 // The step loop of `v` one instruction per line, coloured by pipe, with per-pipe counts, at the
-// bottom right under the overlay (scrolling where the loop is longer than the room there).
-// listing: from the loaded SASS, or null (then `source` says why there is none); build: the
-// kernel build it is the loop of (sass.h).
+// bottom right under the overlay (scrolling where the loop is longer than the room there); beside
+// each instruction its share of the kernel's PC samples and its leading warp states, in its
+// pipe's colour. listing: from the loaded SASS, or null (then `source` says why there is none);
+// build: the kernel build it is the loop of (sass.h).
 void draw_sass_view(const VariantInfo& v, sass::KernelBuild build, const LoopListing* listing,
-                    const std::string& source, Layout& layout);
+                    const std::string& source, const SassStalls& stalls, Layout& layout);
 
 }  // namespace mp

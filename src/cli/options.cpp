@@ -499,7 +499,12 @@ ParseResult parse_command_line(const std::vector<std::string>& args) {
                  "with E)");
   app.add_option("--capture-dir", o.capture_dir,
                  "folder for F12 captures and saved tables (default: the working folder)");
-  app.add_flag("--no-counters", o.no_counters, "do not start the hardware counters");
+  app.add_flag("--no-counters", o.no_counters,
+               "do not start the hardware counters (PM sampling) nor the stall reasons (PC "
+               "sampling)");
+  app.add_flag("--no-stalls", o.no_stalls,
+               "do not start the stall reasons (CUPTI PC sampling; the overlay's stall line and "
+               "the SASS view's column)");
   add_colour_options(app, raw);
   add_counter_interval(app, raw);
 
@@ -520,7 +525,7 @@ ParseResult parse_command_line(const std::vector<std::string>& args) {
   bench->add_option("--variant", raw.bench_variant, "variant to time, or all (default all)");
   bench->add_option("--format", raw.format,
                     "md, csv or json (default md); csv is the views' table alone, so not with "
-                    "--sin-sweep or --present");
+                    "--sin-sweep, --present or --stalls");
   add_text(*bench, "--frames", raw.bench_frames, "timed frames per view, >= 10 (default 10)")
       ->type_name("INT");
   bench->add_flag("--sin-sweep", o.bench_sin_sweep,
@@ -535,6 +540,10 @@ ParseResult parse_command_line(const std::vector<std::string>& args) {
       "read the GPU's pipe counters (CUPTI PM sampling) beside the model; columns say n/a with "
       "the reason where unavailable";
   bench->add_flag("--counters", o.counters, counters_help);
+  bench->add_flag("--stalls", o.bench_stalls,
+                  "also read why warps did not issue (CUPTI PC sampling) over 3 frames of each "
+                  "variant after its timed ones: a table per variant and view of the leading warp "
+                  "states with their shares of the samples; says why where unavailable");
   add_counter_interval(*bench, raw);
   add_bench_view_options(*bench, raw);
   CLI::App* experiment = app.add_subcommand(
@@ -568,7 +577,7 @@ ParseResult parse_command_line(const std::vector<std::string>& args) {
     for (const char* w :
          {"--frames", "--screenshot", "--no-vsync", "--present", "--overlay", "--overlay-ab",
           "--counters-ab", "--sass", "--divergence", "--open-experiment", "--capture-dir",
-          "--no-counters", "--counter-interval"})
+          "--no-counters", "--no-stalls", "--counter-interval"})
       if (app.count(w)) {
         r.exit_code = 2;
         r.err = std::string(w) + ": a window option; it does nothing with a subcommand";
@@ -658,13 +667,19 @@ ParseResult parse_command_line(const std::vector<std::string>& args) {
     }
     if (e.empty()) e = parse_format(raw.format, o);
     // Refused here, not after the timing: a CSV file is one table, and these are others.
-    if (e.empty() && o.format == OutputFormat::Csv && (o.bench_sin_sweep || o.bench_present))
-      e = std::string("--format csv: one table, a row per view and variant; ") +
-          (o.bench_sin_sweep && o.bench_present
-               ? "--sin-sweep and --present add tables of their own"
-           : o.bench_sin_sweep ? "--sin-sweep adds a table of its own"
-                               : "--present adds a table of its own") +
+    if (e.empty() && o.format == OutputFormat::Csv &&
+        (o.bench_sin_sweep || o.bench_present || o.bench_stalls)) {
+      std::vector<std::string> extra;
+      if (o.bench_sin_sweep) extra.push_back("--sin-sweep");
+      if (o.bench_present) extra.push_back("--present");
+      if (o.bench_stalls) extra.push_back("--stalls");
+      std::string named = extra[0];
+      for (std::size_t i = 1; i < extra.size(); ++i)
+        named += (i + 1 == extra.size() ? " and " : ", ") + extra[i];
+      e = "--format csv: one table, a row per view and variant; " + named +
+          (extra.size() > 1 ? " add tables of their own" : " adds a table of its own") +
           ": use --format json (or md)";
+    }
     if (raw.tile_order == "rows")
       o.tiles_in_rows = true;
     else if (raw.tile_order != "cost" && e.empty())

@@ -47,6 +47,7 @@ struct Options {
   std::string open_experiment;  // ... the experiments window, running this one
   std::string capture_dir;      // where F12 captures and saved tables go ("" = working folder)
   bool no_counters = false;     // do not start the hardware counters
+  bool no_stalls = false;       // ...or only PC sampling's stall reasons
 
   // render
   std::string out;
@@ -70,6 +71,9 @@ struct Options {
   bool bench_present = false;
   bool bench_sin_sweep = false;
   bool tiles_in_rows = false;  // --tile-order rows: the tiles in numbering order, costs unused
+  // --stalls: the warp states CUPTI's PC sampling sees, a table per variant and view, from
+  // frames of their own after the timed ones
+  bool bench_stalls = false;
   // Views timed instead of A, B and C, each frame as a view's first (nothing known about it):
   // --view X,Y,SPAN,ITERS (repeatable), and --zoom's path, at width x height (default 4K).
   std::vector<View> bench_views;

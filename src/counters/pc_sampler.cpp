@@ -15,8 +15,8 @@ namespace {
 // PCs a read takes at most: a render kernel has a few thousand instructions, and a range's
 // records that do not fit come in the next read.
 constexpr std::size_t kPcsPerRead = 4096;
-// The hardware buffer: CUPTI's worker empties it while a range runs; 128 MB (CUPTI's default is
-// 512) holds a 4K frame's samples at the bench's period with room to spare.
+// The hardware buffer, which CUPTI's worker empties while a range runs: 128 MB, where CUPTI's own
+// default takes 512 MB of the GPU's memory; where it fills, the figures say so.
 constexpr std::size_t kHardwareBuffer = 128u << 20;
 // CUPTI's own buffer of decoded records, about 5,500 PCs with every state a MB.
 constexpr std::size_t kScratchBuffer = 4u << 20;

@@ -112,6 +112,7 @@ void find_loops(const std::string& text, LoadedSass& r) {
     if (candidates.empty()) return std::nullopt;
     const sass::Loop* loop = &candidates.front();
     LoopListing l;
+    l.function = f->name;
     l.arch = sass::arch_number(f->arch);
     l.copies = candidates.size();
     l.code.assign(f->code.begin() + loop->first, f->code.begin() + loop->last + 1);

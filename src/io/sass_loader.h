@@ -13,6 +13,7 @@
 namespace mp {
 
 struct LoopListing {
+  std::string function;                 // the kernel it is the loop of, mangled (as CUPTI names it)
   int arch = 0;                         // the SASS's arch (sm_90: 90), whose pipe table counts
   std::vector<sass::Instruction> code;  // the step loop, in order
   InstrMix mix;                         // its instructions by pipe (the whole loop body)
