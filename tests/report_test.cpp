@@ -223,12 +223,74 @@ TEST(BenchReport, MarkdownHasTheCountersTable) {
   const std::string md = format_bench(with_counters(), OutputFormat::Markdown);
   EXPECT_NE(md.find("Hardware counters (CUPTI PM sampling)"), std::string::npos) << md;
   EXPECT_NE(md.find("| view | variant | FMA | fmaheavy |"), std::string::npos) << md;
-  EXPECT_NE(
-      md.find("| B | fma5 | 91.2% | - | - | 12.5% | - | - | 95.8% | 99.5% | 1.980 | 42 |"),
-      std::string::npos)
+  EXPECT_NE(md.find("| B | fma5 | 91.2% | - | - | 12.5% | - | - | 95.8% | 99.5% | 1.980 | 42 |"),
+            std::string::npos)
       << md;
   EXPECT_NE(md.find("| B | fma4 | n/a |"), std::string::npos) << md;
   EXPECT_NE(md.find("NVreg_RestrictProfilingToAdminUsers=0"), std::string::npos) << md;
+}
+
+// A row's stall reading: two PCs of its kernel, one of another; selected 60, dispatch stall 25
+// (of them 10 where nothing issued), wait 15.
+MeasuredRow with_stalls(MeasuredRow r) {
+  StallFigures f;
+  for (const char* n : {"smsp__pcsamp_warps_issue_stalled_selected",
+                        "smsp__pcsamp_warps_issue_stalled_dispatch_stall",
+                        "smsp__pcsamp_warps_issue_stalled_dispatch_stall_not_issued",
+                        "smsp__pcsamp_warps_issue_stalled_wait"})
+    f.reasons.push_back(stall_reason(n));
+  f.pcs.push_back({"kernel", 0x460, {40, 25, 10, 5}});
+  f.pcs.push_back({"kernel", 0x10, {10, 0, 0, 10}});
+  f.pcs.push_back({"other", 0x20, {10, 0, 0, 0}});
+  f.readings = 3;
+  f.period_log2 = 15;
+  f.cupti_total = 105;
+  f.dropped = 5;
+  r.stalls = CounterFigures{};
+  r.stalls->stalls = f;
+  r.stall_kernel = "kernel";
+  r.stall_loop_share = 70.0 / 90;
+  return r;
+}
+
+TEST(BenchReport, StallTablesPerVariantAndView) {
+  BenchReport rep = two_rows();
+  rep.rows[0] = with_stalls(rep.rows[0]);
+  rep.rows[1].stalls = CounterFigures{};
+  rep.rows[1].stalls->unavailable = "Stall reasons (CUPTI PC sampling) need profiling permission";
+  const std::string md = format_bench(rep, OutputFormat::Markdown);
+  EXPECT_NE(md.find("a warp's state every 2^15 cycles of each SM"), std::string::npos) << md;
+  EXPECT_NE(md.find("#### fma5 at B: 100 samples over 3 frames, 90.0% in kernel (77.8% of those "
+                    "on its step loop's lines); 5 dropped by the hardware"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("| selected (not a stall) | 60 | 60.0% | 0.0% |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| dispatch stall | 25 | 25.0% | 10.0% |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| wait | 15 | 15.0% | 0.0% |"), std::string::npos) << md;
+  EXPECT_LT(md.find("| dispatch stall |"), md.find("| wait |")) << "most first";
+  EXPECT_NE(md.find("#### fma4 at B: n/a (Stall reasons (CUPTI PC sampling) need profiling "
+                    "permission)"),
+            std::string::npos)
+      << md;
+
+  const nlohmann::json j = nlohmann::json::parse(format_bench(rep, OutputFormat::Json));
+  const nlohmann::json& s = j["rows"][0]["stalls"];
+  EXPECT_EQ(s["samples"], 100);
+  EXPECT_EQ(s["readings"], 3);
+  EXPECT_EQ(s["not_issued"], 10);
+  EXPECT_EQ(s["leading_stall"], "dispatch stall");
+  EXPECT_EQ(s["kernel"], "kernel");
+  EXPECT_EQ(s["kernel_samples"], 90);
+  EXPECT_DOUBLE_EQ(s["step_loop_share"].get<double>(), 70.0 / 90);
+  ASSERT_EQ(s["states"].size(), 3u);
+  EXPECT_EQ(s["states"][1]["state"], "dispatch stall");
+  EXPECT_DOUBLE_EQ(s["states"][1]["share"].get<double>(), 0.25);
+  EXPECT_EQ(s["states"][1]["not_issued"], 10);
+  EXPECT_EQ(j["rows"][1]["stalls"]["unavailable"],
+            "Stall reasons (CUPTI PC sampling) need profiling permission");
+  EXPECT_FALSE(
+      nlohmann::json::parse(format_bench(two_rows(), OutputFormat::Json))["rows"][0].contains(
+          "stalls"));
 }
 
 ExperimentReport experiment_rows() {

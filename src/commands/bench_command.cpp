@@ -175,6 +175,7 @@ int run_bench(const Options& o) {
   GpuRenderer gpu(dev);
   gpu.set_tile_order(o.tiles_in_rows ? TileOrder::Rows : TileOrder::CostliestFirst);
   const std::unique_ptr<CounterProbe> counters = start_counters(o, dev);
+  const std::unique_ptr<counters::PcSampler> stalls = start_stalls(o, dev, counters.get());
   // The user's views and zoom path are timed as a user meets them: each frame a view's first.
   struct Timed {
     std::string name;
@@ -219,15 +220,16 @@ int run_bench(const Options& o) {
       }
       continue;
     }
-    std::vector<MeasuredRow> rows =
-        measure_variants(gpu, views[i].name, views[i].view, o.width, o.height, variants,
-                         o.bench_frames, kWarmup, &sass, counters.get(), first_frames);
+    std::vector<MeasuredRow> rows = measure_variants(
+        gpu, views[i].name, views[i].view, o.width, o.height, variants, o.bench_frames, kWarmup,
+        &sass, counters.get(), first_frames, stalls.get());
     if (o.bench_zoom && i >= zoom_start)
       zoom_rows.insert(zoom_rows.end(), rows.begin(), rows.end());
     for (MeasuredRow& r : rows) rep.rows.push_back(std::move(r));
     std::cerr << "bench: " << views[i].name << " done\n";
   }
   rep.zoom = zoom_totals(zoom_rows);
+  if (stalls) rep.stall_source = stalls->description();
   if (o.bench_sin_sweep) rep.sweep = sine_sweep(gpu, &sass, o.bench_frames, kWarmup);
   if (o.bench_present) {
     try {

@@ -6,6 +6,7 @@
 
 #include "commands/commands.h"
 #include "counters/counter_sources.h"
+#include "counters/pc_sampler.h"
 #include "counters/pm_sampler.h"
 #include "experiments.h"
 #include "io/embedded.h"
@@ -56,6 +57,29 @@ std::unique_ptr<CounterProbe> start_counters(const Options& o, const DeviceInfo&
   else
     std::cerr << "mandelpipe: " << s->description() << "\n";
   return std::make_unique<counters::ProbeSet>(std::move(s), counters::further_sources(d.index));
+}
+
+std::unique_ptr<counters::PcSampler> start_stalls(const Options& o, const DeviceInfo& d,
+                                                  CounterProbe* counters) {
+  if (!o.bench_stalls) return nullptr;
+  counters::PcSamplerOptions po;
+  po.device_index = d.index;
+  // A warp every 2^15 cycles of each SM: at 1.7 GHz, one every 19 us, some 5,000 an SM over a
+  // frame of 100 ms (the figures say how many came).
+  po.period_log2 = 15;
+  if (std::getenv("MANDELPIPE_STALLS_TRACE"))
+    po.trace = [](const std::string& line) { std::cerr << "stalls: " << line << "\n"; };
+  if (const char* file = std::getenv("MANDELPIPE_STALLS_RECORD")) po.record_to = file;
+  if (const char* step = std::getenv("MANDELPIPE_STALLS_REFUSE"))
+    po.fault = counters::Fault{step, CUPTI_ERROR_INSUFFICIENT_PRIVILEGES};
+  auto s = std::make_unique<counters::PcSampler>(po);
+  auto* set = dynamic_cast<counters::ProbeSet*>(counters);
+  if (auto* pm = set ? dynamic_cast<counters::PmSampler*>(&set->first()) : nullptr;
+      pm && pm->unavailable().empty())
+    s->set_partner({[pm] { return pm->sampling(); }, [pm](bool h) { pm->pause(h); }});
+  std::cerr << "mandelpipe: " << (s->unavailable().empty() ? s->description() : s->unavailable())
+            << "\n";
+  return s;
 }
 
 DeviceSummary summarize(const DeviceInfo& d, const LoadedSass* sass) {

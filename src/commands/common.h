@@ -6,6 +6,7 @@
 #include <string>
 
 #include "cli/options.h"
+#include "counters/pc_sampler.h"
 #include "gpu_renderer.h"
 #include "io/report.h"
 #include "io/sass_loader.h"
@@ -31,6 +32,11 @@ int find_experiment(const std::string& name, const char* option);
 // on stderr says why, and the rows say n/a with the reason.
 // The sampler comes with the further counter sources (src/counters/counter_sources.h).
 std::unique_ptr<CounterProbe> start_counters(const Options& o, const DeviceInfo& d);
+// bench's stall reasons (--stalls): CUPTI PC sampling, beside `counters` (start_counters': PM
+// sampling takes turns with it where the two cannot run together); null when not asked for.
+// Where they cannot be read, one line on stderr says why, and the tables say n/a with it.
+std::unique_ptr<counters::PcSampler> start_stalls(const Options& o, const DeviceInfo& d,
+                                                  CounterProbe* counters);
 
 DeviceSummary summarize(const DeviceInfo& d, const LoadedSass* sass);
 // The build of the kernel a frame ran (the resumable one where any of its launches was).

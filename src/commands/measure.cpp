@@ -1,5 +1,7 @@
 #include "commands/measure.h"
 
+#include <map>
+
 #include "cuda_check.h"
 #include "device_buffer.h"
 #include "model/median.h"
@@ -101,16 +103,58 @@ MeasuredRow VariantMeasurer::measure(VariantId v) {
   long long differ = 0;
   for (std::size_t i = 0; i < pixels(); ++i) differ += mine[i] != reference_[i];
   row.differing_from_fma4 = differ;
+  if (stalls_) add_stalls(v, row);
   return row;
+}
+
+void VariantMeasurer::add_stalls(VariantId v, MeasuredRow& row) {
+  CounterFigures all;
+  GpuFrameStats last;
+  for (int k = 0; k < kStallFrames; ++k) {
+    if (first_frames_) gpu_.forget_view();
+    const std::uint64_t id = stalls_->begin();
+    last = frame(v, nullptr);
+    stalls_->end(id, static_cast<double>(last.sm_cycles));
+    std::optional<CounterFigures> f = stalls_->take(id, true);
+    if (!f || !f->stalls) {  // why not, for the whole row
+      all = f ? *f : CounterFigures{};
+      all.stalls.reset();
+      if (all.unavailable.empty()) all.unavailable = "no stall reading came";
+      break;
+    }
+    if (all.stalls)
+      all.stalls->merge(*f->stalls);
+    else
+      all = *f;
+  }
+  row.stalls = all;
+  if (!all.stalls) return;
+  // The kernel most samples were in, and how many of its samples its step loop's lines had.
+  std::map<std::string, std::uint64_t> per_kernel;
+  for (const PcSamples& p : all.stalls->pcs) per_kernel[p.function] += all.stalls->samples(p);
+  std::uint64_t most = 0;
+  for (const auto& [kernel, n] : per_kernel)
+    if (n > most) {
+      most = n;
+      row.stall_kernel = kernel;
+    }
+  const LoopListing* loop = sass_ ? sass_->loop(v, build_of(last)) : nullptr;
+  if (loop && loop->function == row.stall_kernel) {
+    const ListingStalls l = attribute_to_lines(*all.stalls, loop->function, loop->code);
+    row.stall_loop_share =
+        l.function_samples ? static_cast<double>(l.on_lines) / l.function_samples : 0;
+  }
 }
 
 std::vector<MeasuredRow> measure_variants(GpuRenderer& gpu, const std::string& view_name,
                                           const View& view, int width, int height,
                                           const std::vector<VariantId>& variants, int frames,
                                           int warmup, const LoadedSass* sass,
-                                          CounterProbe* counters, bool first_frames) {
+                                          CounterProbe* counters, bool first_frames,
+                                          CounterProbe* stalls) {
   VariantMeasurer m(gpu, view_name, view, width, height, frames, warmup, sass, counters,
                     first_frames);
+  m.read_stalls(stalls);
   std::vector<MeasuredRow> rows;
   for (VariantId v : variants) rows.push_back(m.measure(v));
   return rows;

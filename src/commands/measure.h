@@ -33,12 +33,15 @@ inline const NamedView kBenchViews[] = {
 // counts) where the device gives its peak clock. With `first_frames`, every frame is timed as the
 // view's first (nothing known about it); with `counters`, what the hardware counters read over the
 // median frame.
-std::vector<MeasuredRow> measure_variants(GpuRenderer& gpu, const std::string& view_name,
-                                          const View& view, int width, int height,
-                                          const std::vector<VariantId>& variants, int frames,
-                                          int warmup, const LoadedSass* sass,
-                                          CounterProbe* counters = nullptr,
-                                          bool first_frames = false);
+// With `stalls`, PC sampling over kStallFrames frames of each variant after its timed ones.
+std::vector<MeasuredRow> measure_variants(
+    GpuRenderer& gpu, const std::string& view_name, const View& view, int width, int height,
+    const std::vector<VariantId>& variants, int frames, int warmup, const LoadedSass* sass,
+    CounterProbe* counters = nullptr, bool first_frames = false, CounterProbe* stalls = nullptr);
+
+// Frames read by PC sampling per variant (bench --stalls): three, so that one frame's start and
+// end (its first tiles, its last SMs) weigh less.
+inline constexpr int kStallFrames = 3;
 
 // measure_variants a variant at a time, for a caller that does other work between them (the
 // window's compare, a step a frame): the same frames in the same order. Construction renders
@@ -51,8 +54,12 @@ class VariantMeasurer {
                   int frames, int warmup, const LoadedSass* sass, CounterProbe* counters = nullptr,
                   bool first_frames = false);
   MeasuredRow measure(VariantId v);
+  // From now, measure() also reads the stall reasons (PC sampling) over kStallFrames frames of
+  // their own after the timed ones, so that its overhead stays out of the timings.
+  void read_stalls(CounterProbe* stalls) { stalls_ = stalls; }
 
  private:
+  void add_stalls(VariantId v, MeasuredRow& row);
   std::size_t pixels() const { return static_cast<std::size_t>(width_) * height_; }
   std::vector<unsigned> counts_of(VariantId v);
   GpuFrameStats frame(VariantId v, unsigned* counts);
@@ -63,6 +70,7 @@ class VariantMeasurer {
   int width_, height_, frames_, warmup_;
   const LoadedSass* sass_;
   CounterProbe* counters_;
+  CounterProbe* stalls_ = nullptr;
   bool first_frames_;
   PixelGrid grid_;
   DeviceBuffer<float> out_;

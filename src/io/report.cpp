@@ -73,6 +73,39 @@ void add_view_json(nlohmann::json& j, const View& v) {
   j["iters"] = v.max_iter;
 }
 
+std::string count_text(std::uint64_t n) {
+  return std::to_string(n);
+}
+
+nlohmann::json stalls_json(const MeasuredRow& r) {
+  const CounterFigures& c = *r.stalls;
+  if (!c.stalls) return {{"unavailable", c.unavailable}};
+  const StallFigures& f = *c.stalls;
+  const StallSummary sum = summarize(f);
+  nlohmann::json reasons = nlohmann::json::array();
+  for (const ReasonShare& x : sum.reasons)
+    reasons.push_back({{"state", x.label},
+                       {"samples", x.samples},
+                       {"share", x.share},
+                       {"not_issued", x.not_issued}});
+  nlohmann::json j = {{"readings", f.readings},
+                      {"period_log2", f.period_log2},
+                      {"samples", sum.samples},
+                      {"not_issued", sum.not_issued},
+                      {"cupti_total", f.cupti_total},
+                      {"dropped", f.dropped},
+                      {"other_kernels", f.non_user},
+                      {"buffer_full", f.buffer_full},
+                      {"kernel", kernel_name(r.stall_kernel)},
+                      {"kernel_samples", f.samples_in(r.stall_kernel)},
+                      {"states", reasons}};
+  j["step_loop_share"] =
+      r.stall_loop_share >= 0 ? nlohmann::json(r.stall_loop_share) : nlohmann::json();
+  const ReasonShare* lead = sum.leading_stall();
+  j["leading_stall"] = lead ? nlohmann::json(lead->label) : nlohmann::json();
+  return j;
+}
+
 nlohmann::json row_json(const MeasuredRow& r, bool with_counters) {
   const Metrics& m = r.metrics;
   nlohmann::json j = {{"view", r.view_name},
@@ -101,6 +134,7 @@ nlohmann::json row_json(const MeasuredRow& r, bool with_counters) {
     j["model_busy"] = model_busy_json(r.model_busy);
     j["model_instructions"] = r.model_instructions;
   }
+  if (r.stalls) j["stalls"] = stalls_json(r);
   return j;
 }
 
@@ -192,6 +226,39 @@ nlohmann::json deep_json(const DeepRow& r) {
         {"table_ms", r.table_ms}}}};
 }
 
+std::string stall_table_md(const MeasuredRow& r) {
+  std::ostringstream s;
+  s << "#### " << md_text(r.variant) << " at " << md_text(r.view_name) << ": ";
+  if (!r.stalls) return s.str() + "not read\n";
+  const CounterFigures& c = *r.stalls;
+  if (!c.stalls) return s.str() + "n/a (" + md_text(c.unavailable) + ")\n";
+  const StallFigures& f = *c.stalls;
+  const StallSummary sum = summarize(f);
+  s << count_text(sum.samples) << " samples over " << f.readings
+    << (f.readings == 1 ? " frame" : " frames");
+  if (!r.stall_kernel.empty()) {
+    const std::uint64_t in_kernel = f.samples_in(r.stall_kernel);
+    s << ", " << fmt("%.1f%%", sum.samples ? 100.0 * in_kernel / sum.samples : 0) << " in "
+      << md_text(kernel_name(r.stall_kernel));
+    if (r.stall_loop_share >= 0)
+      s << " (" << fmt("%.1f%%", 100 * r.stall_loop_share) << " of those on its step loop's lines)";
+  }
+  if (f.dropped > 0 || f.buffer_full)
+    s << "; " << count_text(f.dropped) << " dropped by the hardware"
+      << (f.buffer_full ? ", its buffer filled: samples were lost" : "");
+  s << "\n\n| warp state | samples | share | in a cycle nothing issued |\n|---|---:|---:|---:|\n";
+  // Chips whose PC sampling has no not-issued parts leave the last column empty.
+  const bool parts = std::any_of(f.reasons.begin(), f.reasons.end(),
+                                 [](const StallReason& x) { return x.not_issued; });
+  for (const ReasonShare& x : sum.reasons)
+    s << "| " << md_text(x.label) << (is_stall(x.label) ? "" : " (not a stall)") << " | "
+      << count_text(x.samples) << " | " << fmt("%.1f%%", 100 * x.share) << " | "
+      << (parts ? fmt("%.1f%%", sum.samples ? 100.0 * x.not_issued / sum.samples : 0)
+                : std::string("-"))
+      << " |\n";
+  return s.str();
+}
+
 std::string format_bench(const BenchReport& rep, OutputFormat format) {
   std::ostringstream s;
   const bool counters = any_counters(rep.rows);
@@ -218,6 +285,7 @@ std::string format_bench(const BenchReport& rep, OutputFormat format) {
       for (const PresentRow& p : rep.present)
         j["present"].push_back({{"path", p.path}, {"ms", p.ms}, {"what", p.what}});
     }
+    if (!rep.stall_source.empty()) j["stall_source"] = rep.stall_source;
     if (!rep.sweep.empty()) {
       j["sine_sweep"] = nlohmann::json::array();
       for (const SineSweepRow& r : rep.sweep) j["sine_sweep"].push_back(sweep_json(r));
@@ -338,6 +406,22 @@ std::string format_bench(const BenchReport& rep, OutputFormat format) {
                                  : std::string("n/a"))
         << " |\n";
     }
+  }
+  if (std::any_of(rep.rows.begin(), rep.rows.end(),
+                  [](const MeasuredRow& r) { return r.stalls.has_value(); })) {
+    int period = 0;
+    for (const MeasuredRow& r : rep.rows)
+      if (r.stalls && r.stalls->stalls) period = r.stalls->stalls->period_log2;
+    s << "\nWhy warps did not issue: CUPTI's PC sampling over frames of their own after each "
+         "variant's timed ones (the timed frames run without it), a warp's state every 2^"
+      << period
+      << " cycles of each SM. A sample is one warp: \"selected\" it issued, \"not selected\" it "
+         "was ready while another warp issued, every other state a stall (docs/model.md, "
+         "glossary); the last column: the samples of that state taken in a cycle in which its "
+         "scheduler issued nothing, a slot lost.\n";
+    if (!rep.stall_source.empty()) s << "\n" << md_text(rep.stall_source) << ".\n";
+    for (const MeasuredRow& r : rep.rows)
+      if (r.stalls) s << "\n" << stall_table_md(r);
   }
   if (!rep.present.empty()) {
     s << "\n| present path (3840x2160) | ms/frame | what is timed |\n|---|---:|---|\n";

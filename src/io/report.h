@@ -32,6 +32,11 @@ struct MeasuredRow {
   // counts every path's instructions, more than a trip issues, and its bound is an upper one.
   std::size_t loop_branches = 0;
   std::optional<ViewLimit> limit;  // the view's physical limit; empty: no peak clock
+  // bench --stalls: what PC sampling saw over frames of their own after the timed ones (its
+  // `stalls`, or `unavailable` saying why not); empty where not asked for.
+  std::optional<CounterFigures> stalls;
+  std::string stall_kernel;      // the kernel most samples were in, mangled
+  double stall_loop_share = -1;  // of its samples, those on its step loop's lines; -1: no listing
 };
 
 struct PresentRow {
@@ -97,6 +102,9 @@ struct BenchReport {
   std::vector<ZoomTotal> zoom;  // the rows of a zoom path, added up
   std::vector<PresentRow> present;
   std::vector<SineSweepRow> sweep;
+  // --stalls: where the stall reasons came from, as the sampler describes itself once the bench
+  // has run (beside PM sampling or taking turns with it), or why there were none.
+  std::string stall_source;
 };
 
 // The sweep row where the less busy of XU and issue is busiest: measured, and predicted.
@@ -114,8 +122,12 @@ inline constexpr const char* kBenchCsvHeader =
 // kBenchCsvHeader, followed by the ctr_ columns when any row has counters.
 std::string bench_csv_header(bool with_counters);
 // Any row with counters gives every row the counter columns (JSON: "counters", null where none)
-// and Markdown a counters table of its own.
+// and Markdown a counters table of its own; rows with stalls give JSON a "stalls" object and
+// Markdown a table each (stall_table_md).
 // Throws std::invalid_argument for CSV of a report with present or sweep rows.
 std::string format_bench(const BenchReport& report, OutputFormat format);
+// One row's stall reasons as Markdown: a heading with the samples, a table of the warp states
+// seen, most first, with their shares of the samples and of those taken where nothing issued.
+std::string stall_table_md(const MeasuredRow& r);
 
 }  // namespace mp
