@@ -65,7 +65,8 @@ per = collections.Counter()
 for l in first:
     if l.startswith("pc "):
         w = l.split()
-        # pc CRC OFFSET INDEX COUNT i:n ... NAME; not-issued parts are within their state's count
+        # pc CRC OFFSET INDEX COUNT i:n ... NAME (not-issued parts counted again: enough to pick
+        # the kernel most samples were in)
         per[w[-1]] += sum(int(p.split(":")[1]) for p in w[5:-1])
 kernel = per.most_common(1)[0][0]
 sass = subprocess.run(["cuobjdump", "-sass", "-arch", "sm_90", "-fun", kernel, binary],

@@ -49,6 +49,9 @@ constexpr std::pair<std::string_view, std::string_view> kMeanings[] = {
     {"sleeping", "The warp's threads were asleep (nanosleep) or had all reached a yield."},
     {"misc", "A reason the hardware counts apart from the named ones."},
     {"gmma", "Waiting for a warpgroup matrix multiply (Hopper's wgmma)."},
+    {"warpgroup arrive",
+     "Waiting at a WARPGROUP.ARRIVES or WARPGROUP.WAIT instruction, for the other warps of its "
+     "warpgroup (Hopper)."},
 };
 
 // CUPTI's prefix before the state's own name.
