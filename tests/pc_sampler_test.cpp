@@ -323,6 +323,7 @@ struct FakePc {
   bool partner_runs = false;   // the faked PM sampling
   bool partner_wants = false;  // it runs again once let go
   bool busy_beside_partner = false;
+  CUptiResult busy_result = CUPTI_ERROR_HARDWARE_BUSY;  // what the start answers then
   int holds = 0, starts = 0, stops = 0, enables = 0, disables = 0, releases = 0;
   bool running = false, held = false;
   int period = 0;
@@ -381,7 +382,7 @@ CuptiFunctions fake_pc() {
     return CUPTI_SUCCESS;
   };
   f.pc_start = [](CUpti_PCSamplingStartParams*) {
-    if (fake().busy_beside_partner && fake().partner_runs) return CUPTI_ERROR_HARDWARE_BUSY;
+    if (fake().busy_beside_partner && fake().partner_runs) return fake().busy_result;
     ++fake().starts;
     fake().running = true;
     return CUPTI_SUCCESS;
@@ -572,6 +573,21 @@ TEST(PcSamplerTurns, TakingTurnsWhereTheStartIsRefusedBesideIt) {
   s->end(id2, 1);
   EXPECT_TRUE(s->take(id2, true)->stalls);
   EXPECT_EQ(fake().holds, 4);
+}
+
+// The H100's CUPTI answers such a start with CUPTI_ERROR_UNKNOWN, not a busy code.
+TEST(PcSamplerTurns, AnUnknownRefusalBesidePmSamplingIsTakenAsBusy) {
+  auto s = faked();
+  fake().partner_runs = fake().partner_wants = true;
+  fake().busy_beside_partner = true;
+  fake().busy_result = CUPTI_ERROR_UNKNOWN;
+  s->set_partner(fake_partner());
+  fake().to_read = {one_range(1)};
+  const std::uint64_t id = s->begin();
+  EXPECT_EQ(s->sharing(), PcSampler::Sharing::Turns);
+  s->end(id, 1);
+  EXPECT_TRUE(s->take(id, true)->stalls);
+  EXPECT_EQ(s->unavailable(), "");
 }
 
 TEST(PcSamplerTurns, AnIdlePartnerIsHeldUntilTheRangeEnds) {

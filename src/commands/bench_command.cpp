@@ -241,7 +241,8 @@ int run_bench(const Options& o) {
                       std::string("bench --present needs an off-screen GL context: ") + e.what());
     }
   }
-  std::cout << format_bench(rep, o.format);
+  // Out before the samplers are torn down, whatever happens then.
+  std::cout << format_bench(rep, o.format) << std::flush;
   return 0;
 }
 

@@ -110,10 +110,11 @@ PcSampler::PcSampler(const PcSamplerOptions& o, std::unique_ptr<Cupti> cupti)
 PcSampler::~PcSampler() {
   std::lock_guard<std::mutex> lock(mutex_);
   range_.reset();
-  if (holding_) release_partner();
   // Disabling hands CUPTI's last records to the buffer it was configured with: their names too
-  // are ours to free, after it.
+  // are ours to free, after it. PM sampling, where held, starts again only once PC sampling is
+  // off.
   session_.reset();
+  if (holding_) release_partner();
   for (std::size_t i = 0; i < at_disable_.data.totalNumPcs && i < at_disable_.pcs.size(); ++i)
     names_.insert(at_disable_.pcs[i].functionName);
   names_.erase(nullptr);
@@ -269,7 +270,10 @@ std::uint64_t PcSampler::begin() {
   if (sharing_ == Sharing::Turns || !partner_runs) hold_partner();
   range_.emplace(*cupti_, context_->get());
   CUptiResult r = range_->result();
-  if (r != CUPTI_SUCCESS && held_elsewhere(r) && partner_runs && sharing_ != Sharing::Turns) {
+  // CUPTI 13 on the H100 refuses the start with CUPTI_ERROR_UNKNOWN while PM sampling runs
+  // (docs/measurements.md): taken as PM sampling holding it too.
+  const bool busy = held_elsewhere(r) || r == CUPTI_ERROR_UNKNOWN;
+  if (r != CUPTI_SUCCESS && busy && partner_runs && sharing_ != Sharing::Turns) {
     // PM sampling holds what PC sampling needs: from now they take turns.
     sharing_ = Sharing::Turns;
     range_.reset();

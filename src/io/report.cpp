@@ -413,9 +413,10 @@ std::string format_bench(const BenchReport& rep, OutputFormat format) {
     for (const MeasuredRow& r : rep.rows)
       if (r.stalls && r.stalls->stalls) period = r.stalls->stalls->period_log2;
     s << "\nWhy warps did not issue: CUPTI's PC sampling over frames of their own after each "
-         "variant's timed ones (the timed frames run without it), a warp's state every 2^"
-      << period
-      << " cycles of each SM. A sample is one warp: \"selected\" it issued, \"not selected\" it "
+         "variant's timed ones (the timed frames run without it)"
+      << (period > 0 ? ", a warp's state every 2^" + std::to_string(period) + " cycles of each SM"
+                     : std::string())
+      << ". A sample is one warp: \"selected\" it issued, \"not selected\" it "
          "was ready while another warp issued, every other state a stall (docs/model.md, "
          "glossary); the last column: the samples of that state taken in a cycle in which its "
          "scheduler issued nothing, a slot lost.\n";
