@@ -38,7 +38,8 @@ std::filesystem::path config_file(const std::filesystem::path& dir, const char* 
   return dir.empty() ? std::filesystem::path() : dir / name;
 }
 
-Settings initial_settings(const std::filesystem::path& dir, const Options& o, std::string* warn) {
+Settings initial_settings(const std::filesystem::path& dir, const WindowOptions& o,
+                          std::string* warn) {
   Settings s = load_settings(config_file(dir, "settings.json"), warn);
   if (o.window_size_given) {
     s.window_width = o.width;
@@ -63,7 +64,7 @@ bool is_default_view(const View& v) {
 
 }  // namespace
 
-App::App(const Options& o)
+App::App(const WindowOptions& o)
     : opts_(o),
       config_(config_dir()),
       settings_(initial_settings(config_, o, &settings_warning_)),
@@ -104,8 +105,6 @@ App::App(const Options& o)
   if (device_.device) rates_ = pipe_rates(device_.device->cc_major, device_.device->cc_minor);
   for (std::size_t i = 0; i < palettes_.size(); ++i)
     if (palettes_[i].name == settings_.palette) ex_.palette = static_cast<int>(i);
-  if (palettes_[ex_.palette].name != settings_.palette && o.palette_given)
-    throw ExitError(2, "--palette: unknown '" + settings_.palette + "'");
   palette_at_start_ = ex_.palette;
   if (settings_.window_x && settings_.window_y && !o.window_size_given)
     window_.move_to(*settings_.window_x, *settings_.window_y);
@@ -113,7 +112,7 @@ App::App(const Options& o)
   if (pipeline_.gpu() && !o.no_counters)
     counters_.start(device_.device->index, o.counter_interval_us);
   if (!o.open_experiment.empty()) {
-    experiments_.select(find_experiment(o.open_experiment, "--open-experiment"));
+    experiments_.select(experiment_index(o.open_experiment));
     ex_.show_experiments = true;
     if (pipeline_.gpu())  // else the window says why not
       experiments_.request(ex_.jobs, pipeline_.gpu()->device(), counters_.probe());
@@ -774,14 +773,12 @@ void App::paste_view() {
     ex_.status = "paste: the clipboard holds no text";
     return;
   }
-  std::vector<std::string> names;
-  for (const Palette& p : palettes_) names.push_back(p.name);
   // A Kalles Fraktaler location's text (Re:, Im:, Zoom: lines) or the view's command line.
   const std::string_view t = text;
   const bool kfr = t.find("Re:") != std::string_view::npos && t.find("Zoom:") != t.npos;
   const auto [fw, fh] = window_.framebuffer_size();
   const ViewTextResult r = kfr ? parse_kfr_view(t, view_state(), std::max(fw, 1), std::max(fh, 1))
-                               : parse_view_text(t, view_state(), names);
+                               : parse_view_text(t, view_state());
   if (!r.ok) {
     ex_.status = "paste: " + r.error;
     return;

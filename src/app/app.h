@@ -47,7 +47,7 @@ namespace mp {
 
 class App {
  public:
-  explicit App(const Options& o);
+  explicit App(const WindowOptions& o);
   ~App();
   int run();
 
@@ -95,7 +95,7 @@ class App {
     return device_.device ? device_.device->cc_major * 10 + device_.device->cc_minor : 90;
   }
 
-  Options opts_;
+  WindowOptions opts_;
   std::filesystem::path config_;
   std::string settings_warning_;
   Settings settings_;

@@ -22,15 +22,16 @@ DeviceChoice choose_device(bool force_cpu);
 
 // The palette named on the command line; ExitError(2) listing the known ones otherwise.
 Palette find_palette(const std::string& name);
-// The experiment's place in experiment_names(); ExitError(2) naming `option` and listing the
-// known ones otherwise.
-int find_experiment(const std::string& name, const char* option);
+// The experiment's place in experiment_names(), for a name the command line checked (the first
+// for any other).
+int experiment_index(const std::string& name);
 
 // bench's and experiment's counters (--counters), each launch with the GPU idle around it so
 // that its samples are its own; null when not asked for. Where they cannot be read, one line
 // on stderr says why, and the rows say n/a with the reason.
 // The sampler comes with the further counter sources (src/counters/counter_sources.h).
-std::unique_ptr<CounterProbe> start_counters(const Options& o, const DeviceInfo& d);
+// interval_us: --counter-interval (0: the default).
+std::unique_ptr<CounterProbe> start_counters(bool asked, int interval_us, const DeviceInfo& d);
 
 DeviceSummary summarize(const DeviceInfo& d, const LoadedSass* sass);
 // The build of the kernel a frame ran (the resumable one where any of its launches was).

@@ -8,19 +8,18 @@
 
 namespace mp {
 
-int run_experiment_command(const Options& o) {
-  if (o.experiment_list) {
+int run_experiment_command(const ExperimentOptions& o) {
+  if (o.list) {
     for (std::string_view name : experiment_names()) std::cout << name << "\n";
     return 0;
   }
-  find_experiment(o.experiment, "experiment");
   const DeviceChoice dc = choose_device(false);
   if (!dc.device)
     throw ExitError(
         3, "experiment needs a CUDA GPU: " + dc.cpu_reason.substr(0, dc.cpu_reason.find(';')));
-  const std::unique_ptr<CounterProbe> counters = start_counters(o, *dc.device);
-  std::cout << format_experiment(run_experiment(o.experiment, *dc.device, counters.get()),
-                                 o.format);
+  const std::unique_ptr<CounterProbe> counters =
+      start_counters(o.counters, o.counter_interval_us, *dc.device);
+  std::cout << format_experiment(run_experiment(o.name, *dc.device, counters.get()), o.format);
   return 0;
 }
 

@@ -283,7 +283,7 @@ std::string rendered_by(const PrecisionChoice& c) {
 
 // What renders the view, by the one precision rule the window follows too: refused in one line
 // where a pinned variant cannot separate the pixels, since its image would be blocks of colour.
-PrecisionChoice choice_for(const View& view, const Plan& plan, const Options& o,
+PrecisionChoice choice_for(const View& view, const Plan& plan, const RenderOptions& o,
                            const DeviceChoice& dc) {
   std::optional<ComputeCapability> cc;
   if (dc.device) cc = ComputeCapability{dc.device->cc_major, dc.device->cc_minor};
@@ -364,7 +364,7 @@ nlohmann::json tiling_json(const Plan& plan, int launches, bool gpu) {
 // reaches it, or over 1% of it escapes only in the limit's last half, and doubling frees some,
 // as the window raises it; the limits tried, last the one to
 // render with.
-std::vector<unsigned> auto_limit(const View& view, const Plan& plan, const Options& o,
+std::vector<unsigned> auto_limit(const View& view, const Plan& plan, const RenderOptions& o,
                                  const DeviceChoice& dc, PieceRenderer& renderer,
                                  Progress& progress) {
   const int pw = std::clamp(plan.width / 8, std::min(plan.width, 64), 480);
@@ -401,7 +401,7 @@ std::string limits_text(const std::vector<unsigned>& tried) {
 
 // The view in the EXR's header: our own attributes, and the location as KF's text under the name
 // its reader looks for.
-std::map<std::string, std::string> exr_attributes(const View& view, const Options& o) {
+std::map<std::string, std::string> exr_attributes(const View& view, const RenderOptions& o) {
   std::map<std::string, std::string> attributes = {
       {"mandelpipe.center_x", centre_text(view.center_x, view)},
       {"mandelpipe.center_y", centre_text(view.center_y, view)},
@@ -414,7 +414,7 @@ std::map<std::string, std::string> exr_attributes(const View& view, const Option
   return attributes;
 }
 
-std::unique_ptr<ExrStream> exr_for(const fs::path& path, const View& view, const Options& o) {
+std::unique_ptr<ExrStream> exr_for(const fs::path& path, const View& view, const RenderOptions& o) {
   return std::make_unique<ExrStream>(path, o.width, o.height, view.max_iter,
                                      exr_attributes(view, o));
 }
@@ -428,11 +428,11 @@ std::uint64_t sidecar_bytes_at_most(const View& v) {
                        exact_span_text(v.span).size());
 }
 
-Look look_for(const Options& o, const Palette& palette) {
+Look look_for(const RenderOptions& o, const Palette& palette) {
   return {build_lut(palette), o.colour};
 }
 
-int render_one(const Options& o, const DeviceChoice& dc, const Palette& palette) {
+int render_one(const RenderOptions& o, const DeviceChoice& dc, const Palette& palette) {
   const fs::path png = o.out;
   const fs::path json_path = sidecar_path(png);
   const Plan plan = plan_for(o.width, o.height, o.ss);
@@ -444,8 +444,8 @@ int render_one(const Options& o, const DeviceChoice& dc, const Palette& palette)
   if (o.auto_iters.value_or(false)) {
     tried = auto_limit(view, plan, o, dc, renderer, progress);
     view.max_iter = tried.back();
-    std::cerr << "mandelpipe: automatic iterations: " << view.max_iter
-              << " (a preview tried " << limits_text(tried) << ")\n";
+    std::cerr << "mandelpipe: automatic iterations: " << view.max_iter << " (a preview tried "
+              << limits_text(tried) << ")\n";
   }
   const PrecisionChoice choice = choice_for(view, plan, o, dc);
   if (!choice.why.empty()) std::cerr << "mandelpipe: " << choice.why << "\n";
@@ -557,7 +557,7 @@ std::string exr_name(int k) {
 
 // What a sequence's frames depend on, recorded in frames.json so that --resume can check that it
 // adds frames of the same sequence.
-nlohmann::json sequence_parameters(const Options& o, const nlohmann::json& colour) {
+nlohmann::json sequence_parameters(const RenderOptions& o, const nlohmann::json& colour) {
   const View& to = *o.zoom_to;
   nlohmann::json p = {
       {"center", {centre_text(o.view.center_x, o.view), centre_text(o.view.center_y, o.view)}},
@@ -577,7 +577,7 @@ nlohmann::json sequence_parameters(const Options& o, const nlohmann::json& colou
   return p;
 }
 
-int render_zoom(const Options& o, const DeviceChoice& dc, const Palette& palette) {
+int render_zoom(const RenderOptions& o, const DeviceChoice& dc, const Palette& palette) {
   const fs::path dir = o.out;
   const Plan plan = plan_for(o.width, o.height, o.ss);
   PieceRenderer renderer(dc, plan.piece_pixels(), !o.no_approximation);
@@ -685,7 +685,8 @@ int render_zoom(const Options& o, const DeviceChoice& dc, const Palette& palette
 
 }  // namespace
 
-int run_render(const Options& o) {
+int run_render(const RenderOptions& o) {
+  if (!o.size_note.empty()) std::cerr << "mandelpipe: " << o.size_note << "\n";
   // Held until the image and its sidecar are in place: another run to the same output is refused.
   std::optional<OutputLock> lock;
   if (!o.zoom_to) {
