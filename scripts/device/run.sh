@@ -102,8 +102,10 @@ record "bench --tile-order rows" $?
 $B/mandelpipe bench --variant all --counters --format json >"$A/bench-counters.json" 2>>"$log"
 record "bench --counters" $?
 echo "== experiments" | tee -a "$log"
-experiments=$($B/mandelpipe experiment --list)  # the catalogue, the one list
+# The catalogue, the one list: a line each, the name first.
+list=$($B/mandelpipe experiment --list)
 record "experiment --list" $?
+experiments=$(awk '{print $1}' <<<"$list")
 for e in $experiments; do
   timeout 120 $B/mandelpipe experiment $e >>"$A/experiments.md" 2>>"$log"
   rc=$?

@@ -101,6 +101,10 @@ MeasuredRow measured_row(const DeviceInfo& d, VariantId variant, const std::stri
   r.view = view;
   r.frames = frames;
   r.measured = frame_numbers(s);
+  // A plain variant that runs every step it counts: counted is run. Others (stopped periodic
+  // orbits, perturbation's skipped steps) are counted where their counts are read (bench).
+  const VariantInfo& vi = variant_info(variant);
+  if (!vi.stops_cycles && !vi.perturbation) r.counted_iters = r.measured.pixel_iters;
   r.tiles_by_cost = s.by_cost;
   const int arch = d.cc_major * 10 + d.cc_minor;
   const PipeRates rates = pipe_rates(d.cc_major, d.cc_minor);

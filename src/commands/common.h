@@ -41,7 +41,9 @@ sass::KernelBuild build_of(const GpuFrameStats& s);
 InstrMix per_step_mix(VariantId variant, int arch, const LoadedSass* sass, sass::KernelBuild build);
 // A GPU frame's measurements, as the model takes them.
 FrameNumbers frame_numbers(const GpuFrameStats& s);
-// One frame's (or the median frame's) measurements with the model's bound beside them.
+// One frame's (or the median frame's) measurements with the model's bound beside them; the steps
+// counted are the steps run for a plain variant that stops no orbit early, else left to the
+// caller (0).
 MeasuredRow measured_row(const DeviceInfo& d, VariantId variant, const std::string& view_name,
                          const View& view, int width, int height, int frames,
                          const GpuFrameStats& s, const LoadedSass* sass);

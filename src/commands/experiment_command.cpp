@@ -1,4 +1,5 @@
 // mandelpipe experiment NAME: one of the seeds' experiments, prediction beside measurement.
+#include <algorithm>
 #include <iostream>
 
 #include "commands/commands.h"
@@ -9,8 +10,11 @@
 namespace mp {
 
 int run_experiment_command(const ExperimentOptions& o) {
-  if (o.list) {
-    for (std::string_view name : experiment_names()) std::cout << name << "\n";
+  if (o.list) {  // a line each: the name (what scripts take), then what it asks
+    std::size_t widest = 0;
+    for (const ExperimentInfo& e : experiment_catalogue()) widest = std::max(widest, e.name.size());
+    for (const ExperimentInfo& e : experiment_catalogue())
+      std::cout << e.name << std::string(widest + 2 - e.name.size(), ' ') << e.title << "\n";
     return 0;
   }
   const DeviceChoice dc = choose_device(false);
