@@ -445,6 +445,7 @@ std::string finish_view(ViewOptions& o, const Raw& raw, int width, int height) {
     o.view = v.state.view;
     if (raw.iters) o.view.max_iter = iters;
   }
+  o.view_given = raw.center || raw.span || raw.location;
   if (raw.auto_iters) {
     if (*raw.auto_iters != "on" && *raw.auto_iters != "off")
       return "--auto-iters: on or off, got '" + *raw.auto_iters + "'";
@@ -504,6 +505,8 @@ std::string finish_window(WindowOptions& o, const Raw& raw, const Catalogue& cat
 std::string finish_render(RenderOptions& o, const Raw& raw) {
   if (std::string e = finish_size(o, raw, kMaxRenderSide, o.width, o.height); !e.empty()) return e;
   if (std::string e = finish_view(o, raw, o.width, o.height); !e.empty()) return e;
+  // No view asked for: the whole set fitted to the image, as the window starts.
+  if (!o.view_given) o.view = fitted_set(o.width, o.height, o.view.max_iter);
   o.out = raw.out;
   if (raw.ss) {
     const auto ss = parse_int(*raw.ss, 1, 4);

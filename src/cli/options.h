@@ -23,6 +23,7 @@ inline constexpr int kMaxRenderSide = 65536;
 // given before `render` are render's).
 struct ViewOptions {
   View view;
+  bool view_given = false;  // --center, --span or --location: else the whole set, fitted
   VariantId variant = VariantId::Fma4;
   bool iters_given = false;  // --iters: the user's own limit, which the window leaves alone
   bool force_cpu = false;

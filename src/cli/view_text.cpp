@@ -49,13 +49,15 @@ bool is_program_name(const std::string& word) {
 
 }  // namespace
 
-std::string format_view_text(const ViewState& s) {
+std::string format_view_text(const ViewState& s, int width, int height) {
   return "mandelpipe --center " + centre_text(s.view.center_x, s.view) + "," +
          centre_text(s.view.center_y, s.view) + " --span " + exact_span_text(s.view.span) +
          " --iters " + std::to_string(s.view.max_iter) + " --variant " +
          std::string(variant_info(s.variant).name) + " --palette " + s.palette + " --density " +
          shortest(s.colour.density) + " --offset " + shortest(s.colour.offset) + " --stripe " +
-         shortest(s.colour.stripe);
+         shortest(s.colour.stripe) +
+         (width > 0 ? " --width " + std::to_string(width) + " --height " + std::to_string(height)
+                    : "");
 }
 
 ViewTextResult parse_view_text(std::string_view text, const ViewState& current) {

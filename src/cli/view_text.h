@@ -13,7 +13,9 @@
 namespace mp {
 
 // One line, no newline; every number in the fewest digits that read back to the same value.
-std::string format_view_text(const ViewState& s);
+// With a size (width > 0): the image the view fills, as --width and --height, so that render
+// given the line writes that image (the window's Ctrl+C: the area beside its panel).
+std::string format_view_text(const ViewState& s, int width = 0, int height = 0);
 
 struct ViewTextResult {
   bool ok = false;
