@@ -160,10 +160,15 @@ void variant_section(Explorer& ex, const PanelInputs& in) {
     ImGui::TextColored(kWarning, "%s", pin_note);
   else
     ImGui::TextDisabled("%s", pin_note);
-  // A fixed height for the summary and sin-ratio's line, so that nothing below moves when the
-  // variant changes.
-  const float lines = 3;
-  ImGui::BeginChild("##summary", ImVec2(0, lines * ImGui::GetTextLineHeightWithSpacing()), false,
+  // One height for the summary and sin-ratio's line, so that nothing below moves when the
+  // variant changes: the tallest summary at this width, and two lines for sin-ratio's (its
+  // button may flow under it).
+  const float wrap = ImGui::GetContentRegionAvail().x;
+  float tallest = 0;
+  for (const VariantInfo& v : variants)
+    tallest = std::max(tallest, ImGui::CalcTextSize(v.summary.data(), nullptr, false, wrap).y);
+  const float line = ImGui::GetTextLineHeightWithSpacing();
+  ImGui::BeginChild("##summary", ImVec2(0, tallest + 2.5f * line), false,
                     ImGuiWindowFlags_NoScrollbar);
   ImGui::TextWrapped("%s", vi.summary.data());
   if (ex.variant == VariantId::SinRatio) {
