@@ -288,26 +288,22 @@ App::FrameOf App::rendering_of() const {
 std::string App::fastest_here() const {
   if (pipeline_.on_gpu() || cpu_ms_here_.empty() || !timed_here_.same_place(rendering_of()))
     return "";
-  const auto fastest =
-      std::min_element(cpu_ms_here_.begin(), cpu_ms_here_.end(),
-                       [](const auto& a, const auto& b) { return a.second < b.second; });
+  const auto by_ms = [](const auto& a, const auto& b) { return a.second < b.second; };
+  const auto fastest = std::min_element(cpu_ms_here_.begin(), cpu_ms_here_.end(), by_ms);
+  const double slowest = std::max_element(cpu_ms_here_.begin(), cpu_ms_here_.end(), by_ms)->second;
+  const char* name = variant_info(fastest->first).name.data();
   char text[320];
   if (cpu_ms_here_.size() == 1)
     std::snprintf(text, sizeof text,
                   "Timed at this view on the CPU path: %s only, %.0f ms; switch variants to see "
                   "which is fastest here.",
-                  variant_info(fastest->first).name.data(), fastest->second);
+                  name, fastest->second);
   else
     std::snprintf(text, sizeof text,
                   "Fastest at this view on the CPU path: %s, %.0f ms (of %zu variants timed "
                   "here; the slowest %.1fx as long).",
-                  variant_info(fastest->first).name.data(), fastest->second, cpu_ms_here_.size(),
-                  std::max_element(
-                      cpu_ms_here_.begin(), cpu_ms_here_.end(),
-                      [](const auto& a, const auto& b) {
-                        return a.second < b.second;
-                      })->second /
-                      std::max(fastest->second, 1e-9));
+                  name, fastest->second, cpu_ms_here_.size(),
+                  slowest / std::max(fastest->second, 1e-9));
   return text;
 }
 
