@@ -263,6 +263,31 @@ TEST_F(RenderBigTest, SigintMidRenderLeavesNoFileAndShowsProgress) {
   EXPECT_NE(r.err.find("/79, "), std::string::npos) << "no progress after 4 s: " << r.err;
 }
 
+// A heavy image of one band (all of it inside the set at 4000 iterations: about 3 s on two
+// cores) says how far it is within a second of its start and every second after, not only once
+// its band is done.
+TEST_F(RenderBigTest, ProgressComesWithinASecondWhateverTheBand) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const Result r = run(
+      "render --cpu --center -0.2,0 --span 0.3 --width 640 --height 360 --iters 4000 --out p.png");
+  const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  ASSERT_EQ(r.code, 0) << r.err;
+  // "mandelpipe: rendering, 29%, 0.8 s": the times said, in order.
+  std::vector<double> said;
+  std::istringstream lines(r.err);
+  for (std::string line; std::getline(lines, line);) {
+    const std::size_t pct = line.find("%, ");
+    if (line.rfind("mandelpipe: rendering, ", 0) == 0 && pct != std::string::npos)
+      said.push_back(std::stod(line.substr(pct + 3)));
+  }
+  if (total < 1.2) GTEST_SKIP() << "the render took " << total << " s here: too fast to need it";
+  ASSERT_FALSE(said.empty()) << r.err;
+  EXPECT_LE(said.front(), 1.0) << r.err;
+  for (std::size_t i = 1; i < said.size(); ++i) EXPECT_LE(said[i] - said[i - 1], 1.0) << r.err;
+  // And from the last line to the end (the colouring and the file after it included).
+  EXPECT_LE(total - said.back(), 1.5) << r.err;
+}
+
 // One precision rule, the window's: past float, fp64 on the CPU; past double, perturbation (in
 // the extended range past double's exponents); said on stderr and in the sidecar.
 TEST_F(RenderBigTest, ThePrecisionRuleIsFollowedAndSaid) {

@@ -148,7 +148,7 @@ struct SinRatio : FloatVariant {
   static constexpr bool kAux = true;
   static constexpr const char* kName = "sin-ratio";
   static constexpr const char* kSummary =
-      "fma4 + the __sinf count per step that balances XU against FMA/issue on this GPU";
+      "fma4 + as many __sinf per step as balance XU against FMA/issue on its architecture";
   static constexpr InstrMix step_mix(int arch) {
     const int m = sines_per_step(arch);
     return {4 + 2.0 * m, 0, double(m), 0, 0};

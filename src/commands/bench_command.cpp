@@ -159,7 +159,7 @@ DeepRow measure_deep(DeepRenderer& r, const std::string& name, const View& view,
 
 }  // namespace
 
-int run_bench(const Options& o) {
+int run_bench(const BenchOptions& o) {
   const DeviceChoice dc = choose_device(false);
   if (!dc.device)
     throw ExitError(3,
@@ -168,25 +168,26 @@ int run_bench(const Options& o) {
   BenchReport rep;
   const LoadedSass sass = load_kernel_sass(self_executable(), dev.cc_major * 10 + dev.cc_minor);
   rep.device = summarize(dev, &sass);
-  std::vector<VariantId> variants = o.bench_variants;
+  std::vector<VariantId> variants = o.variants;
   if (variants.empty())
     for (const VariantInfo& v : all_variants()) variants.push_back(v.id);
 
   GpuRenderer gpu(dev);
   gpu.set_tile_order(o.tiles_in_rows ? TileOrder::Rows : TileOrder::CostliestFirst);
-  const std::unique_ptr<CounterProbe> counters = start_counters(o, dev);
+  const std::unique_ptr<CounterProbe> counters =
+      start_counters(o.counters, o.counter_interval_us, dev);
   // The user's views and zoom path are timed as a user meets them: each frame a view's first.
   struct Timed {
     std::string name;
     View view;
   };
   std::vector<Timed> views;
-  const bool own = !o.bench_views.empty() || o.bench_zoom;
-  for (std::size_t i = 0; i < o.bench_views.size(); ++i)
-    views.push_back({"view " + std::to_string(i + 1), o.bench_views[i]});
+  const bool own = !o.views.empty() || o.zoom;
+  for (std::size_t i = 0; i < o.views.size(); ++i)
+    views.push_back({"view " + std::to_string(i + 1), o.views[i]});
   const std::size_t zoom_start = views.size();
-  if (o.bench_zoom) {
-    const std::vector<View> path = zoom_views(*o.bench_zoom);
+  if (o.zoom) {
+    const std::vector<View> path = zoom_views(*o.zoom);
     for (std::size_t i = 0; i < path.size(); ++i)
       views.push_back(
           {"zoom " + std::to_string(i + 1) + "/" + std::to_string(path.size()), path[i]});
@@ -212,26 +213,25 @@ int run_bench(const Options& o) {
       if (formats.empty()) formats.push_back(*choice.perturbation);
       if (!deep) deep = std::make_unique<DeepRenderer>(dc.device);
       for (DeltaFormat f : formats) {
-        rep.deep.push_back(measure_deep(*deep, views[i].name, views[i].view, f, o.width, o.height,
-                                        o.bench_frames));
+        rep.deep.push_back(
+            measure_deep(*deep, views[i].name, views[i].view, f, o.width, o.height, o.frames));
         std::cerr << "bench: " << views[i].name << " done (" << rep.deep.back().rendered_by
                   << ")\n";
       }
       continue;
     }
     std::vector<MeasuredRow> rows =
-        measure_variants(gpu, views[i].name, views[i].view, o.width, o.height, variants,
-                         o.bench_frames, kWarmup, &sass, counters.get(), first_frames);
-    if (o.bench_zoom && i >= zoom_start)
-      zoom_rows.insert(zoom_rows.end(), rows.begin(), rows.end());
+        measure_variants(gpu, views[i].name, views[i].view, o.width, o.height, variants, o.frames,
+                         kWarmup, &sass, counters.get(), first_frames);
+    if (o.zoom && i >= zoom_start) zoom_rows.insert(zoom_rows.end(), rows.begin(), rows.end());
     for (MeasuredRow& r : rows) rep.rows.push_back(std::move(r));
     std::cerr << "bench: " << views[i].name << " done\n";
   }
   rep.zoom = zoom_totals(zoom_rows);
-  if (o.bench_sin_sweep) rep.sweep = sine_sweep(gpu, &sass, o.bench_frames, kWarmup);
-  if (o.bench_present) {
+  if (o.sin_sweep) rep.sweep = sine_sweep(gpu, &sass, o.frames, kWarmup);
+  if (o.present) {
     try {
-      rep.present = bench_present(dev, o.bench_frames);
+      rep.present = bench_present(dev, o.frames);
     } catch (const CudaError&) {
       throw;
     } catch (const std::runtime_error& e) {

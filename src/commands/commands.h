@@ -19,8 +19,8 @@ class ExitError : public std::runtime_error {
   int code_;
 };
 
-int run_render(const Options& o);
-int run_bench(const Options& o);
-int run_experiment_command(const Options& o);
+int run_render(const RenderOptions& o);
+int run_bench(const BenchOptions& o);
+int run_experiment_command(const ExperimentOptions& o);
 
 }  // namespace mp

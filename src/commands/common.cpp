@@ -30,23 +30,20 @@ Palette find_palette(const std::string& name) {
   throw ExitError(2, "--palette: unknown '" + name + "' (known: " + known + ")");
 }
 
-int find_experiment(const std::string& name, const char* option) {
+int experiment_index(const std::string& name) {
   const auto& names = experiment_names();
   const auto it = std::find(names.begin(), names.end(), name);
-  if (it != names.end()) return static_cast<int>(it - names.begin());
-  std::string known;
-  for (std::string_view n : names) known += (known.empty() ? "" : ", ") + std::string(n);
-  throw ExitError(2, std::string(option) + ": unknown '" + name + "' (known: " + known + ")");
+  return it == names.end() ? 0 : static_cast<int>(it - names.begin());
 }
 
-std::unique_ptr<CounterProbe> start_counters(const Options& o, const DeviceInfo& d) {
-  if (!o.counters) return nullptr;
+std::unique_ptr<CounterProbe> start_counters(bool asked, int interval_us, const DeviceInfo& d) {
+  if (!asked) return nullptr;
   counters::SamplerOptions so;
   so.device_index = d.index;
   // Isolated launches make each edge sample the launch's own, so a coarser interval loses
   // nothing, and it keeps the counter thread (~45 us of CPU to evaluate a sample) ahead of
   // long kernels, whose samples it must read before the hardware buffer overwrites them.
-  so.interval_us = o.counter_interval_us > 0 ? static_cast<unsigned>(o.counter_interval_us) : 200;
+  so.interval_us = interval_us > 0 ? static_cast<unsigned>(interval_us) : 200;
   so.isolate = true;
   if (std::getenv("MANDELPIPE_COUNTERS_TRACE"))
     so.trace = [](const std::string& line) { std::cerr << "counters: " << line << "\n"; };
@@ -104,6 +101,10 @@ MeasuredRow measured_row(const DeviceInfo& d, VariantId variant, const std::stri
   r.view = view;
   r.frames = frames;
   r.measured = frame_numbers(s);
+  // A plain variant that runs every step it counts: counted is run. Others (stopped periodic
+  // orbits, perturbation's skipped steps) are counted where their counts are read (bench).
+  const VariantInfo& vi = variant_info(variant);
+  if (!vi.stops_cycles && !vi.perturbation) r.counted_iters = r.measured.pixel_iters;
   r.tiles_by_cost = s.by_cost;
   const int arch = d.cc_major * 10 + d.cc_minor;
   const PipeRates rates = pipe_rates(d.cc_major, d.cc_minor);

@@ -22,15 +22,16 @@ DeviceChoice choose_device(bool force_cpu);
 
 // The palette named on the command line; ExitError(2) listing the known ones otherwise.
 Palette find_palette(const std::string& name);
-// The experiment's place in experiment_names(); ExitError(2) naming `option` and listing the
-// known ones otherwise.
-int find_experiment(const std::string& name, const char* option);
+// The experiment's place in experiment_names(), for a name the command line checked (the first
+// for any other).
+int experiment_index(const std::string& name);
 
 // bench's and experiment's counters (--counters), each launch with the GPU idle around it so
 // that its samples are its own; null when not asked for. Where they cannot be read, one line
 // on stderr says why, and the rows say n/a with the reason.
 // The sampler comes with the further counter sources (src/counters/counter_sources.h).
-std::unique_ptr<CounterProbe> start_counters(const Options& o, const DeviceInfo& d);
+// interval_us: --counter-interval (0: the default).
+std::unique_ptr<CounterProbe> start_counters(bool asked, int interval_us, const DeviceInfo& d);
 
 DeviceSummary summarize(const DeviceInfo& d, const LoadedSass* sass);
 // The build of the kernel a frame ran (the resumable one where any of its launches was).
@@ -40,7 +41,9 @@ sass::KernelBuild build_of(const GpuFrameStats& s);
 InstrMix per_step_mix(VariantId variant, int arch, const LoadedSass* sass, sass::KernelBuild build);
 // A GPU frame's measurements, as the model takes them.
 FrameNumbers frame_numbers(const GpuFrameStats& s);
-// One frame's (or the median frame's) measurements with the model's bound beside them.
+// One frame's (or the median frame's) measurements with the model's bound beside them; the steps
+// counted are the steps run for a plain variant that stops no orbit early, else left to the
+// caller (0).
 MeasuredRow measured_row(const DeviceInfo& d, VariantId variant, const std::string& view_name,
                          const View& view, int width, int height, int frames,
                          const GpuFrameStats& s, const LoadedSass* sass);

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -21,6 +22,7 @@
 #include "io/disk_space.h"
 #include "io/exr_file.h"
 #include "io/files.h"
+#include "io/host_info.h"
 #include "io/png_stream.h"
 #include "io/printable.h"
 #include "io/stale_temps.h"
@@ -70,15 +72,18 @@ Plan plan_for(int width, int height, int ss) {
   return p;
 }
 
-// Progress on stderr for work that lasts: nothing in the first second, then a line a second.
+// Progress on stderr for work that lasts: a line once kEvery has passed since the start or the
+// last line. Callers report at least every kStep (a piece's rows go in runs that long), so a line
+// comes within a second however heavy the view.
 class Progress {
  public:
+  static constexpr double kEvery = 0.75, kStep = 0.2;
   double elapsed_s() const {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   }
   void report(const std::string& where, double fraction) {
     const double t = elapsed_s();
-    if (t < 1.0 || t - last_ < 1.0) return;
+    if (t - last_ < kEvery) return;
     last_ = t;
     char line[160];
     std::snprintf(line, sizeof line, "mandelpipe: %s, %.0f%%, %.1f s\n", where.c_str(),
@@ -107,25 +112,52 @@ class PieceRenderer {
   }
   bool gpu() const { return device_.has_value(); }
 
-  void render(VariantId variant, const PixelGrid& g, unsigned max_iter, float* out) {
-    ++launches;
+  // The grid's pixels into host memory in runs of about Progress::kStep each, `done(fraction)`
+  // after each: ranges of the one grid (pixels on the CPU, rows of 16x16 blocks on the GPU), so
+  // that the pixels are those of one whole launch, bit for bit.
+  void render(VariantId variant, const PixelGrid& g, unsigned max_iter, float* out,
+              const std::function<void(double)>& done) {
     if (!gpu_) {
-      const CpuFrameStats s = cpu_.render(variant, g, max_iter, out);
-      cpu.ms += s.ms;
-      cpu.pixel_iters += s.pixel_iters;
-      cpu.threads = s.threads;
+      const std::uint64_t total = static_cast<std::uint64_t>(g.width) * g.height;
+      for (std::uint64_t next = 0; next < total;) {
+        const CpuFrameStats s = cpu_.render_pixels(variant, g, max_iter, next, total, out, nullptr,
+                                                   Progress::kStep * 1e3);
+        ++launches;
+        cpu.ms += s.ms;
+        cpu.pixel_iters += s.pixel_iters;
+        cpu.pixel_counted += s.pixel_counted;
+        cpu.threads = s.threads;
+        next += s.pixels;
+        done(static_cast<double>(next) / total);
+      }
       return;
     }
-    const GpuFrameStats s = gpu_->render(variant, g, max_iter, scratch_.get());
+    const unsigned across = static_cast<unsigned>(blocks_across(g.width)),
+                   down = static_cast<unsigned>((g.height + kBlockH - 1) / kBlockH);
+    const unsigned tiles_a_row = across * kWarpsPerBlock;
+    double rows_per_s = 0;
+    for (unsigned r0 = 0; r0 < down;) {
+      const unsigned rows =
+          rows_per_s > 0
+              ? std::clamp(static_cast<unsigned>(rows_per_s * Progress::kStep), 1u, down - r0)
+              : std::min(std::max(down / 64, 1u), down - r0);
+      const GpuFrameStats s =
+          gpu_->render_tiles(variant, g, max_iter, r0 * tiles_a_row, (r0 + rows) * tiles_a_row,
+                             scratch_.get(), nullptr, nullptr, OrbitSplit{});
+      ++launches;
+      r0 += rows;
+      rows_per_s = rows / std::max(s.kernel_ms * 1e-3, 1e-6);
+      gpu_stats.kernel_ms += s.kernel_ms;
+      gpu_stats.sm_cycles += s.sm_cycles;
+      gpu_stats.sm_cycles_mean += s.sm_cycles_mean;
+      gpu_stats.sms_used = std::max(gpu_stats.sms_used, s.sms_used);
+      gpu_stats.pixel_iters += s.pixel_iters;
+      gpu_stats.warp_iters += s.warp_iters;
+      gpu_stats.recording = gpu_stats.recording || s.recording;
+      done(static_cast<double>(r0) / down);
+    }
     const std::size_t floats = static_cast<std::size_t>(g.width) * g.height * kFloatsPerPixel;
     CUDA_CHECK(cudaMemcpy(out, scratch_.get(), floats * sizeof(float), cudaMemcpyDeviceToHost));
-    gpu_stats.kernel_ms += s.kernel_ms;
-    gpu_stats.sm_cycles += s.sm_cycles;
-    gpu_stats.sm_cycles_mean += s.sm_cycles_mean;
-    gpu_stats.sms_used = std::max(gpu_stats.sms_used, s.sms_used);
-    gpu_stats.pixel_iters += s.pixel_iters;
-    gpu_stats.warp_iters += s.warp_iters;
-    gpu_stats.recording = gpu_stats.recording || s.recording;
   }
   // The reference for a deep view: the one in use where it serves, else a new one (progress on
   // stderr while it takes long).
@@ -235,11 +267,35 @@ void render_image(const View& view, const PrecisionChoice& choice, const Plan& p
       // The piece's first sample where the whole image's grid has it.
       g.x0 = std::fma(static_cast<double>(col0) * ss, whole.dx, whole.x0);
       g.y0 = std::fma(static_cast<double>(row0) * ss, whole.dy, whole.y0);
-      if (choice.perturbation)
-        renderer.render_deep(*choice.perturbation, view, plan.width * ss, plan.height * ss,
-                             {col0 * ss, row0 * ss, g.width, g.height}, data.data());
-      else
-        renderer.render(choice.variant, g, view.max_iter, data.data());
+      const std::string band_k = "band " + std::to_string(b + 1) + "/" + std::to_string(bands);
+      const std::string where = label.empty() ? (bands > 1 ? band_k : std::string("rendering"))
+                                : bands > 1   ? label + ", " + band_k
+                                              : label;
+      // Progress within the piece, after each run of it (PieceRenderer: about Progress::kStep).
+      const auto piece_done = [&](double fraction) {
+        progress.report(where, done + share * (row0 + fraction * rows) / plan.height);
+      };
+      if (choice.perturbation) {
+        // Rows of the whole image's pixels in runs sized from the last run's rate (the first a
+        // sixty-fourth of the piece): a rect is the same pixels however it is cut.
+        double rows_per_s = 0;
+        for (int r0 = 0; r0 < g.height;) {
+          const int run_rows =
+              rows_per_s > 0
+                  ? std::clamp(static_cast<int>(rows_per_s * Progress::kStep), 1, g.height - r0)
+                  : std::min(std::max(g.height / 64, 1), g.height - r0);
+          const double t0 = progress.elapsed_s();
+          renderer.render_deep(
+              *choice.perturbation, view, plan.width * ss, plan.height * ss,
+              {col0 * ss, row0 * ss + r0, g.width, run_rows},
+              data.data() + static_cast<std::size_t>(r0) * g.width * kFloatsPerPixel);
+          r0 += run_rows;
+          rows_per_s = run_rows / std::max(progress.elapsed_s() - t0, 1e-6);
+          piece_done(static_cast<double>(r0) / g.height);
+        }
+      } else {
+        renderer.render(choice.variant, g, view.max_iter, data.data(), piece_done);
+      }
       colourize_parallel(data.data(), g.width, g.height, look.lut, look.colour, rgba.data());
       if (exr)
         for (int r = 0; r < rows; ++r)
@@ -267,12 +323,12 @@ void render_image(const View& view, const PrecisionChoice& choice, const Plan& p
     for (int r = 0; r < rows; ++r)
       out.write_row(&band[static_cast<std::size_t>(r) * plan.width * 3]);
     if (exr) exr->write_rows(exr_n.data(), exr_nf.data(), rows);
-    const std::string band_k = "band " + std::to_string(b + 1) + "/" + std::to_string(bands);
-    progress.report(label.empty() ? band_k
-                    : bands > 1   ? label + ", " + band_k
-                                  : label,
-                    done + share * (row0 + rows) / plan.height);
   }
+}
+
+// Giter/s of `iters` steps in `ms`.
+double giter_per_s(double iters, double ms) {
+  return ms > 0 ? iters / (ms * 1e6) : 0.0;
 }
 
 // What rendered, for stdout and the files: the variant, or perturbation and its format.
@@ -283,7 +339,7 @@ std::string rendered_by(const PrecisionChoice& c) {
 
 // What renders the view, by the one precision rule the window follows too: refused in one line
 // where a pinned variant cannot separate the pixels, since its image would be blocks of colour.
-PrecisionChoice choice_for(const View& view, const Plan& plan, const Options& o,
+PrecisionChoice choice_for(const View& view, const Plan& plan, const RenderOptions& o,
                            const DeviceChoice& dc) {
   std::optional<ComputeCapability> cc;
   if (dc.device) cc = ComputeCapability{dc.device->cc_major, dc.device->cc_minor};
@@ -364,7 +420,7 @@ nlohmann::json tiling_json(const Plan& plan, int launches, bool gpu) {
 // reaches it, or over 1% of it escapes only in the limit's last half, and doubling frees some,
 // as the window raises it; the limits tried, last the one to
 // render with.
-std::vector<unsigned> auto_limit(const View& view, const Plan& plan, const Options& o,
+std::vector<unsigned> auto_limit(const View& view, const Plan& plan, const RenderOptions& o,
                                  const DeviceChoice& dc, PieceRenderer& renderer,
                                  Progress& progress) {
   const int pw = std::clamp(plan.width / 8, std::min(plan.width, 64), 480);
@@ -380,7 +436,7 @@ std::vector<unsigned> auto_limit(const View& view, const Plan& plan, const Optio
       renderer.prepare_deep(v, pw, ph, progress);
       renderer.render_deep(*c.perturbation, v, pw, ph, {0, 0, pw, ph}, data.data());
     } else {
-      renderer.render(c.variant, pixel_grid(v, pw, ph), v.max_iter, data.data());
+      renderer.render(c.variant, pixel_grid(v, pw, ph), v.max_iter, data.data(), [](double) {});
     }
     const unsigned next =
         a.next(edge_inside_share(data.data(), pw, ph), late_share(data.data(), pw, ph, v.max_iter),
@@ -401,7 +457,7 @@ std::string limits_text(const std::vector<unsigned>& tried) {
 
 // The view in the EXR's header: our own attributes, and the location as KF's text under the name
 // its reader looks for.
-std::map<std::string, std::string> exr_attributes(const View& view, const Options& o) {
+std::map<std::string, std::string> exr_attributes(const View& view, const RenderOptions& o) {
   std::map<std::string, std::string> attributes = {
       {"mandelpipe.center_x", centre_text(view.center_x, view)},
       {"mandelpipe.center_y", centre_text(view.center_y, view)},
@@ -414,7 +470,7 @@ std::map<std::string, std::string> exr_attributes(const View& view, const Option
   return attributes;
 }
 
-std::unique_ptr<ExrStream> exr_for(const fs::path& path, const View& view, const Options& o) {
+std::unique_ptr<ExrStream> exr_for(const fs::path& path, const View& view, const RenderOptions& o) {
   return std::make_unique<ExrStream>(path, o.width, o.height, view.max_iter,
                                      exr_attributes(view, o));
 }
@@ -428,11 +484,11 @@ std::uint64_t sidecar_bytes_at_most(const View& v) {
                        exact_span_text(v.span).size());
 }
 
-Look look_for(const Options& o, const Palette& palette) {
+Look look_for(const RenderOptions& o, const Palette& palette) {
   return {build_lut(palette), o.colour};
 }
 
-int render_one(const Options& o, const DeviceChoice& dc, const Palette& palette) {
+int render_one(const RenderOptions& o, const DeviceChoice& dc, const Palette& palette) {
   const fs::path png = o.out;
   const fs::path json_path = sidecar_path(png);
   const Plan plan = plan_for(o.width, o.height, o.ss);
@@ -444,8 +500,8 @@ int render_one(const Options& o, const DeviceChoice& dc, const Palette& palette)
   if (o.auto_iters.value_or(false)) {
     tried = auto_limit(view, plan, o, dc, renderer, progress);
     view.max_iter = tried.back();
-    std::cerr << "mandelpipe: automatic iterations: " << view.max_iter
-              << " (a preview tried " << limits_text(tried) << ")\n";
+    std::cerr << "mandelpipe: automatic iterations: " << view.max_iter << " (a preview tried "
+              << limits_text(tried) << ")\n";
   }
   const PrecisionChoice choice = choice_for(view, plan, o, dc);
   if (!choice.why.empty()) std::cerr << "mandelpipe: " << choice.why << "\n";
@@ -459,6 +515,7 @@ int render_one(const Options& o, const DeviceChoice& dc, const Palette& palette)
 
     nlohmann::json j;
     j["mandelpipe"] = kVersion;
+    j["created"] = utc_timestamp();
     j["image"] = png.filename().string();
     j["parameters"] = {
         {"width", o.width},
@@ -474,8 +531,10 @@ int render_one(const Options& o, const DeviceChoice& dc, const Palette& palette)
     if (!o.exr.empty()) j["exr"] = fs::path(o.exr).filename().string();
     j["parameters"].update(colour_settings_json({palette.name, o.colour}));
     j["renderer"] = renderer.description();
+    j["cpu"] = cpu_model_name();
     j["tiling"] = tiling_json(plan, renderer.launches, renderer.gpu());
-    if (!dc.cpu_reason.empty()) j["fallback"] = dc.cpu_reason;
+    // Why the CPU renders where it does (null: the GPU did).
+    j["fallback"] = dc.cpu_reason.empty() ? nlohmann::json() : nlohmann::json(dc.cpu_reason);
     j["precision"] = precision_json(choice, renderer);
     j["precision_exhausted"] = choice.exhausted;
     if (choice.perturbation) {
@@ -488,6 +547,9 @@ int render_one(const Options& o, const DeviceChoice& dc, const Palette& palette)
                       {"rebases", d.rebases},
                       {"warp_iterated", d.warp_iterated},
                       {"launches", d.launches}}},
+                    {"derived",
+                     {{"giter_per_s_counted", giter_per_s(d.pixel_iters, d.ms)},
+                      {"giter_per_s_iterated", giter_per_s(d.iterated, d.ms)}}},
                     {"model",
                      "n/a here: bench and compare time the perturbation variants' "
                      "every-step loop against its bound"}};
@@ -500,10 +562,19 @@ int render_one(const Options& o, const DeviceChoice& dc, const Palette& palette)
                                         o.height * o.ss, 1, renderer.gpu_stats, nullptr));
       j["frame"]["summed_over_launches"] = renderer.launches;
     } else {
+      const CpuFrameStats& c = renderer.cpu;
       j["frame"] = {{"measured",
-                     {{"cpu_ms", renderer.cpu.ms},
-                      {"pixel_iters", renderer.cpu.pixel_iters},
-                      {"threads", renderer.cpu.threads}}},
+                     {{"cpu_ms", c.ms},
+                      {"pixel_iters", c.pixel_iters},
+                      {"pixel_iters_counted", c.pixel_counted},
+                      {"threads", c.threads}}},
+                    {"derived",
+                     {{"giter_per_s", giter_per_s(c.pixel_iters, c.ms)},
+                      {"giter_per_s_counted", giter_per_s(c.pixel_counted, c.ms)},
+                      {"steps",
+                       "pixel_iters and giter_per_s: of the steps run; _counted: of "
+                       "the steps the pixels count (more where orbits found periodic "
+                       "stop early); cpu_ms: the CPU's wall time computing them"}}},
                     {"model", "n/a: the bound model describes GPU pipes"}};
     }
     // The image last: whoever waits for it finds its sidecar already there.
@@ -516,7 +587,7 @@ int render_one(const Options& o, const DeviceChoice& dc, const Palette& palette)
   std::cout << "wrote " << png.string() << " and " << json_path.string() << " (" << o.width << "x"
             << o.height << (o.ss > 1 ? ", ss " + std::to_string(o.ss) : "") << ", "
             << rendered_by(choice) << ", " << renderer.description() << ", "
-            << std::lround(progress.elapsed_s() * 1000) << " ms)\n";
+            << std::lround(progress.elapsed_s() * 1000) << " ms wall, start to end)\n";
   if (!dc.cpu_reason.empty()) std::cerr << "mandelpipe: note: " << dc.cpu_reason << "\n";
   return 0;
 }
@@ -557,7 +628,7 @@ std::string exr_name(int k) {
 
 // What a sequence's frames depend on, recorded in frames.json so that --resume can check that it
 // adds frames of the same sequence.
-nlohmann::json sequence_parameters(const Options& o, const nlohmann::json& colour) {
+nlohmann::json sequence_parameters(const RenderOptions& o, const nlohmann::json& colour) {
   const View& to = *o.zoom_to;
   nlohmann::json p = {
       {"center", {centre_text(o.view.center_x, o.view), centre_text(o.view.center_y, o.view)}},
@@ -577,7 +648,7 @@ nlohmann::json sequence_parameters(const Options& o, const nlohmann::json& colou
   return p;
 }
 
-int render_zoom(const Options& o, const DeviceChoice& dc, const Palette& palette) {
+int render_zoom(const RenderOptions& o, const DeviceChoice& dc, const Palette& palette) {
   const fs::path dir = o.out;
   const Plan plan = plan_for(o.width, o.height, o.ss);
   PieceRenderer renderer(dc, plan.piece_pixels(), !o.no_approximation);
@@ -586,11 +657,14 @@ int render_zoom(const Options& o, const DeviceChoice& dc, const Palette& palette
   const nlohmann::json colour = colour_settings_json({palette.name, o.colour});
   nlohmann::json head;
   head["mandelpipe"] = kVersion;
+  head["run_started"] = utc_timestamp();  // the run that last wrote the listing (--resume too)
   head["parameters"] = sequence_parameters(o, colour);
   head["width"] = o.width;
   head["height"] = o.height;
   head["ss"] = o.ss;
   head["renderer"] = renderer.description();
+  head["cpu"] = cpu_model_name();
+  head["fallback"] = dc.cpu_reason.empty() ? nlohmann::json() : nlohmann::json(dc.cpu_reason);
   head["tiling"] = tiling_json(plan, plan.bands() * plan.pieces_across(), renderer.gpu());
   // Each frame by the precision rule, as the window would render it at that depth; a line on
   // stderr where what renders changes, said once the folder is taken so a refusal stays one line.
@@ -685,7 +759,8 @@ int render_zoom(const Options& o, const DeviceChoice& dc, const Palette& palette
 
 }  // namespace
 
-int run_render(const Options& o) {
+int run_render(const RenderOptions& o) {
+  if (!o.size_note.empty()) std::cerr << "mandelpipe: " << o.size_note << "\n";
   // Held until the image and its sidecar are in place: another run to the same output is refused.
   std::optional<OutputLock> lock;
   if (!o.zoom_to) {
