@@ -14,7 +14,7 @@
 #include "cli/options.h"
 #include "commands/commands.h"
 #include "commands/common.h"
-#include "experiments.h"
+#include "lab/experiments.h"
 #include "io/files.h"
 #include "io/printable.h"
 
