@@ -206,10 +206,17 @@ TEST_F(RenderBigTest, ZoomSequenceWritesNumberedFramesAndTheirParameters) {
     EXPECT_EQ(f["variant"], "fma4");
     EXPECT_EQ(f["palette"], "ember");
     EXPECT_TRUE(f.contains("density") && f.contains("offset") && f.contains("stripe"));
+    // Each frame's times, measured: the CPU reference's, the colouring and encoding's, the wall's.
+    for (const char* key : {"wall_ms", "cpu_render_ms", "colour_encode_ms"})
+      EXPECT_GT(f["timing"][key].get<double>(), 0) << k << " " << key;
+    EXPECT_EQ(f["png_level"], 1);
     if (k > 0)  // geometric: the same ratio from frame to frame
       EXPECT_NEAR(number(f["span"]) / number(j["frames"][k - 1]["span"]), std::pow(0.001, 0.25),
                   1e-12);
   }
+  EXPECT_EQ(j["run"]["frames_rendered"], 5);
+  EXPECT_GT(j["run"]["wall_ms"].get<double>(), 0);
+  EXPECT_NE(j["timing_measured"].get<std::string>().find("colour_encode_ms"), std::string::npos);
   // A frame is the still of its view: frame 2 re-rendered from its parameters alone.
   const auto& f2 = j["frames"][2];
   std::ostringstream still;
@@ -224,7 +231,39 @@ TEST_F(RenderBigTest, ZoomSequenceWritesNumberedFramesAndTheirParameters) {
   EXPECT_EQ(std::distance(fs::directory_iterator(dir_ / "seq"), fs::directory_iterator()), 6);
 }
 
+// The PNG's level changes its bytes, never its pixels: 4000x1100 is two bands (1048 and 52
+// rows), each in blocks of 87 rows that do not divide it, encoded on every core.
+TEST_F(RenderBigTest, EveryPngLevelGivesThePixelsOfTheDefault) {
+  const std::string view =
+      "render --cpu --width 4000 --height 1100 --center -0.745,0.113 --span 0.05 --iters 40 ";
+  const Result r = run(view + "--out default.png");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("4000x1100 in 2 bands of 1048 rows"), std::string::npos) << r.err;
+  const Image reference = read_png(dir_ / "default.png");
+  ASSERT_EQ(reference.width, 4000);
+  std::uintmax_t stored = 0, smallest = 0;
+  for (const int level : {0, 1, 9}) {
+    const std::string name = "l" + std::to_string(level) + ".png";
+    ASSERT_EQ(run(view + "--png-level " + std::to_string(level) + " --out " + name).code, 0);
+    EXPECT_EQ(read_png(dir_ / name).rgb, reference.rgb) << "level " << level;
+    const auto j = nlohmann::json::parse(slurp(dir_ / fs::path(name).replace_extension(".json")));
+    EXPECT_EQ(j["parameters"]["png_level"], level);
+    if (level == 0) stored = fs::file_size(dir_ / name);
+    if (level == 9) smallest = fs::file_size(dir_ / name);
+  }
+  EXPECT_EQ(slurp(dir_ / "l1.png"), slurp(dir_ / "default.png")) << "the default is level 1";
+  EXPECT_GT(stored, 4000u * 1100 * 3) << "level 0 stores";
+  EXPECT_LT(smallest, fs::file_size(dir_ / "l1.png"));
+  const auto j = nlohmann::json::parse(slurp(dir_ / "default.json"));
+  EXPECT_EQ(j["tiling"]["png_block_rows"], 87);
+  for (const char* key : {"wall_ms", "cpu_render_ms", "render_ms", "colour_encode_ms", "write_ms"})
+    EXPECT_GT(j["timing"][key].get<double>(), 0) << key;
+}
+
 TEST_F(RenderBigTest, BadValuesAreOneLineAndExitCode2) {
+  for (const char* level : {"-1", "10", "1.5", "''", "fast"})
+    expect_one_line_error(run("render --cpu --out x.png --png-level " + std::string(level)),
+                          "--png-level: must be a whole number from 0");
   expect_one_line_error(run("render --cpu --out x.png --ss 5"), "--ss");
   expect_one_line_error(run("render --cpu --out x.png --ss 1.5"), "--ss");
   expect_one_line_error(run("render --cpu --out x.png --density 9"), "--density");

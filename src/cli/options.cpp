@@ -60,7 +60,7 @@ struct Raw {
   std::vector<std::string> bench_views;
   std::optional<std::string> zoom, zoom_from, zoom_to, zoom_steps, zoom_iters;
   // render: colour settings, supersampling, zoom sequence
-  std::optional<std::string> density, offset, stripe, ss, render_zoom_to, render_frames;
+  std::optional<std::string> density, offset, stripe, ss, render_zoom_to, render_frames, png_level;
 };
 
 // Whole-string number parsing, so "12abc" is an error rather than 12. Integers are read as
@@ -343,6 +343,10 @@ void add_render_options(CLI::App& app, Raw& raw) {
       ->type_name("FILE.exr");
   app.add_flag("--exr-frames", raw.exr_frames,
                "with --zoom-to: also frame-NNNNN.exr beside each frame (needs --ss 1)");
+  add_text(app, "--png-level", raw.png_level,
+           "PNG compression, 0 (none: fastest, largest) to 9 (smallest, slowest); default " +
+               std::to_string(kDefaultPngLevel) + ", the best time for the bytes measured")
+      ->type_name("0..9");
   app.add_flag("--resume", raw.resume,
                "with --zoom-to: complete an interrupted sequence in --out, rendering only the "
                "frames it lacks (the same parameters as before)");
@@ -351,6 +355,14 @@ void add_render_options(CLI::App& app, Raw& raw) {
 // render's colour, supersampling and zoom sequence, checked. Returns an error message or "".
 std::string finish_render(Options& o, const Raw& raw) {
   if (std::string e = finish_colour(o, raw); !e.empty()) return e;
+  if (raw.png_level) {
+    const auto level = parse_int(*raw.png_level, kMinPngLevel, kMaxPngLevel);
+    if (!level)
+      return "--png-level: must be a whole number from 0 (no compression, fastest) to 9 "
+             "(smallest), got '" +
+             *raw.png_level + "'";
+    o.png_level = *level;
+  }
   if (raw.ss) {
     const auto ss = parse_int(*raw.ss, 1, 4);
     if (!ss)

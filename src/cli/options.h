@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "io/output_format.h"
+#include "io/png_stream.h"
 #include "model/palette.h"
 #include "model/view.h"
 #include "render/present_mode.h"
@@ -56,12 +57,13 @@ struct Options {
   struct {
     bool density = false, offset = false, stripe = false;
   } colour_given;
-  int ss = 1;                   // --ss: samples a side per pixel, their colours averaged
-  std::string exr;              // --exr FILE.exr: the iteration data beside the image
-  bool exr_frames = false;      // --exr-frames: a zoom sequence's too, frame-NNNNN.exr
-  std::optional<View> zoom_to;  // --zoom-to X,Y,SPAN: frames from the view to this one...
-  int zoom_frames = 0;          // ...this many (--frames), into the folder --out
-  bool resume = false;          // --resume: only the frames the folder lacks, same parameters
+  int ss = 1;                        // --ss: samples a side per pixel, their colours averaged
+  std::string exr;                   // --exr FILE.exr: the iteration data beside the image
+  bool exr_frames = false;           // --exr-frames: a zoom sequence's too, frame-NNNNN.exr
+  std::optional<View> zoom_to;       // --zoom-to X,Y,SPAN: frames from the view to this one...
+  int zoom_frames = 0;               // ...this many (--frames), into the folder --out
+  bool resume = false;               // --resume: only the frames the folder lacks, same parameters
+  int png_level = kDefaultPngLevel;  // --png-level: zlib's level for the PNGs, 0..9
 
   // bench
   std::vector<VariantId> bench_variants;  // empty: all

@@ -28,6 +28,8 @@ class SequenceFolder {
   // `image` (written in full) renamed into place, then frames.json listing it with `entry`; on
   // failure neither changes. Throws "cannot write FILE: reason".
   void commit_frame(int frame, nlohmann::json entry, StreamedFile& image);
+  // frames.json rewritten with `run` (a run's figures) beside its frames, as "run".
+  void record_run(nlohmann::json run);
 
  private:
   std::string listing(const std::map<int, nlohmann::json>& frames) const;

@@ -1,0 +1,395 @@
+#include "commands/band_pipeline.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <condition_variable>
+#include <exception>
+#include <mutex>
+#include <thread>
+
+#include "commands/piece_renderer.h"
+#include "commands/work_pool.h"
+#include "host_buffer.h"
+#include "io/exr_file.h"
+#include "io/png_stream.h"
+
+namespace mp {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double ms_since(Clock::time_point t) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
+}
+
+int ceil_div(long long a, long long b) {
+  return static_cast<int>((a + b - 1) / b);
+}
+
+// A band's launches' figures into its image's.
+void add_stats(ImageRecord& rec, const PieceRenderer& r) {
+  rec.launches += r.launches;
+  if (r.gpu_stats.launches) rec.gpu += r.gpu_stats;
+  if (r.cpu.slices) rec.cpu += r.cpu;
+  if (r.deep_stats.launches) rec.deep += r.deep_stats;
+}
+
+}  // namespace
+
+BandPipeline::BandPipeline(const Plan& plan, const Look& look, int png_level,
+                           const std::optional<DeviceInfo>& device, bool approximate, int threads)
+    : plan_(plan),
+      look_(look),
+      png_level_(png_level),
+      device_(device),
+      approximate_(approximate),
+      threads_(threads > 0 ? threads : usable_cores()),
+      block_rows_(png_block_rows(plan.width)) {
+  // Enough band buffers that the pool has twice its threads' blocks to take while the worker
+  // renders the next band.
+  const int blocks = ceil_div(plan_.band_rows, block_rows_);
+  slots_ = std::clamp(ceil_div(2LL * threads_, blocks) + 1, 2, 8);
+}
+
+BandPipeline::~BandPipeline() = default;
+
+std::string BandPipeline::renderer_description() const {
+  return device_ ? "CUDA on " + device_->name
+                 : "CPU reference (" + std::to_string(CpuRenderer().threads()) + " threads)";
+}
+
+double BandPipeline::working_mib(bool exr) const {
+  const double band_rgb = 3.0 * plan_.width * plan_.band_rows;
+  const double per_slot =
+      plan_.band_bytes() + band_rgb * 1.01 + (exr ? 8.0 : 0.0) * plan_.width * plan_.band_rows;
+  // A thread's rows: one piece's samples coloured, the block's RGB and its filtered copy, and
+  // zlib's state.
+  const double per_thread = 4.0 * plan_.piece_columns * plan_.ss * plan_.ss * block_rows_ +
+                            2 * 3.0 * plan_.width * block_rows_ + (512 << 10);
+  return (slots_ * per_slot + threads_ * per_thread) / (1 << 20);
+}
+
+struct BandPipeline::Run {
+  struct Slot {
+    long long free_for = 0;  // the band (ticket) this buffer takes next
+    long long ticket = -1;   // the band it holds, once rendered
+    HostBuffer<float> data;  // every piece of the band, one after another
+    int image = 0, band = 0, row0 = 0, rows = 0;
+    std::vector<PngBlock> blocks;
+    std::vector<char> done;
+    std::vector<std::uint32_t> exr_n;
+    std::vector<float> exr_nf;
+    double encode_ms = 0;
+  };
+  struct Scratch {
+    std::vector<std::uint8_t> rgba, rgb;
+  };
+  // An image's files while it is written: made as its first band starts rendering (so that a
+  // file that cannot be made fails early, and the file is there from the start of the work),
+  // written by the writer, committed by `done`.
+  struct Files {
+    std::optional<StreamedFile> png;
+    std::optional<PngBlockWriter> writer;
+    std::unique_ptr<ExrStream> exr;
+  };
+
+  Run(const BandPipeline& pipeline, const std::vector<PipelineImage>& imgs, Progress& prog)
+      : p(pipeline), images(imgs), progress(prog), bands(pipeline.plan_.bands()) {
+    tickets = static_cast<long long>(images.size()) * bands;
+    const long long n = std::min<long long>(p.slots_, std::max(1LL, tickets));
+    const std::size_t floats = static_cast<std::size_t>(p.plan_.piece_pixels()) *
+                               p.plan_.pieces_across() * kFloatsPerPixel;
+    slots.resize(static_cast<std::size_t>(n));
+    for (long long i = 0; i < n; ++i) {
+      slots[i].free_for = i;
+      slots[i].data = HostBuffer<float>(floats, p.gpu());
+    }
+    records.resize(images.size());
+    starts.resize(images.size());
+    files.resize(images.size());
+    for (int t = 0; t < p.threads_; ++t)
+      encoders.push_back(std::make_unique<PngBlockEncoder>(p.png_level_));
+    scratch.resize(static_cast<std::size_t>(p.threads_));
+    pool = std::make_unique<WorkPool>(p.threads_);
+  }
+  ~Run() { stop(); }
+
+  void fail(std::exception_ptr e) {
+    {
+      std::lock_guard<std::mutex> lock(m);
+      if (!failed) error = e;
+      failed = true;
+    }
+    stopping.store(true);
+    changed.notify_all();
+  }
+  // The worker ended and the pool's tasks run out (they skip their work once stopping), so that
+  // nothing touches the buffers after this.
+  void stop() {
+    stopping.store(true);
+    changed.notify_all();
+    for (std::thread& w : workers) w.join();
+    workers.clear();
+    pool.reset();
+  }
+
+  void work();
+  void open_files(int image);
+  void render_band(PieceRenderer& r, Slot& s, int image, int band);
+  void encode(Slot& s, int block, int thread);
+  void write(const Done& done);
+
+  const BandPipeline& p;
+  const std::vector<PipelineImage>& images;
+  Progress& progress;
+  const int bands;
+  long long tickets = 0, next_ticket = 0;
+
+  std::mutex m;
+  std::condition_variable changed;  // a band rendered, a block encoded, a buffer freed, a failure
+  bool failed = false;
+  std::exception_ptr error;
+  std::atomic<bool> stopping{false};
+
+  std::vector<Slot> slots;
+  std::vector<ImageRecord> records;
+  std::vector<std::optional<Clock::time_point>> starts;
+  std::vector<std::unique_ptr<Files>> files;
+  std::vector<std::unique_ptr<PngBlockEncoder>> encoders;  // one per pool thread
+  std::vector<Scratch> scratch;                            // one per pool thread
+  std::unique_ptr<WorkPool> pool;
+  std::vector<std::thread> workers;
+};
+
+void BandPipeline::Run::work() {
+  try {
+    PieceRenderer r(p.device_, p.plan_.piece_pixels(), p.approximate_);
+    for (;;) {
+      long long t = 0;
+      Slot* s = nullptr;
+      {
+        std::unique_lock<std::mutex> lock(m);
+        if (failed || next_ticket >= tickets) return;
+        t = next_ticket++;
+        s = &slots[static_cast<std::size_t>(t % static_cast<long long>(slots.size()))];
+        changed.wait(lock, [&] { return failed || s->free_for == t; });
+        if (failed) return;
+      }
+      const int k = static_cast<int>(t / bands), b = static_cast<int>(t % bands);
+      const Clock::time_point start = Clock::now();
+      bool first = false;
+      {
+        std::lock_guard<std::mutex> lock(m);
+        first = !starts[k];
+        if (first) starts[k] = start;
+      }
+      if (first) open_files(k);
+      render_band(r, *s, k, b);
+      const double ms = ms_since(start);
+      {
+        std::lock_guard<std::mutex> lock(m);
+        ImageRecord& rec = records[static_cast<std::size_t>(k)];
+        add_stats(rec, r);
+        rec.render_ms += ms;
+        if (images[k].choice.perturbation) rec.reference = r.reference();
+        s->ticket = t;
+      }
+      r.reset_stats();
+      changed.notify_all();
+      for (int j = 0; j < static_cast<int>(s->blocks.size()); ++j)
+        pool->submit([this, s, j](int thread) { encode(*s, j, thread); });
+    }
+  } catch (...) {
+    fail(std::current_exception());
+  }
+}
+
+void BandPipeline::Run::open_files(int image) {
+  const Plan& plan = p.plan_;
+  const PipelineImage& img = images[static_cast<std::size_t>(image)];
+  auto f = std::make_unique<Files>();
+  f->png.emplace(img.png);
+  f->writer.emplace(f->png->stream(), img.png.string(), plan.width, plan.height, p.png_level_);
+  if (!img.exr.empty())
+    f->exr = std::make_unique<ExrStream>(img.exr, plan.width, plan.height, img.view.max_iter,
+                                         img.exr_attributes);
+  std::lock_guard<std::mutex> lock(m);
+  files[static_cast<std::size_t>(image)] = std::move(f);
+}
+
+void BandPipeline::Run::render_band(PieceRenderer& r, Slot& s, int image, int band) {
+  const Plan& plan = p.plan_;
+  const PipelineImage& img = images[static_cast<std::size_t>(image)];
+  const int ss = plan.ss;
+  s.image = image;
+  s.band = band;
+  s.row0 = band * plan.band_rows;
+  s.rows = std::min(plan.band_rows, plan.height - s.row0);
+  const int blocks = ceil_div(s.rows, p.block_rows_);
+  s.blocks.resize(static_cast<std::size_t>(blocks));
+  s.done.assign(static_cast<std::size_t>(blocks), 0);
+  s.encode_ms = 0;
+  if (!img.exr.empty()) {
+    s.exr_n.resize(static_cast<std::size_t>(plan.width) * s.rows);
+    s.exr_nf.resize(s.exr_n.size());
+  }
+  const int w = plan.width * ss, h = plan.height * ss;
+  if (img.choice.perturbation) r.prepare_deep(img.view, w, h, progress);
+  const PixelGrid whole = pixel_grid(img.view, w, h);
+  for (int piece = 0; piece < plan.pieces_across(); ++piece) {
+    const int col0 = piece * plan.piece_columns;
+    PixelGrid g = whole;
+    g.width = std::min(plan.piece_columns, plan.width - col0) * ss;
+    g.height = s.rows * ss;
+    // The piece's first sample where the whole image's grid has it.
+    g.x0 = std::fma(static_cast<double>(col0) * ss, whole.dx, whole.x0);
+    g.y0 = std::fma(static_cast<double>(s.row0) * ss, whole.dy, whole.y0);
+    float* out =
+        s.data.get() + static_cast<std::size_t>(piece) * plan.piece_pixels() * kFloatsPerPixel;
+    if (img.choice.perturbation)
+      r.render_deep(*img.choice.perturbation, img.view, w, h,
+                    {col0 * ss, s.row0 * ss, g.width, g.height}, out);
+    else
+      r.render(img.choice.variant, g, img.view.max_iter, out);
+  }
+}
+
+// Block `block` of the band: its rows of every piece coloured, their samples averaged, then
+// filtered and deflated; the EXR's values of those rows too where asked.
+void BandPipeline::Run::encode(Slot& s, int block, int thread) {
+  if (stopping.load()) return;
+  try {
+    const Clock::time_point start = Clock::now();
+    const Plan& plan = p.plan_;
+    const int ss = plan.ss, n = ss * ss, width = plan.width;
+    const int r0 = block * p.block_rows_, rows = std::min(p.block_rows_, s.rows - r0);
+    const bool exr = !images[static_cast<std::size_t>(s.image)].exr.empty();
+    Scratch& sc = scratch[static_cast<std::size_t>(thread)];
+    sc.rgb.resize(static_cast<std::size_t>(width) * rows * 3);
+    for (int piece = 0; piece < plan.pieces_across(); ++piece) {
+      const int col0 = piece * plan.piece_columns;
+      const int cols = std::min(plan.piece_columns, width - col0), gw = cols * ss;
+      const float* d = s.data.get() + (static_cast<std::size_t>(piece) * plan.piece_pixels() +
+                                       static_cast<std::size_t>(r0) * ss * gw) *
+                                          kFloatsPerPixel;
+      sc.rgba.resize(static_cast<std::size_t>(gw) * rows * ss * 4);
+      colourize_image(d, gw, rows * ss, p.look_.lut, p.look_.colour, sc.rgba.data());
+      for (int r = 0; r < rows; ++r)
+        for (int c = 0; c < cols; ++c) {
+          unsigned sum[3] = {0, 0, 0};
+          for (int sy = 0; sy < ss; ++sy) {
+            const std::uint8_t* px =
+                &sc.rgba[(static_cast<std::size_t>(r * ss + sy) * gw + c * ss) * 4];
+            for (int sx = 0; sx < ss; ++sx, px += 4)
+              for (int k = 0; k < 3; ++k) sum[k] += px[k];
+          }
+          std::uint8_t* o = &sc.rgb[(static_cast<std::size_t>(r) * width + col0 + c) * 3];
+          for (int k = 0; k < 3; ++k) o[k] = static_cast<std::uint8_t>((sum[k] + n / 2) / n);
+        }
+      if (exr)  // one sample a pixel (--exr needs --ss 1)
+        for (int r = 0; r < rows; ++r)
+          for (int c = 0; c < cols; ++c) {
+            const float smooth = d[(static_cast<std::size_t>(r) * gw + c) * kFloatsPerPixel];
+            const ExrSample e = smooth < 0 ? ExrSample{kExrInterior, 0.0f} : exr_escaped(smooth);
+            const std::size_t at = static_cast<std::size_t>(r0 + r) * width + col0 + c;
+            s.exr_n[at] = e.n;
+            s.exr_nf[at] = e.nf;
+          }
+    }
+    const bool last = s.band == bands - 1 && r0 + rows == s.rows;
+    encoders[static_cast<std::size_t>(thread)]->encode(sc.rgb.data(), width, rows, last,
+                                                       s.blocks[static_cast<std::size_t>(block)]);
+    const double ms = ms_since(start);
+    {
+      std::lock_guard<std::mutex> lock(m);
+      s.done[static_cast<std::size_t>(block)] = 1;
+      s.encode_ms += ms;
+    }
+    changed.notify_all();
+  } catch (...) {
+    fail(std::current_exception());
+  }
+}
+
+// The blocks in order into each image's files, on the calling thread.
+void BandPipeline::Run::write(const Done& done) {
+  const Plan& plan = p.plan_;
+  const double rows_total = static_cast<double>(plan.height) * images.size();
+  for (long long t = 0; t < tickets; ++t) {
+    Slot& s = slots[static_cast<std::size_t>(t % static_cast<long long>(slots.size()))];
+    {
+      std::unique_lock<std::mutex> lock(m);
+      changed.wait(lock, [&] { return failed || s.ticket == t; });
+      if (failed) return;
+    }
+    const PipelineImage& img = images[static_cast<std::size_t>(s.image)];
+    ImageRecord& rec = records[static_cast<std::size_t>(s.image)];
+    Files& f = *files[static_cast<std::size_t>(s.image)];  // opened before its band rendered
+    double write_ms = 0;
+    for (std::size_t j = 0; j < s.blocks.size(); ++j) {
+      {
+        std::unique_lock<std::mutex> lock(m);
+        changed.wait(lock, [&] { return failed || s.done[j]; });
+        if (failed) return;
+      }
+      const Clock::time_point start = Clock::now();
+      f.writer->write(s.blocks[j]);
+      s.blocks[j].deflated = {};
+      write_ms += ms_since(start);
+    }
+    if (f.exr) {
+      const Clock::time_point start = Clock::now();
+      f.exr->write_rows(s.exr_n.data(), s.exr_nf.data(), s.rows);
+      write_ms += ms_since(start);
+    }
+    const int image = s.image, band = s.band, rows_done = s.row0 + s.rows;
+    {
+      std::lock_guard<std::mutex> lock(m);
+      rec.encode_ms += s.encode_ms;
+      rec.write_ms += write_ms;
+      s.ticket = -1;
+      s.free_for = t + static_cast<long long>(slots.size());
+    }
+    changed.notify_all();
+    const std::string band_k = "band " + std::to_string(band + 1) + "/" + std::to_string(bands);
+    progress.report(img.label.empty() ? band_k
+                    : bands > 1       ? img.label + ", " + band_k
+                                      : img.label,
+                    (static_cast<double>(image) * plan.height + rows_done) / rows_total);
+    if (band + 1 < bands) continue;
+    if (!f.writer->complete()) throw std::logic_error("PNG: an image ended short of its rows");
+    if (f.exr) f.exr->finish();
+    ImageRecord copy;
+    {
+      std::lock_guard<std::mutex> lock(m);
+      rec.wall_ms = ms_since(*starts[static_cast<std::size_t>(image)]);
+      copy = rec;
+    }
+    done(image, *f.png, copy);
+    std::lock_guard<std::mutex> lock(m);
+    files[static_cast<std::size_t>(image)].reset();
+  }
+}
+
+void BandPipeline::run(const std::vector<PipelineImage>& images, Progress& progress,
+                       const Done& done) {
+  if (images.empty()) return;
+  for (const PipelineImage& img : images)
+    if (!img.exr.empty()) {
+      set_exr_threads(threads_);
+      break;
+    }
+  Run run(*this, images, progress);
+  run.workers.emplace_back([&run] { run.work(); });
+  try {
+    run.write(done);
+  } catch (...) {
+    run.fail(std::current_exception());
+  }
+  run.stop();
+  if (run.error) std::rethrow_exception(run.error);
+}
+
+}  // namespace mp

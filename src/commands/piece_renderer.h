@@ -1,0 +1,61 @@
+// Computes a piece of an image's per-pixel data into host memory: the CUDA kernels on one GPU,
+// or the CPU reference; deep views by perturbation from a reference orbit.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "commands/render_plan.h"
+#include "device_buffer.h"
+#include "gpu_renderer.h"
+#include "model/view.h"
+#include "render/cpu_renderer.h"
+#include "session/deep_renderer.h"
+
+namespace mp {
+
+class PieceRenderer {
+ public:
+  // With a device, on it: made on the thread that renders, whose current device it becomes.
+  PieceRenderer(const std::optional<DeviceInfo>& device, long long max_pixels, bool approximate);
+
+  std::string description() const;
+  bool gpu() const { return device_.has_value(); }
+  const std::optional<DeviceInfo>& device() const { return device_; }
+
+  // `g`'s pixels into host memory `out` (g.width * g.height * kFloatsPerPixel floats).
+  void render(VariantId variant, const PixelGrid& g, unsigned max_iter, float* out);
+  // The reference for a deep view: the one in use where it serves, else a new one (progress on
+  // stderr while it takes long).
+  void prepare_deep(const View& view, int width, int height, Progress& progress);
+  // The pixels of `rect` of the whole width x height image by perturbation, into host memory.
+  void render_deep(DeltaFormat format, const View& view, int width, int height, PixelRect rect,
+                   float* out);
+  const std::shared_ptr<const DeepReference>& reference() const;
+
+  void reset_stats() {
+    launches = 0;
+    gpu_stats = {};
+    cpu = {};
+    deep_stats = {};
+  }
+
+  // Summed over the launches since reset_stats().
+  int launches = 0;
+  GpuFrameStats gpu_stats;
+  CpuFrameStats cpu;
+  DeepStats deep_stats;
+
+ private:
+  DeepRenderer& deep();
+
+  std::optional<DeviceInfo> device_;
+  std::unique_ptr<GpuRenderer> gpu_;
+  DeviceBuffer<float> scratch_;
+  CpuRenderer cpu_;
+  std::unique_ptr<DeepRenderer> deep_;
+  bool approximate_ = true;
+};
+
+}  // namespace mp
