@@ -76,6 +76,16 @@ class RenderBigTest : public ::testing::Test {
     return program::result_of(status, dir_ / ".stdout", dir_ / ".stderr");
   }
   Result run(const std::string& args) { return collect(std::system(command(args).c_str())); }
+  // The program under the test hooks' variables (`env`: NAME=VALUE ...).
+  Result run_with(const std::string& env, const std::string& args) {
+    return run_line("env " + env + " '" + program::binary() + "' " + args);
+  }
+  Result run_line(const std::string& line) {
+    const std::string cmd = "cd '" + dir_.string() + "' && " + line + " >'" +
+                            (dir_ / ".stdout").string() + "' 2>'" + (dir_ / ".stderr").string() +
+                            "' </dev/null";
+    return collect(std::system(cmd.c_str()));
+  }
   // Started, sent `sig` `delay` seconds later, and waited for (killed after 60 s).
   Result run_and_signal(const std::string& args, double delay, int sig) {
     return collect(program::run_signalled(command(args), delay, sig, 60));
@@ -258,6 +268,84 @@ TEST_F(RenderBigTest, EveryPngLevelGivesThePixelsOfTheDefault) {
   EXPECT_EQ(j["tiling"]["png_block_rows"], 87);
   for (const char* key : {"wall_ms", "cpu_render_ms", "render_ms", "colour_encode_ms", "write_ms"})
     EXPECT_GT(j["timing"][key].get<double>(), 0) << key;
+}
+
+// --devices: "all" or a list of device numbers, each once; a device that is not there (here:
+// none is, or not that many) is refused before any work; with --cpu it has no meaning.
+TEST_F(RenderBigTest, BadDevicesAreOneLineAndExitCode2) {
+  for (const char* bad : {"-1", "0,0", "''", "0,", ",1", "a", "1.5", "all,0"})
+    for (const char* command : {"render --out x.png", "bench"})
+      expect_one_line_error(run(std::string(command) + " --devices " + bad), "--devices: ");
+  expect_one_line_error(run("render --out x.png --devices 99"), "--devices: there is no device 99");
+  expect_one_line_error(run("bench --devices 99"), "--devices: there is no device 99");
+  expect_one_line_error(run("render --cpu --out x.png --devices 0"), "--devices: not with --cpu");
+  EXPECT_EQ(files(), std::vector<std::string>{});
+}
+
+// The queue of bands with several workers (CPU ones here, the test hook standing in for GPUs):
+// the image is the one worker's byte for byte, whichever worker took which band, and the
+// sidecar names each worker and the bands it rendered.
+TEST_F(RenderBigTest, SeveralWorkersRenderTheImageOfOne) {
+  const std::string still =
+      "render --cpu --width 300 --height 60000 --center -0.745,0.113 --span 0.05 --iters 60 ";
+  const Result one = run(still + "--out one.png");
+  ASSERT_EQ(one.code, 0) << one.err;
+  const Result three = run_with("MANDELPIPE_TEST_CPU_WORKERS=3", still + "--out three.png");
+  ASSERT_EQ(three.code, 0) << three.err;
+  EXPECT_NE(three.out.find("3 CPU reference workers"), std::string::npos) << three.out;
+  EXPECT_EQ(slurp(dir_ / "three.png"), slurp(dir_ / "one.png"));
+  const auto j = nlohmann::json::parse(slurp(dir_ / "three.json"));
+  ASSERT_EQ(j["workers"].size(), 3u);
+  std::set<int> bands;
+  int counted = 0;
+  for (const auto& [worker, list] : j["rendered_on"].items())
+    for (const auto& b : list) {
+      bands.insert(b.get<int>());
+      ++counted;
+    }
+  EXPECT_EQ(counted, j["tiling"]["bands"].get<int>());
+  EXPECT_EQ(bands.size(), static_cast<std::size_t>(j["tiling"]["bands"].get<int>()));
+  int summed = 0;
+  for (const auto& w : j["workers"]) summed += w["bands"].get<int>();
+  EXPECT_EQ(summed, counted);
+}
+
+// A worker that fails as a GPU does (the test hook) leaves its band and the rest to the others:
+// the run says so, the image is the same, the sidecar names the failure and the band redone.
+// Where every worker fails, the run ends with the error and leaves no file of the image, while a
+// sequence keeps the frames written before.
+TEST_F(RenderBigTest, AFailedWorkersBandsAreRenderedByAnother) {
+  const std::string still =
+      "render --cpu --width 300 --height 60000 --center -0.745,0.113 --span 0.05 --iters 60 ";
+  ASSERT_EQ(run(still + "--out one.png").code, 0);
+  const Result r = run_with("MANDELPIPE_TEST_CPU_WORKERS=2 MANDELPIPE_TEST_FAIL_WORKER=1:1",
+                            still + "--out two.png");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("2 of 2 failed: injected failure (MANDELPIPE_TEST_FAIL_WORKER); band "),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.out.find("1 of 2 workers failed and the others rendered their bands"),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(slurp(dir_ / "two.png"), slurp(dir_ / "one.png"));
+  const auto j = nlohmann::json::parse(slurp(dir_ / "two.json"));
+  EXPECT_EQ(j["workers"][1]["failed"], "injected failure (MANDELPIPE_TEST_FAIL_WORKER)");
+  EXPECT_EQ(j["workers"][1]["bands"], 1);
+  EXPECT_EQ(j["workers"][1]["redone_by_others"].size(), 1u);
+  EXPECT_FALSE(j["workers"][0].contains("failed"));
+
+  const Result all = run_with("MANDELPIPE_TEST_FAIL_WORKER=0:1", still + "--out none.png");
+  EXPECT_EQ(all.code, 1) << all.err;
+  EXPECT_NE(all.err.find("injected failure"), std::string::npos) << all.err;
+  EXPECT_FALSE(fs::exists(dir_ / "none.png"));
+  const Result seq = run_with("MANDELPIPE_TEST_FAIL_WORKER=0:2",
+                              "render --cpu --width 64 --height 48 --zoom-to -0.7,0.1,0.1 "
+                              "--frames 5 --out seq");
+  EXPECT_EQ(seq.code, 1) << seq.err;
+  const auto listing = nlohmann::json::parse(slurp(dir_ / "seq" / "frames.json"));
+  EXPECT_EQ(listing["frames"].size(), 2u);
+  EXPECT_TRUE(fs::exists(dir_ / "seq" / "frame-00001.png"));
+  EXPECT_FALSE(fs::exists(dir_ / "seq" / "frame-00002.png"));
 }
 
 TEST_F(RenderBigTest, BadValuesAreOneLineAndExitCode2) {

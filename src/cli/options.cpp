@@ -61,6 +61,7 @@ struct Raw {
   std::optional<std::string> zoom, zoom_from, zoom_to, zoom_steps, zoom_iters;
   // render: colour settings, supersampling, zoom sequence
   std::optional<std::string> density, offset, stripe, ss, render_zoom_to, render_frames, png_level;
+  std::optional<std::string> devices;  // render and bench
 };
 
 // Whole-string number parsing, so "12abc" is an error rather than 12. Integers are read as
@@ -406,6 +407,39 @@ std::string finish_render(Options& o, const Raw& raw) {
   return "";
 }
 
+void add_devices(CLI::App& app, Raw& raw, const std::string& default_text) {
+  add_text(app, "--devices", raw.devices,
+           "the GPUs to use: all, or their numbers as the CUDA runtime gives them, such as 0,2 "
+           "(default: " +
+               default_text + ")")
+      ->type_name("all|LIST");
+}
+
+// --devices checked: "all", or device numbers each given once. Returns an error or "".
+std::string finish_devices(Options& o, const Raw& raw) {
+  if (!raw.devices) return "";
+  o.devices.given = true;
+  if (*raw.devices == "all") return "";
+  o.devices.all = false;
+  std::istringstream in(*raw.devices);
+  std::string field;
+  while (std::getline(in, field, ',')) {
+    const auto d = parse_int(field, 0, 1023);
+    if (!d)
+      return "--devices: expected all or device numbers such as 0,1 (each 0..1023), got '" +
+             *raw.devices + "'";
+    if (std::find(o.devices.list.begin(), o.devices.list.end(), *d) != o.devices.list.end())
+      return "--devices: device " + std::to_string(*d) + " is given twice in '" + *raw.devices +
+             "'";
+    o.devices.list.push_back(*d);
+  }
+  if (o.devices.list.empty() || raw.devices->back() == ',')
+    return "--devices: expected all or device numbers such as 0,1 (each 0..1023), got '" +
+           *raw.devices + "'";
+  if (o.force_cpu) return "--devices: not with --cpu, which renders on the CPU";
+  return "";
+}
+
 void add_counter_interval(CLI::App& app, Raw& raw) {
   add_text(app, "--counter-interval", raw.counter_interval,
            "hardware counters' PM sampling interval in microseconds, 10..100000 (default: "
@@ -524,6 +558,7 @@ ParseResult parse_command_line(const std::vector<std::string>& args) {
       ->required();
   add_view_options(*render, o, raw, true);
   add_render_options(*render, raw);
+  add_devices(*render, raw, "all");
 
   CLI::App* bench = app.add_subcommand(
       "bench",
@@ -549,6 +584,7 @@ ParseResult parse_command_line(const std::vector<std::string>& args) {
   bench->add_flag("--counters", o.counters, counters_help);
   add_counter_interval(*bench, raw);
   add_bench_view_options(*bench, raw);
+  add_devices(*bench, raw, "the first, 0; each given is timed in turn");
   CLI::App* experiment = app.add_subcommand(
       "experiment",
       "run one of the seed experiments: prediction, measurement, ratio (needs a GPU)");
@@ -630,6 +666,8 @@ ParseResult parse_command_line(const std::vector<std::string>& args) {
            (p.compare(p.size() - 4, 4, ".png") == 0 || p.compare(p.size() - 4, 4, ".PNG") == 0);
   };
   if (e.empty() && o.command == Command::Render) e = finish_render(o, raw);
+  if (e.empty() && (o.command == Command::Render || o.command == Command::Bench))
+    e = finish_devices(o, raw);
   if (e.empty() && o.command == Command::Render && o.zoom_to && is_png(o.out))
     e = "--out: with --zoom-to it names the folder for the frames, not a PNG";
   if (e.empty() && o.command == Command::Render && !o.zoom_to && !is_png(o.out))

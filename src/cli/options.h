@@ -18,6 +18,13 @@ enum class Command { Window, Render, Bench, Experiment };
 // render computes its image in bands, so its sides go past the window's.
 inline constexpr int kMaxRenderSide = 65536;
 
+// --devices all|LIST: which GPUs render and bench use.
+struct DeviceRequest {
+  bool given = false;     // on the command line (else the command's default)
+  bool all = true;        // every usable GPU of the host
+  std::vector<int> list;  // else these, by the CUDA runtime's numbers, each once
+};
+
 struct Options {
   Command command = Command::Window;
   View view;
@@ -80,6 +87,9 @@ struct Options {
   // experiment (the name is checked against the catalogue by the command)
   std::string experiment;
   bool experiment_list = false;  // --list: the catalogue's names instead of a run
+
+  // render and bench: --devices (not given: render takes all, bench the first)
+  DeviceRequest devices;
 
   // bench and experiment: read the GPU's pipe counters (CUPTI PM sampling) beside the model
   bool counters = false;

@@ -6,11 +6,15 @@
 #include <cmath>
 #include <condition_variable>
 #include <exception>
+#include <functional>
+#include <iostream>
 #include <mutex>
+#include <queue>
 #include <thread>
 
 #include "commands/piece_renderer.h"
 #include "commands/work_pool.h"
+#include "cuda_check.h"
 #include "host_buffer.h"
 #include "io/exr_file.h"
 #include "io/png_stream.h"
@@ -28,36 +32,62 @@ int ceil_div(long long a, long long b) {
   return static_cast<int>((a + b - 1) / b);
 }
 
-// A band's launches' figures into its image's.
-void add_stats(ImageRecord& rec, const PieceRenderer& r) {
-  rec.launches += r.launches;
-  if (r.gpu_stats.launches) rec.gpu += r.gpu_stats;
-  if (r.cpu.slices) rec.cpu += r.cpu;
-  if (r.deep_stats.launches) rec.deep += r.deep_stats;
+// A band's launches' figures into its image's, and into the share of the worker that rendered it.
+void add_stats(ImageRecord& rec, WorkerShare& share, const PieceRenderer& r) {
+  for (auto [launches, gpu, cpu, deep] :
+       {std::tie(rec.launches, rec.gpu, rec.cpu, rec.deep),
+        std::tie(share.launches, share.gpu, share.cpu, share.deep)}) {
+    launches += r.launches;
+    if (r.gpu_stats.launches) gpu += r.gpu_stats;
+    if (r.cpu.slices) cpu += r.cpu;
+    if (r.deep_stats.launches) deep += r.deep_stats;
+  }
 }
 
 }  // namespace
 
 BandPipeline::BandPipeline(const Plan& plan, const Look& look, int png_level,
-                           const std::optional<DeviceInfo>& device, bool approximate, int threads)
+                           const std::vector<DeviceInfo>& devices, bool approximate,
+                           const PipelineHooks& hooks, int threads)
     : plan_(plan),
       look_(look),
       png_level_(png_level),
-      device_(device),
+      devices_(devices),
       approximate_(approximate),
+      hooks_(hooks),
       threads_(threads > 0 ? threads : usable_cores()),
       block_rows_(png_block_rows(plan.width)) {
-  // Enough band buffers that the pool has twice its threads' blocks to take while the worker
-  // renders the next band.
+  const int workers =
+      devices_.empty() ? std::max(1, hooks_.cpu_workers) : static_cast<int>(devices_.size());
+  // Enough band buffers that the pool has twice its threads' blocks to take while each worker
+  // renders its next band.
   const int blocks = ceil_div(plan_.band_rows, block_rows_);
-  slots_ = std::clamp(ceil_div(2LL * threads_, blocks) + 1, 2, 8);
+  slots_ = std::clamp(ceil_div(2LL * threads_, blocks) + workers, 2, 8 + workers);
+  for (int w = 0; w < workers; ++w) {
+    WorkerReport r;
+    if (devices_.empty()) {
+      r.name = "CPU reference (" + std::to_string(CpuRenderer().threads()) + " threads)";
+      if (workers > 1) r.name += " " + std::to_string(w + 1) + " of " + std::to_string(workers);
+    } else {
+      r.device = devices_[static_cast<std::size_t>(w)];
+      r.name = "GPU " + std::to_string(r.device->index) + " (" + r.device->name + ")";
+    }
+    workers_.push_back(std::move(r));
+  }
 }
 
 BandPipeline::~BandPipeline() = default;
 
 std::string BandPipeline::renderer_description() const {
-  return device_ ? "CUDA on " + device_->name
-                 : "CPU reference (" + std::to_string(CpuRenderer().threads()) + " threads)";
+  if (devices_.empty())
+    return workers_.size() == 1 ? workers_.front().name
+                                : std::to_string(workers_.size()) + " CPU reference workers (" +
+                                      std::to_string(CpuRenderer().threads()) + " threads each)";
+  if (devices_.size() == 1) return "CUDA on " + devices_.front().name;
+  std::string names;
+  for (const DeviceInfo& d : devices_)
+    names += (names.empty() ? "" : ", ") + std::to_string(d.index) + ": " + d.name;
+  return "CUDA on " + std::to_string(devices_.size()) + " GPUs (" + names + ")";
 }
 
 double BandPipeline::working_mib(bool exr) const {
@@ -95,9 +125,11 @@ struct BandPipeline::Run {
     std::unique_ptr<ExrStream> exr;
   };
 
-  Run(const BandPipeline& pipeline, const std::vector<PipelineImage>& imgs, Progress& prog)
+  Run(BandPipeline& pipeline, const std::vector<PipelineImage>& imgs, Progress& prog)
       : p(pipeline), images(imgs), progress(prog), bands(pipeline.plan_.bands()) {
     tickets = static_cast<long long>(images.size()) * bands;
+    // The page-locked buffers are made on the first GPU asked for, not on device 0 unasked.
+    if (p.gpu()) CUDA_CHECK(cudaSetDevice(p.devices_.front().index));
     const long long n = std::min<long long>(p.slots_, std::max(1LL, tickets));
     const std::size_t floats = static_cast<std::size_t>(p.plan_.piece_pixels()) *
                                p.plan_.pieces_across() * kFloatsPerPixel;
@@ -113,6 +145,7 @@ struct BandPipeline::Run {
       encoders.push_back(std::make_unique<PngBlockEncoder>(p.png_level_));
     scratch.resize(static_cast<std::size_t>(p.threads_));
     pool = std::make_unique<WorkPool>(p.threads_);
+    live = static_cast<int>(p.workers_.size());
   }
   ~Run() { stop(); }
 
@@ -125,33 +158,54 @@ struct BandPipeline::Run {
     stopping.store(true);
     changed.notify_all();
   }
-  // The worker ended and the pool's tasks run out (they skip their work once stopping), so that
+  // The workers ended and the pool's tasks run out (they skip their work once stopping), so that
   // nothing touches the buffers after this.
   void stop() {
     stopping.store(true);
     changed.notify_all();
-    for (std::thread& w : workers) w.join();
-    workers.clear();
+    for (std::thread& w : threads) w.join();
+    threads.clear();
     pool.reset();
   }
 
-  void work();
+  std::string band_name(long long t) const {
+    const PipelineImage& img = images[static_cast<std::size_t>(t / bands)];
+    const std::string band = "band " + std::to_string(t % bands + 1) + "/" + std::to_string(bands);
+    return img.label.empty() ? band : img.label + ", " + band;
+  }
+
+  bool take_ticket(std::unique_lock<std::mutex>& lock, long long& t);
+  void work(int w);
+  void worker_failed(int w, const std::string& why, long long t, std::exception_ptr e);
+  std::shared_ptr<const DeepReference> reference_for(int image);
   void open_files(int image);
   void render_band(PieceRenderer& r, Slot& s, int image, int band);
   void encode(Slot& s, int block, int thread);
   void write(const Done& done);
 
-  const BandPipeline& p;
+  BandPipeline& p;
   const std::vector<PipelineImage>& images;
   Progress& progress;
   const int bands;
   long long tickets = 0, next_ticket = 0;
+  // Bands a failed worker left, for the others to render first (the oldest first).
+  std::priority_queue<long long, std::vector<long long>, std::greater<long long>> retry;
+  int live = 0;             // workers still rendering
+  int exited = 0;           // worker threads that have ended, whatever the reason
+  long long rendering = 0;  // bands taken and not yet rendered
+  // What stopped the last worker, once every one has failed: the bands rendered before still go
+  // out whole, and the run ends with it.
+  std::exception_ptr render_error;
 
   std::mutex m;
   std::condition_variable changed;  // a band rendered, a block encoded, a buffer freed, a failure
   bool failed = false;
   std::exception_ptr error;
   std::atomic<bool> stopping{false};
+
+  // The deep views' reference, made once by the first worker that needs it, for every worker.
+  std::shared_ptr<const DeepReference> reference;
+  bool making_reference = false;
 
   std::vector<Slot> slots;
   std::vector<ImageRecord> records;
@@ -160,25 +214,59 @@ struct BandPipeline::Run {
   std::vector<std::unique_ptr<PngBlockEncoder>> encoders;  // one per pool thread
   std::vector<Scratch> scratch;                            // one per pool thread
   std::unique_ptr<WorkPool> pool;
-  std::vector<std::thread> workers;
+  std::vector<std::thread> threads;  // the workers
 };
 
-void BandPipeline::Run::work() {
+// The next band for a worker, under the lock: one a failed worker left, else the next in order;
+// with none, it waits while others render (one may fail and leave its band). False: no more.
+bool BandPipeline::Run::take_ticket(std::unique_lock<std::mutex>& lock, long long& t) {
+  changed.wait(lock,
+               [&] { return failed || !retry.empty() || next_ticket < tickets || rendering == 0; });
+  if (failed) return false;
+  if (!retry.empty()) {
+    t = retry.top();
+    retry.pop();
+  } else if (next_ticket < tickets) {
+    t = next_ticket++;
+  } else {
+    return false;
+  }
+  ++rendering;
+  return true;
+}
+
+void BandPipeline::Run::work(int w) {
+  WorkerReport& me = p.workers_[static_cast<std::size_t>(w)];
+  std::unique_ptr<PieceRenderer> r;
   try {
-    PieceRenderer r(p.device_, p.plan_.piece_pixels(), p.approximate_);
-    for (;;) {
-      long long t = 0;
-      Slot* s = nullptr;
-      {
-        std::unique_lock<std::mutex> lock(m);
-        if (failed || next_ticket >= tickets) return;
-        t = next_ticket++;
-        s = &slots[static_cast<std::size_t>(t % static_cast<long long>(slots.size()))];
-        changed.wait(lock, [&] { return failed || s->free_for == t; });
-        if (failed) return;
+    r = std::make_unique<PieceRenderer>(me.device, p.plan_.piece_pixels(), p.approximate_);
+  } catch (const CudaError& e) {
+    return worker_failed(w, e.what(), -1, std::current_exception());
+  } catch (...) {
+    return fail(std::current_exception());
+  }
+  int rendered = 0;
+  for (;;) {
+    long long t = 0;
+    Slot* s = nullptr;
+    {
+      std::unique_lock<std::mutex> lock(m);
+      if (!take_ticket(lock, t)) return;
+      s = &slots[static_cast<std::size_t>(t % static_cast<long long>(slots.size()))];
+      // An older band left by a failed worker goes first: the writer waits for it, and its
+      // buffer may be the one this band waits for.
+      changed.wait(
+          lock, [&] { return failed || s->free_for == t || (!retry.empty() && retry.top() < t); });
+      if (failed) return;
+      if (s->free_for != t) {
+        retry.push(t);
+        --rendering;
+        continue;
       }
-      const int k = static_cast<int>(t / bands), b = static_cast<int>(t % bands);
-      const Clock::time_point start = Clock::now();
+    }
+    const int k = static_cast<int>(t / bands), b = static_cast<int>(t % bands);
+    const Clock::time_point start = Clock::now();
+    try {
       bool first = false;
       {
         std::lock_guard<std::mutex> lock(m);
@@ -186,24 +274,94 @@ void BandPipeline::Run::work() {
         if (first) starts[k] = start;
       }
       if (first) open_files(k);
-      render_band(r, *s, k, b);
-      const double ms = ms_since(start);
-      {
-        std::lock_guard<std::mutex> lock(m);
-        ImageRecord& rec = records[static_cast<std::size_t>(k)];
-        add_stats(rec, r);
-        rec.render_ms += ms;
-        if (images[k].choice.perturbation) rec.reference = r.reference();
-        s->ticket = t;
+      try {
+        if (w == p.hooks_.fail_worker && rendered == p.hooks_.fail_after)
+          throw CudaError("injected failure (MANDELPIPE_TEST_FAIL_WORKER)");
+        render_band(*r, *s, k, b);
+      } catch (const CudaError& e) {
+        return worker_failed(w, e.what(), t, std::current_exception());
       }
-      r.reset_stats();
-      changed.notify_all();
-      for (int j = 0; j < static_cast<int>(s->blocks.size()); ++j)
-        pool->submit([this, s, j](int thread) { encode(*s, j, thread); });
+    } catch (...) {
+      return fail(std::current_exception());
     }
-  } catch (...) {
-    fail(std::current_exception());
+    const double ms = ms_since(start);
+    {
+      std::lock_guard<std::mutex> lock(m);
+      ImageRecord& rec = records[static_cast<std::size_t>(k)];
+      WorkerShare& share = rec.by_worker[w];
+      add_stats(rec, share, *r);
+      share.bands.push_back(b);
+      share.render_ms += ms;
+      rec.render_ms += ms;
+      if (images[k].choice.perturbation) rec.reference = r->reference();
+      ++me.bands;
+      me.compute_ms += r->gpu_stats.kernel_ms + r->deep_stats.ms + r->cpu.ms;
+      s->ticket = t;
+      --rendering;
+    }
+    ++rendered;
+    r->reset_stats();
+    changed.notify_all();
+    for (int j = 0; j < static_cast<int>(s->blocks.size()); ++j)
+      pool->submit([this, s, j](int thread) { encode(*s, j, thread); });
   }
+}
+
+// A worker's GPU failed at band `t` (-1: before any): the band goes back to the queue for the
+// others, and stderr says so; where none is left, the run fails with the error.
+void BandPipeline::Run::worker_failed(int w, const std::string& why, long long t,
+                                      std::exception_ptr e) {
+  WorkerReport& me = p.workers_[static_cast<std::size_t>(w)];
+  std::string line;
+  bool last = false;
+  {
+    std::lock_guard<std::mutex> lock(m);
+    me.failed = why;
+    last = --live == 0;
+    if (t >= 0) --rendering;
+    if (last) {
+      render_error = e;
+    } else {
+      if (t >= 0) {
+        retry.push(t);
+        me.redone.push_back(band_name(t));
+      }
+      line = "mandelpipe: " + me.name + " failed: " + why + "; " +
+             (t >= 0 ? band_name(t) + " and the rest go" : "its work goes") + " to the other " +
+             (live == 1 ? "worker" : std::to_string(live) + " workers") + "\n";
+    }
+  }
+  std::cerr << line << std::flush;
+  changed.notify_all();
+}
+
+// The reference for image `image`'s view: the one made where it serves, else a new one, made by
+// this worker while the others needing one wait for it.
+std::shared_ptr<const DeepReference> BandPipeline::Run::reference_for(int image) {
+  const View& view = images[static_cast<std::size_t>(image)].view;
+  const int w = p.plan_.width * p.plan_.ss, h = p.plan_.height * p.plan_.ss;
+  std::unique_lock<std::mutex> lock(m);
+  for (;;) {
+    if (reference && serves(*reference, view, w, h)) return reference;
+    if (!making_reference) break;
+    changed.wait(lock, [&] { return !making_reference; });
+  }
+  making_reference = true;
+  lock.unlock();
+  std::shared_ptr<const DeepReference> made;
+  try {
+    made = make_reference_said(view, w, h, progress);
+  } catch (...) {
+    lock.lock();
+    making_reference = false;
+    changed.notify_all();
+    throw;
+  }
+  lock.lock();
+  reference = made;
+  making_reference = false;
+  changed.notify_all();
+  return made;
 }
 
 void BandPipeline::Run::open_files(int image) {
@@ -236,7 +394,7 @@ void BandPipeline::Run::render_band(PieceRenderer& r, Slot& s, int image, int ba
     s.exr_nf.resize(s.exr_n.size());
   }
   const int w = plan.width * ss, h = plan.height * ss;
-  if (img.choice.perturbation) r.prepare_deep(img.view, w, h, progress);
+  if (img.choice.perturbation) r.use_reference(reference_for(image));
   const PixelGrid whole = pixel_grid(img.view, w, h);
   for (int piece = 0; piece < plan.pieces_across(); ++piece) {
     const int col0 = piece * plan.piece_columns;
@@ -321,10 +479,14 @@ void BandPipeline::Run::write(const Done& done) {
     Slot& s = slots[static_cast<std::size_t>(t % static_cast<long long>(slots.size()))];
     {
       std::unique_lock<std::mutex> lock(m);
-      changed.wait(lock, [&] { return failed || s.ticket == t; });
+      const int workers = static_cast<int>(p.workers_.size());
+      changed.wait(lock, [&] { return failed || s.ticket == t || exited == workers; });
       if (failed) return;
+      if (s.ticket != t) {  // every worker has ended: this band will not come
+        if (render_error) std::rethrow_exception(render_error);
+        throw std::logic_error("render: " + band_name(t) + " was never rendered");
+      }
     }
-    const PipelineImage& img = images[static_cast<std::size_t>(s.image)];
     ImageRecord& rec = records[static_cast<std::size_t>(s.image)];
     Files& f = *files[static_cast<std::size_t>(s.image)];  // opened before its band rendered
     double write_ms = 0;
@@ -353,10 +515,8 @@ void BandPipeline::Run::write(const Done& done) {
       s.free_for = t + static_cast<long long>(slots.size());
     }
     changed.notify_all();
-    const std::string band_k = "band " + std::to_string(band + 1) + "/" + std::to_string(bands);
-    progress.report(img.label.empty() ? band_k
-                    : bands > 1       ? img.label + ", " + band_k
-                                      : img.label,
+    const PipelineImage& img = images[static_cast<std::size_t>(image)];
+    progress.report(bands > 1 || img.label.empty() ? band_name(t) : img.label,
                     (static_cast<double>(image) * plan.height + rows_done) / rows_total);
     if (band + 1 < bands) continue;
     if (!f.writer->complete()) throw std::logic_error("PNG: an image ended short of its rows");
@@ -382,7 +542,15 @@ void BandPipeline::run(const std::vector<PipelineImage>& images, Progress& progr
       break;
     }
   Run run(*this, images, progress);
-  run.workers.emplace_back([&run] { run.work(); });
+  for (int w = 0; w < static_cast<int>(workers_.size()); ++w)
+    run.threads.emplace_back([&run, w] {
+      run.work(w);
+      {
+        std::lock_guard<std::mutex> lock(run.m);
+        ++run.exited;
+      }
+      run.changed.notify_all();
+    });
   try {
     run.write(done);
   } catch (...) {

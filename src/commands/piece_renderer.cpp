@@ -59,9 +59,17 @@ DeepRenderer& PieceRenderer::deep() {
 void PieceRenderer::prepare_deep(const View& view, int width, int height, Progress& progress) {
   if (const DeepReference* ref = reference().get(); ref && serves(*ref, view, width, height))
     return;
-  const auto ref = make_reference(view, width, height, nullptr,
-                                  [&](double done) { progress.report("reference orbit", done); });
-  deep().use(ref);
+  deep().use(make_reference_said(view, width, height, progress));
+}
+
+void PieceRenderer::use_reference(std::shared_ptr<const DeepReference> ref) {
+  if (ref != reference()) deep().use(std::move(ref));
+}
+
+std::shared_ptr<const DeepReference> make_reference_said(const View& view, int width, int height,
+                                                         Progress& progress) {
+  auto ref = make_reference(view, width, height, nullptr,
+                            [&](double done) { progress.report("reference orbit", done); });
   const ReferenceOrbit& orbit = ref->orbit;
   if (ref->nucleus_period)
     std::cerr << "mandelpipe: the centre escapes at step " << ref->centre_escaped_at
@@ -71,6 +79,7 @@ void PieceRenderer::prepare_deep(const View& view, int width, int height, Progre
             << " steps" << (orbit.escaped ? " (it escapes)" : "") << ", " << std::lround(orbit.ms)
             << " ms; approximation tables: " << ref->extended.levels() << " levels, "
             << std::lround(ref->bla_ms) << " ms\n";
+  return ref;
 }
 
 }  // namespace mp

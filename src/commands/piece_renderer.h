@@ -15,6 +15,11 @@
 
 namespace mp {
 
+// A deep view's reference orbit and tables, made on the calling thread (MPFR) with its progress
+// on stderr while it takes long, and said there once made.
+std::shared_ptr<const DeepReference> make_reference_said(const View& view, int width, int height,
+                                                         Progress& progress);
+
 class PieceRenderer {
  public:
   // With a device, on it: made on the thread that renders, whose current device it becomes.
@@ -29,6 +34,8 @@ class PieceRenderer {
   // The reference for a deep view: the one in use where it serves, else a new one (progress on
   // stderr while it takes long).
   void prepare_deep(const View& view, int width, int height, Progress& progress);
+  // Deep views render from `ref` from now on (made elsewhere, shared).
+  void use_reference(std::shared_ptr<const DeepReference> ref);
   // The pixels of `rect` of the whole width x height image by perturbation, into host memory.
   void render_deep(DeltaFormat format, const View& view, int width, int height, PixelRect rect,
                    float* out);

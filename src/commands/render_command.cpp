@@ -128,6 +128,58 @@ nlohmann::json tiling_json(const Plan& plan, const BandPipeline& pipeline, int l
           {"colour", "on the CPU (the colour shader's twin), averaged over ss x ss samples"}};
 }
 
+nlohmann::json device_json(const DeviceInfo& d) {
+  return {{"index", d.index},
+          {"name", d.name},
+          {"compute_capability", std::to_string(d.cc_major) + "." + std::to_string(d.cc_minor)},
+          {"sm_count", d.sm_count}};
+}
+
+// The pipeline's test hooks (band_pipeline.h) from the environment: MANDELPIPE_TEST_CPU_WORKERS=N
+// (CPU workers, 1..8) and MANDELPIPE_TEST_FAIL_WORKER=W:B (worker W fails as a GPU does once it
+// has rendered B bands).
+PipelineHooks hooks_from_environment() {
+  PipelineHooks h;
+  if (const char* n = std::getenv("MANDELPIPE_TEST_CPU_WORKERS"))
+    h.cpu_workers = std::clamp(std::atoi(n), 1, 8);
+  if (const char* f = std::getenv("MANDELPIPE_TEST_FAIL_WORKER"))
+    if (std::sscanf(f, "%d:%d", &h.fail_worker, &h.fail_after) != 2) h.fail_worker = -1;
+  return h;
+}
+
+// Each worker over the run: what it rendered, its time, and whether it failed.
+nlohmann::json workers_json(const BandPipeline& pipeline) {
+  nlohmann::json all = nlohmann::json::array();
+  for (const WorkerReport& w : pipeline.workers()) {
+    nlohmann::json j = {{"worker", w.name}, {"bands", w.bands}, {"compute_ms", w.compute_ms}};
+    if (w.device) j["index"] = w.device->index;
+    if (!w.failed.empty()) j["failed"] = w.failed;
+    if (!w.redone.empty()) j["redone_by_others"] = w.redone;
+    all.push_back(std::move(j));
+  }
+  return all;
+}
+
+// Which worker rendered which of an image's bands: {"GPU 0 (NAME)": [0, 2, ...], ...}.
+nlohmann::json shares_json(const BandPipeline& pipeline, const ImageRecord& r) {
+  nlohmann::json j = nlohmann::json::object();
+  for (const auto& [w, share] : r.by_worker) {
+    std::vector<int> bands = share.bands;
+    std::sort(bands.begin(), bands.end());
+    j[pipeline.workers()[static_cast<std::size_t>(w)].name] = bands;
+  }
+  return j;
+}
+
+// The workers that failed, for stdout: "" where none did.
+std::string failures_text(const BandPipeline& pipeline) {
+  int failed = 0;
+  for (const WorkerReport& w : pipeline.workers()) failed += !w.failed.empty();
+  if (!failed) return "";
+  return "; " + std::to_string(failed) + " of " + std::to_string(pipeline.workers().size()) +
+         " workers failed and the others rendered their bands (stderr says which)";
+}
+
 // What an image took, measured by the pipeline's clocks and the GPU's events.
 nlohmann::json timing_json(const ImageRecord& r, bool gpu) {
   return {{"wall_ms", r.wall_ms},
@@ -237,7 +289,8 @@ int render_one(const Options& o, const DeviceChoice& dc, const Palette& palette)
   const fs::path png = o.out;
   const fs::path json_path = sidecar_path(png);
   const Plan plan = plan_for(o.width, o.height, o.ss);
-  BandPipeline pipeline(plan, look_for(o, palette), o.png_level, dc.device, !o.no_approximation);
+  BandPipeline pipeline(plan, look_for(o, palette), o.png_level, dc.devices, !o.no_approximation,
+                        hooks_from_environment());
   say_plan(plan, pipeline, !o.exr.empty());
   Progress progress;
   View view = o.view;
@@ -297,13 +350,12 @@ int render_one(const Options& o, const DeviceChoice& dc, const Palette& palette)
                        "n/a here: bench and compare time the perturbation variants' "
                        "every-step loop against its bound"}};
       } else if (pipeline.gpu()) {
-        j["device"] = {{"name", dc.device->name},
-                       {"compute_capability", std::to_string(dc.device->cc_major) + "." +
-                                                  std::to_string(dc.device->cc_minor)},
-                       {"sm_count", dc.device->sm_count}};
+        j["device"] = device_json(*dc.device);
         j["frame"] = to_json(measured_row(*dc.device, choice.variant, "render", view,
                                           o.width * o.ss, o.height * o.ss, 1, r.gpu, nullptr));
         j["frame"]["summed_over_launches"] = r.launches;
+        if (dc.devices.size() > 1)
+          j["frame"]["summed_over_gpus"] = "the bands of every GPU, with the first's model";
       } else {
         j["frame"] = {{"measured",
                        {{"cpu_ms", r.cpu.ms},
@@ -311,6 +363,17 @@ int render_one(const Options& o, const DeviceChoice& dc, const Palette& palette)
                         {"threads", r.cpu.threads}}},
                       {"model", "n/a: the bound model describes GPU pipes"}};
       }
+      // Every worker: the bands of this image it rendered, with its launches' figures by the
+      // model of its own GPU.
+      j["workers"] = workers_json(pipeline);
+      for (const auto& [w, share] : r.by_worker) {
+        const std::optional<DeviceInfo>& d = pipeline.workers()[static_cast<std::size_t>(w)].device;
+        if (d && !choice.perturbation && dc.devices.size() > 1)
+          j["workers"][static_cast<std::size_t>(w)]["frame"] =
+              to_json(measured_row(*d, choice.variant, "render", view, o.width * o.ss,
+                                   o.height * o.ss, 1, share.gpu, nullptr));
+      }
+      j["rendered_on"] = shares_json(pipeline, r);
       // The image last: whoever waits for it finds its sidecar already there.
       write_files_atomic({{json_path, j.dump(2) + "\n"}}, file);
     });
@@ -325,7 +388,7 @@ int render_one(const Options& o, const DeviceChoice& dc, const Palette& palette)
             << std::lround(progress.elapsed_s() * 1000) << " ms; "
             << run_summary(record.wall_ms, record.compute_ms(), record.encode_ms, pipeline.gpu(),
                            pipeline.threads())
-            << ")\n";
+            << failures_text(pipeline) << ")\n";
   if (!dc.cpu_reason.empty()) std::cerr << "mandelpipe: note: " << dc.cpu_reason << "\n";
   return 0;
 }
@@ -389,7 +452,8 @@ nlohmann::json sequence_parameters(const Options& o, const nlohmann::json& colou
 int render_zoom(const Options& o, const DeviceChoice& dc, const Palette& palette) {
   const fs::path dir = o.out;
   const Plan plan = plan_for(o.width, o.height, o.ss);
-  BandPipeline pipeline(plan, look_for(o, palette), o.png_level, dc.device, !o.no_approximation);
+  BandPipeline pipeline(plan, look_for(o, palette), o.png_level, dc.devices, !o.no_approximation,
+                        hooks_from_environment());
   const std::vector<View> views = zoom_sequence(o.view, *o.zoom_to, o.zoom_frames);
 
   const nlohmann::json colour = colour_settings_json({palette.name, o.colour});
@@ -484,6 +548,7 @@ int render_zoom(const Options& o, const DeviceChoice& dc, const Palette& palette
       nlohmann::json entry = entries[k];
       entry["png_level"] = o.png_level;
       entry["timing"] = timing_json(r, pipeline.gpu());
+      entry["rendered_on"] = shares_json(pipeline, r);
       compute_ms += r.compute_ms();
       encode_ms += r.encode_ms;
       // The frame in place first, then frames.json listing it: the listing never names a frame
@@ -497,6 +562,7 @@ int render_zoom(const Options& o, const DeviceChoice& dc, const Palette& palette
                         {"colour_encode_ms", encode_ms},
                         {"encoder_threads", pipeline.threads()},
                         {"peak_rss_mib", std::round(peak_rss_mib())},
+                        {"workers", workers_json(pipeline)},
                         {"measured",
                          "this run's: its wall time from the start of the rendering, its "
                          "frames' figures (timing in each frame) summed"}});
@@ -514,7 +580,7 @@ int render_zoom(const Options& o, const DeviceChoice& dc, const Palette& palette
             << std::lround(progress.elapsed_s() * 1000) << " ms; "
             << run_summary(progress.elapsed_s() * 1000, compute_ms, encode_ms, pipeline.gpu(),
                            pipeline.threads())
-            << ")\n";
+            << failures_text(pipeline) << ")\n";
   if (!dc.cpu_reason.empty()) std::cerr << "mandelpipe: note: " << dc.cpu_reason << "\n";
   return 0;
 }
@@ -548,7 +614,8 @@ int run_render(const Options& o) {
     }
   }
   const Palette palette = find_palette(o.palette);
-  const DeviceChoice dc = choose_device(o.force_cpu);
+  const DeviceChoice dc = choose_devices(o.devices, o.force_cpu);
+  if (!dc.left_out.empty()) std::cerr << "mandelpipe: note: left out: " << dc.left_out << "\n";
   return o.zoom_to ? render_zoom(o, dc, palette) : render_one(o, dc, palette);
 }
 
