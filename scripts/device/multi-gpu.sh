@@ -23,21 +23,10 @@ if ((n < 2)); then
   finish
 fi
 M=$B/mandelpipe
-# Runs mandelpipe in $A/NAME/ (made empty), output in $A/NAME.txt; its wall time in ms printed.
-timed() {
-  local name=$1
-  shift
-  rm -rf "$A/$name"
-  mkdir -p "$A/$name"
-  local t0 t1
-  t0=$(date +%s%N)
-  (cd "$A/$name" && "$@") >"$A/$name.txt" 2>&1
-  local rc=$?
-  t1=$(date +%s%N)
-  record "$name: ${*//$B\//}" $rc
-  grep -E "^wrote |failed|error" "$A/$name.txt" | tee -a "$log"
-  echo $(((t1 - t0) / 1000000)) >"$A/$name.ms"
-  return $rc
+# A render in $A/NAME/ (common.sh's timed), what it wrote and any failure in the log.
+render_in() {
+  timed "$@"
+  grep -E "^wrote |failed|error" "$A/$1.txt" | tee -a "$log"
 }
 # Whether the two folders hold the same PNGs, byte for byte (and as many).
 same_pngs() {
@@ -59,8 +48,8 @@ check() {  # NAME, then a command whose exit code is the outcome
 }
 still=(render --width 8192 --height 8192 --iters 4096 --variant fma4-rows
   --center -0.16070135,1.0375665 --span 0.02 --out still.png)
-timed still-gpu0 $M "${still[@]}" --devices 0
-timed still-all $M "${still[@]}" --devices all
+render_in still-gpu0 $M "${still[@]}" --devices 0
+render_in still-all $M "${still[@]}" --devices all
 check "the still on every GPU is the still on GPU 0" same_pngs still-gpu0 still-all
 python3 - "$A/still-all/still.json" <<'EOF' | tee -a "$log"
 import json, sys
@@ -71,10 +60,10 @@ print("  bands by worker:", {k: len(v) for k, v in j["rendered_on"].items()})
 EOF
 sequence=(render --width 3840 --height 2160 --iters 4096 --center -0.5,0 --span 3
   --zoom-to -0.7436447860,0.1318252536,0.001 --frames 24 --out seq)
-timed seq-gpu0 $M "${sequence[@]}" --devices 0
-timed seq-all $M "${sequence[@]}" --devices all
+render_in seq-gpu0 $M "${sequence[@]}" --devices 0
+render_in seq-all $M "${sequence[@]}" --devices all
 check "every frame on every GPU is the frame on GPU 0" same_pngs seq-gpu0 seq-all
-timed still-failure env MANDELPIPE_TEST_FAIL_WORKER=1:3 $M "${still[@]}" --devices all
+render_in still-failure env MANDELPIPE_TEST_FAIL_WORKER=1:3 $M "${still[@]}" --devices all
 check "with GPU 1 failing, the still is the still on GPU 0" same_pngs still-gpu0 still-failure
 check "stderr says which GPU failed" grep -q "failed: injected failure" "$A/still-failure.txt"
 check "the sidecar names the failure and the band redone" python3 -c "
@@ -84,9 +73,9 @@ sys.exit(0 if w[1].get('failed') and w[1].get('redone_by_others') else 1)"
 # Frames of >= 100 ms of GPU each: bench's view C, most pixels at the limit.
 heavy=(render --width 3840 --height 2160 --iters 200000 --variant fma4-rows --center -0.75,0
   --span 0.05 --zoom-to -0.75,0,0.02 --frames 24 --out seq)
-timed heavy-1 $M "${heavy[@]}" --devices 0
-timed heavy-2 $M "${heavy[@]}" --devices 0,1
-((n >= 4)) && timed heavy-4 $M "${heavy[@]}" --devices 0,1,2,3
+render_in heavy-1 $M "${heavy[@]}" --devices 0
+render_in heavy-2 $M "${heavy[@]}" --devices 0,1
+((n >= 4)) && render_in heavy-4 $M "${heavy[@]}" --devices 0,1,2,3
 check "heavy frames: the same on 2 GPUs as on 1" same_pngs heavy-1 heavy-2
 python3 - "$A" "$n" <<'EOF' | tee -a "$log"
 import json, sys
@@ -94,7 +83,7 @@ a, n = sys.argv[1], int(sys.argv[2])
 def wall(name):
     return float(open(f"{a}/{name}.ms").read())
 frames = json.load(open(f"{a}/heavy-1/seq/frames.json"))["frames"]
-gpu = sorted(f["timing"]["gpu_kernel_ms"] for f in frames)
+gpu = sorted(f["timing"].get("gpu_kernel_ms", 0) for f in frames)
 print(f"heavy frames on one GPU: kernel ms median {gpu[len(gpu) // 2]:.0f}, least {gpu[0]:.0f}")
 one = wall("heavy-1")
 with open(f"{a}/targets.txt", "w") as t:

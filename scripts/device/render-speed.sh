@@ -14,22 +14,12 @@ source "$(dirname "$0")/common.sh"
 echo "cores: $(nproc)" | tee -a "$log"
 timer=()
 [ -x /usr/bin/time ] && timer=(/usr/bin/time -v)
-# One render, its output and /usr/bin/time's figures in $A/NAME.txt; its exit code recorded.
+# One render in $A/NAME/, with /usr/bin/time's figures where it is there.
 measure() {
   local name=$1
   shift
-  rm -rf "$A/$name.out"
-  mkdir -p "$A/$name.out"
-  local t0 t1
-  t0=$(date +%s%N)
-  (cd "$A/$name.out" && "${timer[@]}" "$B/mandelpipe" "$@") >"$A/$name.txt" 2>&1
-  local rc=$?
-  t1=$(date +%s%N)
-  echo $(((t1 - t0) / 1000000)) >"$A/$name.wall"
-  record "$name: mandelpipe $*" $rc
-  echo "== $name (rc=$rc)" | tee -a "$log"
+  timed "$name" "${timer[@]}" "$B/mandelpipe" "$@"
   grep -E "^wrote |Maximum resident|Elapsed \(wall" "$A/$name.txt" | tee -a "$log"
-  return $rc
 }
 still=(render --width 16384 --height 16384 --iters 4096 --variant fma4-rows
   --center -0.16070135,1.0375665 --span 0.02)
@@ -47,21 +37,21 @@ def size(p):
     return sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(p) for f in fs
                if f.endswith(".png"))
 def process_ms(name):
-    return float(open(f"{a}/{name}.wall").read())
+    return float(open(f"{a}/{name}.ms").read())
 rows = []
 for name in ["still", "still-level0", "still-level2", "still-level3", "still-level6"]:
     try:
-        j = json.load(open(f"{a}/{name}.out/still.json"))
+        j = json.load(open(f"{a}/{name}/still.json"))
     except OSError:
         continue
     t = j["timing"]
     rows.append((name, process_ms(name), t["wall_ms"], t.get("gpu_kernel_ms", 0), t["colour_encode_ms"],
-                 t["peak_rss_mib"], size(f"{a}/{name}.out"), j["tiling"]["png_level"]))
+                 t["peak_rss_mib"], size(f"{a}/{name}"), j["tiling"]["png_level"]))
 try:
-    j = json.load(open(f"{a}/sequence.out/seq/frames.json"))
+    j = json.load(open(f"{a}/sequence/seq/frames.json"))
     r = j["run"]
     rows.append(("sequence", process_ms("sequence"), r["wall_ms"], r.get("gpu_kernel_ms", 0), r["colour_encode_ms"],
-                 r["peak_rss_mib"], size(f"{a}/sequence.out/seq"), j["frames"][0]["png_level"]))
+                 r["peak_rss_mib"], size(f"{a}/sequence/seq"), j["frames"][0]["png_level"]))
     walls = sorted(f["timing"]["wall_ms"] for f in j["frames"])
     gpu = sorted(f["timing"].get("gpu_kernel_ms", 0) for f in j["frames"])
     print(f"sequence frames: wall ms median {walls[len(walls) // 2]:.0f}, longest {walls[-1]:.0f}; "
@@ -85,6 +75,6 @@ EOF
 while read -r line; do
   record "target: ${line% *}" "${line##* }"
 done <"$A/targets.txt"
-rm -rf "$A"/*.out/seq/*.png "$A"/*.out/*.png
+find "$A" -name '*.png' -delete
 tar czf "$OUT/render-speed.tgz" -C "$A" .
 finish
