@@ -31,7 +31,8 @@ bool standard_descriptors_opened() {
 
 // One line on stderr, whatever `text` holds (untrusted values, paths and file bytes are echoed).
 void say_error(const std::string& text) {
-  std::cerr << "mandelpipe: " << mp::printable(text) << "\n";
+  // One write: the lines of processes failing together (MPI's ranks) stay whole.
+  std::cerr << "mandelpipe: " + mp::printable(text) + "\n";
 }
 
 // A run whose output was lost (a full disk, a closed pipe) has not succeeded, whatever it did.
@@ -69,7 +70,7 @@ int main(int argc, char** argv) {
       case mp::Command::Experiment: return checked_stdout(mp::run_experiment_command(o));
     }
   } catch (const mp::ExitError& e) {
-    say_error(e.what());
+    if (e.what()[0] != '\0') say_error(e.what());  // none: another process (MPI rank 0) said it
     return e.code();
   } catch (const std::exception& e) {
     say_error(std::string("error: ") + e.what());

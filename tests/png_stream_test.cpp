@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "io/png_stream.h"
+#include "png_image.h"
 
 namespace mp {
 namespace {
@@ -35,17 +36,10 @@ std::vector<std::uint8_t> test_image(int w, int h, unsigned seed) {
   return rgb;
 }
 
-// Decoded by libpng's reader as RGB; empty if it is not a whole, valid PNG.
+// Decoded by libpng's reader as RGB; empty if it is not a whole, valid PNG of w x h.
 std::vector<std::uint8_t> decode(const fs::path& file, int w, int h) {
-  png_image image{};
-  image.version = PNG_IMAGE_VERSION;
-  if (!png_image_begin_read_from_file(&image, file.c_str())) return {};
-  image.format = PNG_FORMAT_RGB;
-  std::vector<std::uint8_t> rgb(PNG_IMAGE_SIZE(image));
-  const bool ok = png_image_finish_read(&image, nullptr, rgb.data(), 0, nullptr) != 0;
-  png_image_free(&image);
-  if (!ok || static_cast<int>(image.width) != w || static_cast<int>(image.height) != h) return {};
-  return rgb;
+  const Image image = read_png(file);
+  return image.width == w && image.height == h ? image.rgb : std::vector<std::uint8_t>{};
 }
 
 // The blocks of `rows_per_block` rows, each encoded on a thread of its own (as the render's

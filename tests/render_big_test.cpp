@@ -2,7 +2,6 @@
 // untiled renders, supersampling, zoom sequences with their JSON, colour settings in the sidecar,
 // progress, signals, bad values, a closed standard error and runs that share an output.
 #include <gtest/gtest.h>
-#include <png.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -22,6 +21,7 @@
 #include <vector>
 
 #include "io/colour_settings.h"
+#include "png_image.h"
 #include "program_runner.h"
 
 namespace mp {
@@ -31,43 +31,8 @@ namespace fs = std::filesystem;
 using program::Result;
 using program::slurp;
 
-struct Image {
-  int width = 0, height = 0;
-  std::vector<std::uint8_t> rgb;
-  const std::uint8_t* at(int x, int y) const {
-    return &rgb[(static_cast<std::size_t>(y) * width + x) * 3];
-  }
-};
-
-// Decoded by libpng's own reader, as RGB; empty if it is not a whole, valid PNG.
-Image read_png(const fs::path& file) {
-  png_image image{};
-  image.version = PNG_IMAGE_VERSION;
-  Image out;
-  if (!png_image_begin_read_from_file(&image, file.c_str())) return out;
-  image.format = PNG_FORMAT_RGB;
-  std::vector<std::uint8_t> rgb(PNG_IMAGE_SIZE(image));
-  if (!png_image_finish_read(&image, nullptr, rgb.data(), 0, nullptr)) {
-    png_image_free(&image);
-    return out;
-  }
-  out.width = static_cast<int>(image.width);
-  out.height = static_cast<int>(image.height);
-  out.rgb = std::move(rgb);
-  return out;
-}
-
-class RenderBigTest : public ::testing::Test {
+class RenderBigTest : public program::FolderTest {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("mp_render_big_test_" + std::to_string(getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
   std::string command(const std::string& args) const {
     return "cd '" + dir_.string() + "' && exec '" + program::binary() + "' " + args + " >'" +
            (dir_ / ".stdout").string() + "' 2>'" + (dir_ / ".stderr").string() + "' </dev/null";
@@ -79,12 +44,6 @@ class RenderBigTest : public ::testing::Test {
   // The program under the test hooks' variables (`env`: NAME=VALUE ...).
   Result run_with(const std::string& env, const std::string& args) {
     return run_line("env " + env + " '" + program::binary() + "' " + args);
-  }
-  Result run_line(const std::string& line) {
-    const std::string cmd = "cd '" + dir_.string() + "' && " + line + " >'" +
-                            (dir_ / ".stdout").string() + "' 2>'" + (dir_ / ".stderr").string() +
-                            "' </dev/null";
-    return collect(std::system(cmd.c_str()));
   }
   // Started, sent `sig` `delay` seconds later, and waited for (killed after 60 s).
   Result run_and_signal(const std::string& args, double delay, int sig) {
@@ -100,8 +59,6 @@ class RenderBigTest : public ::testing::Test {
     for (const auto& e : fs::directory_iterator(dir_)) names.push_back(e.path().filename());
     return names;
   }
-
-  fs::path dir_;
 };
 
 // 20000 columns are two pieces side by side (16384 + 3616); a pixel spacing of 2^-14 and dyadic

@@ -11,7 +11,9 @@
 #  4. Throughput where frames cost >= 100 ms of GPU each (a 4K zoom at bench's view C, where
 #     almost every pixel runs all its steps, at 200,000 iterations, 24 frames): wall time on 1
 #     GPU, on 2 and on 4 where there are; targets >= 1.9x one GPU's on 2, >= 3.7x on 4.
-#  5. bench --devices all --format json: a report per GPU.
+#  5. The same frames through MPI, one GPU a rank (mpirun -np 2, where this machine has Open
+#     MPI's mpirun): the same bytes, and the wall time within 5% of --devices 0,1's.
+#  6. bench --devices all --format json: a report per GPU.
 set -u
 A=/tmp/multi-gpu
 source "$(dirname "$0")/common.sh"
@@ -97,6 +99,22 @@ with open(f"{a}/targets.txt", "w") as t:
         t.write(f"{line} {int(r < target)}\n")
 EOF
 while read -r line; do record "${line% *}" "${line##* }"; done <"$A/targets.txt"
+if command -v mpirun >/dev/null; then
+  # Two ranks on this host deal its GPUs between them: one each.
+  render_in heavy-mpi2 mpirun --allow-run-as-root -np 2 $M "${heavy[@]}"
+  check "heavy frames: the same through two MPI ranks" same_pngs heavy-1 heavy-mpi2
+  python3 - "$A" <<'EOF' | tee -a "$log" >"$A/mpi-target.txt"
+import sys
+a = sys.argv[1]
+ranks, devices = (float(open(f"{a}/{n}.ms").read()) for n in ("heavy-mpi2", "heavy-2"))
+print(f"target: mpirun -np 2 within 5% of --devices 0,1: {ranks / 1000:.2f} s against "
+      f"{devices / 1000:.2f} s {int(ranks > 1.05 * devices)}")
+EOF
+  while read -r line; do record "${line% *}" "${line##* }"; done <"$A/mpi-target.txt"
+else
+  echo "no mpirun here (Open MPI's openmpi-bin): the MPI comparison did not run" | tee -a "$log"
+  record "mpirun -np 2 against --devices 0,1: not run, no mpirun on this machine" 77
+fi
 timeout 600 $M bench --devices all --format json --variant fma4-rows >"$A/bench.json" 2>"$A/bench.err"
 record "bench --devices all --format json" $?
 check "bench: a report per GPU" python3 -c "

@@ -103,8 +103,8 @@ double BandPipeline::working_mib(bool exr) const {
 
 struct BandPipeline::Run {
   struct Slot {
-    long long free_for = 0;  // the band (ticket) this buffer takes next
-    long long ticket = -1;   // the band it holds, once rendered
+    long long free_for = 0;  // the job (a band rendered here, numbered in order) it takes next
+    long long job = -1;      // the job it holds, once rendered
     HostBuffer<float> data;  // every piece of the band, one after another
     int image = 0, band = 0, row0 = 0, rows = 0;
     std::vector<PngBlock> blocks;
@@ -125,12 +125,22 @@ struct BandPipeline::Run {
     std::unique_ptr<ExrStream> exr;
   };
 
-  Run(BandPipeline& pipeline, const std::vector<PipelineImage>& imgs, Progress& prog)
-      : p(pipeline), images(imgs), progress(prog), bands(pipeline.plan_.bands()) {
+  Run(BandPipeline& pipeline, const std::vector<PipelineImage>& imgs, Progress& prog,
+      BandExchange* ex, const std::function<void()>& on_idle)
+      : p(pipeline),
+        images(imgs),
+        progress(prog),
+        exchange(ex),
+        idle(on_idle),
+        bands(pipeline.plan_.bands()) {
     tickets = static_cast<long long>(images.size()) * bands;
+    for (long long t = 0; t < tickets; ++t)
+      if (!exchange || exchange->renders(t)) jobs.push_back(t);
+    writes = !exchange || exchange->writes();
     // The page-locked buffers are made on the first GPU asked for, not on device 0 unasked.
     if (p.gpu()) CUDA_CHECK(cudaSetDevice(p.devices_.front().index));
-    const long long n = std::min<long long>(p.slots_, std::max(1LL, tickets));
+    const long long n =
+        std::min<long long>(p.slots_, std::max<long long>(1, static_cast<long long>(jobs.size())));
     const std::size_t floats = static_cast<std::size_t>(p.plan_.piece_pixels()) *
                                p.plan_.pieces_across() * kFloatsPerPixel;
     slots.resize(static_cast<std::size_t>(n));
@@ -168,31 +178,56 @@ struct BandPipeline::Run {
     pool.reset();
   }
 
-  std::string band_name(long long t) const {
-    const PipelineImage& img = images[static_cast<std::size_t>(t / bands)];
-    const std::string band = "band " + std::to_string(t % bands + 1) + "/" + std::to_string(bands);
+  Slot& slot_of(long long job) {
+    return slots[static_cast<std::size_t>(job % static_cast<long long>(slots.size()))];
+  }
+  std::string band_name(long long ticket) const {
+    const PipelineImage& img = images[static_cast<std::size_t>(ticket / bands)];
+    const std::string band =
+        "band " + std::to_string(ticket % bands + 1) + "/" + std::to_string(bands);
     return img.label.empty() ? band : img.label + ", " + band;
   }
+  // The writer's wait, under the lock, until `ready`; `idle` runs about every 100 ms meanwhile.
+  template <class Ready>
+  void wait_writer(std::unique_lock<std::mutex>& lock, Ready ready) {
+    while (!ready()) {
+      if (!idle) {
+        changed.wait(lock);
+        continue;
+      }
+      lock.unlock();
+      idle();
+      lock.lock();
+      if (!ready()) changed.wait_for(lock, std::chrono::milliseconds(100));
+    }
+  }
 
-  bool take_ticket(std::unique_lock<std::mutex>& lock, long long& t);
+  bool take_job(std::unique_lock<std::mutex>& lock, long long& job);
   void work(int w);
-  void worker_failed(int w, const std::string& why, long long t, std::exception_ptr e);
+  void worker_failed(int w, const std::string& why, long long job, std::exception_ptr e);
+  Files& files_for(int image);
   std::shared_ptr<const DeepReference> reference_for(int image);
-  void open_files(int image);
   void render_band(PieceRenderer& r, Slot& s, int image, int band);
   void encode(Slot& s, int block, int thread);
   void write(const Done& done);
+  bool put_band(long long ticket, long long job, EncodedBand* remote, Slot* s, const Done& done);
+  bool send_band(long long ticket, long long job, Slot& s);
 
   BandPipeline& p;
   const std::vector<PipelineImage>& images;
   Progress& progress;
+  BandExchange* exchange;
+  const std::function<void()>& idle;
   const int bands;
-  long long tickets = 0, next_ticket = 0;
-  // Bands a failed worker left, for the others to render first (the oldest first).
+  long long tickets = 0;
+  bool writes = true;
+  std::vector<long long> jobs;  // the bands (tickets) rendered here, in order
+  long long next_job = 0;
+  // Jobs a failed worker left, for the others to render first (the oldest first).
   std::priority_queue<long long, std::vector<long long>, std::greater<long long>> retry;
   int live = 0;             // workers still rendering
   int exited = 0;           // worker threads that have ended, whatever the reason
-  long long rendering = 0;  // bands taken and not yet rendered
+  long long rendering = 0;  // jobs taken and not yet rendered
   // What stopped the last worker, once every one has failed: the bands rendered before still go
   // out whole, and the run ends with it.
   std::exception_ptr render_error;
@@ -217,17 +252,18 @@ struct BandPipeline::Run {
   std::vector<std::thread> threads;  // the workers
 };
 
-// The next band for a worker, under the lock: one a failed worker left, else the next in order;
-// with none, it waits while others render (one may fail and leave its band). False: no more.
-bool BandPipeline::Run::take_ticket(std::unique_lock<std::mutex>& lock, long long& t) {
+// The next job for a worker, under the lock: one a failed worker left, else the next in order;
+// with none, it waits while others render (one may fail and leave its job). False: no more.
+bool BandPipeline::Run::take_job(std::unique_lock<std::mutex>& lock, long long& job) {
+  const long long count = static_cast<long long>(jobs.size());
   changed.wait(lock,
-               [&] { return failed || !retry.empty() || next_ticket < tickets || rendering == 0; });
+               [&] { return failed || !retry.empty() || next_job < count || rendering == 0; });
   if (failed) return false;
   if (!retry.empty()) {
-    t = retry.top();
+    job = retry.top();
     retry.pop();
-  } else if (next_ticket < tickets) {
-    t = next_ticket++;
+  } else if (next_job < count) {
+    job = next_job++;
   } else {
     return false;
   }
@@ -247,39 +283,39 @@ void BandPipeline::Run::work(int w) {
   }
   int rendered = 0;
   for (;;) {
-    long long t = 0;
+    long long job = 0;
     Slot* s = nullptr;
     {
       std::unique_lock<std::mutex> lock(m);
-      if (!take_ticket(lock, t)) return;
-      s = &slots[static_cast<std::size_t>(t % static_cast<long long>(slots.size()))];
-      // An older band left by a failed worker goes first: the writer waits for it, and its
-      // buffer may be the one this band waits for.
-      changed.wait(
-          lock, [&] { return failed || s->free_for == t || (!retry.empty() && retry.top() < t); });
+      if (!take_job(lock, job)) return;
+      s = &slot_of(job);
+      // An older job left by a failed worker goes first: the writer waits for it, and its
+      // buffer may be the one this job waits for.
+      changed.wait(lock, [&] {
+        return failed || s->free_for == job || (!retry.empty() && retry.top() < job);
+      });
       if (failed) return;
-      if (s->free_for != t) {
-        retry.push(t);
+      if (s->free_for != job) {
+        retry.push(job);
         --rendering;
         continue;
       }
     }
+    const long long t = jobs[static_cast<std::size_t>(job)];
     const int k = static_cast<int>(t / bands), b = static_cast<int>(t % bands);
     const Clock::time_point start = Clock::now();
     try {
-      bool first = false;
       {
         std::lock_guard<std::mutex> lock(m);
-        first = !starts[k];
-        if (first) starts[k] = start;
+        if (!starts[k]) starts[k] = start;
       }
-      if (first) open_files(k);
+      if (writes) files_for(k);
       try {
         if (w == p.hooks_.fail_worker && rendered == p.hooks_.fail_after)
           throw CudaError("injected failure (MANDELPIPE_TEST_FAIL_WORKER)");
         render_band(*r, *s, k, b);
       } catch (const CudaError& e) {
-        return worker_failed(w, e.what(), t, std::current_exception());
+        return worker_failed(w, e.what(), job, std::current_exception());
       }
     } catch (...) {
       return fail(std::current_exception());
@@ -296,7 +332,7 @@ void BandPipeline::Run::work(int w) {
       if (images[k].choice.perturbation) rec.reference = r->reference();
       ++me.bands;
       me.compute_ms += r->gpu_stats.kernel_ms + r->deep_stats.ms + r->cpu.ms;
-      s->ticket = t;
+      s->job = job;
       --rendering;
     }
     ++rendered;
@@ -307,32 +343,51 @@ void BandPipeline::Run::work(int w) {
   }
 }
 
-// A worker's GPU failed at band `t` (-1: before any): the band goes back to the queue for the
+// A worker's GPU failed at `job` (-1: before any): the job goes back to the queue for the
 // others, and stderr says so; where none is left, the run fails with the error.
-void BandPipeline::Run::worker_failed(int w, const std::string& why, long long t,
+void BandPipeline::Run::worker_failed(int w, const std::string& why, long long job,
                                       std::exception_ptr e) {
   WorkerReport& me = p.workers_[static_cast<std::size_t>(w)];
   std::string line;
-  bool last = false;
   {
     std::lock_guard<std::mutex> lock(m);
     me.failed = why;
-    last = --live == 0;
-    if (t >= 0) --rendering;
+    const bool last = --live == 0;
+    if (job >= 0) --rendering;
+    const std::string band = job >= 0 ? band_name(jobs[static_cast<std::size_t>(job)]) : "";
     if (last) {
       render_error = e;
     } else {
-      if (t >= 0) {
-        retry.push(t);
-        me.redone.push_back(band_name(t));
+      if (job >= 0) {
+        retry.push(job);
+        me.redone.push_back(band);
       }
       line = "mandelpipe: " + me.name + " failed: " + why + "; " +
-             (t >= 0 ? band_name(t) + " and the rest go" : "its work goes") + " to the other " +
+             (job >= 0 ? band + " and the rest go" : "its work goes") + " to the other " +
              (live == 1 ? "worker" : std::to_string(live) + " workers") + "\n";
     }
   }
   std::cerr << line << std::flush;
   changed.notify_all();
+}
+
+// Image `image`'s files, made by the first to need them (its first band's worker, or the writer
+// where that band was rendered elsewhere).
+BandPipeline::Run::Files& BandPipeline::Run::files_for(int image) {
+  std::lock_guard<std::mutex> lock(m);
+  std::unique_ptr<Files>& f = files[static_cast<std::size_t>(image)];
+  if (f) return *f;
+  const Plan& plan = p.plan_;
+  const PipelineImage& img = images[static_cast<std::size_t>(image)];
+  auto made = std::make_unique<Files>();
+  made->png.emplace(img.png);
+  made->writer.emplace(made->png->stream(), img.png.string(), plan.width, plan.height,
+                       p.png_level_);
+  if (!img.exr.empty())
+    made->exr = std::make_unique<ExrStream>(img.exr, plan.width, plan.height, img.view.max_iter,
+                                            img.exr_attributes);
+  f = std::move(made);
+  return *f;
 }
 
 // The reference for image `image`'s view: the one made where it serves, else a new one, made by
@@ -362,19 +417,6 @@ std::shared_ptr<const DeepReference> BandPipeline::Run::reference_for(int image)
   making_reference = false;
   changed.notify_all();
   return made;
-}
-
-void BandPipeline::Run::open_files(int image) {
-  const Plan& plan = p.plan_;
-  const PipelineImage& img = images[static_cast<std::size_t>(image)];
-  auto f = std::make_unique<Files>();
-  f->png.emplace(img.png);
-  f->writer.emplace(f->png->stream(), img.png.string(), plan.width, plan.height, p.png_level_);
-  if (!img.exr.empty())
-    f->exr = std::make_unique<ExrStream>(img.exr, plan.width, plan.height, img.view.max_iter,
-                                         img.exr_attributes);
-  std::lock_guard<std::mutex> lock(m);
-  files[static_cast<std::size_t>(image)] = std::move(f);
 }
 
 void BandPipeline::Run::render_band(PieceRenderer& r, Slot& s, int image, int band) {
@@ -471,77 +513,133 @@ void BandPipeline::Run::encode(Slot& s, int block, int thread) {
   }
 }
 
-// The blocks in order into each image's files, on the calling thread.
+// Every band in order, on the calling thread: into each image's files where this process
+// writes them (those rendered elsewhere as the exchange brings them), else to the exchange.
 void BandPipeline::Run::write(const Done& done) {
-  const Plan& plan = p.plan_;
-  const double rows_total = static_cast<double>(plan.height) * images.size();
+  const int workers = static_cast<int>(p.workers_.size());
+  long long job = 0;
   for (long long t = 0; t < tickets; ++t) {
-    Slot& s = slots[static_cast<std::size_t>(t % static_cast<long long>(slots.size()))];
+    if (job == static_cast<long long>(jobs.size()) || jobs[static_cast<std::size_t>(job)] != t) {
+      if (!writes) continue;
+      EncodedBand band = exchange->receive(t);
+      if (!put_band(t, -1, &band, nullptr, done)) return;
+      continue;
+    }
+    Slot& s = slot_of(job);
     {
       std::unique_lock<std::mutex> lock(m);
-      const int workers = static_cast<int>(p.workers_.size());
-      changed.wait(lock, [&] { return failed || s.ticket == t || exited == workers; });
+      wait_writer(lock, [&] { return failed || s.job == job || exited == workers; });
       if (failed) return;
-      if (s.ticket != t) {  // every worker has ended: this band will not come
+      if (s.job != job) {  // every worker has ended: this band will not come
         if (render_error) std::rethrow_exception(render_error);
         throw std::logic_error("render: " + band_name(t) + " was never rendered");
       }
     }
-    ImageRecord& rec = records[static_cast<std::size_t>(s.image)];
-    Files& f = *files[static_cast<std::size_t>(s.image)];  // opened before its band rendered
-    double write_ms = 0;
-    for (std::size_t j = 0; j < s.blocks.size(); ++j) {
-      {
-        std::unique_lock<std::mutex> lock(m);
-        changed.wait(lock, [&] { return failed || s.done[j]; });
-        if (failed) return;
-      }
-      const Clock::time_point start = Clock::now();
-      f.writer->write(s.blocks[j]);
-      s.blocks[j].deflated = {};
-      write_ms += ms_since(start);
-    }
-    if (f.exr) {
-      const Clock::time_point start = Clock::now();
-      f.exr->write_rows(s.exr_n.data(), s.exr_nf.data(), s.rows);
-      write_ms += ms_since(start);
-    }
-    const int image = s.image, band = s.band, rows_done = s.row0 + s.rows;
-    {
-      std::lock_guard<std::mutex> lock(m);
-      rec.encode_ms += s.encode_ms;
-      rec.write_ms += write_ms;
-      s.ticket = -1;
-      s.free_for = t + static_cast<long long>(slots.size());
-    }
-    changed.notify_all();
-    const PipelineImage& img = images[static_cast<std::size_t>(image)];
-    progress.report(bands > 1 || img.label.empty() ? band_name(t) : img.label,
-                    (static_cast<double>(image) * plan.height + rows_done) / rows_total);
-    if (band + 1 < bands) continue;
-    if (!f.writer->complete()) throw std::logic_error("PNG: an image ended short of its rows");
-    if (f.exr) f.exr->finish();
-    ImageRecord copy;
-    {
-      std::lock_guard<std::mutex> lock(m);
-      rec.wall_ms = ms_since(*starts[static_cast<std::size_t>(image)]);
-      copy = rec;
-    }
-    done(image, *f.png, copy);
-    std::lock_guard<std::mutex> lock(m);
-    files[static_cast<std::size_t>(image)].reset();
+    if (!(writes ? put_band(t, job, nullptr, &s, done) : send_band(t, job, s))) return;
+    ++job;
   }
 }
 
-void BandPipeline::run(const std::vector<PipelineImage>& images, Progress& progress,
-                       const Done& done) {
-  if (images.empty()) return;
+// Band `ticket` into its image's files, its blocks from `remote` or, as they are encoded, from
+// slot `s` (which is then freed for the job after `job`); the image committed by `done` once its
+// last band is in. False where the run failed meanwhile.
+bool BandPipeline::Run::put_band(long long ticket, long long job, EncodedBand* remote, Slot* s,
+                                 const Done& done) {
+  const Plan& plan = p.plan_;
+  const int image = static_cast<int>(ticket / bands), band = static_cast<int>(ticket % bands);
+  {
+    std::lock_guard<std::mutex> lock(m);
+    if (!starts[image]) starts[image] = Clock::now();
+  }
+  Files& f = files_for(image);
+  ImageRecord& rec = records[static_cast<std::size_t>(image)];
+  std::vector<PngBlock>& blocks = remote ? remote->blocks : s->blocks;
+  double write_ms = 0;
+  for (std::size_t j = 0; j < blocks.size(); ++j) {
+    if (s) {
+      std::unique_lock<std::mutex> lock(m);
+      wait_writer(lock, [&] { return failed || s->done[j]; });
+      if (failed) return false;
+    }
+    const Clock::time_point start = Clock::now();
+    f.writer->write(blocks[j]);
+    blocks[j].deflated = {};
+    write_ms += ms_since(start);
+  }
+  const int rows = remote ? remote->rows : s->rows;
+  if (f.exr) {
+    const Clock::time_point start = Clock::now();
+    f.exr->write_rows(remote ? remote->exr_n.data() : s->exr_n.data(),
+                      remote ? remote->exr_nf.data() : s->exr_nf.data(), rows);
+    write_ms += ms_since(start);
+  }
+  {
+    std::lock_guard<std::mutex> lock(m);
+    rec.write_ms += write_ms;
+    if (s) {
+      rec.encode_ms += s->encode_ms;
+      s->job = -1;
+      s->free_for = job + static_cast<long long>(slots.size());
+    }
+  }
+  changed.notify_all();
+  const PipelineImage& img = images[static_cast<std::size_t>(image)];
+  const int rows_done = band * plan.band_rows + rows;
+  progress.report(bands > 1 || img.label.empty() ? band_name(ticket) : img.label,
+                  (static_cast<double>(image) * plan.height + rows_done) /
+                      (static_cast<double>(plan.height) * images.size()));
+  if (band + 1 < bands) return true;
+  if (!f.writer->complete()) throw std::logic_error("PNG: an image ended short of its rows");
+  if (f.exr) f.exr->finish();
+  ImageRecord copy;
+  {
+    std::lock_guard<std::mutex> lock(m);
+    rec.wall_ms = ms_since(*starts[static_cast<std::size_t>(image)]);
+    copy = rec;
+  }
+  done(image, *f.png, copy);
+  std::lock_guard<std::mutex> lock(m);
+  files[static_cast<std::size_t>(image)].reset();
+  return true;
+}
+
+// Band `ticket`, rendered here, to the process that writes: its blocks once all are encoded.
+bool BandPipeline::Run::send_band(long long ticket, long long job, Slot& s) {
+  EncodedBand band;
+  band.rows = s.rows;
+  for (std::size_t j = 0; j < s.blocks.size(); ++j) {
+    std::unique_lock<std::mutex> lock(m);
+    wait_writer(lock, [&] { return failed || s.done[j]; });
+    if (failed) return false;
+    lock.unlock();
+    band.blocks.push_back(std::move(s.blocks[j]));
+  }
+  if (!images[static_cast<std::size_t>(s.image)].exr.empty()) {
+    band.exr_n = s.exr_n;
+    band.exr_nf = s.exr_nf;
+  }
+  {
+    std::lock_guard<std::mutex> lock(m);
+    records[static_cast<std::size_t>(s.image)].encode_ms += s.encode_ms;
+    s.job = -1;
+    s.free_for = job + static_cast<long long>(slots.size());
+  }
+  changed.notify_all();
+  exchange->send(ticket, std::move(band));
+  return true;
+}
+
+std::vector<ImageRecord> BandPipeline::run(const std::vector<PipelineImage>& images,
+                                           Progress& progress, const Done& done,
+                                           BandExchange* exchange,
+                                           const std::function<void()>& idle) {
+  if (images.empty()) return {};
   for (const PipelineImage& img : images)
     if (!img.exr.empty()) {
       set_exr_threads(threads_);
       break;
     }
-  Run run(*this, images, progress);
+  Run run(*this, images, progress, exchange, idle);
   for (int w = 0; w < static_cast<int>(workers_.size()); ++w)
     run.threads.emplace_back([&run, w] {
       run.work(w);
@@ -558,6 +656,7 @@ void BandPipeline::run(const std::vector<PipelineImage>& images, Progress& progr
   }
   run.stop();
   if (run.error) std::rethrow_exception(run.error);
+  return run.records;
 }
 
 }  // namespace mp

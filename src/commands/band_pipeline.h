@@ -19,6 +19,7 @@
 #include "commands/render_plan.h"
 #include "gpu_renderer.h"
 #include "io/files.h"
+#include "io/png_stream.h"
 #include "model/palette.h"
 #include "model/precision_choice.h"
 #include "render/cpu_renderer.h"
@@ -85,6 +86,29 @@ struct PipelineHooks {
   int fail_after = 0;
 };
 
+// A band's blocks and EXR rows as they leave the process that encoded them.
+struct EncodedBand {
+  int rows = 0;
+  std::vector<PngBlock> blocks;
+  std::vector<std::uint32_t> exr_n;
+  std::vector<float> exr_nf;
+};
+
+// How a run's bands are shared among processes (render's MPI ranks): which ones this process
+// renders, and how the others' blocks reach the process that writes the files. A band is
+// numbered image * bands + band, in the order written. The writer (the calling thread of run())
+// makes every call.
+class BandExchange {
+ public:
+  virtual ~BandExchange() = default;
+  virtual bool renders(long long band) const = 0;
+  virtual bool writes() const = 0;  // this process writes the files
+  // The writer's: a band encoded elsewhere, the next in order.
+  virtual EncodedBand receive(long long band) = 0;
+  // A band encoded here, for the process that writes.
+  virtual void send(long long band, EncodedBand&& encoded) = 0;
+};
+
 class BandPipeline {
  public:
   // A worker per device, each rendering on its own; none: the CPU reference. `threads`: the
@@ -110,8 +134,15 @@ class BandPipeline {
   // A GPU that fails (a CUDA error) stops its worker, says so on stderr, and its band goes to the
   // others. Throws what failed first (a CUDA error where every worker failed, as CudaError; a file
   // as "cannot write ..."), after which no temporary file is left.
+  // With `exchange`, only the bands it says render here, and the others come from it (where this
+  // process writes) or this one's go to it (where it does not: then no file is made, and `done`
+  // is not called). `idle`, where given, runs on the calling thread about every 100 ms while the
+  // writer waits (what else the process must answer). Returns each image's record (on a process
+  // that does not write, its part).
   using Done = std::function<void(int image, StreamedFile& png, const ImageRecord& record)>;
-  void run(const std::vector<PipelineImage>& images, Progress& progress, const Done& done);
+  std::vector<ImageRecord> run(const std::vector<PipelineImage>& images, Progress& progress,
+                               const Done& done, BandExchange* exchange = nullptr,
+                               const std::function<void()>& idle = {});
 
  private:
   struct Run;

@@ -11,13 +11,16 @@
 #include <sstream>
 #include <thread>
 
+#include <signal.h>
 #include <sys/resource.h>
 
 #include "cli/view_text.h"
 #include "commands/band_pipeline.h"
 #include "commands/commands.h"
 #include "commands/common.h"
+#include "commands/mpi_ranks.h"
 #include "commands/piece_renderer.h"
+#include "commands/render_ranks.h"
 #include "commands/sequence_folder.h"
 #include "io/colour_settings.h"
 #include "io/disk_space.h"
@@ -285,110 +288,211 @@ Look look_for(const Options& o, const Palette& palette) {
   return {build_lut(palette), o.colour};
 }
 
-int render_one(const Options& o, const DeviceChoice& dc, const Palette& palette) {
+// An error of a step only rank 0 takes, which every rank learns of: rank 0 ends with it and says
+// it, the others end with its code and say nothing.
+class AgreedExit : public ExitError {
+ public:
+  using ExitError::ExitError;
+};
+
+// Rank 0's `step` (the checks and the folder, which only it makes): its result on every rank,
+// or its error, with which every rank ends.
+std::string on_root(const MpiRanks& ranks, const std::function<std::string()>& step) {
+  std::string outcome;
+  if (ranks.root()) {
+    try {
+      outcome = "K" + step();
+    } catch (const ExitError& e) {
+      if (ranks.size() == 1) throw AgreedExit(e.code(), e.what());
+      // Said before the others hear of it: as they end, mpirun ends every rank.
+      std::cerr << "mandelpipe: " + printable(e.what()) + "\n" << std::flush;
+      ranks.broadcast("E" + std::to_string(e.code()));
+      throw AgreedExit(e.code(), "");
+    }
+  }
+  outcome = ranks.broadcast(outcome);
+  if (outcome[0] == 'E') throw AgreedExit(std::stoi(outcome.substr(1)), "");
+  return outcome.substr(1);
+}
+
+// A rank's part of the run, for rank 0's sidecar or frames.json.
+nlohmann::json rank_summary(const MpiRanks& ranks, const BandPipeline& pipeline,
+                            const std::vector<ImageRecord>& records) {
+  double compute_ms = 0, encode_ms = 0;
+  for (const ImageRecord& r : records) {
+    compute_ms += r.compute_ms();
+    encode_ms += r.encode_ms;
+  }
+  return {{"rank", ranks.rank()},
+          {"host", ranks.host()},
+          {"renderer", pipeline.renderer_description()},
+          {"workers", workers_json(pipeline)},
+          {pipeline.gpu() ? "gpu_kernel_ms" : "cpu_render_ms", compute_ms},
+          {"colour_encode_ms", encode_ms},
+          {"encoder_threads", pipeline.threads()}};
+}
+
+// The other ranks' summaries (kTagSummary), which rank 0 waits for, and `own` first; frames
+// they report on the way (kTagFrame) go to `frame`.
+nlohmann::json gather_summaries(const MpiRanks& ranks, nlohmann::json own,
+                                const std::function<void(const nlohmann::json&)>& frame = {}) {
+  std::vector<nlohmann::json> all = {std::move(own)};
+  while (static_cast<int>(all.size()) < ranks.size()) {
+    const MpiRanks::Message m = ranks.receive(MpiRanks::kAnyRank, MpiRanks::kAnyTag);
+    if (m.tag == kTagFrame && frame) frame(nlohmann::json::parse(m.bytes));
+    if (m.tag == kTagSummary) all.push_back(nlohmann::json::parse(m.bytes));
+  }
+  std::sort(all.begin(), all.end(), [](const nlohmann::json& a, const nlohmann::json& b) {
+    return a.at("rank").get<int>() < b.at("rank").get<int>();
+  });
+  return all;
+}
+
+// The test hook MANDELPIPE_TEST_KILL_RANK=R:F: rank R dies (SIGKILL) once it has written F
+// frames, as a rank whose host goes down.
+struct KillHook {
+  int rank = -1, after = 0;
+};
+KillHook kill_hook_from_environment() {
+  KillHook h;
+  if (const char* v = std::getenv("MANDELPIPE_TEST_KILL_RANK"))
+    if (std::sscanf(v, "%d:%d", &h.rank, &h.after) != 2) h.rank = -1;
+  return h;
+}
+
+int render_one(const Options& o, const DeviceChoice& dc, const Palette& palette,
+               const MpiRanks& ranks) {
   const fs::path png = o.out;
   const fs::path json_path = sidecar_path(png);
   const Plan plan = plan_for(o.width, o.height, o.ss);
   BandPipeline pipeline(plan, look_for(o, palette), o.png_level, dc.devices, !o.no_approximation,
                         hooks_from_environment());
-  say_plan(plan, pipeline, !o.exr.empty());
-  Progress progress;
+  if (ranks.root()) say_plan(plan, pipeline, !o.exr.empty());
+  Progress progress(!ranks.root());
   View view = o.view;
   std::vector<unsigned> tried;
   if (o.auto_iters.value_or(false)) {
-    tried = auto_limit(view, plan, o, dc, progress);
+    // Rank 0's preview sets the limit of every rank.
+    if (ranks.root()) tried = auto_limit(view, plan, o, dc, progress);
+    tried = nlohmann::json::parse(ranks.broadcast(nlohmann::json(tried).dump()))
+                .get<std::vector<unsigned>>();
     view.max_iter = tried.back();
-    std::cerr << "mandelpipe: automatic iterations: " << view.max_iter << " (a preview tried "
-              << limits_text(tried) << ")\n";
+    if (ranks.root())
+      std::cerr << "mandelpipe: automatic iterations: " << view.max_iter << " (a preview tried "
+                << limits_text(tried) << ")\n";
   }
   const PrecisionChoice choice = choice_for(view, plan, o, dc);
-  if (!choice.why.empty()) std::cerr << "mandelpipe: " << choice.why << "\n";
+  if (!choice.why.empty() && ranks.root()) std::cerr << "mandelpipe: " << choice.why << "\n";
+  RankExchange exchange(ranks);
 
   PipelineImage image{view, choice, png, o.exr, {}, ""};
   if (!o.exr.empty()) image.exr_attributes = exr_attributes(view, o);
   ImageRecord record;
+  nlohmann::json ranks_json;  // every rank's part, where several render
+  std::vector<ImageRecord> records;
   try {
-    pipeline.run({image}, progress, [&](int, StreamedFile& file, const ImageRecord& r) {
-      record = r;
-      nlohmann::json j;
-      j["mandelpipe"] = kVersion;
-      j["image"] = png.filename().string();
-      j["parameters"] = {
-          {"width", o.width},
-          {"height", o.height},
-          {"ss", o.ss},
-          {"center", {centre_text(view.center_x, view), centre_text(view.center_y, view)}},
-          {"span", exact_span_text(view.span)},
-          {"iters", view.max_iter},
-          {"auto_iters", o.auto_iters.value_or(false)},
-          {"variant", variant_info(o.variant).name},
-          {"pin", o.pin},
-          {"png_level", o.png_level}};
-      if (!tried.empty()) j["parameters"]["iters_tried"] = tried;
-      if (!o.exr.empty()) j["exr"] = fs::path(o.exr).filename().string();
-      j["parameters"].update(colour_settings_json({palette.name, o.colour}));
-      j["renderer"] = pipeline.renderer_description();
-      j["tiling"] = tiling_json(plan, pipeline, r.launches, !o.exr.empty(), o.png_level);
-      if (!dc.cpu_reason.empty()) j["fallback"] = dc.cpu_reason;
-      j["precision"] = precision_json(choice, r.reference.get());
-      j["precision_exhausted"] = choice.exhausted;
-      j["timing"] = timing_json(r, pipeline.gpu());
-      j["timing"]["peak_rss_mib"] = std::round(peak_rss_mib());
-      j["timing"]["measured"] =
-          timing_note(pipeline.gpu()) + "; peak_rss_mib: the process's most resident memory";
-      if (choice.perturbation) {
-        const DeepStats& d = r.deep;
-        j["frame"] = {{"measured",
-                       {{d.gpu ? "kernel_ms" : "cpu_ms", d.ms},
-                        {"pixel_iters", d.pixel_iters},
-                        {"iterated", d.iterated},
-                        {"skipped_by_approximation", d.pixel_iters - d.iterated},
-                        {"rebases", d.rebases},
-                        {"warp_iterated", d.warp_iterated},
-                        {"launches", d.launches}}},
-                      {"model",
-                       "n/a here: bench and compare time the perturbation variants' "
-                       "every-step loop against its bound"}};
-      } else if (pipeline.gpu()) {
-        j["device"] = device_json(*dc.device);
-        j["frame"] = to_json(measured_row(*dc.device, choice.variant, "render", view,
-                                          o.width * o.ss, o.height * o.ss, 1, r.gpu, nullptr));
-        j["frame"]["summed_over_launches"] = r.launches;
-        if (dc.devices.size() > 1)
-          j["frame"]["summed_over_gpus"] = "the bands of every GPU, with the first's model";
-      } else {
-        j["frame"] = {{"measured",
-                       {{"cpu_ms", r.cpu.ms},
-                        {"pixel_iters", r.cpu.pixel_iters},
-                        {"threads", r.cpu.threads}}},
-                      {"model", "n/a: the bound model describes GPU pipes"}};
-      }
-      // Every worker: the bands of this image it rendered, with its launches' figures by the
-      // model of its own GPU.
-      j["workers"] = workers_json(pipeline);
-      for (const auto& [w, share] : r.by_worker) {
-        const std::optional<DeviceInfo>& d = pipeline.workers()[static_cast<std::size_t>(w)].device;
-        if (d && !choice.perturbation && dc.devices.size() > 1)
-          j["workers"][static_cast<std::size_t>(w)]["frame"] =
-              to_json(measured_row(*d, choice.variant, "render", view, o.width * o.ss,
-                                   o.height * o.ss, 1, share.gpu, nullptr));
-      }
-      j["rendered_on"] = shares_json(pipeline, r);
-      // The image last: whoever waits for it finds its sidecar already there.
-      write_files_atomic({{json_path, j.dump(2) + "\n"}}, file);
-    });
+    records = pipeline.run(
+        {image}, progress,
+        [&](int, StreamedFile& file, const ImageRecord& r) {
+          record = r;
+          nlohmann::json j;
+          j["mandelpipe"] = kVersion;
+          j["image"] = png.filename().string();
+          j["parameters"] = {
+              {"width", o.width},
+              {"height", o.height},
+              {"ss", o.ss},
+              {"center", {centre_text(view.center_x, view), centre_text(view.center_y, view)}},
+              {"span", exact_span_text(view.span)},
+              {"iters", view.max_iter},
+              {"auto_iters", o.auto_iters.value_or(false)},
+              {"variant", variant_info(o.variant).name},
+              {"pin", o.pin},
+              {"png_level", o.png_level}};
+          if (!tried.empty()) j["parameters"]["iters_tried"] = tried;
+          if (!o.exr.empty()) j["exr"] = fs::path(o.exr).filename().string();
+          j["parameters"].update(colour_settings_json({palette.name, o.colour}));
+          j["renderer"] = pipeline.renderer_description();
+          j["tiling"] = tiling_json(plan, pipeline, r.launches, !o.exr.empty(), o.png_level);
+          if (!dc.cpu_reason.empty()) j["fallback"] = dc.cpu_reason;
+          j["precision"] = precision_json(choice, r.reference.get());
+          j["precision_exhausted"] = choice.exhausted;
+          j["timing"] = timing_json(r, pipeline.gpu());
+          j["timing"]["peak_rss_mib"] = std::round(peak_rss_mib());
+          j["timing"]["measured"] =
+              timing_note(pipeline.gpu()) + "; peak_rss_mib: the process's most resident memory";
+          if (choice.perturbation) {
+            const DeepStats& d = r.deep;
+            j["frame"] = {{"measured",
+                           {{d.gpu ? "kernel_ms" : "cpu_ms", d.ms},
+                            {"pixel_iters", d.pixel_iters},
+                            {"iterated", d.iterated},
+                            {"skipped_by_approximation", d.pixel_iters - d.iterated},
+                            {"rebases", d.rebases},
+                            {"warp_iterated", d.warp_iterated},
+                            {"launches", d.launches}}},
+                          {"model",
+                           "n/a here: bench and compare time the perturbation variants' "
+                           "every-step loop against its bound"}};
+          } else if (pipeline.gpu()) {
+            j["device"] = device_json(*dc.device);
+            j["frame"] = to_json(measured_row(*dc.device, choice.variant, "render", view,
+                                              o.width * o.ss, o.height * o.ss, 1, r.gpu, nullptr));
+            j["frame"]["summed_over_launches"] = r.launches;
+            if (dc.devices.size() > 1)
+              j["frame"]["summed_over_gpus"] = "the bands of every GPU, with the first's model";
+          } else {
+            j["frame"] = {{"measured",
+                           {{"cpu_ms", r.cpu.ms},
+                            {"pixel_iters", r.cpu.pixel_iters},
+                            {"threads", r.cpu.threads}}},
+                          {"model", "n/a: the bound model describes GPU pipes"}};
+          }
+          // Every worker: the bands of this image it rendered, with its launches' figures by the
+          // model of its own GPU.
+          j["workers"] = workers_json(pipeline);
+          for (const auto& [w, share] : r.by_worker) {
+            const std::optional<DeviceInfo>& d =
+                pipeline.workers()[static_cast<std::size_t>(w)].device;
+            if (d && !choice.perturbation && dc.devices.size() > 1)
+              j["workers"][static_cast<std::size_t>(w)]["frame"] =
+                  to_json(measured_row(*d, choice.variant, "render", view, o.width * o.ss,
+                                       o.height * o.ss, 1, share.gpu, nullptr));
+          }
+          j["rendered_on"] = shares_json(pipeline, r);
+          if (ranks.size() > 1) {
+            ranks_json = gather_summaries(ranks, rank_summary(ranks, pipeline, {r}));
+            j["ranks"] = ranks_json;
+            j["rendered_on"] = {{"rank 0", j["rendered_on"]},
+                                {"bands", "band b by rank b % " + std::to_string(ranks.size())}};
+          }
+          // The image last: whoever waits for it finds its sidecar already there.
+          write_files_atomic({{json_path, j.dump(2) + "\n"}}, file);
+        },
+        ranks.size() > 1 ? &exchange : nullptr);
   } catch (const CudaError&) {
     throw;
   } catch (const std::exception& e) {
     throw ExitError(2, e.what());
   }
+  if (!ranks.root()) {
+    ranks.send(0, kTagSummary, rank_summary(ranks, pipeline, records).dump());
+    return 0;
+  }
+  double compute_ms = record.compute_ms(), encode_ms = record.encode_ms;
+  for (std::size_t i = 1; i < ranks_json.size(); ++i) {
+    compute_ms += ranks_json[i].value(pipeline.gpu() ? "gpu_kernel_ms" : "cpu_render_ms", 0.0);
+    encode_ms += ranks_json[i].value("colour_encode_ms", 0.0);
+  }
   std::cout << "wrote " << png.string() << " and " << json_path.string() << " (" << o.width << "x"
             << o.height << (o.ss > 1 ? ", ss " + std::to_string(o.ss) : "") << ", "
             << rendered_by(choice) << ", " << pipeline.renderer_description() << ", "
             << std::lround(progress.elapsed_s() * 1000) << " ms; "
-            << run_summary(record.wall_ms, record.compute_ms(), record.encode_ms, pipeline.gpu(),
+            << run_summary(record.wall_ms, compute_ms, encode_ms, pipeline.gpu(),
                            pipeline.threads())
-            << failures_text(pipeline) << ")\n";
+            << failures_text(pipeline)
+            << (ranks.size() > 1 ? "; " + std::to_string(ranks.size()) + " MPI ranks" : "")
+            << ")\n";
   if (!dc.cpu_reason.empty()) std::cerr << "mandelpipe: note: " << dc.cpu_reason << "\n";
   return 0;
 }
@@ -449,7 +553,8 @@ nlohmann::json sequence_parameters(const Options& o, const nlohmann::json& colou
   return p;
 }
 
-int render_zoom(const Options& o, const DeviceChoice& dc, const Palette& palette) {
+int render_zoom(const Options& o, const DeviceChoice& dc, const Palette& palette,
+                const MpiRanks& ranks) {
   const fs::path dir = o.out;
   const Plan plan = plan_for(o.width, o.height, o.ss);
   BandPipeline pipeline(plan, look_for(o, palette), o.png_level, dc.devices, !o.no_approximation,
@@ -506,27 +611,38 @@ int render_zoom(const Options& o, const DeviceChoice& dc, const Palette& palette
     check_room({{dir / frame_name(0), frame * frames + listing_bytes}},
                std::to_string(frames) + " frames into " + dir.string());
   };
+  // The folder is rank 0's: it locks it, keeps frames.json and tells every rank the frames kept.
   std::optional<SequenceFolder> folder;
-  try {
-    // A new sequence is checked before its folder is made; a resumed one once the frames it
-    // keeps are known.
-    if (!o.resume) check_room_for(o.zoom_frames);
-    folder.emplace(dir, head, o.resume);
-    if (o.resume) check_room_for(o.zoom_frames - folder->kept());
-  } catch (const std::exception& e) {
-    throw ExitError(2, e.what());
+  const nlohmann::json kept = nlohmann::json::parse(on_root(ranks, [&] {
+    try {
+      // A new sequence is checked before its folder is made; a resumed one once the frames it
+      // keeps are known.
+      if (!o.resume) check_room_for(o.zoom_frames);
+      folder.emplace(dir, head, o.resume);
+      if (o.resume) check_room_for(o.zoom_frames - folder->kept());
+    } catch (const std::exception& e) {
+      throw ExitError(2, e.what());
+    }
+    nlohmann::json frames = nlohmann::json::array();
+    for (int k = 0; k < o.zoom_frames; ++k)
+      if (folder->has(k)) frames.push_back(k);
+    return frames.dump();
+  }));
+  std::vector<int> missing_frames;
+  for (int k = 0; k < o.zoom_frames; ++k)
+    if (std::find(kept.begin(), kept.end(), k) == kept.end()) missing_frames.push_back(k);
+  const int missing = static_cast<int>(missing_frames.size());
+  if (ranks.root()) {
+    say_removed(folder->stale_removed());
+    std::cerr << changes;
+    say_plan(plan, pipeline, o.exr_frames);
+    if (o.resume)
+      std::cerr << "mandelpipe: --resume: " << kept.size() << " of " << o.zoom_frames
+                << " frames already whole in " << dir.string() << ", rendering " << missing << "\n";
   }
-  say_removed(folder->stale_removed());
-  std::cerr << changes;
-  say_plan(plan, pipeline, o.exr_frames);
-  const int missing = o.zoom_frames - folder->kept();
-  if (o.resume)
-    std::cerr << "mandelpipe: --resume: " << folder->kept() << " of " << o.zoom_frames
-              << " frames already whole in " << dir.string() << ", rendering " << missing << "\n";
   std::vector<PipelineImage> images;
   std::vector<int> frame_of;  // each image's frame number
-  for (int k = 0; k < o.zoom_frames; ++k) {
-    if (folder->has(k)) continue;
+  for (const int k : frames_of_rank(missing_frames, ranks.rank(), ranks.size())) {
     PipelineImage image{views[k],
                         choices[k],
                         dir / frame_name(k),
@@ -540,32 +656,66 @@ int render_zoom(const Options& o, const DeviceChoice& dc, const Palette& palette
     images.push_back(std::move(image));
     frame_of.push_back(k);
   }
-  Progress progress;
+  Progress progress(!ranks.root());
   double compute_ms = 0, encode_ms = 0;
+  const KillHook kill = kill_hook_from_environment();
+  int written = 0;
+  // On rank 0, the frames the other ranks have written, listed as their word comes.
+  const auto record_frame = [&](const nlohmann::json& notice) {
+    folder->record_frame(notice.at("frame").get<int>(), notice.at("entry"));
+  };
+  const std::function<void()> listen = [&] {
+    while (const std::optional<MpiRanks::Message> m = ranks.poll(kTagFrame))
+      record_frame(nlohmann::json::parse(m->bytes));
+  };
   try {
-    pipeline.run(images, progress, [&](int i, StreamedFile& file, const ImageRecord& r) {
-      const int k = frame_of[static_cast<std::size_t>(i)];
-      nlohmann::json entry = entries[k];
-      entry["png_level"] = o.png_level;
-      entry["timing"] = timing_json(r, pipeline.gpu());
-      entry["rendered_on"] = shares_json(pipeline, r);
-      compute_ms += r.compute_ms();
-      encode_ms += r.encode_ms;
-      // The frame in place first, then frames.json listing it: the listing never names a frame
-      // that is not there.
-      folder->commit_frame(k, entry, file);
-    });
-    const double wall_ms = progress.elapsed_s() * 1000;
-    folder->record_run({{"frames_rendered", missing},
-                        {"wall_ms", wall_ms},
-                        {pipeline.gpu() ? "gpu_kernel_ms" : "cpu_render_ms", compute_ms},
-                        {"colour_encode_ms", encode_ms},
-                        {"encoder_threads", pipeline.threads()},
-                        {"peak_rss_mib", std::round(peak_rss_mib())},
-                        {"workers", workers_json(pipeline)},
-                        {"measured",
-                         "this run's: its wall time from the start of the rendering, its "
-                         "frames' figures (timing in each frame) summed"}});
+    const std::vector<ImageRecord> records = pipeline.run(
+        images, progress,
+        [&](int i, StreamedFile& file, const ImageRecord& r) {
+          const int k = frame_of[static_cast<std::size_t>(i)];
+          nlohmann::json entry = entries[k];
+          entry["png_level"] = o.png_level;
+          entry["timing"] = timing_json(r, pipeline.gpu());
+          entry["rendered_on"] = shares_json(pipeline, r);
+          if (ranks.size() > 1) entry["rank"] = ranks.rank();
+          compute_ms += r.compute_ms();
+          encode_ms += r.encode_ms;
+          // The frame in place first, then frames.json listing it: the listing never names a
+          // frame that is not there. Another rank's goes into place, then rank 0 hears of it.
+          if (ranks.root()) {
+            folder->commit_frame(k, entry, file);
+          } else {
+            write_files_atomic({}, file);
+            ranks.send(0, kTagFrame, nlohmann::json{{"frame", k}, {"entry", entry}}.dump());
+          }
+          if (ranks.rank() == kill.rank && ++written == kill.after) raise(SIGKILL);
+        },
+        nullptr, ranks.size() > 1 && ranks.root() ? listen : std::function<void()>());
+    if (!ranks.root()) {
+      ranks.send(0, kTagSummary, rank_summary(ranks, pipeline, records).dump());
+      return 0;
+    }
+    nlohmann::json run = {{"frames_rendered", missing},
+                          {pipeline.gpu() ? "gpu_kernel_ms" : "cpu_render_ms", compute_ms},
+                          {"colour_encode_ms", encode_ms},
+                          {"encoder_threads", pipeline.threads()},
+                          {"peak_rss_mib", std::round(peak_rss_mib())},
+                          {"workers", workers_json(pipeline)},
+                          {"measured",
+                           "this run's: its wall time from the start of the rendering, its "
+                           "frames' figures (timing in each frame) summed"}};
+    if (ranks.size() > 1) {
+      run["ranks"] = gather_summaries(ranks, rank_summary(ranks, pipeline, records), record_frame);
+      for (std::size_t i = 1; i < run["ranks"].size(); ++i) {
+        compute_ms +=
+            run["ranks"][i].value(pipeline.gpu() ? "gpu_kernel_ms" : "cpu_render_ms", 0.0);
+        encode_ms += run["ranks"][i].value("colour_encode_ms", 0.0);
+      }
+      run[pipeline.gpu() ? "gpu_kernel_ms" : "cpu_render_ms"] = compute_ms;
+      run["colour_encode_ms"] = encode_ms;
+    }
+    run["wall_ms"] = progress.elapsed_s() * 1000;
+    folder->record_run(run);
   } catch (const CudaError&) {
     throw;
   } catch (const std::exception& e) {
@@ -580,43 +730,79 @@ int render_zoom(const Options& o, const DeviceChoice& dc, const Palette& palette
             << std::lround(progress.elapsed_s() * 1000) << " ms; "
             << run_summary(progress.elapsed_s() * 1000, compute_ms, encode_ms, pipeline.gpu(),
                            pipeline.threads())
-            << failures_text(pipeline) << ")\n";
+            << failures_text(pipeline)
+            << (ranks.size() > 1 ? "; " + std::to_string(ranks.size()) + " MPI ranks" : "")
+            << ")\n";
   if (!dc.cpu_reason.empty()) std::cerr << "mandelpipe: note: " << dc.cpu_reason << "\n";
   return 0;
+}
+
+// The still's checks, before any work (rank 0's): its files can be made there, no other run
+// writes them (the lock, held until they are in place), what killed runs left is gone, and they
+// may fit.
+std::string still_checks(const Options& o, std::optional<OutputLock>& lock) {
+  try {
+    check_writable(o.out);
+    check_writable(sidecar_path(o.out));
+    if (!o.exr.empty()) check_writable(o.exr);
+    lock.emplace(o.out);
+  } catch (const std::exception& e) {
+    throw ExitError(2, e.what());
+  }
+  std::vector<fs::path> outputs = {o.out, sidecar_path(o.out)};
+  if (!o.exr.empty()) outputs.emplace_back(o.exr);
+  say_removed(remove_stale_temps(outputs));
+  std::vector<Need> needs = {{o.out, png_bytes_at_most(o.width, o.height)},
+                             {sidecar_path(o.out), sidecar_bytes_at_most(o.view)}};
+  if (!o.exr.empty())
+    needs.push_back({o.exr, exr_bytes_at_most(o.width, o.height, exr_attributes(o.view, o))});
+  try {
+    check_room(needs, o.out + (o.exr.empty() ? " and its sidecar" : ", its sidecar and " + o.exr));
+  } catch (const std::exception& e) {
+    throw ExitError(2, e.what());
+  }
+  return "";
+}
+
+int render_with(const Options& o, const Palette& palette, const MpiRanks& ranks) {
+  std::optional<OutputLock> lock;
+  if (!o.zoom_to) on_root(ranks, [&] { return still_checks(o, lock); });
+  DeviceChoice dc = choose_devices(o.devices, o.force_cpu);
+  // Ranks that share a host share its GPUs, unless --devices said which.
+  if (ranks.size() > 1 && !o.devices.given && !dc.devices.empty()) {
+    dc.devices = host_share(dc.devices, ranks);
+    dc.device = dc.devices.front();
+  }
+  if (!dc.left_out.empty() && ranks.root())
+    std::cerr << "mandelpipe: note: left out: " << dc.left_out << "\n";
+  return o.zoom_to ? render_zoom(o, dc, palette, ranks) : render_one(o, dc, palette, ranks);
 }
 
 }  // namespace
 
 int run_render(const Options& o) {
-  // Held until the image and its sidecar are in place: another run to the same output is refused.
-  std::optional<OutputLock> lock;
-  if (!o.zoom_to) {
-    try {
-      check_writable(o.out);
-      check_writable(sidecar_path(o.out));
-      if (!o.exr.empty()) check_writable(o.exr);
-      lock.emplace(o.out);
-    } catch (const std::exception& e) {
-      throw ExitError(2, e.what());
-    }
-    std::vector<fs::path> outputs = {o.out, sidecar_path(o.out)};
-    if (!o.exr.empty()) outputs.emplace_back(o.exr);
-    say_removed(remove_stale_temps(outputs));
-    std::vector<Need> needs = {{o.out, png_bytes_at_most(o.width, o.height)},
-                               {sidecar_path(o.out), sidecar_bytes_at_most(o.view)}};
-    if (!o.exr.empty())
-      needs.push_back({o.exr, exr_bytes_at_most(o.width, o.height, exr_attributes(o.view, o))});
-    try {
-      check_room(needs,
-                 o.out + (o.exr.empty() ? " and its sidecar" : ", its sidecar and " + o.exr));
-    } catch (const std::exception& e) {
-      throw ExitError(2, e.what());
-    }
+  const Palette palette = find_palette(o.palette);  // refused as the options are, by every rank
+  const MpiRanks ranks;  // one process, unless mpirun or srun started several
+  if (ranks.size() == 1) return render_with(o, palette, ranks);
+  // A rank that fails leaves the others waiting for it: it says why and ends them all.
+  std::string why;
+  int code = 1;
+  try {
+    return render_with(o, palette, ranks);
+  } catch (const AgreedExit&) {
+    throw;
+  } catch (const ExitError& e) {
+    why = e.what();
+    code = e.code();
+  } catch (const std::exception& e) {
+    why = std::string("error: ") + e.what();
   }
-  const Palette palette = find_palette(o.palette);
-  const DeviceChoice dc = choose_devices(o.devices, o.force_cpu);
-  if (!dc.left_out.empty()) std::cerr << "mandelpipe: note: left out: " << dc.left_out << "\n";
-  return o.zoom_to ? render_zoom(o, dc, palette) : render_one(o, dc, palette);
+  // One write, so that the lines of ranks failing together do not mix.
+  std::cerr << "mandelpipe: rank " + std::to_string(ranks.rank()) + " of " +
+                   std::to_string(ranks.size()) + " on " + ranks.host() + ": " + printable(why) +
+                   "\n"
+            << std::flush;
+  ranks.abort(code);
 }
 
 }  // namespace mp

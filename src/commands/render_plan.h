@@ -50,13 +50,15 @@ inline Plan plan_for(int width, int height, int ss) {
 // The render's threads (the writer, a worker making a reference orbit) share it.
 class Progress {
  public:
+  // Quiet: says nothing (an MPI rank other than 0, whose progress rank 0's lines stand for).
+  explicit Progress(bool quiet = false) : quiet_(quiet) {}
   double elapsed_s() const {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   }
   void report(const std::string& where, double fraction) {
     std::lock_guard<std::mutex> lock(mutex_);
     const double t = elapsed_s();
-    if (t < 1.0 || t - last_ < 1.0) return;
+    if (quiet_ || t < 1.0 || t - last_ < 1.0) return;
     last_ = t;
     char line[160];
     std::snprintf(line, sizeof line, "mandelpipe: %s, %.0f%%, %.1f s\n", where.c_str(),
@@ -65,6 +67,7 @@ class Progress {
   }
 
  private:
+  bool quiet_;
   std::mutex mutex_;
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
   double last_ = 0;
