@@ -329,7 +329,6 @@ void BandPipeline::Run::work(int w) {
       share.bands.push_back(b);
       share.render_ms += ms;
       rec.render_ms += ms;
-      if (images[k].choice.perturbation) rec.reference = r->reference();
       ++me.bands;
       me.compute_ms += r->gpu_stats.kernel_ms + r->deep_stats.ms + r->cpu.ms;
       s->job = job;
@@ -390,14 +389,18 @@ BandPipeline::Run::Files& BandPipeline::Run::files_for(int image) {
   return *f;
 }
 
-// The reference for image `image`'s view: the one made where it serves, else a new one, made by
-// this worker while the others needing one wait for it.
+// The reference for image `image`'s view: the one its other bands use, else the last one made
+// where it serves, else a new one, made by this worker while the others needing one wait for it.
+// An image keeps its reference until it is written, so that workers on neighbouring frames of a
+// zoom do not make each other's again.
 std::shared_ptr<const DeepReference> BandPipeline::Run::reference_for(int image) {
   const View& view = images[static_cast<std::size_t>(image)].view;
   const int w = p.plan_.width * p.plan_.ss, h = p.plan_.height * p.plan_.ss;
   std::unique_lock<std::mutex> lock(m);
+  ImageRecord& rec = records[static_cast<std::size_t>(image)];
   for (;;) {
-    if (reference && serves(*reference, view, w, h)) return reference;
+    if (rec.reference) return rec.reference;
+    if (reference && serves(*reference, view, w, h)) return rec.reference = reference;
     if (!making_reference) break;
     changed.wait(lock, [&] { return !making_reference; });
   }
@@ -414,6 +417,7 @@ std::shared_ptr<const DeepReference> BandPipeline::Run::reference_for(int image)
   }
   lock.lock();
   reference = made;
+  rec.reference = made;
   making_reference = false;
   changed.notify_all();
   return made;
@@ -600,6 +604,7 @@ bool BandPipeline::Run::put_band(long long ticket, long long job, EncodedBand* r
   done(image, *f.png, copy);
   std::lock_guard<std::mutex> lock(m);
   files[static_cast<std::size_t>(image)].reset();
+  rec.reference.reset();  // a deep frame's orbit and tables, no longer needed
   return true;
 }
 

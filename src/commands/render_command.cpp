@@ -1,15 +1,14 @@
-// mandelpipe render: one image without a window, or a zoom sequence of them, computed in bands and
-// streamed into PNG so that memory stays bounded whatever the size; plus a JSON of how each was
-// made.
+// mandelpipe render: one image without a window, or a zoom sequence of them, computed in bands on
+// every GPU of the host (or of many hosts, as MPI's ranks) and streamed into PNG so that memory
+// stays bounded whatever the size; plus a JSON of how each was made.
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <functional>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <optional>
-#include <sstream>
-#include <thread>
 
 #include <signal.h>
 #include <sys/resource.h>
