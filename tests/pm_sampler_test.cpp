@@ -336,6 +336,29 @@ TEST(PmSamplerOnAFakeGpu, RenewingTheImageCutsNoSampleShort) {
   EXPECT_EQ(missing, 0);
 }
 
+TEST(PmSamplerOnAFakeGpu, ALaunchThatFillsTheImageLosesNothingAndKeepsTheInterval) {
+  // At 50 us a 1024-sample image fills in about 51 ms: a 250 ms launch fills it several times,
+  // its decodes mostly ending within a sample, so the image is renewed full rather than at
+  // half. The launches after it must be read whole too, at the interval asked for.
+  SamplerOptions o;
+  o.interval_us = 50;
+  auto s = sampler_on_fake_gpu(o);
+  if (!s) GTEST_SKIP() << "CUPTI's host library is not installed here";
+  ASSERT_EQ(s->unavailable(), "");
+  std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  std::vector<Launched> runs{launch(s.get(), 250000000, 3.0)};
+  for (int i = 0; i < 6; ++i) runs.push_back(launch(s.get(), 20000000, 2.0));
+  for (const Launched& l : runs) {
+    const auto f = s->take(l.reading, true);
+    ASSERT_TRUE(f.has_value());
+    EXPECT_EQ(f->unavailable, "") << "launch " << l.reading;
+    EXPECT_NEAR(f->warp_instructions, l.instructions, 1e-6 * l.instructions)
+        << "launch " << l.reading;
+  }
+  EXPECT_EQ(s->description().find("raised"), std::string::npos) << s->description();
+  EXPECT_EQ(s->description().find("lost"), std::string::npos) << s->description();
+}
+
 TEST(PmSamplerOnAFakeGpu, ALaunchAtOnceAfterTheStartIsReadWhole) {
   // The first sample after a start spans the time before it and is not read: a launch begun at
   // once waits until the samples over it count.

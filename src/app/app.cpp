@@ -183,6 +183,7 @@ int App::run() {
     // not yet shown.
     if (ex_.jobs.off_thread_starting()) lend_gpu();
     ex_.jobs.run();
+    sync_lease();
     const double swap_start = glfwGetTime();
     phases_.jobs = swap_start - jobs_start;
     // A scripted screenshot shows the finished image, and a scripted CUDA run ends on a finished
@@ -217,6 +218,14 @@ void App::lend_gpu() {
   // dropped, and the frame starts again once the experiment is done.
   if (counter_reading_) counters_.drop(*std::exchange(counter_reading_, std::nullopt));
   if (pipeline_.refining()) ex_.dirty = true;
+}
+
+void App::sync_lease() {
+  if (const auto job = ex_.jobs.off_thread()) {
+    if (!gpu_lease_.lent()) gpu_lease_.lend(job->job);
+  } else if (gpu_lease_.lent()) {
+    gpu_lease_.give_back(pipeline_.gpu());
+  }
 }
 
 void App::print_summary() const {
@@ -538,6 +547,7 @@ void App::draw_windows() {
   if (ex_.show_panel) {
     const PanelInputs in{device_,
                          pipeline_,
+                         gpu_lease_,
                          deep_.status(),
                          rates_,
                          last_,

@@ -42,6 +42,7 @@
 #include "model/precision_choice.h"
 #include "model/view_history.h"
 #include "session/deep_session.h"
+#include "session/renderer_lease.h"
 
 namespace mp {
 
@@ -58,6 +59,8 @@ class App {
   void render_image(int fw, int fh, bool b_half);
   // Before a step starts on the run queue's worker: the window lets go of what it shares with it.
   void lend_gpu();
+  // The GPU renderer lent to the job on the worker, or back: the controls' changes made then.
+  void sync_lease();
   void handle_input();
   // What a key (key_bindings.h) or the panel's button for it does; `index`: which of the
   // binding's keys (the direction, the variant).
@@ -123,6 +126,7 @@ class App {
   Window window_;
   ImGuiLayer imgui_;
   gl::FramePipeline pipeline_;
+  RendererLease<GpuRenderer> gpu_lease_;
   // Deep views (past double): perturbation, its reference made on a worker.
   DeepSession deep_;
   View shown_view_;  // the view whose image the surface holds (or is refining towards)

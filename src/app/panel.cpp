@@ -548,7 +548,8 @@ void tools(Explorer& ex, const PanelInputs& in) {
   bool by_cost = gpu && gpu->tile_order() == TileOrder::CostliestFirst;
   ImGui::BeginDisabled(!gpu);
   if (ImGui::Checkbox("costly tiles first", &by_cost) && gpu) {
-    gpu->set_tile_order(by_cost ? TileOrder::CostliestFirst : TileOrder::Rows);
+    const TileOrder order = by_cost ? TileOrder::CostliestFirst : TileOrder::Rows;
+    in.gpu_lease.change(gpu, [order](GpuRenderer& g) { g.set_tile_order(order); });
     ex.render_ms.clear();
     ex.dirty = true;
   }
@@ -556,6 +557,10 @@ void tools(Explorer& ex, const PanelInputs& in) {
   why_disabled(gpu ? "A re-render of the same view takes its tiles costliest first, by the last "
                      "frame's costs;\nthe first frame of a view goes in rows."
                    : needs_cuda);
+  if (in.gpu_lease.waiting() > 0) {
+    ImGui::SameLine();
+    ImGui::TextDisabled("(once %s gives the GPU back)", in.gpu_lease.holder().c_str());
+  }
   ImGui::SameLine();
   on = ex.show_experiments;
   if (ImGui::Checkbox("experiments (E)", &on)) in.act(Action::Experiments);

@@ -20,6 +20,7 @@
 #include "model/palette.h"
 #include "model/pipe_rates.h"
 #include "session/deep_session.h"
+#include "session/renderer_lease.h"
 
 namespace mp {
 
@@ -42,7 +43,8 @@ struct BookmarkNaming {
 struct PanelInputs {
   const DeviceChoice& device;
   gl::FramePipeline& pipeline;
-  const DeepStatus& deep;  // deep views: the reference and the perturbation frame
+  RendererLease<GpuRenderer>& gpu_lease;  // changes to the renderer go through it
+  const DeepStatus& deep;                 // deep views: the reference and the perturbation frame
   const std::optional<PipeRates>& rates;
   const gl::FrameMeasurement& last;
   const std::optional<Metrics>& metrics;

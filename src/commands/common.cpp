@@ -7,7 +7,7 @@
 #include "commands/commands.h"
 #include "counters/counter_sources.h"
 #include "counters/pm_sampler.h"
-#include "experiments.h"
+#include "lab/experiments.h"
 #include "io/embedded.h"
 #include "model/pipe_load.h"
 #include "model/variant_table.h"

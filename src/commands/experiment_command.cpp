@@ -3,7 +3,7 @@
 
 #include "commands/commands.h"
 #include "commands/common.h"
-#include "experiments.h"
+#include "lab/experiments.h"
 #include "io/experiment_report.h"
 
 namespace mp {

@@ -449,9 +449,11 @@ bool PmSampler::decode() {
     fill_ = {gi.numTotalSamples, gi.numPopulatedSamples, gi.numCompletedSamples,
              dd.decodeStopReason == CUPTI_PM_SAMPLING_DECODE_STOP_REASON_COUNTER_DATA_FULL ||
                  gi.numCompletedSamples >= gi.numTotalSamples};
-    // The hardware buffer overwrote records before they were read, or the image had no room
-    // for some: the coverage check sees it.
-    if (dd.overflow || fill_.full) {
+    // The hardware buffer overwrote records before they were read: the coverage check sees it.
+    // An image that filled lost nothing (a full one ends on a sample boundary and what did not
+    // fit is decoded into the next), so it neither counts as a loss nor raises the interval,
+    // whose restart would itself leave a gap in a launch under way.
+    if (dd.overflow) {
       std::lock_guard<std::mutex> lock(mutex_);
       ++overflows_;
       lost_ = true;

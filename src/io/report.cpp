@@ -284,7 +284,8 @@ std::string format_bench(const BenchReport& rep, OutputFormat format) {
       << " M | " << fmt("%.3f", m.clock_ghz) << " | " << fmt("%.1f", m.giter_per_s) << " | "
       << fmt("%.1f%%", 100 * m.simt_efficiency) << " | " << fmt("%.1f%%", 100 * m.sm_balance)
       << " | " << fmt("%.3f", m.bound_max_ms) << " (" << pipe_name(m.bound.limiting) << ") | "
-      << fmt("%.3f", m.bound_sum_ms) << " | " << fmt("%.1f%%", 100 * m.fraction_of_bound) << " | "
+      << fmt("%.3f", m.bound_sum_ms) << " | " << fmt("%.1f%%", 100 * m.fraction_of_bound)
+      << (r.loop_branches > 0 ? " (of an upper bound)" : "") << " | "
       << (r.differing_from_fma4 < 0 ? std::string("-") : std::to_string(r.differing_from_fma4))
       << " |" << limit_md_cells(r) << "\n";
   }
