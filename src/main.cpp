@@ -35,7 +35,8 @@ bool standard_descriptors_opened() {
 
 // One line on stderr, whatever `text` holds (untrusted values, paths and file bytes are echoed).
 void say_error(const std::string& text) {
-  std::cerr << "mandelpipe: " << mp::printable(text) << "\n";
+  // One write: the lines of processes failing together (MPI's ranks) stay whole.
+  std::cerr << "mandelpipe: " + mp::printable(text) + "\n";
 }
 
 // A run whose output was lost (a full disk, a closed pipe) has not succeeded, whatever it did.
@@ -77,7 +78,7 @@ int main(int argc, char** argv) {
         },
         *parsed.options);
   } catch (const mp::ExitError& e) {
-    say_error(e.what());
+    if (e.what()[0] != '\0') say_error(e.what());  // none: another process (MPI rank 0) said it
     return e.code();
   } catch (const std::exception& e) {
     say_error(std::string("error: ") + e.what());

@@ -84,6 +84,31 @@ TEST(Cli, Bench) {
   EXPECT_EQ(bench(r).frames, 20);
 }
 
+// render's PNG level and GPUs, and bench's GPUs, land in their commands' structs, checked there.
+TEST(Cli, PngLevelAndDevicesBelongToTheirCommands) {
+  ParseResult r = parse({"render", "--out", "a.png"});
+  ASSERT_TRUE(r.options) << r.err;
+  EXPECT_EQ(render(r).png_level, kDefaultPngLevel);
+  EXPECT_FALSE(render(r).devices.given);
+  EXPECT_TRUE(render(r).devices.all);
+  r = parse({"render", "--out", "a.png", "--png-level", "9", "--devices", "2,0"});
+  ASSERT_TRUE(r.options) << r.err;
+  EXPECT_EQ(render(r).png_level, 9);
+  EXPECT_TRUE(render(r).devices.given);
+  EXPECT_FALSE(render(r).devices.all);
+  EXPECT_EQ(render(r).devices.list, (std::vector<int>{2, 0}));
+  r = parse({"bench", "--devices", "all"});
+  ASSERT_TRUE(r.options) << r.err;
+  EXPECT_TRUE(bench(r).devices.given);
+  EXPECT_TRUE(bench(r).devices.all);
+  expect_error({"render", "--out", "a.png", "--png-level", "10"}, "--png-level: must be");
+  expect_error({"render", "--out", "a.png", "--devices", "0,0"}, "given twice");
+  expect_error({"render", "--out", "a.png", "--cpu", "--devices", "1"}, "not with --cpu");
+  expect_error({"bench", "--devices", "x"}, "--devices: expected all");
+  expect_error({"bench", "--png-level", "1"}, "--png-level");
+  expect_error({"--devices", "0"}, "--devices");
+}
+
 TEST(Cli, Experiment) {
   ParseResult r = parse({"experiment", "sin-overlap", "--format", "json"});
   ASSERT_TRUE(r.options) << r.err;

@@ -64,8 +64,10 @@ struct Raw {
   std::string screenshot, open_experiment, capture_dir;
   // render
   std::string out;
-  std::optional<std::string> ss, zoom_to, exr;
+  std::optional<std::string> ss, zoom_to, exr, png_level;
   bool exr_frames = false, resume = false;
+  // render and bench
+  std::optional<std::string> devices;
   // bench: --view (repeatable), the zoom path's parts and the bench's own switches
   std::vector<std::string> bench_views;
   std::optional<std::string> zoom, zoom_from, zoom_to_span, zoom_steps, tile_order;
@@ -214,6 +216,14 @@ void add_counter_options(CLI::App& app, Raw& raw, bool switch_too) {
            "hardware counters' PM sampling interval in microseconds, 10..100000 (default: 200)");
 }
 
+void add_devices(CLI::App& app, Raw& raw, const std::string& default_text) {
+  add_text(app, "--devices", raw.devices,
+           "the GPUs to use: all, or their numbers as the CUDA runtime gives them, such as 0,2 "
+           "(default: " +
+               default_text + ")")
+      ->type_name("all|LIST");
+}
+
 void add_window_options(CLI::App& app, Raw& raw) {
   add_text(app, "--frames", raw.frames, "quit after N frames (0: run until closed; default 0)")
       ->type_name("INT");
@@ -265,9 +275,14 @@ void add_render_options(CLI::App& app, Raw& raw) {
       ->type_name("FILE.exr");
   app.add_flag("--exr-frames", raw.exr_frames,
                "with --zoom-to: also frame-NNNNN.exr beside each frame (needs --ss 1)");
+  add_text(app, "--png-level", raw.png_level,
+           "PNG compression, 0 (none: fastest, largest) to 9 (smallest, slowest); default " +
+               std::to_string(kDefaultPngLevel) + ", the best time for the bytes measured")
+      ->type_name("0..9");
   app.add_flag("--resume", raw.resume,
                "with --zoom-to: complete an interrupted sequence in --out, rendering only the "
                "frames it lacks (the same parameters as before)");
+  add_devices(app, raw, "all");
 }
 
 void add_bench_options(CLI::App& app, Raw& raw) {
@@ -286,6 +301,7 @@ void add_bench_options(CLI::App& app, Raw& raw) {
            "every frame timed as a new view's first (tiles in numbering order, nothing known "
            "about the view), as --view and --zoom always are");
   add_counter_options(app, raw, true);
+  add_devices(app, raw, "the first, 0; each given is timed in turn");
   app.add_option_function<std::vector<std::string>>(
          "--view", [&raw](const std::vector<std::string>& s) { raw.bench_views = s; },
          "time this view instead of A, B and C, each frame as the view's first: X,Y,SPAN,ITERS "
@@ -501,13 +517,47 @@ std::string finish_window(WindowOptions& o, const Raw& raw, const Catalogue& cat
   return "";
 }
 
-// render's view, colour, supersampling and zoom sequence, checked. Returns an error or "".
+// --devices checked: "all", or device numbers each given once. Returns an error or "".
+std::string finish_devices(DeviceRequest& d, const Raw& raw) {
+  if (!raw.devices) return "";
+  d.given = true;
+  if (*raw.devices == "all") return "";
+  d.all = false;
+  const std::string expected =
+      "--devices: expected all or device numbers such as 0,1 (each 0..1023), got '" + *raw.devices +
+      "'";
+  std::istringstream in(*raw.devices);
+  std::string field;
+  while (std::getline(in, field, ',')) {
+    const auto n = parse_int(field, 0, 1023);
+    if (!n) return expected;
+    if (std::find(d.list.begin(), d.list.end(), *n) != d.list.end())
+      return "--devices: device " + std::to_string(*n) + " is given twice in '" + *raw.devices +
+             "'";
+    d.list.push_back(*n);
+  }
+  if (d.list.empty() || raw.devices->back() == ',') return expected;
+  return "";
+}
+
+// render's view, colour, supersampling, compression, devices and zoom sequence, checked. Returns
+// an error or "".
 std::string finish_render(RenderOptions& o, const Raw& raw) {
   if (std::string e = finish_size(o, raw, kMaxRenderSide, o.width, o.height); !e.empty()) return e;
   if (std::string e = finish_view(o, raw, o.width, o.height); !e.empty()) return e;
   // No view asked for: the whole set fitted to the image, as the window starts.
   if (!o.view_given) o.view = fitted_set(o.width, o.height, o.view.max_iter);
   o.out = raw.out;
+  if (raw.png_level) {
+    const auto level = parse_int(*raw.png_level, kMinPngLevel, kMaxPngLevel);
+    if (!level)
+      return "--png-level: must be a whole number from 0 (no compression, fastest) to 9 "
+             "(smallest), got '" +
+             *raw.png_level + "'";
+    o.png_level = *level;
+  }
+  if (std::string e = finish_devices(o.devices, raw); !e.empty()) return e;
+  if (!o.devices.all && o.force_cpu) return "--devices: not with --cpu, which renders on the CPU";
   if (raw.ss) {
     const auto ss = parse_int(*raw.ss, 1, 4);
     if (!ss)
@@ -636,6 +686,7 @@ std::string finish_bench(BenchOptions& o, const Raw& raw) {
     return "--frames: bench needs a whole number from 10 to 10000 timed frames, got '" +
            *raw.frames + "'";
   if (raw.frames) o.frames = *parse_int(*raw.frames, 10, 10000);
+  if (std::string e = finish_devices(o.devices, raw); !e.empty()) return e;
   o.counters = raw.counters;
   return finish_counter_interval(raw, o.counter_interval_us);
 }

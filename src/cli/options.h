@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "io/output_format.h"
+#include "io/png_stream.h"
 #include "model/palette.h"
 #include "model/view.h"
 #include "render/present_mode.h"
@@ -18,6 +19,13 @@ namespace mp {
 enum class Command { Window, Render, Bench, Experiment };
 // render computes its image in bands, so its sides go past the window's.
 inline constexpr int kMaxRenderSide = 65536;
+
+// --devices all|LIST: which GPUs render and bench use.
+struct DeviceRequest {
+  bool given = false;     // on the command line (else the command's default)
+  bool all = true;        // every usable GPU of the host
+  std::vector<int> list;  // else these, by the CUDA runtime's numbers, each once
+};
 
 // A view and how it is rendered and coloured: what the window and render share (the view options
 // given before `render` are render's).
@@ -66,12 +74,14 @@ struct RenderOptions : ViewOptions {
   int width = 1920;  // a picture, not a window: full HD unless asked
   int height = 1080;
   std::string out;
-  int ss = 1;                   // --ss: samples a side per pixel, their colours averaged
-  std::string exr;              // --exr FILE.exr: the iteration data beside the image
-  bool exr_frames = false;      // --exr-frames: a zoom sequence's too, frame-NNNNN.exr
-  std::optional<View> zoom_to;  // --zoom-to X,Y,SPAN: frames from the view to this one...
-  int zoom_frames = 0;          // ...this many (--frames), into the folder --out
-  bool resume = false;          // --resume: only the frames the folder lacks, same parameters
+  int ss = 1;                        // --ss: samples a side per pixel, their colours averaged
+  std::string exr;                   // --exr FILE.exr: the iteration data beside the image
+  bool exr_frames = false;           // --exr-frames: a zoom sequence's too, frame-NNNNN.exr
+  std::optional<View> zoom_to;       // --zoom-to X,Y,SPAN: frames from the view to this one...
+  int zoom_frames = 0;               // ...this many (--frames), into the folder --out
+  bool resume = false;               // --resume: only the frames the folder lacks, same parameters
+  int png_level = kDefaultPngLevel;  // --png-level: zlib's level for the PNGs, 0..9
+  DeviceRequest devices;             // --devices (not given: every usable GPU of the host)
 };
 
 struct BenchOptions {
@@ -89,6 +99,7 @@ struct BenchOptions {
   int height = 2160;
   bool counters = false;  // read the GPU's pipe counters (CUPTI PM sampling) beside the model
   int counter_interval_us = 0;
+  DeviceRequest devices;  // --devices (not given: the first GPU); each given is timed in turn
 };
 
 struct ExperimentOptions {

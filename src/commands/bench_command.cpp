@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cstdio>
 #include <iostream>
+#include <nlohmann/json.hpp>
 
 #include "commands/commands.h"
 #include "commands/common.h"
@@ -157,14 +158,9 @@ DeepRow measure_deep(DeepRenderer& r, const std::string& name, const View& view,
   return row;
 }
 
-}  // namespace
-
-int run_bench(const BenchOptions& o) {
-  const DeviceChoice dc = choose_device(false);
-  if (!dc.device)
-    throw ExitError(3,
-                    "bench needs a CUDA GPU: " + dc.cpu_reason.substr(0, dc.cpu_reason.find(';')));
-  const DeviceInfo& dev = *dc.device;
+// Every view (and the sweep and present paths where asked) on one GPU.
+BenchReport bench_on(const BenchOptions& o, const DeviceInfo& dev) {
+  CUDA_CHECK(cudaSetDevice(dev.index));  // what is made here (the deep renderer) is made on it
   BenchReport rep;
   const LoadedSass sass = load_kernel_sass(self_executable(), dev.cc_major * 10 + dev.cc_minor);
   rep.device = summarize(dev, &sass);
@@ -211,7 +207,7 @@ int run_bench(const BenchOptions& o) {
             !choose_precision(views[i].view, o.width, o.height, v, v, true, std::nullopt).exhausted)
           formats.push_back(*variant_info(v).perturbation);
       if (formats.empty()) formats.push_back(*choice.perturbation);
-      if (!deep) deep = std::make_unique<DeepRenderer>(dc.device);
+      if (!deep) deep = std::make_unique<DeepRenderer>(dev);
       for (DeltaFormat f : formats) {
         rep.deep.push_back(
             measure_deep(*deep, views[i].name, views[i].view, f, o.width, o.height, o.frames));
@@ -239,7 +235,34 @@ int run_bench(const BenchOptions& o) {
                       std::string("bench --present needs an off-screen GL context: ") + e.what());
     }
   }
-  std::cout << format_bench(rep, o.format);
+  return rep;
+}
+
+}  // namespace
+
+int run_bench(const BenchOptions& o) {
+  // The first GPU unless --devices names others: each is timed in turn, a report each.
+  const DeviceChoice dc = o.devices.given ? choose_devices(o.devices, false) : choose_device(false);
+  if (!dc.device)
+    throw ExitError(3,
+                    "bench needs a CUDA GPU: " + dc.cpu_reason.substr(0, dc.cpu_reason.find(';')));
+  if (dc.devices.size() > 1 && o.format == OutputFormat::Csv)
+    throw ExitError(2, "--format csv: one table of one GPU's rows; with " +
+                           std::to_string(dc.devices.size()) +
+                           " GPUs use --format json (or md), a report each");
+  if (dc.devices.size() == 1) {
+    std::cout << format_bench(bench_on(o, dc.devices.front()), o.format);
+    return 0;
+  }
+  nlohmann::json all = {{"devices", nlohmann::json::array()}};
+  for (const DeviceInfo& d : dc.devices) {
+    const BenchReport rep = bench_on(o, d);
+    if (o.format == OutputFormat::Json)
+      all["devices"].push_back(nlohmann::json::parse(format_bench(rep, o.format)));
+    else
+      std::cout << format_bench(rep, o.format) << "\n";
+  }
+  if (o.format == OutputFormat::Json) std::cout << all.dump(2) << "\n";
   return 0;
 }
 

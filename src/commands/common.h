@@ -15,10 +15,17 @@
 namespace mp {
 
 struct DeviceChoice {
-  std::optional<DeviceInfo> device;
-  std::string cpu_reason;  // why the CPU renders, when it does
+  std::optional<DeviceInfo> device;  // the first of `devices`
+  std::vector<DeviceInfo> devices;   // render's and bench's, as --devices asked
+  std::string cpu_reason;            // why the CPU renders, when it does
+  std::string left_out;              // devices --devices all could not use, and why
 };
+// The first CUDA device (the window's, the experiments'), or the CPU with the reason.
 DeviceChoice choose_device(bool force_cpu);
+// The devices `request` names: with `all`, every usable one (none: the CPU, with the reason);
+// a list, each of them. ExitError(2) naming a device that does not exist or cannot run the
+// kernels.
+DeviceChoice choose_devices(const DeviceRequest& request, bool force_cpu);
 
 // The palette named on the command line; ExitError(2) listing the known ones otherwise.
 Palette find_palette(const std::string& name);
