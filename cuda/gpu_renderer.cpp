@@ -10,29 +10,61 @@
 
 namespace mp {
 
-DeviceProbe probe_cuda_device() {
+namespace {
+
+// How many devices the runtime numbers, or why it numbers none.
+int device_count(std::string& reason) {
   int count = 0;
   const cudaError_t e = cudaGetDeviceCount(&count);
   if (e != cudaSuccess) {
     cudaGetLastError();  // clear the sticky error so later calls report their own
-    if (e == cudaErrorInsufficientDriver)
-      return {std::nullopt, "no usable NVIDIA driver (none installed, or older than this CUDA)"};
-    if (e == cudaErrorNoDevice) return {std::nullopt, "no CUDA GPU"};
-    return {std::nullopt, std::string("no CUDA device: ") + cudaGetErrorString(e)};
+    reason = e == cudaErrorInsufficientDriver
+                 ? "no usable NVIDIA driver (none installed, or older than this CUDA)"
+             : e == cudaErrorNoDevice ? "no CUDA GPU"
+                                      : std::string("no CUDA device: ") + cudaGetErrorString(e);
+    return 0;
   }
-  if (count == 0) return {std::nullopt, "no CUDA device: the driver reports none"};
+  if (count == 0) reason = "no CUDA device: the driver reports none";
+  return count;
+}
+
+// Device `index`, or why mandelpipe's kernels cannot run on it.
+DeviceProbe probe_index(int index) {
   DeviceInfo d;
+  d.index = index;
   cudaDeviceProp prop{};
-  CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
+  CUDA_CHECK(cudaGetDeviceProperties(&prop, index));
   d.name = prop.name;
   d.cc_major = prop.major;
   d.cc_minor = prop.minor;
   d.sm_count = prop.multiProcessorCount;
-  CUDA_CHECK(cudaDeviceGetAttribute(&d.peak_clock_khz, cudaDevAttrClockRate, 0));
+  CUDA_CHECK(cudaDeviceGetAttribute(&d.peak_clock_khz, cudaDevAttrClockRate, index));
   if (d.cc_major * 10 + d.cc_minor < 75)
     return {std::nullopt, d.name + " is sm_" + std::to_string(d.cc_major * 10 + d.cc_minor) +
                               "; mandelpipe's kernels need sm_75 or newer"};
   return {d, ""};
+}
+
+}  // namespace
+
+DeviceProbe probe_cuda_device() {
+  std::string reason;
+  if (device_count(reason) == 0) return {std::nullopt, reason};
+  return probe_index(0);
+}
+
+DeviceCensus probe_cuda_devices() {
+  DeviceCensus c;
+  c.count = device_count(c.reason);
+  for (int i = 0; i < c.count; ++i) {
+    DeviceProbe p = probe_index(i);
+    if (p.device)
+      c.usable.push_back(*p.device);
+    else
+      c.reason +=
+          (c.reason.empty() ? "" : "; ") + ("device " + std::to_string(i) + ": ") + p.reason;
+  }
+  return c;
 }
 
 struct GpuRenderer::Impl {

@@ -5,6 +5,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "kernel_params.h"
 #include "variants.h"
@@ -26,6 +27,14 @@ struct DeviceProbe {
   std::string reason;
 };
 DeviceProbe probe_cuda_device();
+// Every CUDA device the runtime numbers (CUDA_VISIBLE_DEVICES applied): `count` of them, each
+// usable one in `usable` (by index), and for the others, or for none at all, why.
+struct DeviceCensus {
+  int count = 0;
+  std::vector<DeviceInfo> usable;
+  std::string reason;  // why a device (or every one) cannot be used; "" where all can
+};
+DeviceCensus probe_cuda_devices();
 
 // The order warps take tiles in. The costliest-first order needs the tile costs of a frame of
 // the same view (grid and iteration limit); the first frame of a view goes in numbering order.

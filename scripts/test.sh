@@ -48,7 +48,7 @@ export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 skip='_NOT_BUILT|^MetricChoice\.|^PmSamplerRefusals\.(EveryStep|OtherFailures)|^PmSamplerConfigurations\.'
 skip+='|^PmSamplerOnAFakeGpu\.'
 skip+='|^ProgramTest\.AKeyPressedDuringASlowFrameIsKept$'
-gl='^(GlPalette|Interop|ProgramTest|SoakCpu)\.'
+gl='^(GlPalette|GlTimer|Interop|ProgramTest|SoakCpu)\.'
 export CUDA_VISIBLE_DEVICES=""
 ASAN_OPTIONS=halt_on_error=1:detect_leaks=1 ctest --test-dir build-asan --output-on-failure -E "$skip|$gl"
 # With GL (the soak included): Mesa leaks at exit from a driver it has unloaded (no frames to

@@ -6,11 +6,15 @@
 #include <exception>
 #include <iostream>
 #include <string>
+#include <string_view>
+#include <type_traits>
+#include <variant>
 
 #include "app/window_command.h"
 #include "cli/options.h"
 #include "commands/commands.h"
 #include "commands/common.h"
+#include "lab/experiments.h"
 #include "io/files.h"
 #include "io/printable.h"
 
@@ -31,7 +35,8 @@ bool standard_descriptors_opened() {
 
 // One line on stderr, whatever `text` holds (untrusted values, paths and file bytes are echoed).
 void say_error(const std::string& text) {
-  std::cerr << "mandelpipe: " << mp::printable(text) << "\n";
+  // One write: the lines of processes failing together (MPI's ranks) stay whole.
+  std::cerr << "mandelpipe: " + mp::printable(text) + "\n";
 }
 
 // A run whose output was lost (a full disk, a closed pipe) has not succeeded, whatever it did.
@@ -47,33 +52,36 @@ int checked_stdout(int code) {
 int main(int argc, char** argv) {
   if (!standard_descriptors_opened()) return 2;
   mp::install_cleanup_on_signals();
-  const mp::ParseResult parsed = mp::parse_command_line({argv, argv + argc});
+  mp::Catalogue catalogue;
+  for (std::string_view name : mp::experiment_names()) catalogue.experiments.emplace_back(name);
+  const mp::ParseResult parsed = mp::parse_command_line({argv, argv + argc}, catalogue);
   if (!parsed.options) {
     std::cout << parsed.out;
     if (!parsed.err.empty()) say_error(parsed.err);
     return checked_stdout(parsed.exit_code);
   }
-  const mp::Options& o = *parsed.options;
   try {
-    switch (o.command) {
-      case mp::Command::Window: {
-        // Checked here, not by the parser: the names live with the experiments, which the
-        // host library does not link.
-        if (!o.open_experiment.empty()) mp::find_experiment(o.open_experiment, "--open-experiment");
-        const int code = checked_stdout(mp::run_window(o));
-        mp::end_as_asked();  // the window quit on a signal, its settings saved: it ends by it
-        return code;
-      }
-      case mp::Command::Render: return checked_stdout(mp::run_render(o));
-      case mp::Command::Bench: return checked_stdout(mp::run_bench(o));
-      case mp::Command::Experiment: return checked_stdout(mp::run_experiment_command(o));
-    }
+    return std::visit(
+        [](const auto& o) {
+          using O = std::decay_t<decltype(o)>;
+          if constexpr (std::is_same_v<O, mp::WindowOptions>) {
+            const int code = checked_stdout(mp::run_window(o));
+            mp::end_as_asked();  // the window quit on a signal, its settings saved: it ends by it
+            return code;
+          } else if constexpr (std::is_same_v<O, mp::RenderOptions>) {
+            return checked_stdout(mp::run_render(o));
+          } else if constexpr (std::is_same_v<O, mp::BenchOptions>) {
+            return checked_stdout(mp::run_bench(o));
+          } else {
+            return checked_stdout(mp::run_experiment_command(o));
+          }
+        },
+        *parsed.options);
   } catch (const mp::ExitError& e) {
-    say_error(e.what());
+    if (e.what()[0] != '\0') say_error(e.what());  // none: another process (MPI rank 0) said it
     return e.code();
   } catch (const std::exception& e) {
     say_error(std::string("error: ") + e.what());
     return 1;
   }
-  return 1;
 }

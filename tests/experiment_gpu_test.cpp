@@ -11,7 +11,7 @@
 
 #include "counters/pm_sampler.h"
 #include "cuda_device_test.h"
-#include "experiments.h"
+#include "lab/experiments.h"
 #include "io/experiment_report.h"
 #include "io/sass_loader.h"
 #include "model/sass.h"

@@ -7,7 +7,7 @@
 #include <sstream>
 
 #include "csv_fields.h"
-#include "experiments.h"
+#include "lab/experiments.h"
 #include "io/experiment_report.h"
 #include "model/experiment_model.h"
 

@@ -8,6 +8,7 @@
 
 #include "gl/colourizer.h"
 #include "gl/egl_context.h"
+#include "gl/gpu_timer.h"
 #include "gl/offscreen_target.h"
 #include "gl/surface.h"
 #include "io/embedded.h"
@@ -53,6 +54,27 @@ TEST(GlPalette, ShaderMatchesCpuColourMapping) {
     // GL filters the LUT with reduced-precision weights and its log2 is not libm's.
     EXPECT_LE(worst, 4) << pal.name << " on " << egl->description();
   }
+}
+
+// A software GL (Mesa's llvmpipe on CI and machines without a GPU) draws on the CPU: its timer
+// queries time that, and the figures say so rather than "GPU".
+TEST(GlTimer, ASoftwareRendererIsSaidToTimeTheCpu) {
+  EXPECT_TRUE(gl::is_software_renderer("llvmpipe (LLVM 15.0.6, 256 bits)"));
+  EXPECT_TRUE(gl::is_software_renderer("softpipe"));
+  EXPECT_FALSE(gl::is_software_renderer("NVIDIA H100 80GB HBM3/PCIe/SSE2"));
+  std::unique_ptr<gl::EglContext> egl;
+  try {
+    egl = std::make_unique<gl::EglContext>();
+  } catch (const std::exception& e) {
+    if (required("MP_REQUIRE_EGL")) FAIL() << e.what();
+    GTEST_SKIP() << e.what();
+  }
+  const std::string renderer = reinterpret_cast<const char*>(glGetString(GL_RENDERER));
+  const std::string said = gl::timer_queries_time();
+  if (gl::is_software_renderer(renderer))
+    EXPECT_EQ(said.rfind("CPU (", 0), 0u) << renderer << ": " << said;
+  else
+    EXPECT_EQ(said, "GPU") << renderer;
 }
 
 }  // namespace

@@ -6,6 +6,8 @@
 #include <set>
 #include <string>
 
+#include "model/variant_table.h"
+
 namespace mp {
 namespace {
 
@@ -35,6 +37,24 @@ TEST(KeyBindings, HeldKeysRepeatOnlyWhereTheyMove) {
   const auto pin = find_binding(GLFW_KEY_K, 0, false);
   ASSERT_TRUE(pin);
   EXPECT_EQ(pin->action, Action::PinVariant);
+}
+
+// Every variant has a key: 1-9 and 0 the first ten, Alt and a digit those after (fma4-rows and
+// fma4-cycles, the fast ones on the CUDA path, among them).
+TEST(KeyBindings, EveryVariantHasADigitKey) {
+  const int digits[] = {GLFW_KEY_1, GLFW_KEY_2, GLFW_KEY_3, GLFW_KEY_4, GLFW_KEY_5,
+                        GLFW_KEY_6, GLFW_KEY_7, GLFW_KEY_8, GLFW_KEY_9, GLFW_KEY_0};
+  const std::vector<VariantInfo>& variants = all_variants();
+  ASSERT_LE(variants.size(), 20u) << "more variants than digit keys";
+  for (std::size_t i = 0; i < variants.size(); ++i) {
+    const auto b = find_binding(digits[i % 10], i < 10 ? 0 : GLFW_MOD_ALT, false);
+    ASSERT_TRUE(b) << variants[i].name;
+    EXPECT_EQ(b->action, Action::Variant) << variants[i].name;
+    EXPECT_EQ(b->index, static_cast<int>(i)) << variants[i].name;
+  }
+  EXPECT_EQ(variants[find_binding(GLFW_KEY_1, GLFW_MOD_ALT, false)->index].id, VariantId::Fma4Rows);
+  EXPECT_EQ(variants[find_binding(GLFW_KEY_2, GLFW_MOD_ALT, false)->index].id,
+            VariantId::Fma4Cycles);
 }
 
 TEST(KeyBindings, NoKeyIsBoundTwiceAndTheHintComesFromTheList) {

@@ -1,11 +1,12 @@
-// The sizing of a GPU frame's launches (cuda/host_device/launch_plan.h) on made-up frames whose
+// The sizing of a GPU frame's launches (cuda/launch_plan.h) on made-up frames whose
 // tiles cost a known time each.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <vector>
 
-#include "launch_plan.h"
+// Host arithmetic of the CUDA library, read here without its runtime headers.
+#include "../cuda/launch_plan.h"
 
 namespace mp {
 namespace {

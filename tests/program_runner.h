@@ -3,6 +3,7 @@
 #pragma once
 
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -48,6 +49,40 @@ inline Result result_of(int status, const fs::path& out, const fs::path& err) {
   fs::remove(err);
   return r;
 }
+
+// A file's identity and last change: a file not written again keeps both.
+struct Stamp {
+  ino_t inode;
+  timespec mtime;
+};
+inline Stamp stamp(const fs::path& p) {
+  struct stat st {};
+  EXPECT_EQ(::stat(p.c_str(), &st), 0) << p;
+  return {st.st_ino, st.st_mtim};
+}
+
+// A test with a folder of its own, empty at its start and removed at its end, named after the
+// test (and this process), in which it runs the program.
+class FolderTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const ::testing::TestInfo* t = ::testing::UnitTest::GetInstance()->current_test_info();
+    dir_ = fs::temp_directory_path() / ("mp_" + std::string(t->test_suite_name()) + "_" +
+                                        std::to_string(getpid()) + "_" + t->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  // The shell line `line` run in the folder, its exit and outputs.
+  Result run_line(const std::string& line) {
+    const std::string cmd = "cd '" + dir_.string() + "' && " + line + " >'" +
+                            (dir_ / ".stdout").string() + "' 2>'" + (dir_ / ".stderr").string() +
+                            "' </dev/null";
+    return result_of(std::system(cmd.c_str()), dir_ / ".stdout", dir_ / ".stderr");
+  }
+
+  fs::path dir_;
+};
 
 // Runs the shell line `cmd`, sends `sig` once `ready()` has returned and waits for it (killed,
 // and a failure, after `limit_s` seconds more); its wait status.

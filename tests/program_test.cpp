@@ -31,6 +31,7 @@
 #include "program_runner.h"
 #include "required.h"
 #include "variants.h"
+#include "version.h"
 
 namespace mp {
 namespace {
@@ -226,8 +227,11 @@ TEST_F(ProgramTest, ExperimentListNamesWhatTheCommandRuns) {
   std::istringstream in(list.out);
   std::string known;
   int names = 0;
-  for (std::string name; std::getline(in, name); ++names) {
+  for (std::string line; std::getline(in, line); ++names) {
+    // The name, then what the experiment asks.
+    const std::string name = line.substr(0, line.find(' '));
     ASSERT_FALSE(name.empty()) << list.out;
+    EXPECT_GT(line.size(), name.size() + 10) << "a line says what it asks: " << line;
     known += (known.empty() ? "" : ", ") + name;
     expect_one_line_error(run("experiment " + name, "CUDA_VISIBLE_DEVICES="), 3,
                           "needs a CUDA GPU");
@@ -235,6 +239,58 @@ TEST_F(ProgramTest, ExperimentListNamesWhatTheCommandRuns) {
   EXPECT_GT(names, 0);
   expect_one_line_error(run("experiment warp-speed"), 2, "(known: " + known + ")");
   expect_one_line_error(run("experiment --list dispatch"), 2, "--list takes no name");
+}
+
+// One definition of a view: F12's sidecar gives the view as Ctrl+C copies it (of the area beside
+// the panel, with that area's size), and render given it writes the pixels the window shows
+// there. The colours come from the GL shader in the window and its CPU twin in render, a level
+// apart at most.
+TEST_F(ProgramTest, WhatTheWindowShowsBesideThePanelIsWhatRenderWrites) {
+  if (!has_display()) GTEST_SKIP() << "no DISPLAY (scripts/test.sh runs this under Xvfb)";
+  if (!has_key_presser()) GTEST_SKIP() << "no XTest to press F12 with (libxtst-dev)";
+  const Result w = run_with_keys(
+      "--cpu --frames 1000 --width 640 --height 360 --iters 200 "
+      "--no-vsync --center -0.7453,0.1127 --span 0.02 --capture-dir '" +
+          dir_.string() + "'",
+      2.0, "window mandelpipe F12 w1500 Escape");
+  ASSERT_EQ(w.code, 0) << w.err;
+  std::optional<fs::path> sidecar, shot;
+  for (const auto& e : fs::directory_iterator(dir_)) {
+    if (e.path().extension() == ".json") sidecar = e.path();
+    if (e.path().extension() == ".png") shot = e.path();
+  }
+  ASSERT_TRUE(sidecar && shot) << w.out;
+  const nlohmann::json j = nlohmann::json::parse(slurp(*sidecar));
+  const nlohmann::json& v = j.at("view");
+  const int left = v.at("left"), width = v.at("width"), height = v.at("height");
+  EXPECT_GT(left, 0);
+  EXPECT_EQ(left + width, 640);
+  EXPECT_EQ(j.at("image_size").at("width"), 640);
+  EXPECT_EQ(j.at("mandelpipe"), std::string(kVersion));
+  EXPECT_EQ(v.at("center")[0], "-0.7453") << "the centre typed is the middle of what is seen";
+  const Result r =
+      run("render --cpu --out r.png --center " + v.at("center")[0].get<std::string>() + "," +
+          v.at("center")[1].get<std::string>() + " --span " + v.at("span").get<std::string>() +
+          " --iters 200 --width " + std::to_string(width) + " --height " + std::to_string(height));
+  ASSERT_EQ(r.code, 0) << r.err;
+  int ww = 0, wh = 0, rw = 0, rh = 0, n = 0;
+  unsigned char* win = stbi_load(shot->c_str(), &ww, &wh, &n, 4);
+  unsigned char* img = stbi_load((dir_ / "r.png").c_str(), &rw, &rh, &n, 4);
+  ASSERT_TRUE(win && img);
+  ASSERT_EQ(rw, width);
+  ASSERT_EQ(rh, wh);
+  long differing = 0;
+  for (int y = 0; y < rh; ++y)
+    for (int x = 0; x < rw; ++x)
+      for (int c = 0; c < 3; ++c)
+        if (std::abs(win[(y * ww + left + x) * 4 + c] - img[(y * rw + x) * 4 + c]) > 2) {
+          ++differing;
+          break;
+        }
+  stbi_image_free(win);
+  stbi_image_free(img);
+  // Pixels on the set's edge may escape on one side of a rounding and not the other.
+  EXPECT_LT(differing, rw * rh / 200) << differing << " of " << rw * rh << " pixels differ";
 }
 
 // A window resized past GL's texture limit (llvmpipe's is 16384) renders at
@@ -434,7 +490,12 @@ TEST_F(ProgramTest, RenderInterruptedLeavesNoFiles) {
       "--out x.png",
       1.0, SIGINT);
   EXPECT_EQ(r.signal, SIGINT) << "exit " << r.code << ": " << r.err;
-  EXPECT_LE(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  // One line for the stop, besides the progress said before it.
+  std::istringstream lines(r.err);
+  int others = 0;
+  for (std::string line; std::getline(lines, line);)
+    others += line.rfind("mandelpipe: rendering, ", 0) != 0;
+  EXPECT_LE(others, 1) << r.err;
   EXPECT_EQ(left_files(), std::vector<std::string>{});
 }
 
@@ -947,13 +1008,14 @@ TEST_F(ProgramTest, LCyclesThePalette) {
   EXPECT_EQ(r.out.find("final colour: palette ember,"), std::string::npos) << r.out;
 }
 
-// Automatic precision: at 480 pixels float tells pixels apart down to a span of about
-// 1.1e-4 here; one zoom in from 1.4e-4 passes it, and the CPU path renders with fp64 instead.
+// Automatic precision: the view fills the 255 pixels beside the panel of a 480-pixel window, where
+// float tells pixels apart down to a span of about 6.5e-5 here; one zoom in from 7e-5 passes it,
+// and the CPU path renders with fp64 instead.
 TEST_F(ProgramTest, ZoomingPastFloatRendersWithFp64UnlessPinned) {
   if (!has_display()) GTEST_SKIP() << "no DISPLAY (scripts/test.sh runs this under Xvfb)";
   if (!has_key_presser()) GTEST_SKIP() << "no XTest to press keys with (libxtst-dev)";
   const std::string window =
-      "--cpu --frames 3000 --width 480 --height 270 --center -0.75,0.1 --span 1.4e-4 --iters 64 "
+      "--cpu --frames 3000 --width 480 --height 270 --center -0.75,0.1 --span 7e-5 --iters 64 "
       "--no-vsync";
   const Result still = run_with_keys(window, 1.0, "Escape");
   ASSERT_EQ(still.code, 0) << still.err;

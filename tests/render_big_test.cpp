@@ -2,7 +2,6 @@
 // untiled renders, supersampling, zoom sequences with their JSON, colour settings in the sidecar,
 // progress, signals, bad values, a closed standard error and runs that share an output.
 #include <gtest/gtest.h>
-#include <png.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -22,6 +21,7 @@
 #include <vector>
 
 #include "io/colour_settings.h"
+#include "png_image.h"
 #include "program_runner.h"
 
 namespace mp {
@@ -31,43 +31,8 @@ namespace fs = std::filesystem;
 using program::Result;
 using program::slurp;
 
-struct Image {
-  int width = 0, height = 0;
-  std::vector<std::uint8_t> rgb;
-  const std::uint8_t* at(int x, int y) const {
-    return &rgb[(static_cast<std::size_t>(y) * width + x) * 3];
-  }
-};
-
-// Decoded by libpng's own reader, as RGB; empty if it is not a whole, valid PNG.
-Image read_png(const fs::path& file) {
-  png_image image{};
-  image.version = PNG_IMAGE_VERSION;
-  Image out;
-  if (!png_image_begin_read_from_file(&image, file.c_str())) return out;
-  image.format = PNG_FORMAT_RGB;
-  std::vector<std::uint8_t> rgb(PNG_IMAGE_SIZE(image));
-  if (!png_image_finish_read(&image, nullptr, rgb.data(), 0, nullptr)) {
-    png_image_free(&image);
-    return out;
-  }
-  out.width = static_cast<int>(image.width);
-  out.height = static_cast<int>(image.height);
-  out.rgb = std::move(rgb);
-  return out;
-}
-
-class RenderBigTest : public ::testing::Test {
+class RenderBigTest : public program::FolderTest {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("mp_render_big_test_" + std::to_string(getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
   std::string command(const std::string& args) const {
     return "cd '" + dir_.string() + "' && exec '" + program::binary() + "' " + args + " >'" +
            (dir_ / ".stdout").string() + "' 2>'" + (dir_ / ".stderr").string() + "' </dev/null";
@@ -76,6 +41,10 @@ class RenderBigTest : public ::testing::Test {
     return program::result_of(status, dir_ / ".stdout", dir_ / ".stderr");
   }
   Result run(const std::string& args) { return collect(std::system(command(args).c_str())); }
+  // The program under the test hooks' variables (`env`: NAME=VALUE ...).
+  Result run_with(const std::string& env, const std::string& args) {
+    return run_line("env " + env + " '" + program::binary() + "' " + args);
+  }
   // Started, sent `sig` `delay` seconds later, and waited for (killed after 60 s).
   Result run_and_signal(const std::string& args, double delay, int sig) {
     return collect(program::run_signalled(command(args), delay, sig, 60));
@@ -90,8 +59,6 @@ class RenderBigTest : public ::testing::Test {
     for (const auto& e : fs::directory_iterator(dir_)) names.push_back(e.path().filename());
     return names;
   }
-
-  fs::path dir_;
 };
 
 // 20000 columns are two pieces side by side (16384 + 3616); a pixel spacing of 2^-14 and dyadic
@@ -206,10 +173,17 @@ TEST_F(RenderBigTest, ZoomSequenceWritesNumberedFramesAndTheirParameters) {
     EXPECT_EQ(f["variant"], "fma4");
     EXPECT_EQ(f["palette"], "ember");
     EXPECT_TRUE(f.contains("density") && f.contains("offset") && f.contains("stripe"));
+    // Each frame's times, measured: the CPU reference's, the colouring and encoding's, the wall's.
+    for (const char* key : {"wall_ms", "cpu_render_ms", "colour_encode_ms"})
+      EXPECT_GT(f["timing"][key].get<double>(), 0) << k << " " << key;
+    EXPECT_EQ(f["png_level"], 1);
     if (k > 0)  // geometric: the same ratio from frame to frame
       EXPECT_NEAR(number(f["span"]) / number(j["frames"][k - 1]["span"]), std::pow(0.001, 0.25),
                   1e-12);
   }
+  EXPECT_EQ(j["run"]["frames_rendered"], 5);
+  EXPECT_GT(j["run"]["wall_ms"].get<double>(), 0);
+  EXPECT_NE(j["timing_measured"].get<std::string>().find("colour_encode_ms"), std::string::npos);
   // A frame is the still of its view: frame 2 re-rendered from its parameters alone.
   const auto& f2 = j["frames"][2];
   std::ostringstream still;
@@ -224,7 +198,117 @@ TEST_F(RenderBigTest, ZoomSequenceWritesNumberedFramesAndTheirParameters) {
   EXPECT_EQ(std::distance(fs::directory_iterator(dir_ / "seq"), fs::directory_iterator()), 6);
 }
 
+// The PNG's level changes its bytes, never its pixels: 4000x1100 is two bands (1048 and 52
+// rows), each in blocks of 87 rows that do not divide it, encoded on every core.
+TEST_F(RenderBigTest, EveryPngLevelGivesThePixelsOfTheDefault) {
+  const std::string view =
+      "render --cpu --width 4000 --height 1100 --center -0.745,0.113 --span 0.05 --iters 40 ";
+  const Result r = run(view + "--out default.png");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("4000x1100 in 2 bands of 1048 rows"), std::string::npos) << r.err;
+  const Image reference = read_png(dir_ / "default.png");
+  ASSERT_EQ(reference.width, 4000);
+  std::uintmax_t stored = 0, smallest = 0;
+  for (const int level : {0, 1, 9}) {
+    const std::string name = "l" + std::to_string(level) + ".png";
+    ASSERT_EQ(run(view + "--png-level " + std::to_string(level) + " --out " + name).code, 0);
+    EXPECT_EQ(read_png(dir_ / name).rgb, reference.rgb) << "level " << level;
+    const auto j = nlohmann::json::parse(slurp(dir_ / fs::path(name).replace_extension(".json")));
+    EXPECT_EQ(j["parameters"]["png_level"], level);
+    if (level == 0) stored = fs::file_size(dir_ / name);
+    if (level == 9) smallest = fs::file_size(dir_ / name);
+  }
+  EXPECT_EQ(slurp(dir_ / "l1.png"), slurp(dir_ / "default.png")) << "the default is level 1";
+  EXPECT_GT(stored, 4000u * 1100 * 3) << "level 0 stores";
+  EXPECT_LT(smallest, fs::file_size(dir_ / "l1.png"));
+  const auto j = nlohmann::json::parse(slurp(dir_ / "default.json"));
+  EXPECT_EQ(j["tiling"]["png_block_rows"], 87);
+  for (const char* key : {"wall_ms", "cpu_render_ms", "render_ms", "colour_encode_ms", "write_ms"})
+    EXPECT_GT(j["timing"][key].get<double>(), 0) << key;
+}
+
+// --devices: "all" or a list of device numbers, each once; a device that is not there (here:
+// none is, or not that many) is refused before any work; with --cpu it has no meaning.
+TEST_F(RenderBigTest, BadDevicesAreOneLineAndExitCode2) {
+  for (const char* bad : {"-1", "0,0", "''", "0,", ",1", "a", "1.5", "all,0"})
+    for (const char* command : {"render --out x.png", "bench"})
+      expect_one_line_error(run(std::string(command) + " --devices " + bad), "--devices: ");
+  expect_one_line_error(run("render --out x.png --devices 99"), "--devices: there is no device 99");
+  expect_one_line_error(run("bench --devices 99"), "--devices: there is no device 99");
+  expect_one_line_error(run("render --cpu --out x.png --devices 0"), "--devices: not with --cpu");
+  EXPECT_EQ(files(), std::vector<std::string>{});
+}
+
+// The queue of bands with several workers (CPU ones here, the test hook standing in for GPUs):
+// the image is the one worker's byte for byte, whichever worker took which band, and the
+// sidecar names each worker and the bands it rendered.
+TEST_F(RenderBigTest, SeveralWorkersRenderTheImageOfOne) {
+  const std::string still =
+      "render --cpu --width 300 --height 60000 --center -0.745,0.113 --span 0.05 --iters 60 ";
+  const Result one = run(still + "--out one.png");
+  ASSERT_EQ(one.code, 0) << one.err;
+  const Result three = run_with("MANDELPIPE_TEST_CPU_WORKERS=3", still + "--out three.png");
+  ASSERT_EQ(three.code, 0) << three.err;
+  EXPECT_NE(three.out.find("3 CPU reference workers"), std::string::npos) << three.out;
+  EXPECT_EQ(slurp(dir_ / "three.png"), slurp(dir_ / "one.png"));
+  const auto j = nlohmann::json::parse(slurp(dir_ / "three.json"));
+  ASSERT_EQ(j["workers"].size(), 3u);
+  std::set<int> bands;
+  int counted = 0;
+  for (const auto& [worker, list] : j["rendered_on"].items())
+    for (const auto& b : list) {
+      bands.insert(b.get<int>());
+      ++counted;
+    }
+  EXPECT_EQ(counted, j["tiling"]["bands"].get<int>());
+  EXPECT_EQ(bands.size(), static_cast<std::size_t>(j["tiling"]["bands"].get<int>()));
+  int summed = 0;
+  for (const auto& w : j["workers"]) summed += w["bands"].get<int>();
+  EXPECT_EQ(summed, counted);
+}
+
+// A worker that fails as a GPU does (the test hook) leaves its band and the rest to the others:
+// the run says so, the image is the same, the sidecar names the failure and the band redone.
+// Where every worker fails, the run ends with the error and leaves no file of the image, while a
+// sequence keeps the frames written before.
+TEST_F(RenderBigTest, AFailedWorkersBandsAreRenderedByAnother) {
+  const std::string still =
+      "render --cpu --width 300 --height 60000 --center -0.745,0.113 --span 0.05 --iters 60 ";
+  ASSERT_EQ(run(still + "--out one.png").code, 0);
+  const Result r = run_with("MANDELPIPE_TEST_CPU_WORKERS=2 MANDELPIPE_TEST_FAIL_WORKER=1:1",
+                            still + "--out two.png");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("2 of 2 failed: injected failure (MANDELPIPE_TEST_FAIL_WORKER); band "),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.out.find("1 of 2 workers failed and the others rendered their bands"),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(slurp(dir_ / "two.png"), slurp(dir_ / "one.png"));
+  const auto j = nlohmann::json::parse(slurp(dir_ / "two.json"));
+  EXPECT_EQ(j["workers"][1]["failed"], "injected failure (MANDELPIPE_TEST_FAIL_WORKER)");
+  EXPECT_EQ(j["workers"][1]["bands"], 1);
+  EXPECT_EQ(j["workers"][1]["redone_by_others"].size(), 1u);
+  EXPECT_FALSE(j["workers"][0].contains("failed"));
+
+  const Result all = run_with("MANDELPIPE_TEST_FAIL_WORKER=0:1", still + "--out none.png");
+  EXPECT_EQ(all.code, 1) << all.err;
+  EXPECT_NE(all.err.find("injected failure"), std::string::npos) << all.err;
+  EXPECT_FALSE(fs::exists(dir_ / "none.png"));
+  const Result seq = run_with("MANDELPIPE_TEST_FAIL_WORKER=0:2",
+                              "render --cpu --width 64 --height 48 --zoom-to -0.7,0.1,0.1 "
+                              "--frames 5 --out seq");
+  EXPECT_EQ(seq.code, 1) << seq.err;
+  const auto listing = nlohmann::json::parse(slurp(dir_ / "seq" / "frames.json"));
+  EXPECT_EQ(listing["frames"].size(), 2u);
+  EXPECT_TRUE(fs::exists(dir_ / "seq" / "frame-00001.png"));
+  EXPECT_FALSE(fs::exists(dir_ / "seq" / "frame-00002.png"));
+}
+
 TEST_F(RenderBigTest, BadValuesAreOneLineAndExitCode2) {
+  for (const char* level : {"-1", "10", "1.5", "''", "fast"})
+    expect_one_line_error(run("render --cpu --out x.png --png-level " + std::string(level)),
+                          "--png-level: must be a whole number from 0");
   expect_one_line_error(run("render --cpu --out x.png --ss 5"), "--ss");
   expect_one_line_error(run("render --cpu --out x.png --ss 1.5"), "--ss");
   expect_one_line_error(run("render --cpu --out x.png --density 9"), "--density");
@@ -261,6 +345,35 @@ TEST_F(RenderBigTest, SigintMidRenderLeavesNoFileAndShowsProgress) {
   EXPECT_NE(r.err.find("20000x20000 in 79 bands"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("working memory"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("/79, "), std::string::npos) << "no progress after 4 s: " << r.err;
+}
+
+// A heavy image of one band (all of it inside the set at 4000 iterations: about 3 s on two
+// cores) says how far it is within a second of its start and every second after, not only once
+// its band is done.
+TEST_F(RenderBigTest, ProgressComesWithinASecondWhateverTheBand) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const Result r = run(
+      "render --cpu --center -0.2,0 --span 0.3 --width 640 --height 360 --iters 4000 --out p.png");
+  const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  ASSERT_EQ(r.code, 0) << r.err;
+  // "mandelpipe: rendering, 29%, 0.8 s": the times said, in order.
+  std::vector<double> said;
+  std::istringstream lines(r.err);
+  for (std::string line; std::getline(lines, line);) {
+    const std::size_t pct = line.find("%, ");
+    if (line.rfind("mandelpipe: rendering, ", 0) == 0 && pct != std::string::npos)
+      said.push_back(std::stod(line.substr(pct + 3)));
+  }
+  if (total < 1.2) GTEST_SKIP() << "the render took " << total << " s here: too fast to need it";
+  ASSERT_FALSE(said.empty()) << r.err;
+  // The program says it every 0.75 s after runs of 0.2 s: under a second. The bounds leave half
+  // a second for a machine whose other work slows a run (the silence this replaced was the whole
+  // render).
+  constexpr double kBound = 1.5;
+  EXPECT_LE(said.front(), kBound) << r.err;
+  for (std::size_t i = 1; i < said.size(); ++i) EXPECT_LE(said[i] - said[i - 1], kBound) << r.err;
+  // And from the last line to the end (the colouring and the file after it included).
+  EXPECT_LE(total - said.back(), kBound + 0.5) << r.err;
 }
 
 // One precision rule, the window's: past float, fp64 on the CPU; past double, perturbation (in

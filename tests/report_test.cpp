@@ -113,6 +113,17 @@ TEST(BenchReport, MarkdownSaysWhichOrder) {
   EXPECT_NE(md.find("| B | fma4 | cost |"), std::string::npos) << md;
 }
 
+// A variant whose loop lists paths a step chooses between has a bound that is an upper one: its
+// % of bound says so in its own cell, where a writer copying the row would otherwise quote it.
+TEST(BenchReport, MarkdownMarksAPercentOfAnUpperBound) {
+  BenchReport rep = two_rows();
+  rep.rows[1].loop_branches = 3;
+  rep.rows[1].metrics.fraction_of_bound = 7.2;
+  const std::string md = format_bench(rep, OutputFormat::Markdown);
+  EXPECT_NE(md.find("| 720.0% (of an upper bound) |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| 75.0% |"), std::string::npos) << md;
+}
+
 // What CUPTI would give a launch: FMA, ALU and issue counted, the other pipes not.
 CounterFigures read_figures() {
   CounterFigures c;

@@ -617,5 +617,33 @@ TEST(SassLoader, ARelativePathEntryIsNeverSearched) {
   EXPECT_EQ(found, expected);
 }
 
+// Without cuobjdump the SASS view and the model read the SASS the project captured from its own
+// build of the architecture (compiled into the program), and say so and what brings cuobjdump.
+TEST(SassLoader, WithoutCuobjdumpTheCapturedSassIsShown) {
+  for (const int arch : {75, 80, 86, 89, 90}) {
+    const std::string name = "sm_" + std::to_string(arch);
+    const LoadedSass s = captured_sass(name, cuobjdump_missing());
+    ASSERT_TRUE(s.ok()) << name << ": " << s.source;
+    EXPECT_TRUE(s.captured);
+    EXPECT_EQ(s.arch, name);
+    // The listings are those of the captured fixture, as the fixtures' own test reads them.
+    for (const VariantInfo& v : all_variants()) {
+      const LoopListing* l = s.loop(v.id, sass::KernelBuild::Plain);
+      ASSERT_TRUE(l) << name << " " << v.name;
+      EXPECT_EQ(l->arch, arch);
+      EXPECT_FALSE(l->code.empty());
+    }
+    EXPECT_NE(s.source.find("captured from its " + name + " build"), std::string::npos) << s.source;
+    EXPECT_NE(s.source.find("cuobjdump not found"), std::string::npos) << s.source;
+    EXPECT_NE(s.source.find("apt-get install cuda-cuobjdump-"), std::string::npos) << s.source;
+  }
+  EXPECT_FALSE(captured_sass("sm_100", "why").ok()) << "none captured: nothing shown";
+  // The loader falls back to it where no cuobjdump is found at all.
+  if (!find_cuobjdump().empty()) GTEST_SKIP() << "cuobjdump is installed: the loader reads it";
+  const LoadedSass s = load_kernel_sass(self_executable(), 90);
+  EXPECT_TRUE(s.captured);
+  EXPECT_TRUE(s.ok()) << s.source;
+}
+
 }  // namespace
 }  // namespace mp

@@ -75,20 +75,20 @@ TEST(BenchViews, ViewsAndZoomParsed) {
   const ParseResult r = parse({"bench", "--view", "-0.75,0.1,0.01,2048", "--view", "0,1,2,64",
                                "--width", "640", "--height", "360"});
   ASSERT_TRUE(r.options) << r.err;
-  ASSERT_EQ(r.options->bench_views.size(), 2u);
-  EXPECT_EQ(r.options->bench_views[0], *parse_view("-0.75", "0.1", "0.01", 2048));
-  EXPECT_EQ(r.options->bench_views[1], *parse_view("0", "1", "2", 64));
-  EXPECT_EQ(r.options->width, 640);
-  EXPECT_EQ(r.options->height, 360);
+  ASSERT_EQ(std::get<BenchOptions>(*r.options).views.size(), 2u);
+  EXPECT_EQ(std::get<BenchOptions>(*r.options).views[0], *parse_view("-0.75", "0.1", "0.01", 2048));
+  EXPECT_EQ(std::get<BenchOptions>(*r.options).views[1], *parse_view("0", "1", "2", 64));
+  EXPECT_EQ(std::get<BenchOptions>(*r.options).width, 640);
+  EXPECT_EQ(std::get<BenchOptions>(*r.options).height, 360);
   const ParseResult z = parse({"bench", "--zoom", "-1.25,0.02", "--from", "0.5", "--to", "1e-6",
                                "--steps", "20", "--iters", "3000"});
   ASSERT_TRUE(z.options) << z.err;
-  ASSERT_TRUE(z.options->bench_zoom);
-  EXPECT_EQ(z.options->bench_zoom->steps, 20);
-  EXPECT_EQ(z.options->bench_zoom->iters, 3000u);
-  EXPECT_EQ(z.options->bench_zoom->to, to_floatexp(1e-6));
-  EXPECT_EQ(z.options->width, 3840);  // bench's default size
-  EXPECT_EQ(z.options->height, 2160);
+  ASSERT_TRUE(std::get<BenchOptions>(*z.options).zoom);
+  EXPECT_EQ(std::get<BenchOptions>(*z.options).zoom->steps, 20);
+  EXPECT_EQ(std::get<BenchOptions>(*z.options).zoom->iters, 3000u);
+  EXPECT_EQ(std::get<BenchOptions>(*z.options).zoom->to, to_floatexp(1e-6));
+  EXPECT_EQ(std::get<BenchOptions>(*z.options).width, 3840);  // bench's default size
+  EXPECT_EQ(std::get<BenchOptions>(*z.options).height, 2160);
 }
 
 TEST(BenchViews, BadValuesGiveOneLineAndExit2) {

@@ -20,7 +20,7 @@ namespace {
 const std::vector<std::string> kPalettes = {"ember", "ocean", "grey"};
 
 ViewTextResult parse(const std::string& text, const ViewState& current = {}) {
-  return parse_view_text(text, current, kPalettes);
+  return parse_view_text(text, current);
 }
 
 bool same_bits(double a, double b) {
@@ -144,6 +144,30 @@ TEST(ViewText, ToleratesWhatPeopleTypeAndPaste) {
   EXPECT_EQ(partial.state.view.span, to_floatexp(0.5));
 }
 
+// A render command line shows a view too: pasted, its view is taken and render's own options
+// (the file, the size, supersampling, a zoom sequence) are left aside and named.
+TEST(ViewText, TakesTheViewOfARenderLine) {
+  ViewState current;
+  current.palette = "grey";
+  const ViewTextResult r = parse(
+      "mandelpipe render --center -1.25,0.5 --span 0.01 --iters 300 --out x.png --width 640 "
+      "--height=360 --ss 2 --cpu --variant fma5 --zoom-to 0,0,1e-5 --frames 30",
+      current);
+  ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_EQ(r.state.view, *parse_view("-1.25", "0.5", "0.01", 300));
+  EXPECT_EQ(r.state.variant, VariantId::Fma5);
+  EXPECT_EQ(r.state.palette, "grey") << "left out: kept";
+  EXPECT_EQ(r.left_aside, (std::vector<std::string>{"--out", "--width", "--height", "--ss", "--cpu",
+                                                    "--zoom-to", "--frames"}));
+  // Its own options' values are left unread; the view's are checked as ever.
+  EXPECT_TRUE(parse("render --out notes.txt --center 0,0").ok);
+  EXPECT_FALSE(parse("render --out x.png --center nan,0").ok);
+  // The window's line takes a size as render's does.
+  const ViewTextResult sized = parse("mandelpipe --span 2 --width 800 --height 600", current);
+  ASSERT_TRUE(sized.ok) << sized.error;
+  EXPECT_EQ(sized.left_aside, (std::vector<std::string>{"--width", "--height"}));
+}
+
 TEST(ViewText, RefusesWhatIsNotAView) {
   struct Case {
     const char* text;
@@ -153,7 +177,7 @@ TEST(ViewText, RefusesWhatIsNotAView) {
       {"  \n", "empty"},
       {"mandelpipe", "empty"},
       {"hello world", "'hello'"},
-      {"mandelpipe render --center 0,0", "'render'"},
+      {"mandelpipe bench --center 0,0", "'bench'"},
       {"--center nan,0", "--center"},
       {"--center 0,inf", "--center"},
       {"--center 1", "--center"},
@@ -172,13 +196,11 @@ TEST(ViewText, RefusesWhatIsNotAView) {
       {"--offset -0.1", "--offset"},
       {"--offset nan", "--offset"},
       {"--stripe 2", "--stripe"},
-      {"--ss 2", "--ss is not part of a view"},
-      {"--out x.png", "--out is not part of a view"},
-      {"--zoom-to 0,0,1", "--zoom-to is not part of a view"},
+      {"--overlay", "--overlay is not part of a view"},
+      {"--open-experiment dispatch", "--open-experiment is not part of a view"},
       {"--span", "--span: needs a value"},
       {"--span 1 --span 2", "given twice"},
-      {"--width 640", "--width is not part of a view"},
-      {"--frames=3", "--frames is not part of a view"},
+      {"render --out", "--out: needs a value"},
       {"--help", "--help is not part of a view"},
   };
   for (const Case& c : cases) {
@@ -215,8 +237,8 @@ TEST(ViewText, CopiedTextIsAWindowCommandLine) {
     for (std::string w; words >> w;) args.push_back(w);
     const ParseResult r = parse_command_line(args);
     ASSERT_TRUE(r.options) << text << ": " << r.err;
-    const Options& o = *r.options;
-    EXPECT_EQ(o.command, Command::Window) << text;
+    ASSERT_EQ(command_of(*r.options), Command::Window) << text;
+    const WindowOptions& o = std::get<WindowOptions>(*r.options);
     ASSERT_TRUE(same_bits(o.view.center_x, s.view.center_x)) << text;
     ASSERT_TRUE(same_bits(o.view.center_y, s.view.center_y)) << text;
     ASSERT_TRUE(same_bits(o.view.span, s.view.span)) << text;

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <map>
 #include <string>
 #include <utility>
@@ -328,6 +329,77 @@ TEST(WindowPlaces, NewContentFitsTheHeightThisFrameAndTheNext) {
   EXPECT_TRUE(places.refit("Compare", false));
   EXPECT_FALSE(places.refit("Compare", false));
   EXPECT_FALSE(places.refit("Experiments", false)) << "each window counts its own frames";
+}
+
+// The window at the sizes and UI scales people use: ImGui's default font at round(15 x scale) px,
+// 7/13 of it a character (ProggyClean), and the style's sizes scaled (imgui_layer.cpp).
+struct Size {
+  float width, height, ui;
+  float em() const { return std::round(kEm * ui); }
+  float line() const { return em() + 4 * ui; }  // the font and ItemSpacing.y under it
+  std::string name() const {
+    return std::to_string(static_cast<int>(width)) + "x" +
+           std::to_string(static_cast<int>(height)) + " at UI x" + std::to_string(ui);
+  }
+};
+constexpr Size kSizes[] = {{800, 600, 1},     {1280, 720, 1},     {1920, 1080, 1},
+                           {800, 600, 1.25f}, {1280, 720, 1.25f}, {1920, 1080, 1.25f}};
+
+float text_px(const std::string& text, float em) {
+  return static_cast<float>(text.size()) * em * 7 / 13;
+}
+
+// overlay.cpp's natural columns, in the same terms.
+OverlayColumns natural_overlay(const Size& s) {
+  const float gap = 8 * s.ui, em = s.em();
+  return {gap,
+          text_px("SM active", em) + gap,
+          110 * s.ui,
+          text_px("100.0", em) + gap,
+          text_px("+000.0", em) + gap,
+          80 * s.ui,
+          text_px("0.000 ms <- limits (both)", em)};
+}
+
+TEST(Layout, ThePanelTakesTheWholeHeightAtEverySize) {
+  for (const Size& s : kSizes) {
+    const ScreenGeometry g = ScreenGeometry::of({0, 0, s.width, s.height}, s.em(), s.line());
+    const Rect p = g.panel_column();
+    EXPECT_FLOAT_EQ(p.bottom(), s.height - g.pad) << s.name();
+    EXPECT_LE(p.right(), s.width / 2) << s.name() << ": the view keeps over half the width";
+    // The panel's size is the size's and the UI scale's alone: back at a scale, it is as it was.
+    const ScreenGeometry again = ScreenGeometry::of({0, 0, s.width, s.height}, s.em(), s.line());
+    EXPECT_EQ(text(again.panel_column()), text(p)) << s.name();
+  }
+}
+
+// The overlay sits at the right of the band beside the panel, as wide as its columns and padding:
+// at every size its columns fit that band, so it never reaches over the panel.
+TEST(Layout, TheOverlayKeepsClearOfThePanelAtEverySize) {
+  for (const Size& s : kSizes) {
+    const ScreenGeometry g = ScreenGeometry::of({0, 0, s.width, s.height}, s.em(), s.line());
+    const Rect band = g.banner_band(0);
+    const float padding = 2 * 8 * s.ui;
+    const OverlayColumns c = fit_overlay_columns(natural_overlay(s), band.w - padding, 40 * s.ui);
+    const Rect overlay{band.right() - c.width() - padding, band.bottom() + g.pad,
+                       c.width() + padding, kGpuOverlayHeight * s.ui};
+    EXPECT_FALSE(overlay.overlaps(g.panel_column())) << s.name();
+    EXPECT_GE(overlay.x, g.panel_column().right() + g.pad - 0.01f) << s.name();
+    EXPECT_GE(c.bar, 40 * s.ui) << s.name() << ": the bars stay readable";
+    // Where there is room, all of it: at full HD and at 1280x720 at x1.
+    if (s.width >= 1280 && s.ui == 1)
+      EXPECT_FLOAT_EQ(c.width(), natural_overlay(s).width()) << s.name();
+  }
+  // The order things give way in: the history first, then the bars, then the note.
+  const OverlayColumns n{8, 80, 110, 48, 56, 80, 200};
+  EXPECT_FLOAT_EQ(fit_overlay_columns(n, n.width() - 50, 40).plot, 30);
+  EXPECT_FLOAT_EQ(fit_overlay_columns(n, n.width() - 70, 40).plot, 0) << "under half a bar";
+  const OverlayColumns bars = fit_overlay_columns(n, n.width() - 120, 40);
+  EXPECT_FLOAT_EQ(bars.bar, 70);
+  EXPECT_FLOAT_EQ(bars.note, 200);
+  const OverlayColumns least = fit_overlay_columns(n, n.width() - 200, 40);
+  EXPECT_FLOAT_EQ(least.bar, 40);
+  EXPECT_FLOAT_EQ(least.note, 0);
 }
 
 }  // namespace

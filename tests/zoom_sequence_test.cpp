@@ -20,6 +20,8 @@ namespace {
 namespace fs = std::filesystem;
 
 using program::Result;
+using program::stamp;
+using program::Stamp;
 
 // Frames heavy enough (deep interior at 20000 iterations) that a signal lands between them.
 const std::string kSlow =
@@ -27,17 +29,8 @@ const std::string kSlow =
     "--zoom-to -0.7435,0.1314,0.003 --frames 24 --out seq";
 constexpr int kSlowFrames = 24;
 
-class ZoomSequenceTest : public ::testing::Test {
+class ZoomSequenceTest : public program::FolderTest {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("mp_zoom_sequence_test_" + std::to_string(getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
   std::string command(const std::string& args, const std::string& tag = "") const {
     return "cd '" + dir_.string() + "' && exec '" + program::binary() + "' " + args + " >'" +
            (dir_ / (".stdout" + tag)).string() + "' 2>'" + (dir_ / (".stderr" + tag)).string() +
@@ -92,19 +85,8 @@ class ZoomSequenceTest : public ::testing::Test {
     EXPECT_NE(r.err.find(fragment), std::string::npos) << r.err;
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << "one line: " << r.err;
   }
-
-  fs::path dir_;
 };
 
-struct Stamp {
-  ino_t inode;
-  timespec mtime;
-};
-Stamp stamp(const fs::path& p) {
-  struct stat st {};
-  EXPECT_EQ(::stat(p.c_str(), &st), 0) << p;
-  return {st.st_ino, st.st_mtim};
-}
 bool later_or_same(const timespec& a, const timespec& b) {
   return a.tv_sec != b.tv_sec ? a.tv_sec > b.tv_sec : a.tv_nsec >= b.tv_nsec;
 }

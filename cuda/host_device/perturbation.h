@@ -128,6 +128,20 @@ struct PerturbTally {
   }
 };
 
+// (tx + i ty)(x + i y) + (cx + i cy), the step's product in double or float. On the GPU with c
+// inside the products' FMAs: 4 instructions where nvcc's contraction of the plain form leaves 6
+// (the CPU, without FMA instructions in its baseline, keeps the plain form).
+template <class T>
+MP_HD void product_plus(T tx, T ty, T x, T y, T cx, T cy, T& nx, T& ny) {
+#ifdef __CUDA_ARCH__
+  nx = ::fma(tx, x, ::fma(-ty, y, cx));
+  ny = ::fma(tx, y, ::fma(ty, x, cy));
+#else
+  nx = tx * x - ty * y + cx;
+  ny = tx * y + ty * x + cy;
+#endif
+}
+
 // The delta's arithmetic, one struct per number format: its value, its bilinear entry, a step,
 // an approximation, and the conversions from a pixel's dc and for the tests on z = Z + d.
 struct DeltaDouble {
@@ -138,8 +152,9 @@ struct DeltaDouble {
   using Bla = BlaD;
   static constexpr bool kFloat = false;
   MP_HD static Value step(Value d, RefPoint z, Value dc, const RefPoint* = nullptr) {
-    const double tx = 2 * z.x + d.x, ty = 2 * z.y + d.y;
-    return {tx * d.x - ty * d.y + dc.x, tx * d.y + ty * d.x + dc.y};
+    Value n;
+    product_plus(2 * z.x + d.x, 2 * z.y + d.y, d.x, d.y, dc.x, dc.y, n.x, n.y);
+    return n;
   }
   // |d| <= sqrt(2) max(|x|, |y|): no squares, which would leave double's range long before d.
   MP_HD static bool holds(const Bla& b, Value d) {
@@ -204,8 +219,7 @@ struct DeltaExp {
     // Elsewhere d s, if it is 0 or short of bits, is below Z's last bit: |d| < 2^-958 there.
     const double tx = 2 * z.x + d.x * d.s, ty = 2 * z.y + d.y * d.s;
     Value n = d;
-    n.x = tx * d.x - ty * d.y + d.cx;
-    n.y = tx * d.y + ty * d.x + d.cy;
+    product_plus(tx, ty, d.x, d.y, d.cx, d.cy, n.x, n.y);
     const double big = ::fmax(::fabs(n.x), ::fabs(n.y));
     if (big >= 0x1p64 || big < 0x1p-64) return rescaled(n.x, n.y, n.e, dc);
     return n;
@@ -292,8 +306,7 @@ struct DeltaFloat {
     // Here d s, if 0 or short of bits, is under 2^-78, below the last bit of 2Z (over 2^-51).
     const float tx = 2 * z.x + d.x * d.s, ty = 2 * z.y + d.y * d.s;
     Value n = d;
-    n.x = tx * d.x - ty * d.y + d.cx;
-    n.y = tx * d.y + ty * d.x + d.cy;
+    product_plus(tx, ty, d.x, d.y, d.cx, d.cy, n.x, n.y);
     const float big = ::fmaxf(::fabsf(n.x), ::fabsf(n.y));
     if (big >= 0x1p48f || big < 0x1p-48f) return rescaled(n.x, n.y, n.e, dc);
     return n;

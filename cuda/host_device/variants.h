@@ -148,7 +148,7 @@ struct SinRatio : FloatVariant {
   static constexpr bool kAux = true;
   static constexpr const char* kName = "sin-ratio";
   static constexpr const char* kSummary =
-      "fma4 + the __sinf count per step that balances XU against FMA/issue on this GPU";
+      "fma4 + as many __sinf per step as balance XU against FMA/issue on its architecture";
   static constexpr InstrMix step_mix(int arch) {
     const int m = sines_per_step(arch);
     return {4 + 2.0 * m, 0, double(m), 0, 0};
@@ -357,24 +357,24 @@ struct PerturbVariant {
   static constexpr Shape kShape = Shape::Pixel;
   static constexpr bool kPerturbation = true;
 };
-// d' = (2Z + d) d + dc in double: 2Z + d (2 DFMA), the complex product and dc (2 DMUL, 2 DFMA,
-// 2 DADD) on the FP64 pipe, and Z's load. Differences down to 2^-990 (kDoubleDeltaExponent).
+// d' = (2Z + d) d + dc in double: 2Z + d (2 DFMA) and the complex product with dc inside its
+// FMAs (4 DFMA) on the FP64 pipe, and Z's load. Differences down to 2^-990 (kDoubleDeltaExponent).
 struct PerturbDouble : PerturbVariant {
   using Delta = DeltaDouble;
   static constexpr DeltaFormat kFormat = DeltaFormat::Double;
   static constexpr const char* kName = "perturb";
   static constexpr const char* kSummary =
       "perturbation from an MPFR reference orbit, differences in double: FP64 pipe + Z's load";
-  static constexpr InstrMix step_mix(int) { return {0, 0, 0, 8, 0, 1}; }
-  // Per step: the 8, z = Z + d and |z|^2 against the bailout and |d|^2 (8 more FP64), Z's one
+  static constexpr InstrMix step_mix(int) { return {0, 0, 0, 6, 0, 1}; }
+  // Per step: the 6, z = Z + d and |z|^2 against the bailout and |d|^2 (8 more FP64), Z's one
   // 128-bit load and the rebase's predicated load of Z_0 (LSU), the counters and the rebase's
   // predicated moves (IMAD.MOV on the FMA pipe, moves and compares on the ALU pipe, which ptxas
   // balances differently on sm_90), two branches.
-  static constexpr LoopMixes kLoop{{12, 7, 0, 16, 2, 2},
-                                   {12, 7, 0, 16, 2, 2},
-                                   {13, 6, 0, 16, 2, 2},
-                                   {13, 6, 0, 16, 2, 2},
-                                   {13, 3, 0, 16, 6, 2}};
+  static constexpr LoopMixes kLoop{{16, 7, 0, 14, 2, 2},
+                                   {12, 7, 0, 14, 2, 2},
+                                   {13, 6, 0, 14, 2, 2},
+                                   {13, 6, 0, 14, 2, 2},
+                                   {13, 3, 0, 14, 6, 2}};
 };
 // The same step with the difference's exponent kept apart (DeltaExp): any depth. In units of its
 // exponent a step is perturb's and two multiplies; the exponent moves, and the scale and dc made
@@ -385,16 +385,16 @@ struct PerturbExtended : PerturbVariant {
   static constexpr const char* kName = "perturb-x";
   static constexpr const char* kSummary =
       "perturbation, differences with an exponent of their own: any depth, integer work beside";
-  // perturb's 8 and d's scale into 2Z + d (2 DMUL), and Z's load.
-  static constexpr InstrMix step_mix(int) { return {0, 0, 0, 10, 0, 1}; }
+  // perturb's 6 and d's scale into 2Z + d (2 DMUL), and Z's load.
+  static constexpr InstrMix step_mix(int) { return {0, 0, 0, 8, 0, 1}; }
   // The loop as listed holds the rare paths inline (rescaling, the first step from 0, a Z as
   // small as d, a rebase's new exponent): a step runs few of them, so the listing's mix is far
   // more than a step issues (docs/model.md says what was tried to take them out of it).
-  static constexpr LoopMixes kLoop{{107, 195, 0, 107, 126, 2},
-                                   {109, 195, 0, 107, 110, 2},
-                                   {109, 195, 0, 107, 110, 2},
-                                   {109, 195, 0, 107, 110, 2},
-                                   {122, 179, 0, 107, 113, 2}};
+  static constexpr LoopMixes kLoop{{108, 195, 0, 105, 126, 2},
+                                   {110, 195, 0, 105, 110, 2},
+                                   {110, 195, 0, 105, 110, 2},
+                                   {110, 195, 0, 105, 110, 2},
+                                   {123, 179, 0, 105, 113, 2}};
 };
 
 // DeltaExp's scheme in float (DeltaFloat): the step on the FMA pipe instead of FP64, Z as a float
@@ -407,16 +407,16 @@ struct PerturbFloat : PerturbVariant {
   static constexpr const char* kName = "perturb-f";
   static constexpr const char* kSummary =
       "perturbation, float differences with an exponent of their own: FMA pipe, 24 bits";
-  // 2Z + d s and the complex product with dc (8 FFMA/FMUL), and Z's load.
-  static constexpr InstrMix step_mix(int) { return {8, 0, 0, 0, 0, 1}; }
+  // 2Z + d s (2 FFMA) and the complex product with dc inside its FMAs (4 FFMA), and Z's load.
+  static constexpr InstrMix step_mix(int) { return {6, 0, 0, 0, 0, 1}; }
   // As listed, with the rare paths: the exponent's arithmetic in double (FP64) where Z is near 0
   // and where a value falls below float's range, its conversions to and from float (F2F on the
   // XU pipe), and the wide Z's loads there (LSU).
-  static constexpr LoopMixes kLoop{{226, 356, 34, 141, 227, 3},
-                                   {226, 356, 34, 141, 190, 3},
-                                   {226, 356, 34, 141, 190, 3},
-                                   {226, 356, 34, 141, 190, 3},
-                                   {224, 337, 34, 141, 205, 3}};
+  static constexpr LoopMixes kLoop{{202, 362, 34, 141, 237, 3},
+                                   {200, 362, 34, 141, 201, 3},
+                                   {200, 362, 34, 141, 201, 3},
+                                   {200, 362, 34, 141, 201, 3},
+                                   {230, 337, 34, 141, 204, 3}};
 };
 
 // Steps per trip of the loop the model reads (the long blocks' where a variant has them).

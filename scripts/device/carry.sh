@@ -12,10 +12,11 @@ mkdir -p "$stage/lib"
 cp "$build/mandelpipe" "$build"/tests/*_tests "$stage/"
 rm -f "$stage/core_tests" "$stage/experiment_model_tests"
 cp -L /lib/x86_64-linux-gnu/libstb.so.0 "$stage/lib/"
-# MPFR and GMP (deep views' reference orbits) and OpenEXR's libraries, where the GPU machine's
-# image may lack them.
+# MPFR and GMP (deep views' reference orbits), OpenEXR's libraries and Open MPI's (render over
+# ranks; loaded at start whether or not mpirun started it), where the GPU machine's image may
+# lack them.
 ldd "$build/mandelpipe" "$build"/tests/*_tests 2>/dev/null |
-  awk '/=> \// && $1 ~ /^lib(mpfr|gmp|OpenEXR|Iex|IlmThread|Imath|deflate)/ {print $3}' | sort -u |
+  awk '/=> \// && $1 ~ /^lib(mpfr|gmp|OpenEXR|Iex|IlmThread|Imath|deflate|mpi|open-rte|open-pal|hwloc|event_|udev)/ {print $3}' | sort -u |
   while read -r lib; do cp -L "$lib" "$stage/lib/"; done
 # A key presser for the window's scripted runs there (F12 and the like), where libXtst is there.
 if [ -e /usr/lib/x86_64-linux-gnu/libXtst.so.6 ]; then

@@ -9,6 +9,8 @@
 #   log      $OUT/log.txt, which starts with the GPU's name, driver and clocks
 #   step     a command run with a 300 s limit, its output and exit code in the log, its outcome kept
 #   record   NAME RC: the outcome of a command run otherwise (its output elsewhere), kept
+#   timed    NAME CMD...: CMD run in $A/NAME/ (made empty), its output in $A/NAME.txt, its wall
+#            time in ms in $A/NAME.ms, its outcome kept
 #   finish   prints the outcomes kept as a table, last, and exits non-zero if any failed
 B=$PWD/${MP_CARRY_DIR:-.carry}
 if ! tar xJf "$B/bin.tar.xz" -C "$B"; then
@@ -29,6 +31,20 @@ step() {
   local rc=$?
   echo "   rc=$rc" | tee -a "$log"
   record "$*" "$rc"
+  return $rc
+}
+timed() {
+  local name=$1 t0 t1 rc
+  shift
+  rm -rf "${A:?}/$name"
+  mkdir -p "$A/$name"
+  t0=$(date +%s%N)
+  (cd "$A/$name" && "$@") >"$A/$name.txt" 2>&1
+  rc=$?
+  t1=$(date +%s%N)
+  echo $(((t1 - t0) / 1000000)) >"$A/$name.ms"
+  record "$name: $*" $rc
+  echo "== $name: rc=$rc, $(((t1 - t0) / 1000000)) ms" | tee -a "$log"
   return $rc
 }
 finish() {

@@ -20,6 +20,14 @@ step $B/mandelpipe --frames 120 --screenshot "$A/window.png" --width 1600 --heig
 step $B/mandelpipe --frames 60 --screenshot "$OUT/window-720.png" --width 1280 --height 720 --no-vsync
 step $B/mandelpipe --frames 60 --screenshot "$OUT/window-1080.png" --width 1920 --height 1080 \
   --no-vsync --overlay
+# The overlay's pipe rows beside the panel at UI x1.25 on 1280x720, its columns narrowed to the
+# room there (nothing over the panel).
+mkdir -p "$A/ui125/mandelpipe" && echo '{"ui_scale": 1.25}' >"$A/ui125/mandelpipe/settings.json"
+step env XDG_CONFIG_HOME="$A/ui125" $B/mandelpipe --frames 60 --screenshot "$OUT/window-720-ui125.png" \
+  --width 1280 --height 720 --no-vsync --overlay
+# A heavy render in one band (seconds on an H100): its progress on stderr (the log) at least once a
+# second, in runs of tile rows.
+step $B/mandelpipe render --out "$A/render-heavy.png" --center -0.2,0 --span 0.3 --iters 2000000
 # The divergence view at view B, without and with lane refill: what refill cures.
 for v in fma4-x16 fma4-rows fma4-refill; do
   step $B/mandelpipe --frames 30 --screenshot "$OUT/divergence-$v.png" --width 1600 --height 900 \
@@ -102,8 +110,10 @@ record "bench --tile-order rows" $?
 $B/mandelpipe bench --variant all --counters --format json >"$A/bench-counters.json" 2>>"$log"
 record "bench --counters" $?
 echo "== experiments" | tee -a "$log"
-experiments=$($B/mandelpipe experiment --list)  # the catalogue, the one list
+# The catalogue, the one list: a line each, the name first.
+list=$($B/mandelpipe experiment --list)
 record "experiment --list" $?
+experiments=$(awk '{print $1}' <<<"$list")
 for e in $experiments; do
   timeout 120 $B/mandelpipe experiment $e >>"$A/experiments.md" 2>>"$log"
   rc=$?

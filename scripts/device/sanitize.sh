@@ -38,10 +38,11 @@ fi
 # only the failed device query that the sanitizer would report.
 targets=("gpu_tests|$B/gpu_tests --gtest_filter=-RequireGpu.*"
          "bench-256x144|$B/mandelpipe bench --variant all --width 256 --height 144 --frames 10 --format json")
-experiments=$("$B"/mandelpipe experiment --list) || {
+list=$("$B"/mandelpipe experiment --list) || {
   echo "sanitize: mandelpipe experiment --list failed: is the GL kit (.device) carried?" >&2
   exit 2
 }
+experiments=$(awk '{print $1}' <<<"$list")  # a line each, the name first
 for e in $experiments; do  # the catalogue, the one list
   targets+=("exp-$e|$B/mandelpipe experiment $e --format json")
 done

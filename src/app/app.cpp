@@ -38,7 +38,8 @@ std::filesystem::path config_file(const std::filesystem::path& dir, const char* 
   return dir.empty() ? std::filesystem::path() : dir / name;
 }
 
-Settings initial_settings(const std::filesystem::path& dir, const Options& o, std::string* warn) {
+Settings initial_settings(const std::filesystem::path& dir, const WindowOptions& o,
+                          std::string* warn) {
   Settings s = load_settings(config_file(dir, "settings.json"), warn);
   if (o.window_size_given) {
     s.window_width = o.width;
@@ -55,15 +56,9 @@ Settings initial_settings(const std::filesystem::path& dir, const Options& o, st
   return s;
 }
 
-// The view the command line gave is the default one: nothing asked for its centre or span.
-bool is_default_view(const View& v) {
-  const View d;
-  return v.center_x == d.center_x && v.center_y == d.center_y && v.span == d.span;
-}
-
 }  // namespace
 
-App::App(const Options& o)
+App::App(const WindowOptions& o)
     : opts_(o),
       config_(config_dir()),
       settings_(initial_settings(config_, o, &settings_warning_)),
@@ -89,7 +84,7 @@ App::App(const Options& o)
   ex_.show_sass = o.sass_view;
   ex_.colour = settings_.colour;
   ex_.ui_scale = laid_out_scale_ = settings_.ui_scale;
-  fit_view_ = is_default_view(o.view);
+  fit_view_ = !o.view_given;
   // The SASS of the kernels this process runs, for the overlay and the SASS view: read off
   // the UI thread, since cuobjdump takes a moment.
   sass_loading_ =
@@ -104,9 +99,8 @@ App::App(const Options& o)
   if (device_.device) rates_ = pipe_rates(device_.device->cc_major, device_.device->cc_minor);
   for (std::size_t i = 0; i < palettes_.size(); ++i)
     if (palettes_[i].name == settings_.palette) ex_.palette = static_cast<int>(i);
-  if (palettes_[ex_.palette].name != settings_.palette && o.palette_given)
-    throw ExitError(2, "--palette: unknown '" + settings_.palette + "'");
   palette_at_start_ = ex_.palette;
+  ui_timed_on_ = gl::timer_queries_time();
   if (settings_.window_x && settings_.window_y && !o.window_size_given)
     window_.move_to(*settings_.window_x, *settings_.window_y);
   window_.set_vsync(ex_.vsync);
@@ -114,10 +108,16 @@ App::App(const Options& o)
   if (pipeline_.gpu() && !o.no_counters)
     counters_.start(device_.device->index, o.counter_interval_us, !o.no_stalls && !o.counters_ab);
   if (!o.open_experiment.empty()) {
-    experiments_.select(find_experiment(o.open_experiment, "--open-experiment"));
+    experiments_.select(experiment_index(o.open_experiment));
     ex_.show_experiments = true;
-    if (pipeline_.gpu())  // else the window says why not
+    if (pipeline_.gpu())
       experiments_.request(ex_.jobs, pipeline_.gpu()->device(), counters_.probe());
+    else  // the window says so too, where it is seen
+      std::cerr << "mandelpipe: --open-experiment " << o.open_experiment
+                << ": not run; the experiments time GPU kernels and the CPU path renders ("
+                << printable(pipeline_.fallback_reason().empty() ? device_.cpu_reason
+                                                                 : pipeline_.fallback_reason())
+                << "): the window shows what it asks\n";
   }
 }
 
@@ -184,6 +184,7 @@ int App::run() {
     // not yet shown.
     if (ex_.jobs.off_thread_starting()) lend_gpu();
     ex_.jobs.run();
+    sync_lease();
     const double swap_start = glfwGetTime();
     phases_.jobs = swap_start - jobs_start;
     // A scripted screenshot shows the finished image, and a scripted CUDA run ends on a finished
@@ -220,6 +221,14 @@ void App::lend_gpu() {
   if (pipeline_.refining()) ex_.dirty = true;
 }
 
+void App::sync_lease() {
+  if (const auto job = ex_.jobs.off_thread()) {
+    if (!gpu_lease_.lent()) gpu_lease_.lend(job->job);
+  } else if (gpu_lease_.lent()) {
+    gpu_lease_.give_back(pipeline_.gpu());
+  }
+}
+
 void App::print_summary() const {
   // What the frames cost, all of them; on the CUDA path, the longest launch of the run too.
   const bool cuda = device_.device.has_value();
@@ -238,7 +247,7 @@ void App::print_summary() const {
             << (totals_.overlays ? ", pipe overlay " + std::to_string(totals_.mean_overlay_ms()) +
                                        " ms CPU per frame"
                                  : std::string())
-            << ", UI draw " << totals_.mean_ui_gpu_ms() << " ms GPU per frame"
+            << ", UI draw " << totals_.mean_ui_gpu_ms() << " ms of " << ui_timed_on_ << " per frame"
             << (counters_.sampler() && !counters_.refused()
                     ? ", counter thread " +
                           std::to_string(100 * counters_.sampler()->worker_cpu_share(true)) +
@@ -255,7 +264,9 @@ void App::print_summary() const {
               << 1e3 * longest_phases_.swap << ", events " << 1e3 * longest_phases_.events
               << " ms), frames over 33 ms: " << totals_.slow_frames << " of " << totals_.frames
               << "\n";
-  // Where the run ended up: what scripted key presses did.
+  // Where the run ended up: what scripted key presses did, as Ctrl+C copies it (every digit, the
+  // size of the area beside the panel that the view is of).
+  const auto [fw, fh] = window_.framebuffer_size();
   std::cout << "final view: variant " << variant_info(ex_.variant).name << ", center "
             << centre_text(ex_.view.center_x, ex_.view) << ","
             << centre_text(ex_.view.center_y, ex_.view) << ", span "
@@ -264,16 +275,56 @@ void App::print_summary() const {
             << ex_.colour.density << ", offset " << ex_.colour.offset << ", stripe "
             << ex_.colour.stripe << "\n";
   for (const BannerLine& l : banner_) std::cout << "final banner: " << l.text << "\n";
+  // The view is of the area beside the panel (Ctrl+C copies its size); how the panel fits.
+  std::cout << "final area beside the panel: " << fw - std::max(view_left_, 0) << "x" << fh << "\n";
+  if (ex_.show_panel)
+    std::cout << "final panel: " << std::lround(panel_fit_.width) << "x"
+              << std::lround(panel_fit_.height) << " at UI size x" << ex_.ui_scale
+              << ", widest line " << std::lround(panel_fit_.widest) << " of "
+              << std::lround(panel_fit_.room) << " px\n";
   if (!opts_.overlay_ab && !opts_.counters_ab) return;
-  std::cout << ab_.summary(opts_.counters_ab ? "counters" : "overlay", totals_.mean_overlay_ms());
+  std::cout << ab_.summary(opts_.counters_ab ? "counters" : "overlay", totals_.mean_overlay_ms(),
+                           ui_timed_on_);
   if (ab_.both_halves() && opts_.counters_ab && counters_.sampler())
     std::cout << "; counter thread " << 100 * counters_.sampler()->worker_cpu_share(true)
               << "% of a core";
   std::cout << "\n";
 }
 
+App::FrameOf App::rendering_of() const {
+  return {shown_view_, ex_.variant, shown_size_};
+}
+
+std::string App::fastest_here() const {
+  if (pipeline_.on_gpu() || cpu_ms_here_.empty() || !timed_here_.same_place(rendering_of()))
+    return "";
+  const auto by_ms = [](const auto& a, const auto& b) { return a.second < b.second; };
+  const auto fastest = std::min_element(cpu_ms_here_.begin(), cpu_ms_here_.end(), by_ms);
+  const double slowest = std::max_element(cpu_ms_here_.begin(), cpu_ms_here_.end(), by_ms)->second;
+  const char* name = variant_info(fastest->first).name.data();
+  char text[320];
+  if (cpu_ms_here_.size() == 1)
+    std::snprintf(text, sizeof text,
+                  "Timed at this view on the CPU path: %s only, %.0f ms; switch variants to see "
+                  "which is fastest here.",
+                  name, fastest->second);
+  else
+    std::snprintf(text, sizeof text,
+                  "Fastest at this view on the CPU path: %s, %.0f ms (of %zu variants timed "
+                  "here; the slowest %.1fx as long).",
+                  name, fastest->second, cpu_ms_here_.size(),
+                  slowest / std::max(fastest->second, 1e-9));
+  return text;
+}
+
 void App::record_frame(const gl::FrameMeasurement& m) {
   last_ = m;
+  last_of_ = rendering_of();
+  if (!m.gpu && !precision_.perturbation) {
+    if (!timed_here_.same_place(last_of_)) cpu_ms_here_.clear();
+    timed_here_ = last_of_;
+    cpu_ms_here_[ex_.variant] = m.cpu_stats.ms;
+  }
   ex_.render_ms.push(static_cast<float>(m.render_ms()));
   totals_.render_ms += m.render_ms();
   totals_.slices += m.gpu ? m.gpu_stats.launches : m.cpu_stats.slices;
@@ -406,13 +457,15 @@ void App::render_frame() {
   imgui_.set_ui_scale(ex_.ui_scale);
   imgui_.begin_frame();
   const auto [fw, fh] = window_.framebuffer_size();
-  if (std::exchange(fit_view_, false) && ex_.show_panel && fw > 0) {
-    // The panel's column, from the first frame's font and viewport, in framebuffer pixels.
-    const auto [ww, wh] = window_.size();
-    const Layout l = Layout::current();
-    const double px = ww > 0 ? static_cast<double>(fw) / ww : 1.0;
-    ex_.view = ex_.home = fit_set_beside_panel(ex_.view, fw, fh, (l.right_of_panel() - l.pad) * px);
+  const int left = view_left(fw);
+  if (fw > 0 && fh > 0 && std::exchange(fit_view_, false)) {
+    ex_.view = ex_.home = fitted_set(fw - left, fh, ex_.view.max_iter);
+  } else if (view_left_ >= 0 && left != view_left_ && std::pair(fw, fh) == drawn_size_) {
+    // The panel came, went or changed its width (Tab, the UI size): the image stays where it is,
+    // and the view is of what is beside the panel now.
+    ex_.view = view_beside(whole_window_view(ex_.view, fw, view_left_), fw, left);
   }
+  view_left_ = left;
   if (places_.size() == 0) places_.visit(view_state());  // the first place, as shown
   handle_input();
   apply_precision();
@@ -471,16 +524,18 @@ void App::render_image(int fw, int fh, bool b_half) {
   if (ex_.dirty || (ex_.live && idle)) {
     if (counter_reading_) counters_.drop(*std::exchange(counter_reading_, std::nullopt));
     reading_asked_ = false;
+    const View whole = window_view();
     if (deep) {
       // The previous image moved into place while the new one renders, at any depth.
-      const auto [from, to] = deep_preview_grids(shown_view_, ex_.view, sw, sh);
+      const auto [from, to] = deep_preview_grids(shown_view_, whole, sw, sh);
       pipeline_.start_external(ex_.dirty ? from : PixelGrid(), to, ex_.divergence);
-      deep_.start(ex_.view, sw, sh, *precision_.perturbation);
+      deep_.start(whole, sw, sh, *precision_.perturbation);
     } else {
       deep_.stop();
-      pipeline_.start_slices(ex_.variant, ex_.view, ex_.divergence);
+      pipeline_.start_slices(ex_.variant, whole, ex_.divergence);
     }
-    shown_view_ = ex_.view;
+    shown_view_ = whole;
+    shown_size_ = {sw, sh};
     ex_.dirty = false;
   }
   if (deep) {
@@ -500,7 +555,8 @@ void App::render_image(int fw, int fh, bool b_half) {
         m.gpu_stats = done->frame_stats();
       } else {
         m.cpu_stats.ms = done->ms;
-        m.cpu_stats.pixel_iters = done->pixel_iters;
+        m.cpu_stats.pixel_iters = done->iterated;
+        m.cpu_stats.pixel_counted = done->pixel_iters;
         m.cpu_stats.slices = done->launches;
       }
       if (counter_reading_)
@@ -562,13 +618,14 @@ void App::draw_windows() {
   laid_out_scale_ = ex_.ui_scale;
   const auto [fw, fh] = window_.framebuffer_size();
   // The fixed windows first, so that the tool windows after them keep clear of where they are.
-  banner_ = precision_banner_lines(ex_.view, precision_, fw, fh);
+  banner_ = precision_banner_lines(window_view(), precision_, fw, fh);
   if (std::string memory = frame_memory_notice(fw, fh); !memory.empty())
     banner_.push_back({Tone::Warning, "A" + memory.substr(1) + "."});
   draw_banner(banner_, layout);
   if (ex_.show_panel) {
     const PanelInputs in{device_,
                          pipeline_,
+                         gpu_lease_,
                          deep_.status(),
                          rates_,
                          last_,
@@ -579,6 +636,9 @@ void App::draw_windows() {
                          counters_.refused(),
                          counters_.figures(),
                          paused_for_job(),
+                         totals_.renders > 0 && (pipeline_.refining() || deep_.busy()) &&
+                             !(last_of_ == rendering_of()),
+                         fastest_here(),
                          palettes_,
                          bookmarks_,
                          user_bookmarks_.bookmarks(),
@@ -591,15 +651,15 @@ void App::draw_windows() {
                              sweep_.request(ex_.jobs, *gpu, sass(), &ex_.dirty);
                          },
                          [this](Action a) { perform(a); }};
-    draw_panel(&ex_.show_panel, ex_, in, layout);
+    panel_fit_ = draw_panel(&ex_.show_panel, ex_, in, layout);
   } else {
     layout.panel_hidden();
   }
   if (ex_.show_overlay) {
     const auto t0 = std::chrono::steady_clock::now();
-    overlay_.draw(last_.gpu ? "Pipe utilisation (P)" : "Pipe utilisation (P): needs the CUDA path",
-                  mix_source(), counters_source(true), stalls_line(), overlay_ms_.mean(),
-                  ui_gpu_ms_.mean(), ex_.frame_ms.mean(), scale, layout);
+    overlay_.draw(pipeline_.on_gpu(), mix_source(), counters_source(true), stalls_line(),
+                  overlay_ms_.mean(), ui_gpu_ms_.mean(), ui_timed_on_, ex_.frame_ms.mean(), scale,
+                  layout);
     overlay_cost_ms_ +=
         std::chrono::duration<float, std::milli>(std::chrono::steady_clock::now() - t0).count();
     overlay_ms_.push(overlay_cost_ms_);
@@ -615,7 +675,7 @@ void App::draw_windows() {
     draw_sass_view(variant_info(ex_.variant), build, l, sass_ ? sass_->source : "reading SASS...",
                    sass_stalls(), layout);
   }
-  compare_.draw(ex_, layout, fw, fh, opts_.capture_dir);
+  compare_.draw(ex_, layout, window_view(), fw, fh, opts_.capture_dir);
   if (ex_.show_experiments)
     experiments_.draw(&ex_.show_experiments, ex_, layout,
                       pipeline_.gpu() ? &pipeline_.gpu()->device() : nullptr, counters_.probe());
@@ -630,12 +690,14 @@ void App::handle_input() {
   if (fw <= 0 || fh <= 0 || ww <= 0) return;
   const double px_scale = static_cast<double>(fw) / ww;  // window to framebuffer pixels
   if (!io.WantCaptureMouse) {
+    // In the pixels of the area beside the panel, which the view is of.
+    const int left = view_left_, w = fw - left;
     View v = ex_.view;
     if (ImGui::IsMouseDragging(ImGuiMouseButton_Left, 0.0f))
-      v = pan_by_pixels(v, io.MouseDelta.x * px_scale, io.MouseDelta.y * px_scale, fw, fh);
+      v = pan_by_pixels(v, io.MouseDelta.x * px_scale, io.MouseDelta.y * px_scale, w, fh);
     if (io.MouseWheel != 0)
-      v = zoom_about(v, std::pow(1.2, io.MouseWheel), io.MousePos.x * px_scale,
-                     io.MousePos.y * px_scale, fw, fh);
+      v = zoom_about(v, std::pow(1.2, io.MouseWheel), io.MousePos.x * px_scale - left,
+                     io.MousePos.y * px_scale, w, fh);
     ex_.set_view(v);
   }
   // Shortcuts work unless a text field is being typed into: ImGui's WantCaptureKeyboard is also
@@ -657,16 +719,18 @@ void App::handle_input() {
 
 void App::perform(Action a, int index) {
   const auto [fw, fh] = window_.framebuffer_size();
+  // The view's own pixels: those of the area beside the panel, whose centre zooms stay on.
+  const int w = std::max(fw - std::max(view_left_, 0), 1);
   View v = ex_.view;
-  const double step = 0.1 * fw;  // arrows move a tenth of the view
+  const double step = 0.1 * w;  // arrows move a tenth of the view
   switch (a) {
     case Action::Pan: {
       const double dx[] = {step, -step, 0, 0}, dy[] = {0, 0, step, -step};
-      v = pan_by_pixels(v, dx[index], dy[index], fw, fh);
+      v = pan_by_pixels(v, dx[index], dy[index], w, fh);
       break;
     }
-    case Action::ZoomIn: v = zoom_about(v, 1.5, fw / 2.0, fh / 2.0, fw, fh); break;
-    case Action::ZoomOut: v = zoom_about(v, 1 / 1.5, fw / 2.0, fh / 2.0, fw, fh); break;
+    case Action::ZoomIn: v = zoom_about(v, 1.5, w / 2.0, fh / 2.0, w, fh); break;
+    case Action::ZoomOut: v = zoom_about(v, 1 / 1.5, w / 2.0, fh / 2.0, w, fh); break;
     case Action::MoreIterations:
     case Action::FewerIterations:
       // The user's own limit: the automatic one would undo a lowering at once.
@@ -699,10 +763,17 @@ void App::perform(Action a, int index) {
         ex_.status = a == Action::Back ? "back: no place before this one"
                                        : "forward: no place after this one";
       return;
-    case Action::CopyView:
-      glfwSetClipboardString(window_.get(), format_view_text(view_state()).c_str());
-      ex_.status = "view copied";
+    case Action::CopyView: {
+      // With the size of what the view fills, so that render given the line writes what is seen.
+      glfwSetClipboardString(window_.get(), format_view_text(view_state(), w, fh).c_str());
+      char text[200];
+      std::snprintf(text, sizeof text,
+                    "view copied with its size beside the panel, %dx%d: mandelpipe render "
+                    "--out FILE.png and the line write what you see",
+                    w, fh);
+      ex_.status = text;
       break;
+    }
     case Action::PasteView: paste_view(); return;
     case Action::SaveBookmark: {
       naming_.open = naming_.focus = ex_.show_panel = true;
@@ -741,7 +812,7 @@ void App::perform(Action a, int index) {
       if (!pipeline_.gpu()) {  // said where it is seen, not silently ignored
         ex_.status = "compare (C) times the variants' kernels: it needs the CUDA path";
         ex_.show_panel = true;
-      } else if (float_precision(ex_.view, std::max(fw, 1), std::max(fh, 1),
+      } else if (float_precision(window_view(), std::max(fw, 1), std::max(fh, 1),
                                  variant_info(VariantId::Fp64).mantissa_bits)
                      .exhausted) {  // past double: no plain variant resolves the view
         ex_.status =
@@ -805,20 +876,24 @@ void App::paste_view() {
     ex_.status = "paste: the clipboard holds no text";
     return;
   }
-  std::vector<std::string> names;
-  for (const Palette& p : palettes_) names.push_back(p.name);
   // A Kalles Fraktaler location's text (Re:, Im:, Zoom: lines) or the view's command line.
   const std::string_view t = text;
   const bool kfr = t.find("Re:") != std::string_view::npos && t.find("Zoom:") != t.npos;
   const auto [fw, fh] = window_.framebuffer_size();
-  const ViewTextResult r = kfr ? parse_kfr_view(t, view_state(), std::max(fw, 1), std::max(fh, 1))
-                               : parse_view_text(t, view_state(), names);
+  const int w = std::max(fw - std::max(view_left_, 0), 1);
+  const ViewTextResult r =
+      kfr ? parse_kfr_view(t, view_state(), w, std::max(fh, 1)) : parse_view_text(t, view_state());
   if (!r.ok) {
     ex_.status = "paste: " + r.error;
     return;
   }
   go_to(r.state);
   ex_.status = kfr ? "location pasted" : "view pasted";
+  if (!r.left_aside.empty()) {
+    std::string names;
+    for (const std::string& n : r.left_aside) names += (names.empty() ? "" : ", ") + n;
+    ex_.status += " (" + names + " left aside: the window keeps its size and writes no file)";
+  }
 }
 
 bool App::save_bookmark(const std::string& name) {
@@ -833,7 +908,7 @@ void App::apply_precision() {
   if (const GpuRenderer* gpu = pipeline_.gpu())
     cc = ComputeCapability{gpu->device().cc_major, gpu->device().cc_minor};
   const bool was_deep = precision_.perturbation.has_value();
-  precision_ = choose_precision(ex_.view, std::max(fw, 1), std::max(fh, 1), ex_.variant,
+  precision_ = choose_precision(window_view(), std::max(fw, 1), std::max(fh, 1), ex_.variant,
                                 ex_.own_variant, ex_.pin_variant, cc);
   // Into or out of deep views the view is the same, but what renders it is not.
   if (was_deep != precision_.perturbation.has_value()) ex_.dirty = true;
@@ -842,7 +917,19 @@ void App::apply_precision() {
 
 void App::queue_compare() {
   const auto [fw, fh] = window_.framebuffer_size();
-  compare_.request(ex_, *pipeline_.gpu(), ex_.view, fw, fh, sass(), counters_.probe());
+  compare_.request(ex_, *pipeline_.gpu(), window_view(), fw, fh, sass(), counters_.probe());
+}
+
+int App::view_left(int fb_width) const {
+  const auto [ww, wh] = window_.size();
+  if (!ex_.show_panel || ww <= 0) return 0;
+  const double px = static_cast<double>(fb_width) / ww;  // window to framebuffer pixels
+  return std::clamp(static_cast<int>(std::lround(Layout::current().beside_panel().x * px)), 0,
+                    fb_width / 2);
+}
+
+View App::window_view() const {
+  return whole_window_view(ex_.view, window_.framebuffer_size().first, std::max(view_left_, 0));
 }
 
 }  // namespace mp

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <future>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -42,12 +43,13 @@
 #include "model/precision_choice.h"
 #include "model/view_history.h"
 #include "session/deep_session.h"
+#include "session/renderer_lease.h"
 
 namespace mp {
 
 class App {
  public:
-  explicit App(const Options& o);
+  explicit App(const WindowOptions& o);
   ~App();
   int run();
 
@@ -58,6 +60,8 @@ class App {
   void render_image(int fw, int fh, bool b_half);
   // Before a step starts on the run queue's worker: the window lets go of what it shares with it.
   void lend_gpu();
+  // The GPU renderer lent to the job on the worker, or back: the controls' changes made then.
+  void sync_lease();
   void handle_input();
   // What a key (key_bindings.h) or the panel's button for it does; `index`: which of the
   // binding's keys (the direction, the variant).
@@ -94,12 +98,17 @@ class App {
   std::optional<std::string> gpu_borrower() const;
   // While one does: that the image waits for it, and since when; else "".
   std::string paused_for_job() const;
+  // The framebuffer pixels at the left that the panel covers (0 while it is hidden): the view is
+  // of the area right of them (view.h, whole_window_view), and `view_left_` last frame's.
+  int view_left(int fb_width) const;
+  // The view of the whole window, which renders (ex_.view is of the area beside the panel).
+  View window_view() const;
   // 10 x compute capability of the GPU in use (sm_90 mixes where there is none).
   int arch() const {
     return device_.device ? device_.device->cc_major * 10 + device_.device->cc_minor : 90;
   }
 
-  Options opts_;
+  WindowOptions opts_;
   std::filesystem::path config_;
   std::string settings_warning_;
   Settings settings_;
@@ -127,9 +136,11 @@ class App {
   Window window_;
   ImGuiLayer imgui_;
   gl::FramePipeline pipeline_;
+  RendererLease<GpuRenderer> gpu_lease_;
   // Deep views (past double): perturbation, its reference made on a worker.
   DeepSession deep_;
   View shown_view_;  // the view whose image the surface holds (or is refining towards)
+  std::pair<int, int> shown_size_{0, 0};  // ... and its size
   AutoIterations auto_iters_;
   long deep_frames_ = 0;       // finished by perturbation, for the --frames summary
   FloatExp auto_anchor_span_;  // the span the automatic limit last started afresh at
@@ -144,7 +155,8 @@ class App {
   Explorer ex_;
   PrecisionChoice precision_;             // the variant rendered and why, this frame
   int palette_shown_ = -1;                // the palette the colourizer holds
-  bool fit_view_ = false;                 // move the starting view clear of the panel
+  bool fit_view_ = false;                 // fit the whole set beside the panel at the start
+  int view_left_ = -1;                    // view_left() last frame; -1 before the first
   float laid_out_scale_ = 0;              // the UI size the windows were last placed for
   WindowPlaces window_places_;            // where each window is, from frame to frame
   std::pair<int, int> drawn_size_{0, 0};  // the framebuffer size the last frame was drawn at
@@ -152,6 +164,7 @@ class App {
   // The windows besides the panel (a function of the Explorer) and the banner, whose last
   // frame's lines the --frames summary gives.
   std::vector<BannerLine> banner_;
+  PanelFit panel_fit_;  // for the --frames summary
   PipeOverlay overlay_;
   CompareWindow compare_;
   ExperimentsWindow experiments_;
@@ -160,12 +173,28 @@ class App {
   std::optional<std::uint64_t> counter_reading_;  // open over the frame being rendered
   bool reading_asked_ = false;  // the counters were asked whether to read this frame
   gl::FrameMeasurement last_;
+  // What `last_` is a frame of, so that the panel says when it is of a view left behind.
+  struct FrameOf {
+    View view;
+    VariantId variant{};
+    std::pair<int, int> size{0, 0};
+    bool same_place(const FrameOf& o) const { return view == o.view && size == o.size; }
+    bool operator==(const FrameOf& o) const { return same_place(o) && variant == o.variant; }
+  };
+  FrameOf last_of_;
+  FrameOf rendering_of() const;
+  // The CPU path: each variant's last frame time at the view and size timed (the panel says
+  // which was fastest), and which that is.
+  std::map<VariantId, double> cpu_ms_here_;
+  FrameOf timed_here_;  // its place (the variant unused)
+  std::string fastest_here() const;
   std::optional<Metrics> last_metrics_;
   History overlay_ms_;         // CPU time the pipe overlay took per frame (model + drawing)
   float overlay_cost_ms_ = 0;  // this frame's share so far
   // GPU time of the UI's draw (every ImGui window): with and without the overlay, the
   // overlay's GPU share; its CPU share is overlay_ms_.
   gl::GpuTimer ui_timer_;
+  std::string ui_timed_on_;  // what the timer queries time: the GPU, or the CPU of a software GL
   History ui_gpu_ms_;
   struct Totals {  // over the whole run, for the --frames summary
     double frame_ms = 0, render_ms = 0, overlay_ms = 0, ui_gpu_ms = 0, longest_frame_ms = 0;

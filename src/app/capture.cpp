@@ -1,5 +1,6 @@
 // F12 and --screenshot: the window as the user sees it, for articles and slides; F12 adds a
 // sidecar of what produced it.
+#include <algorithm>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
@@ -10,6 +11,7 @@
 #include "io/counter_columns.h"
 #include "io/files.h"
 #include "model/variant_table.h"
+#include "version.h"
 
 namespace mp {
 
@@ -17,12 +19,25 @@ void App::capture_with_sidecar() {
   const std::filesystem::path png = capture_path(opts_.capture_dir, "mandelpipe", ".png");
   // The window as it is now; written with its sidecar once that is complete, both or neither.
   const std::string image = screenshot_png();
+  const auto [fw, fh] = window_.framebuffer_size();
+  const int left = std::max(view_left_, 0);
+  // The view as Ctrl+C and render take it: of the area beside the panel, whose size render
+  // writes it at to give these pixels; the window's whole width renders `shown`.
   const View& view = ex_.view;
+  const View shown = window_view();
   nlohmann::json j;
+  j["mandelpipe"] = kVersion;
   j["image"] = png.filename().string();
+  j["image_size"] = {{"width", fw}, {"height", fh}};
   j["view"] = {{"center", {centre_text(view.center_x, view), centre_text(view.center_y, view)}},
                {"span", exact_span_text(view.span)},
-               {"iters", view.max_iter}};
+               {"iters", view.max_iter},
+               {"width", fw - left},
+               {"height", fh},
+               {"left", left},
+               {"of",
+                "the area beside the panel, from pixel column left to the image's right "
+                "edge: mandelpipe render at width x height writes it pixel for pixel"}};
   j["variant"] = variant_info(ex_.variant).name;
   j["colour"] = colour_settings_json({palettes_[ex_.palette].name, ex_.colour});
   j["renderer"] = pipeline_.renderer_description();
@@ -34,11 +49,20 @@ void App::capture_with_sidecar() {
     j["device"] = {{"name", device_.device->name},
                    {"compute_capability", std::to_string(device_.device->cc_major) + "." +
                                               std::to_string(device_.device->cc_minor)}};
-    j["frame"] = to_json(measured_row(*device_.device, ex_.variant, "current", view, width, height,
+    j["frame"] = to_json(measured_row(*device_.device, ex_.variant, "current", shown, width, height,
                                       1, last_.gpu_stats, sass()));
     j["clock_ghz"] = last_metrics_ ? last_metrics_->clock_ghz : 0.0;
   } else {
-    j["frame"] = {{"cpu_ms", last_.cpu_stats.ms}, {"pixel_iters", last_.cpu_stats.pixel_iters}};
+    const CpuFrameStats& c = last_.cpu_stats;
+    const double ms = c.ms > 0 ? c.ms : 0;
+    j["frame"] = {{"cpu_ms", c.ms},
+                  {"pixel_iters", c.pixel_iters},
+                  {"pixel_iters_counted", c.pixel_counted},
+                  {"giter_per_s", ms > 0 ? c.pixel_iters / (ms * 1e6) : 0.0},
+                  {"giter_per_s_counted", ms > 0 ? c.pixel_counted / (ms * 1e6) : 0.0},
+                  {"steps",
+                   "pixel_iters and giter_per_s: of the steps run; _counted: of the "
+                   "steps the pixels count"}};
   }
   j["instruction_mix"] = mix_source();
   j["counters_source"] = counters_source(false);
@@ -47,10 +71,9 @@ void App::capture_with_sidecar() {
   // The table of every variant belongs with the picture: where the one on hand is of another
   // view, the files wait for a compare of this one (the image above is already taken, so it
   // shows the window as it was).
-  const auto [fw, fh] = window_.framebuffer_size();
-  auto write = [this, png, image, j, view, fw = fw, fh = fh](const std::string& compare_stopped,
-                                                             bool compared_now) mutable {
-    if (compare_.current(view, fw, fh))
+  auto write = [this, png, image, j, view, shown, left, fw = fw, fh = fh](
+                   const std::string& compare_stopped, bool compared_now) mutable {
+    if (compare_.current(shown, fw, fh))
       j["compare"] = nlohmann::json::parse(format_bench(*compare_.report(), OutputFormat::Json));
     else if (!compare_stopped.empty())
       j["compare"] = "not taken: " + compare_stopped;
@@ -60,7 +83,7 @@ void App::capture_with_sidecar() {
     std::vector<std::pair<std::filesystem::path, std::string>> files = {
         {sidecar_path(png), j.dump(2) + "\n"}};
     try {
-      files.push_back({kfr, format_kfr_view(view, fw, fh)});
+      files.push_back({kfr, format_kfr_view(view, fw - left, fh)});
     } catch (const std::invalid_argument&) {  // deeper than KF's files reach: no .kfr
     }
     files.push_back({png, image});
@@ -73,12 +96,12 @@ void App::capture_with_sidecar() {
                                                  : " (compare " + compare_stopped + ")");
   };
   GpuRenderer* gpu = pipeline_.gpu();
-  if (gpu && !compare_.current(view, fw, fh)) {
+  if (gpu && !compare_.current(shown, fw, fh)) {
     if (const char* busy = ex_.measuring()) {
       write(std::string(busy) + " running", false);
       return;
     }
-    compare_.request(ex_, *gpu, view, fw, fh, sass(), counters_.probe(),
+    compare_.request(ex_, *gpu, shown, fw, fh, sass(), counters_.probe(),
                      [this, write](const std::string& stopped) mutable {
                        try {  // reported as the capture's failure, not the compare's
                          write(stopped, true);

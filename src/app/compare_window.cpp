@@ -106,7 +106,7 @@ void CompareWindow::draw_progress(Explorer& ex) {
   }
 }
 
-void CompareWindow::draw(Explorer& ex, Layout& layout, int width, int height,
+void CompareWindow::draw(Explorer& ex, Layout& layout, const View& shown, int width, int height,
                          const std::string& capture_dir) {
   if (!report_) return;
   bool open = true;
@@ -123,7 +123,7 @@ void CompareWindow::draw(Explorer& ex, Layout& layout, int width, int height,
                         r0.tiles_by_cost ? "costliest first, by the previous frame of this view"
                                          : "in rows (costly tiles first is off)");
   }
-  if (!(view_ == ex.view && width_ == width && height_ == height))
+  if (!(view_ == shown && width_ == width && height_ == height))
     ImGui::TextColored(ImVec4(1, 0.7f, 0.3f, 1),
                        "Of an earlier view or window size: C compares this one.");
   ImGui::TextDisabled("mix: %s", rep.device.mix_source.c_str());
@@ -131,9 +131,9 @@ void CompareWindow::draw(Explorer& ex, Layout& layout, int width, int height,
       "limit: the view's physical limit, 4 FMA-pipe issue slots a step at the peak clock, with "
       "warps as they diverge (every lane busy); %% of limit = limit / kernel ms; fma4-cycles "
       "skips the steps of orbits it finds periodic, which the limit counts, and can pass 100%%");
-  const char* heads[] = {"variant",      "kernel ms",       "SM Mcycles",       "Giter/s",
-                         "bound max ms", "bound sum ms",    "% of bound",       "limiting",
-                         "px != fma4",   "limit ms (free)", "% of limit (free)"};
+  const char* heads[] = {"variant",         "kernel ms",    "SM Mcycles",      "Giter/s run",
+                         "Giter/s counted", "bound max ms", "bound sum ms",    "% of bound",
+                         "limiting",        "px != fma4",   "limit ms (free)", "% of limit (free)"};
   const int columns = static_cast<int>(std::size(heads));
   // The counters' issue and FMA figures beside the model's bound, where they were read.
   const bool counted = std::any_of(rep.rows.begin(), rep.rows.end(),
@@ -162,6 +162,11 @@ void CompareWindow::draw(Explorer& ex, Layout& layout, int width, int height,
       ImGui::Text("%.3f", r.measured.sm_cycles / 1e6);
       ImGui::TableNextColumn();
       ImGui::Text("%.1f", m.giter_per_s);
+      ImGui::TableNextColumn();
+      if (r.counted_iters > 0)
+        ImGui::Text("%.1f", counted_giter_per_s(r));
+      else
+        ImGui::TextDisabled("n/a");
       ImGui::TableNextColumn();
       ImGui::Text("%.3f", m.bound_max_ms);
       ImGui::TableNextColumn();

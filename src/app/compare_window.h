@@ -29,9 +29,10 @@ class CompareWindow {
   bool current(const View& view, int width, int height) const;
   const std::optional<BenchReport>& report() const { return report_; }
 
-  // Drawn while there is a table; closing it drops the table (and cancels its run).
-  // `capture_dir`: where saves go.
-  void draw(Explorer& ex, Layout& layout, int width, int height, const std::string& capture_dir);
+  // Drawn while there is a table; closing it drops the table (and cancels its run). `shown`:
+  // the view the window renders now, at width x height; `capture_dir`: where saves go.
+  void draw(Explorer& ex, Layout& layout, const View& shown, int width, int height,
+            const std::string& capture_dir);
 
  private:
   void draw_progress(Explorer& ex);

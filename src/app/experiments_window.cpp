@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "app/glossary.h"
-#include "experiments.h"
+#include "lab/experiments.h"
 #include "io/experiment_report.h"
 #include "io/format_number.h"
 

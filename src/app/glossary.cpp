@@ -2,6 +2,7 @@
 
 #include <imgui.h>
 
+#include <algorithm>
 #include <utility>
 
 #include "model/stall_figures.h"
@@ -89,7 +90,13 @@ void glossary_marker(std::string_view term) {
 }
 
 void text_with_term(const char* text, std::string_view term) {
+  // Wrapped within the window, however narrow, with room kept for the marker beside it.
+  const float marker = ImGui::CalcTextSize("(?)").x + ImGui::GetStyle().ItemInnerSpacing.x;
+  ImGui::PushTextWrapPos(
+      ImGui::GetCursorPosX() +
+      std::max(ImGui::GetContentRegionAvail().x - marker, 8 * ImGui::GetFontSize()));
   ImGui::TextUnformatted(text);
+  ImGui::PopTextWrapPos();
   explain_last_item(term);
   glossary_marker(term);
 }

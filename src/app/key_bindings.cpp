@@ -54,6 +54,16 @@ const std::vector<KeyBinding>& key_bindings() {
        "1-9, 0",
        "variant",
        "switch to the variant of that number in the panel (0: the tenth)"},
+      {Action::Variant,
+       {GLFW_KEY_1, GLFW_KEY_2, GLFW_KEY_3, GLFW_KEY_4, GLFW_KEY_5, GLFW_KEY_6, GLFW_KEY_7,
+        GLFW_KEY_8, GLFW_KEY_9, GLFW_KEY_0},
+       alt,
+       false,
+       "Alt+1-9, 0",
+       "variant 11+",
+       "switch to the variant after the tenth of that number in the panel (A1: the eleventh, "
+       "fma4-rows)",
+       10},
       {Action::StepVariant,
        {GLFW_KEY_LEFT_BRACKET, GLFW_KEY_RIGHT_BRACKET},
        0,
@@ -174,7 +184,8 @@ std::optional<BoundAction> find_binding(int key, int mods, bool repeat) {
   for (const KeyBinding& b : key_bindings()) {
     if (b.mods != mods || (repeat && !b.repeats)) continue;
     const auto it = std::find(b.keys.begin(), b.keys.end(), key);
-    if (it != b.keys.end()) return BoundAction{b.action, static_cast<int>(it - b.keys.begin())};
+    if (it != b.keys.end())
+      return BoundAction{b.action, b.first_index + static_cast<int>(it - b.keys.begin())};
   }
   return std::nullopt;
 }

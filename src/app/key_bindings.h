@@ -15,7 +15,7 @@ enum class Action {
   MoreIterations,
   FewerIterations,
   Variant,      // index: the variant's place in the panel's list
-  StepVariant,  // index: the one before, the one after (the eleventh has no number key)
+  StepVariant,  // index: the one before, the one after
   PinVariant,
   Home,
   Back,     // to the place before, as a browser does
@@ -46,6 +46,7 @@ struct KeyBinding {
   const char* keys_text;  // as the help window shows them
   const char* hint;       // a word or two for the panel's key line; nullptr: help window only
   const char* what;       // for the help window
+  int first_index = 0;    // the index of the first key (Alt+1 is the eleventh variant's)
 };
 
 struct MouseBinding {

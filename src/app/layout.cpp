@@ -45,10 +45,10 @@ Rect Layout::band() const {
 }
 
 void Layout::place_panel() const {
-  const ImGuiCond when = reset_ ? ImGuiCond_Always : ImGuiCond_FirstUseEver;
+  // Always where the layout says, at every size and UI scale: the view is of the area beside it.
   const Rect r = panel_column();
-  ImGui::SetNextWindowPos(ImVec2(r.x, r.y), when);
-  ImGui::SetNextWindowSize(ImVec2(r.w, r.h), when);
+  ImGui::SetNextWindowPos(ImVec2(r.x, r.y), ImGuiCond_Always);
+  ImGui::SetNextWindowSize(ImVec2(r.w, r.h), ImGuiCond_Always);
 }
 
 void Layout::panel_hidden() {
@@ -61,9 +61,10 @@ float Layout::place_banner() const {
   return std::max(b.w, 16.0f * em) - 2 * ImGui::GetStyle().WindowPadding.x;
 }
 
-void Layout::place_overlay() const {
+float Layout::place_overlay() const {
   const Rect b = band();
   ImGui::SetNextWindowPos(ImVec2(b.right(), b.bottom() + pad), ImGuiCond_Always, ImVec2(1, 0));
+  return b.w - 2 * ImGui::GetStyle().WindowPadding.x;
 }
 
 float Layout::place_sass_view() const {
@@ -101,17 +102,6 @@ void Layout::begin_tool_window(const char* title, bool* open, const WindowWish& 
   // user chose is kept there. The first Begin reads it, if imgui.ini has one.
   ImGui::Begin(title, open, p.users || p.first ? 0 : ImGuiWindowFlags_NoSavedSettings);
   places_->seen(title, current_window());
-}
-
-View fit_set_beside_panel(View v, int fb_width, int fb_height, double panel_right) {
-  // The set lies in re [-2, 0.47], im [-1.12, 1.12]; a margin around it.
-  constexpr double left = -2.1, right = 0.57, half_height = 1.2;
-  const double free = fb_width - panel_right;
-  if (fb_width <= 0 || fb_height <= 0 || free < fb_width * 0.3) return v;
-  const double per_px = std::max((right - left) / free, 2 * half_height / fb_height);
-  // The set's middle at the middle of the free part.
-  return view_at((left + right) / 2 - (panel_right + free / 2 - fb_width / 2.0) * per_px, 0,
-                 per_px * fb_width, v.max_iter);
 }
 
 }  // namespace mp

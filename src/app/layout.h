@@ -6,7 +6,6 @@
 #pragma once
 
 #include "app/window_places.h"
-#include "model/view.h"
 
 namespace mp {
 
@@ -26,7 +25,8 @@ struct Layout : ScreenGeometry {
   void panel_hidden();
   // Returns the width to wrap the banner's text at.
   float place_banner() const;
-  void place_overlay() const;
+  // Returns the width the overlay's content may take: the band beside the panel, less its padding.
+  float place_overlay() const;
   // Returns the width to wrap the SASS view's text at.
   float place_sass_view() const;
   // Right after the window's Begin: where it is, for the others to keep clear of.
@@ -42,9 +42,5 @@ struct Layout : ScreenGeometry {
   WindowPlaces* places_ = nullptr;
   bool reset_ = false;
 };
-
-// The starting view moved and scaled so that the whole set lies right of the panel, where the
-// panel would otherwise cover its left part: `panel_right` in framebuffer pixels.
-View fit_set_beside_panel(View v, int fb_width, int fb_height, double panel_right);
 
 }  // namespace mp

@@ -113,13 +113,8 @@ int plot_points(const std::map<std::string, History>& histories, const std::stri
   return static_cast<int>(n);
 }
 
-// The fixed columns: name | model's bar over counters' bar | diff | history of both | note.
-struct Columns {
-  float gap, name, bar, value, diff, plot, note;
-  float width() const { return name + bar + gap + value + diff + plot + gap + note; }
-};
-
-Columns columns(float scale) {
+// The fixed columns (window_places.h) at their natural widths for this font and scale.
+OverlayColumns natural_columns(float scale) {
   const float gap = ImGui::GetStyle().ItemSpacing.x;
   return {gap,
           ImGui::CalcTextSize(kSmActive).x + gap,
@@ -204,10 +199,11 @@ void PipeOverlay::clear() {
   counters_history_.clear();
 }
 
-void PipeOverlay::draw(const std::string& title, const std::string& mix_source,
-                       const std::string& counters_source, const StallLine& stalls, float cost_ms,
-                       float ui_gpu_ms, float frame_ms, float scale, Layout& layout) const {
-  layout.place_overlay();
+void PipeOverlay::draw(bool gpu, const std::string& mix_source, const std::string& counters_source,
+                       const StallLine& stalls, float cost_ms, float ui_gpu_ms,
+                       const std::string& ui_timed_on, float frame_ms, float scale,
+                       Layout& layout) const {
+  const float room = layout.place_overlay();
   ImGui::SetNextWindowBgAlpha(0.8f);
   ImGui::Begin("##pipes", nullptr, kOverlayFlags);
   layout.placed(FixedWindow::Overlay);
@@ -216,15 +212,16 @@ void PipeOverlay::draw(const std::string& title, const std::string& mix_source,
   // of its 14 us of GPU time on an H200, so the text lines wrap at the width the pipe rows set.
   ImDrawList* dl = ImGui::GetWindowDrawList();
   dl->Flags &= ~(ImDrawListFlags_AntiAliasedLines | ImDrawListFlags_AntiAliasedFill);
-  // Fixed columns (columns()), about 40 em in all, so that the overlay fits beside the panel in
-  // a 1280x720 window.
+  // Fixed columns, about 40 em in all where there is room, narrowed to the room beside the panel
+  // where there is not (a small window, a large UI size).
   const float line = ImGui::GetTextLineHeight();
   const float gap = ImGui::GetStyle().ItemSpacing.x, spacing = ImGui::GetStyle().ItemSpacing.y;
-  const Columns col = columns(scale);
+  const OverlayColumns col = fit_overlay_columns(natural_columns(scale), room, 40 * scale);
   const float name_w = col.name, bar_w = col.bar, value_w = col.value, diff_w = col.diff;
   const float plot_w = col.plot, width = col.width();
   ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + width);
-  ImGui::TextUnformatted(title.c_str());
+  ImGui::TextUnformatted(gpu ? "Pipe utilisation (P)"
+                             : "Pipe utilisation (P): needs the CUDA path");
   ImGui::TextDisabled("busy = cycles over the measured SM cycles");
   ImGui::TextDisabled("mix: %s", mix_source.c_str());
   if (counters_ok_)
@@ -238,9 +235,13 @@ void PipeOverlay::draw(const std::string& title, const std::string& mix_source,
   else
     ImGui::TextDisabled("%s", stalls.text.c_str());
   if (!stalls.term.empty()) explain_last_item(stalls.term);
-  if (rows_.empty()) ImGui::TextUnformatted("no GPU measurement yet");
-  ImGui::TextDisabled("overlay code %.3f ms CPU (%.1f%% of a %.2f ms frame), UI %.3f ms GPU",
-                      cost_ms, frame_ms > 0 ? 100 * cost_ms / frame_ms : 0.0f, frame_ms, ui_gpu_ms);
+  if (rows_.empty())
+    ImGui::TextUnformatted(gpu ? "no frame measured yet"
+                               : "no pipe rows: the CPU path renders, and the rows are a GPU "
+                                 "frame's model and counters");
+  ImGui::TextDisabled("overlay code %.3f ms CPU (%.1f%% of a %.2f ms frame), UI draw %.3f ms of %s",
+                      cost_ms, frame_ms > 0 ? 100 * cost_ms / frame_ms : 0.0f, frame_ms, ui_gpu_ms,
+                      ui_timed_on.c_str());
   ImGui::PopTextWrapPos();
   if (rows_.empty()) {
     ImGui::End();
@@ -278,8 +279,11 @@ void PipeOverlay::draw(const std::string& title, const std::string& mix_source,
     dl->AddText(ImVec2(x, at.y), dim, label);
     x += ImGui::CalcTextSize(label).x + gap;
   }
-  dl->AddText(ImVec2(x_diff, at.y), dim, "diff (points)");
-  dl->AddText(ImVec2(x_plot + plot_w + gap, at.y), dim, "the pipe alone");
+  // The column heads where their columns hold them (a narrowed overlay drops the note's).
+  const char* diff_head =
+      ImGui::CalcTextSize("diff (points)").x <= diff_w + plot_w ? "diff (points)" : "diff";
+  if (x_diff >= x) dl->AddText(ImVec2(x_diff, at.y), dim, diff_head);
+  if (col.note > 0) dl->AddText(ImVec2(x_plot + plot_w + gap, at.y), dim, "the pipe alone");
 
   std::array<ImVec2, kHistoryPoints> points;
   // Right-aligned in its column.
@@ -303,13 +307,15 @@ void PipeOverlay::draw(const std::string& title, const std::string& mix_source,
     side(y_counters, r.has_counters, r.counters_pct, r.colour, r.counters_limit, r.counters_text);
     if (r.diff_text[0])
       right(x_plot, mid, std::abs(r.counters_pct - r.model_pct) > 5 ? warning : dim, r.diff_text);
-    if (r.note[0]) dl->AddText(ImVec2(x_note, mid), text, r.note);
+    if (r.note[0] && col.note > 0) dl->AddText(ImVec2(x_note, mid), text, r.note);
     const ImVec2 plot(x_plot, y);
-    dl->AddRectFilled(plot, ImVec2(x_plot + plot_w, y + h), frame);
-    if (const int n = plot_points(model_history_, r.name, plot, plot_w, h, points.data()))
-      add_area(dl, points.data(), n, y + h, r.shade);
-    if (const int n = plot_points(counters_history_, r.name, plot, plot_w, h, points.data()))
-      add_line(dl, points.data(), n, r.colour);
+    if (plot_w > 0) {
+      dl->AddRectFilled(plot, ImVec2(x_plot + plot_w, y + h), frame);
+      if (const int n = plot_points(model_history_, r.name, plot, plot_w, h, points.data()))
+        add_area(dl, points.data(), n, y + h, r.shade);
+      if (const int n = plot_points(counters_history_, r.name, plot, plot_w, h, points.data()))
+        add_line(dl, points.data(), n, r.colour);
+    }
     y += h + spacing;
   }
   ImGui::End();

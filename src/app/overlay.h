@@ -38,14 +38,17 @@ class PipeOverlay {
   // each pipe stays), with `unavailable` set when they cannot be read (the readings go).
   void update(const std::vector<PipeLoad>& loads, const CounterFigures* counters);
   void clear();
-  // mix_source says where the instruction mix came from (SASS at run time, or declared);
-  // counters_source where the counters' figures come from, or why there are none and how to
-  // allow them. cost_ms: what the overlay itself costs per frame in CPU time, ui_gpu_ms: the
-  // GPU time of the whole UI's draw (its share in it is the overlay's GPU cost), frame_ms: the
-  // frame time. At the top right, under the precision banner's band.
-  void draw(const std::string& title, const std::string& mix_source,
-            const std::string& counters_source, const StallLine& stalls, float cost_ms,
-            float ui_gpu_ms, float frame_ms, float scale, Layout& layout) const;
+  // gpu: the CUDA path renders (else the overlay says it needs it); mix_source says where the
+  // instruction mix came from (SASS at run time, or declared); counters_source where the
+  // counters' figures come from, or why there are none and how to allow them; stalls: the frame's
+  // leading stall reason (PC sampling), or why none. cost_ms: what the overlay itself costs per
+  // frame in CPU time, ui_gpu_ms: the timer queries' time of the whole
+  // UI's draw (its share in it is the overlay's cost there), ui_timed_on: what that is the time
+  // of (gl::timer_queries_time()), frame_ms: the frame time. At the top right, under the
+  // precision banner's band.
+  void draw(bool gpu, const std::string& mix_source, const std::string& counters_source,
+            const StallLine& stalls, float cost_ms, float ui_gpu_ms, const std::string& ui_timed_on,
+            float frame_ms, float scale, Layout& layout) const;
 
  private:
   // One pipe as drawn, worked out on update so that draw, which runs every frame, only draws.

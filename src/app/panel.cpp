@@ -3,6 +3,7 @@
 #include "model/precision_choice.h"
 
 #include <imgui.h>
+#include <imgui_internal.h>
 
 #include <algorithm>
 #include <cfloat>
@@ -50,19 +51,54 @@ void why_disabled(const char* reason) {
 }
 
 // A section header whose label carries a summary, so that a collapsed section still says
-// something; `id` keeps its open state when the summary changes.
-bool section(const std::string& label, const char* id, bool open_by_default) {
-  return ImGui::CollapsingHeader((label + "###" + id).c_str(),
+// something: the first of `labels` that fits the panel's width (the last, shortest, else); `id`
+// keeps its open state when the summary changes.
+bool section(std::initializer_list<std::string> labels, const char* id, bool open_by_default) {
+  // The arrow and the frame's padding before the text.
+  const float room = ImGui::GetContentRegionAvail().x - ImGui::GetFontSize() -
+                     3 * ImGui::GetStyle().FramePadding.x;
+  const std::string* label = labels.end() - 1;
+  for (const std::string& l : labels)
+    if (ImGui::CalcTextSize(l.c_str()).x <= room) {
+      label = &l;
+      break;
+    }
+  return ImGui::CollapsingHeader((*label + "###" + id).c_str(),
                                  open_by_default ? ImGuiTreeNodeFlags_DefaultOpen : 0);
+}
+
+// Before an item `width` wide that follows another: beside it where it fits in the panel,
+// else on the next line, so that nothing runs past the panel's edge.
+void flow(float width) {
+  const float right = ImGui::GetItemRectMax().x + ImGui::GetStyle().ItemSpacing.x + width;
+  if (right <= ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x) ImGui::SameLine();
+}
+float text_width(const char* text) {
+  return ImGui::CalcTextSize(text, nullptr, true).x;
+}
+float checkbox_width(const char* label) {
+  return ImGui::GetFrameHeight() + ImGui::GetStyle().ItemInnerSpacing.x + text_width(label);
+}
+float button_width(const char* label, bool small = false) {
+  return text_width(label) + 2 * ImGui::GetStyle().FramePadding.x * (small ? 0.0f : 1.0f) +
+         (small ? 2 * ImGui::GetStyle().FramePadding.x : 0.0f);
+}
+// A field's width: `ems` wide, or less where its label beside it would not fit.
+float field_width(float ems, const char* label) {
+  const float room =
+      ImGui::GetContentRegionAvail().x - ImGui::GetStyle().ItemInnerSpacing.x - text_width(label);
+  return std::max(std::min(ems * ImGui::GetFontSize(), room), 4 * ImGui::GetFontSize());
 }
 
 void device_section(const PanelInputs& in) {
   const std::string& fallback = in.pipeline.fallback_reason();
-  const std::string label = std::string("Device & path: ") +
-                            (in.pipeline.on_gpu() ? "CUDA" : "CPU") +
-                            (fallback.empty() ? "" : " (a fallback: open for why)");
+  const std::string path = in.pipeline.on_gpu() ? "CUDA" : "CPU";
+  const std::string why = fallback.empty() ? "" : " (a fallback: open for why)";
+  const std::string brief = fallback.empty() ? "" : " (a fallback)";
   if (!fallback.empty()) ImGui::PushStyleColor(ImGuiCol_Text, kWarning);
-  const bool open = section(label, "device", false);
+  const bool open = section(
+      {"Device & path: " + path + why, "Device & path: " + path + brief, "Device: " + path + brief},
+      "device", false);
   if (!fallback.empty()) ImGui::PopStyleColor();
   if (!open) return;
   ImGui::PushTextWrapPos(0.0f);
@@ -81,10 +117,11 @@ void device_section(const PanelInputs& in) {
 void variant_section(Explorer& ex, const PanelInputs& in) {
   const VariantInfo& vi = variant_info(ex.variant);
   const bool moved = ex.variant != ex.own_variant;
-  if (!section("Variant: " + std::string(vi.name) +
-                   (moved ? " (for precision; yours " +
-                                std::string(variant_info(ex.own_variant).name) + ")"
-                          : ""),
+  const std::string name = "Variant: " + std::string(vi.name);
+  if (!section({name + (moved ? " (for precision; yours " +
+                                    std::string(variant_info(ex.own_variant).name) + ")"
+                              : ""),
+                name + (moved ? " (for precision)" : "")},
                "variant", true))
     return;
   const auto& variants = all_variants();
@@ -93,16 +130,18 @@ void variant_section(Explorer& ex, const PanelInputs& in) {
   for (std::size_t i = 0; i < variants.size(); ++i)
     widest = std::max(widest, ImGui::CalcTextSize(variants[i].name.data()).x);
   const ImGuiStyle& style = ImGui::GetStyle();
-  const float cell = widest + ImGui::CalcTextSize("10: ").x + ImGui::GetFrameHeight() +
+  const float cell = widest + ImGui::CalcTextSize("A1: ").x + ImGui::GetFrameHeight() +
                      style.ItemInnerSpacing.x + style.ItemSpacing.x;
   const int per_row = std::max(1, static_cast<int>(ImGui::GetContentRegionAvail().x / cell));
   for (std::size_t i = 0; i < variants.size(); ++i) {
     char label[64];
-    // Keys 1-9, then 0 for the tenth (key_bindings.cpp); the ones after have no number key.
+    // Keys 1-9, then 0 for the tenth, then Alt+1 (A1) on (key_bindings.cpp).
     if (i < 10)
-      std::snprintf(label, sizeof label, "%zu: %s", (i + 1) % 10, variants[i].name.data());
+      std::snprintf(label, sizeof label, " %zu: %s", (i + 1) % 10, variants[i].name.data());
+    else if (i < 20)
+      std::snprintf(label, sizeof label, "A%zu: %s", (i - 9) % 10, variants[i].name.data());
     else
-      std::snprintf(label, sizeof label, "   %s", variants[i].name.data());
+      std::snprintf(label, sizeof label, "    %s", variants[i].name.data());
     if (i % per_row != 0)
       ImGui::SameLine(static_cast<float>(i % per_row) * cell + style.WindowPadding.x);
     if (ImGui::RadioButton(label, ex.own_variant == variants[i].id)) ex.set_variant(variants[i].id);
@@ -112,20 +151,34 @@ void variant_section(Explorer& ex, const PanelInputs& in) {
   why_disabled(
       "Off: as you zoom past what float can tell apart, df64 or fp64 (whichever is faster here) "
       "renders instead, and your variant again once you zoom out.\nOn: your variant always.");
-  ImGui::SameLine();
+  const std::string rendering = "rendering " + std::string(vi.name) + " for precision";
+  const char* pin_note = moved            ? rendering.c_str()
+                         : ex.pin_variant ? "kept at any depth"
+                                          : "deeper variants as needed";
+  flow(text_width(pin_note));
   if (moved)
-    ImGui::TextColored(kWarning, "rendering %s for precision", vi.name.data());
+    ImGui::TextColored(kWarning, "%s", pin_note);
   else
-    ImGui::TextDisabled(ex.pin_variant ? "kept at any depth" : "deeper variants as needed");
-  // A fixed height for the summary and sin-ratio's line, so that nothing below moves when the
-  // variant changes.
-  const float lines = 3;
-  ImGui::BeginChild("##summary", ImVec2(0, lines * ImGui::GetTextLineHeightWithSpacing()), false,
+    ImGui::TextDisabled("%s", pin_note);
+  // One height for the summary and sin-ratio's line, so that nothing below moves when the
+  // variant changes: the tallest summary at this width, and two lines for sin-ratio's (its
+  // button may flow under it).
+  const float wrap = ImGui::GetContentRegionAvail().x;
+  float tallest = 0;
+  for (const VariantInfo& v : variants)
+    tallest = std::max(tallest, ImGui::CalcTextSize(v.summary.data(), nullptr, false, wrap).y);
+  const float line = ImGui::GetTextLineHeightWithSpacing();
+  ImGui::BeginChild("##summary", ImVec2(0, tallest + 2.5f * line), false,
                     ImGuiWindowFlags_NoScrollbar);
   ImGui::TextWrapped("%s", vi.summary.data());
   if (ex.variant == VariantId::SinRatio) {
-    ImGui::Text("%d __sinf per step on sm_%d", variants::sines_per_step(in.arch), in.arch);
-    ImGui::SameLine();
+    // The count is the build's for the architecture: the GPU's, or sm_90's where none is in use.
+    if (in.device.device)
+      ImGui::Text("%d __sinf per step on sm_%d", variants::sines_per_step(in.arch), in.arch);
+    else
+      ImGui::Text("%d __sinf per step in the sm_%d build (no GPU in use)",
+                  variants::sines_per_step(in.arch), in.arch);
+    flow(button_width("measure the balance", true));
     const char* busy = ex.measuring();
     ImGui::BeginDisabled(!in.pipeline.gpu() || busy);
     if (ImGui::SmallButton("measure the balance")) in.measure_balance();
@@ -143,15 +196,19 @@ void view_section(Explorer& ex, const PanelInputs& in) {
   std::snprintf(label, sizeof label, "View: span %s, %u iterations%s",
                 span_text(ex.view.span, 3).c_str(), ex.view.max_iter,
                 ex.auto_iters ? " (auto)" : "");
+  char brief[64];
+  std::snprintf(brief, sizeof brief, "View: span %s, %u iters", span_text(ex.view.span, 3).c_str(),
+                ex.view.max_iter);
   if (in.naming.focus) ImGui::SetNextItemOpen(true);  // B shows the field it asks for
-  if (!section(label, "view", true)) return;
+  if (!section({label, brief}, "view", true)) return;
   // Deep centres run to thousands of digits: the panel shows the leading ones, the view text
   // (Ctrl+C) carries them all.
   ImGui::Text("Centre %s, %s", ex.view.center_x.str(15).c_str(), ex.view.center_y.str(15).c_str());
   ImGui::Text("Span   %s, zoom %s", span_text(ex.view.span).c_str(),
               span_text(quotient(View().span, ex.view.span), 3).c_str());
   int iters = static_cast<int>(ex.view.max_iter);
-  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 9);
+  // The field with its - and + buttons beside it.
+  ImGui::SetNextItemWidth(field_width(9, "max iterations") - 2 * ImGui::GetFrameHeight());
   if (ImGui::InputInt("max iterations", &iters, 256, 4096)) {
     View v = ex.view;
     v.max_iter = static_cast<unsigned>(std::clamp(iters, 1, static_cast<int>(kMaxIterations)));
@@ -163,10 +220,11 @@ void view_section(Explorer& ex, const PanelInputs& in) {
     ex.auto_iters = automatic;
     ex.dirty = true;
   }
-  ImGui::SameLine();
-  ImGui::TextDisabled(ex.auto_iters ? "doubled: edge 2%% inside or 1%% late"
-                                    : "the limit stays as set");
-  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 9);
+  const char* rule =
+      ex.auto_iters ? "doubled: edge 2% inside or 1% late" : "the limit stays as set";
+  flow(text_width(rule));
+  ImGui::TextDisabled("%s", rule);
+  ImGui::SetNextItemWidth(field_width(9, "bookmark"));
   if (ImGui::BeginCombo("bookmark", "go to...")) {
     for (const Bookmark& b : in.bookmarks)
       if (ImGui::Selectable(b.name.c_str())) in.go_to(b.view);
@@ -178,7 +236,7 @@ void view_section(Explorer& ex, const PanelInputs& in) {
     }
     ImGui::EndCombo();
   }
-  ImGui::SameLine();
+  flow(button_width("save (B)", true));
   if (ImGui::SmallButton("save (B)")) in.act(Action::SaveBookmark);
   if (!in.user_bookmarks_problem.empty()) {
     ImGui::PushTextWrapPos(0.0f);
@@ -203,7 +261,7 @@ void view_section(Explorer& ex, const PanelInputs& in) {
       n.frames_waited = -1;
     }
   }
-  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 14);
+  ImGui::SetNextItemWidth(field_width(14, "name"));
   const bool entered =
       ImGui::InputTextWithHint("name", "Enter saves, Esc cancels", n.name.data(), n.name.size(),
                                ImGuiInputTextFlags_EnterReturnsTrue);
@@ -227,10 +285,13 @@ void render_plot(const Explorer& ex, const PanelInputs& in) {
   float top = 0;
   for (std::size_t i = 0; i < h.size(); ++i) top = std::max(top, h.newest(i));
   top = top > 0 ? top * 1.1f : 1.0f;
-  const char* unit = in.last.gpu ? "kernel ms (CUDA events)" : "CPU render ms";
+  const char* unit = in.last.gpu ? "kernel ms (CUDA events)" : "CPU render ms (wall)";
   ImGui::PushTextWrapPos(0.0f);
-  ImGui::TextDisabled("%s, 0 to %.3g, over the last %zu renders (hover: values)", unit, top,
-                      h.size());
+  if (h.size() == 0)
+    ImGui::TextDisabled("%s: none yet of this variant and iteration limit", unit);
+  else
+    ImGui::TextDisabled("%s, 0 to %.3g, over the last %zu render%s (hover: values)", unit, top,
+                        h.size(), h.size() == 1 ? "" : "s");
   ImGui::PopTextWrapPos();
   ImGui::PlotLines("##render", h.data(), static_cast<int>(h.size()), h.offset(), nullptr, 0.0f, top,
                    ImVec2(ImGui::GetContentRegionAvail().x, 3 * ImGui::GetFontSize()));
@@ -335,7 +396,7 @@ void deep_section(Explorer& ex, const PanelInputs& in) {
   else
     std::snprintf(label, sizeof label, "Measurement: perturbation %.3f ms",
                   d.last ? d.last->ms : 0.0);
-  if (!section(label, "measurement", true)) return;
+  if (!section({label}, "measurement", true)) return;
   bool live = ex.live;
   if (ImGui::Checkbox("live: re-render every frame", &live)) ex.live = live;
   char text[96];
@@ -418,7 +479,7 @@ void measurement_section(Explorer& ex, const PanelInputs& in) {
   else
     std::snprintf(label, sizeof label, "Measurement: %s %.3f ms", in.last.gpu ? "kernel" : "CPU",
                   ex.render_ms.mean());
-  if (!section(label, "measurement", true)) return;
+  if (!section({label}, "measurement", true)) return;
   bool live = ex.live;
   if (ImGui::Checkbox("live: re-render every frame", &live)) ex.live = live;
   slice_progress(in);
@@ -435,15 +496,41 @@ void measurement_section(Explorer& ex, const PanelInputs& in) {
   else
     ImGui::TextDisabled("Frame rate: not live, frames are drawn on change");
   render_plot(ex, in);
+  // While a new view renders, the figures below are the last finished frame's, of the view
+  // before: said, and greyed, until this view's frame is in.
+  const bool stale = in.of_previous_view;
+  if (stale) {
+    ImGui::PushTextWrapPos(0.0f);
+    ImGui::TextColored(kWarning,
+                       "Below: the previous view's last frame; this view's figures come when its "
+                       "frame is done.");
+    ImGui::PopTextWrapPos();
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+  }
+  struct PopOnEnd {
+    bool on;
+    ~PopOnEnd() {
+      if (on) ImGui::PopStyleColor();
+    }
+  } pop{stale};
   const double iters_done = static_cast<double>(in.last.pixel_iters());
   if (!(in.last.gpu && in.metrics && in.rates)) {
-    if (!in.last.gpu && in.last.cpu_stats.slices == 0)
+    const CpuFrameStats& c = in.last.cpu_stats;
+    if (!in.last.gpu && c.slices == 0) {
       bullet("no frame finished yet");
-    else
-      bullet("%.3g pixel-iterations, %.3f Giter/s on %u threads, over %u slice%s", iters_done,
-             in.last.cpu_stats.ms > 0 ? iters_done / (in.last.cpu_stats.ms * 1e6) : 0.0,
-             in.last.cpu_stats.threads, in.last.cpu_stats.slices,
-             in.last.cpu_stats.slices == 1 ? "" : "s");
+    } else {
+      const double ms = c.ms > 0 ? c.ms : 1e300;
+      bullet("%.3g pixel-iterations run, %.3g counted, on %u threads over %u slice%s", iters_done,
+             static_cast<double>(c.pixel_counted), c.threads, c.slices, c.slices == 1 ? "" : "s");
+      bullet("Giter/s: %.3f run, %.3f counted%s", iters_done / (ms * 1e6),
+             static_cast<double>(c.pixel_counted) / (ms * 1e6),
+             c.pixel_counted > c.pixel_iters ? " (orbits found periodic were stopped)" : "");
+    }
+    if (!in.fastest_here.empty()) {
+      ImGui::PushTextWrapPos(0.0f);
+      ImGui::TextUnformatted(in.fastest_here.c_str());
+      ImGui::PopTextWrapPos();
+    }
     ImGui::TextDisabled("SM cycles and the pipe bound need the CUDA path.");
     return;
   }
@@ -466,7 +553,14 @@ void measurement_section(Explorer& ex, const PanelInputs& in) {
   explain_last_item("SM balance");
   bullet("tiles %s", s.by_cost ? "costliest first, by the last frame" : "in rows");
   bullet("SM clock %.3f GHz (cycles / event time)", m.clock_ghz);
-  bullet("%.2f Giter/s; %.3g pixel-iterations", m.giter_per_s, iters_done);
+  // The kernels sum the steps run; a variant that stops periodic orbits counts more than it runs.
+  if (variant_info(ex.variant).stops_cycles)
+    bullet(
+        "%.2f Giter/s run; %.3g pixel-iterations run (it counts more: orbits found periodic "
+        "stop early; compare (C) gives both)",
+        m.giter_per_s, iters_done);
+  else
+    bullet("%.2f Giter/s run and counted; %.3g pixel-iterations", m.giter_per_s, iters_done);
   bullet("warp-issued iterations %.3g; SIMT efficiency %.1f%% (D: per warp)",
          static_cast<double>(s.warp_iters), 100 * m.simt_efficiency);
   explain_last_item("SIMT efficiency");
@@ -483,19 +577,15 @@ void measurement_section(Explorer& ex, const PanelInputs& in) {
   sources_table(in, s);
 }
 
-void mix_row(const char* label, const InstrMix& m) {
-  ImGui::TableNextRow();
-  ImGui::TableNextColumn();
-  ImGui::TextUnformatted(label);
-  for (double v : {m.fma, m.alu, m.xu, m.fp64, m.lsu, m.other, m.total()}) {
-    ImGui::TableNextColumn();
-    ImGui::Text("%g", v);
-  }
+// The pipes of a mix, as the model's table names them.
+constexpr const char* kMixPipes[] = {"FMA", "ALU", "XU", "FP64", "LSU", "other", "total"};
+std::array<double, 7> by_pipe(const InstrMix& m) {
+  return {m.fma, m.alu, m.xu, m.fp64, m.lsu, m.other, m.total()};
 }
 
 // Instruction mix: declared beside the variant, and read from this executable's SASS.
 void model_section(const Explorer& ex, const PanelInputs& in) {
-  if (!section("Model: instructions per step", "model", false)) return;
+  if (!section({"Model: instructions per step", "Model: per step"}, "model", false)) return;
   text_with_term("Each step's instructions by pipe, as the seed articles count them",
                  "the seed articles");
   if (in.device.device)
@@ -503,26 +593,61 @@ void model_section(const Explorer& ex, const PanelInputs& in) {
   else
     ImGui::TextWrapped("Of the sm_90 build (no GPU in use)");
   const VariantInfo& vi = variant_info(ex.variant);
-  if (ImGui::BeginTable("mix", 8, ImGuiTableFlags_Borders | ImGuiTableFlags_SizingFixedFit)) {
-    const char* heads[] = {"per iteration", "FMA", "ALU", "XU", "FP64", "LSU", "other", "total"};
-    for (const char* h : heads) ImGui::TableSetupColumn(h);
-    ImGui::TableNextRow(ImGuiTableRowFlags_Headers);
-    for (int c = 0; c < 8; ++c) {
-      ImGui::TableSetColumnIndex(c);
-      ImGui::TableHeader(heads[c]);
-      if (c == 3) explain_last_item("XU");
-      if (c == 0) explain_last_item("pipe");
-    }
-    mix_row("step (declared)", vi.step(in.arch));
-    mix_row("escape + loop", vi.overhead(in.arch));
-    mix_row("total (declared)", vi.per_iteration(in.arch));
-    if (const LoopListing* l =
-            in.sass ? in.sass->loop(ex.variant, in.last.gpu ? build_of(in.last.gpu_stats)
-                                                            : sass::KernelBuild::Plain)
-                    : nullptr)
-      mix_row("total (SASS)", l->mix * (1.0 / vi.steps_per_check));
-    ImGui::EndTable();
+  struct Mix {
+    const char *name, *brief;
+    InstrMix mix;
+  };
+  std::vector<Mix> mixes = {{"step (declared)", "step", vi.step(in.arch)},
+                            {"escape + loop", "loop", vi.overhead(in.arch)},
+                            {"total (declared)", "total", vi.per_iteration(in.arch)}};
+  if (const LoopListing* l =
+          in.sass ? in.sass->loop(ex.variant, in.last.gpu ? build_of(in.last.gpu_stats)
+                                                          : sass::KernelBuild::Plain)
+                  : nullptr)
+    mixes.push_back({"total (SASS)", "SASS", l->mix * (1.0 / vi.steps_per_check)});
+  // The pipes across where the panel is wide enough for them, else down, so that no column is
+  // cut at a small window or a large UI size.
+  const float cell = 2 * ImGui::GetStyle().CellPadding.x + 1, number = text_width("00.5");
+  float across = text_width("total (declared)") + cell;
+  for (const char* p : kMixPipes) across += std::max(text_width(p), number) + cell;
+  const bool pipes_across = across <= ImGui::GetContentRegionAvail().x;
+  const int columns = pipes_across ? 8 : static_cast<int>(mixes.size()) + 1;
+  if (!ImGui::BeginTable("mix", columns, ImGuiTableFlags_Borders | ImGuiTableFlags_SizingFixedFit))
+    return;
+  ImGui::TableSetupColumn(pipes_across ? "per iteration" : "pipe");
+  if (pipes_across)
+    for (const char* p : kMixPipes) ImGui::TableSetupColumn(p);
+  else
+    for (const Mix& m : mixes) ImGui::TableSetupColumn(m.brief);
+  ImGui::TableNextRow(ImGuiTableRowFlags_Headers);
+  for (int c = 0; c < columns; ++c) {
+    ImGui::TableSetColumnIndex(c);
+    ImGui::TableHeader(ImGui::TableGetColumnName(c));
+    if (c == 0) explain_last_item("pipe");
+    if (pipes_across && c == 3) explain_last_item("XU");
   }
+  const auto cell_text = [](const char* text) {
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(text);
+  };
+  const auto cell_number = [](double v) {
+    ImGui::TableNextColumn();
+    ImGui::Text("%g", v);
+  };
+  if (pipes_across) {
+    for (const Mix& m : mixes) {
+      ImGui::TableNextRow();
+      cell_text(m.name);
+      for (double v : by_pipe(m.mix)) cell_number(v);
+    }
+  } else {
+    for (std::size_t p = 0; p < std::size(kMixPipes); ++p) {
+      ImGui::TableNextRow();
+      cell_text(kMixPipes[p]);
+      for (const Mix& m : mixes) cell_number(by_pipe(m.mix)[p]);
+    }
+  }
+  ImGui::EndTable();
 }
 
 // The other windows and views, and what the buttons start.
@@ -530,10 +655,10 @@ void tools(Explorer& ex, const PanelInputs& in) {
   bool on = ex.show_overlay;
   if (ImGui::Checkbox("pipes (P)", &on)) in.act(Action::Overlay);
   explain_last_item("pipe");
-  ImGui::SameLine();
+  flow(checkbox_width("SASS (S)"));
   on = ex.show_sass;
   if (ImGui::Checkbox("SASS (S)", &on)) in.act(Action::Sass);
-  ImGui::SameLine();
+  flow(checkbox_width("divergence (D)"));
   on = ex.divergence;
   if (ImGui::Checkbox("divergence (D)", &on)) in.act(Action::Divergence);
   if (ex.divergence) {
@@ -548,7 +673,8 @@ void tools(Explorer& ex, const PanelInputs& in) {
   bool by_cost = gpu && gpu->tile_order() == TileOrder::CostliestFirst;
   ImGui::BeginDisabled(!gpu);
   if (ImGui::Checkbox("costly tiles first", &by_cost) && gpu) {
-    gpu->set_tile_order(by_cost ? TileOrder::CostliestFirst : TileOrder::Rows);
+    const TileOrder order = by_cost ? TileOrder::CostliestFirst : TileOrder::Rows;
+    in.gpu_lease.change(gpu, [order](GpuRenderer& g) { g.set_tile_order(order); });
     ex.render_ms.clear();
     ex.dirty = true;
   }
@@ -556,7 +682,9 @@ void tools(Explorer& ex, const PanelInputs& in) {
   why_disabled(gpu ? "A re-render of the same view takes its tiles costliest first, by the last "
                      "frame's costs;\nthe first frame of a view goes in rows."
                    : needs_cuda);
-  ImGui::SameLine();
+  if (in.gpu_lease.waiting() > 0)
+    ImGui::TextDisabled("(once %s gives the GPU back)", in.gpu_lease.holder().c_str());
+  flow(checkbox_width("experiments (E)"));
   on = ex.show_experiments;
   if (ImGui::Checkbox("experiments (E)", &on)) in.act(Action::Experiments);
   const char* busy = ex.measuring();
@@ -567,9 +695,9 @@ void tools(Explorer& ex, const PanelInputs& in) {
   why_disabled(!gpu   ? needs_cuda
                : busy ? running.c_str()
                       : "times every variant at this view and window size");
-  ImGui::SameLine();
+  flow(button_width("Capture (F12)"));
   if (ImGui::Button("Capture (F12)")) in.act(Action::Capture);
-  ImGui::SameLine();
+  flow(button_width("Keys (F1)"));
   if (ImGui::Button("Keys (F1)")) in.act(Action::Help);
   if (!ex.status.empty()) {
     ImGui::PushTextWrapPos(0.0f);
@@ -579,8 +707,9 @@ void tools(Explorer& ex, const PanelInputs& in) {
 }
 
 void colour_section(Explorer& ex, const PanelInputs& in) {
-  if (!section("Colour & UI size: " + in.palettes[ex.palette].name, "colour", false)) return;
-  const float field = ImGui::GetFontSize() * 14;
+  const std::string& palette = in.palettes[ex.palette].name;
+  if (!section({"Colour & UI size: " + palette, "Colour: " + palette}, "colour", false)) return;
+  const float field = field_width(14, "density");
   ImGui::SetNextItemWidth(field);
   if (ImGui::BeginCombo("palette", in.palettes[ex.palette].name.c_str())) {
     for (std::size_t i = 0; i < in.palettes.size(); ++i)
@@ -606,7 +735,7 @@ void colour_section(Explorer& ex, const PanelInputs& in) {
   ImGui::Separator();
   ImGui::SetNextItemWidth(field);
   ImGui::SliderFloat("UI size", &ex.ui_scale, kMinUiScale, kMaxUiScale, "x%.2f");
-  ImGui::SameLine();
+  flow(button_width("projector", true));
   if (ImGui::SmallButton("projector")) ex.ui_scale = 1.75f;
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("large text for a room: UI size x1.75");
   bool vsync = ex.vsync;
@@ -631,12 +760,19 @@ void key_line() {
 
 }  // namespace
 
-void draw_panel(bool* open, Explorer& ex, const PanelInputs& in, Layout& layout) {
+PanelFit draw_panel(bool* open, Explorer& ex, const PanelInputs& in, Layout& layout) {
   layout.place_panel();
   ImGui::SetNextWindowBgAlpha(0.85f);
-  // The scrollbar is always there, so that a section opening does not move every control.
-  ImGui::Begin("mandelpipe  (Tab hides, F1 keys)", open, ImGuiWindowFlags_AlwaysVerticalScrollbar);
+  // The scrollbar is always there, so that a section opening does not move every control. The
+  // panel is a fixed column (the view is of the area beside it): neither moved, sized nor folded
+  // by hand, nor kept in imgui.ini.
+  ImGui::Begin("mandelpipe  (Tab hides, F1 keys)", open,
+               ImGuiWindowFlags_AlwaysVerticalScrollbar | ImGuiWindowFlags_NoMove |
+                   ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoCollapse |
+                   ImGuiWindowFlags_NoSavedSettings);
   layout.placed(FixedWindow::Panel);
+  // Every text line wraps at the panel's edge, whatever its length at this size and UI scale.
+  ImGui::PushTextWrapPos(0.0f);
   device_section(in);
   tools(ex, in);
   variant_section(ex, in);
@@ -646,7 +782,14 @@ void draw_panel(bool* open, Explorer& ex, const PanelInputs& in, Layout& layout)
   colour_section(ex, in);
   ImGui::Separator();
   key_line();
+  ImGui::PopTextWrapPos();
+  // What ImGui laid out, read from the window itself: the widest line's right edge, however it
+  // came there, against the content region's.
+  const ImGuiWindow* w = ImGui::GetCurrentWindow();
+  const PanelFit fit{w->Size.x, w->Size.y, w->DC.CursorMaxPos.x - w->Pos.x,
+                     w->WorkRect.Max.x - w->Pos.x};
   ImGui::End();
+  return fit;
 }
 
 }  // namespace mp

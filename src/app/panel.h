@@ -20,6 +20,7 @@
 #include "model/palette.h"
 #include "model/pipe_rates.h"
 #include "session/deep_session.h"
+#include "session/renderer_lease.h"
 
 namespace mp {
 
@@ -42,7 +43,8 @@ struct BookmarkNaming {
 struct PanelInputs {
   const DeviceChoice& device;
   gl::FramePipeline& pipeline;
-  const DeepStatus& deep;  // deep views: the reference and the perturbation frame
+  RendererLease<GpuRenderer>& gpu_lease;  // changes to the renderer go through it
+  const DeepStatus& deep;                 // deep views: the reference and the perturbation frame
   const std::optional<PipeRates>& rates;
   const gl::FrameMeasurement& last;
   const std::optional<Metrics>& metrics;
@@ -55,6 +57,10 @@ struct PanelInputs {
   const std::optional<CounterFigures>& counter_figures;
   // Why the image and the counters wait (an experiment measures the GPU), or "".
   std::string paused;
+  // `last` is of another view, variant or size than the frame rendering now.
+  bool of_previous_view;
+  // The CPU path: which variant was fastest of those timed at this view, or "".
+  std::string fastest_here;
   const std::vector<Palette>& palettes;
   const std::vector<Bookmark>& bookmarks;       // built in
   const std::vector<Bookmark>& user_bookmarks;  // the user's own
@@ -66,6 +72,11 @@ struct PanelInputs {
   std::function<void(Action)> act;  // what a key would do, for the panel's buttons
 };
 
-void draw_panel(bool* open, Explorer& ex, const PanelInputs& in, Layout& layout);
+// How the panel's content fits it, the last frame: its size and, of its content, the right edge
+// of the widest line against the room it has (window pixels; widest <= room: nothing clipped).
+struct PanelFit {
+  float width = 0, height = 0, widest = 0, room = 0;
+};
+PanelFit draw_panel(bool* open, Explorer& ex, const PanelInputs& in, Layout& layout);
 
 }  // namespace mp

@@ -1,14 +1,17 @@
 #include "app/window_command.h"
 
+#include <iostream>
+
 #include "app/app.h"
 #include "commands/commands.h"
 #include "io/files.h"
 
 namespace mp {
 
-int run_window(const Options& o) {
+int run_window(const WindowOptions& o) {
   // Quit as on Esc, so that a logout or `kill` keeps the window's settings.
   ask_to_quit_on_signals();
+  if (!o.size_note.empty()) std::cerr << "mandelpipe: " << o.size_note << "\n";
   if (!o.screenshot.empty()) {
     try {
       check_writable(o.screenshot);
@@ -16,7 +19,6 @@ int run_window(const Options& o) {
       throw ExitError(2, std::string("--screenshot: ") + e.what());
     }
   }
-  if (o.palette_given) find_palette(o.palette);  // fail before a window opens
   if (!o.capture_dir.empty()) {
     try {
       check_writable(std::filesystem::path(o.capture_dir) / "capture.png");

@@ -5,6 +5,6 @@
 
 namespace mp {
 
-int run_window(const Options& o);
+int run_window(const WindowOptions& o);
 
 }  // namespace mp

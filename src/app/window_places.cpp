@@ -67,6 +67,21 @@ WindowWish ScreenGeometry::wish(float width_em, float height_em, Corner corner) 
   return {width_em * em, height_em * em, 24 * em, 10 * em, corner};
 }
 
+OverlayColumns fit_overlay_columns(OverlayColumns c, float room, float least_bar) {
+  float over = c.width() - room;
+  if (over <= 0) return c;
+  const float plot = c.plot - std::min(over, c.plot);
+  over -= c.plot - plot;
+  c.plot = plot < least_bar / 2 ? 0 : plot;
+  over -= plot - c.plot;
+  if (over <= 0) return c;
+  const float bar = std::max(c.bar - over, std::min(least_bar, c.bar));
+  over -= c.bar - bar;
+  c.bar = bar;
+  if (over > 0) c.note = 0;
+  return c;
+}
+
 std::optional<Rect> free_place(const Rect& area, const std::vector<Rect>& taken, float gap,
                                const WindowWish& wish) {
   // A free place's edges are the area's or lie a gap from a taken rectangle's.

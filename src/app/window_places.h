@@ -46,12 +46,32 @@ struct ScreenGeometry {
   Rect area() const { return {x + pad, y + pad, width - 2 * pad, height - 2 * pad}; }
   float right_of_panel() const { return x + pad + panel_width + pad; }
   Rect panel_column() const { return {x + pad, y + pad, panel_width, height - 2 * pad}; }
+  // The area the view fills while the panel shows: right of the panel's column, the whole height
+  // (the image under the panel is drawn too, and what the view holds is beside it).
+  Rect beside_panel() const {
+    const float left = panel_column().right();
+    return {left, y, x + width - left, height};
+  }
   // Right of the panel along the top, kept for the precision banner whether it shows or not (so
   // that nothing jumps when it comes): three lines, or `banner_height` where it was taller.
   Rect banner_band(float banner_height) const;
   // A tool window's wish in ems: its size, the least worth opening it at, and its corner.
   WindowWish wish(float width_em, float height_em, Corner corner = Corner::TopLeft) const;
 };
+
+// The pipe overlay's columns: a pipe's name | the model's bar over the counters' | their figures |
+// the difference | the history of both | a note ("0.056 ms <- limits"), `gap` apart.
+struct OverlayColumns {
+  float gap = 0, name = 0, bar = 0, value = 0, diff = 0, plot = 0, note = 0;
+  float width() const {
+    return name + bar + gap + value + diff + plot + (note > 0 ? gap + note : 0);
+  }
+};
+// The columns within `room` (the band beside the panel, less the window's padding), so that the
+// overlay never reaches over the panel: the history narrows (and goes where narrower than half a
+// bar), then the bars down to `least_bar`, then the note goes (the limiting pipe's bar keeps its
+// red frame). Wider than `room` still only where even the names and figures are.
+OverlayColumns fit_overlay_columns(OverlayColumns natural, float room, float least_bar);
 
 // A place for a window inside `area`, `gap` clear of every rectangle in `taken`: of the free
 // places that hold its minimum, one that gives it nine tenths of the size it wishes (or the

@@ -49,17 +49,18 @@ bool is_program_name(const std::string& word) {
 
 }  // namespace
 
-std::string format_view_text(const ViewState& s) {
+std::string format_view_text(const ViewState& s, int width, int height) {
   return "mandelpipe --center " + centre_text(s.view.center_x, s.view) + "," +
          centre_text(s.view.center_y, s.view) + " --span " + exact_span_text(s.view.span) +
          " --iters " + std::to_string(s.view.max_iter) + " --variant " +
          std::string(variant_info(s.variant).name) + " --palette " + s.palette + " --density " +
          shortest(s.colour.density) + " --offset " + shortest(s.colour.offset) + " --stripe " +
-         shortest(s.colour.stripe);
+         shortest(s.colour.stripe) +
+         (width > 0 ? " --width " + std::to_string(width) + " --height " + std::to_string(height)
+                    : "");
 }
 
-ViewTextResult parse_view_text(std::string_view text, const ViewState& current,
-                               const std::vector<std::string>& palettes) {
+ViewTextResult parse_view_text(std::string_view text, const ViewState& current) {
   ViewTextResult r;
   if (text.size() > kMaxViewText) {
     r.error = "view text: too long to be a view (" + std::to_string(text.size()) + " characters)";
@@ -67,6 +68,8 @@ ViewTextResult parse_view_text(std::string_view text, const ViewState& current,
   }
   std::vector<std::string> words = split_words(text);
   if (!words.empty() && is_program_name(words.front())) words.erase(words.begin());
+  // A render command line shows a view too: its own options are left aside.
+  if (!words.empty() && words.front() == "render") words.erase(words.begin());
   if (words.empty()) {
     r.error = "view text: empty; expected mandelpipe --center X,Y --span S --iters N ...";
     return r;
@@ -76,6 +79,7 @@ ViewTextResult parse_view_text(std::string_view text, const ViewState& current,
   static const std::set<std::string> kViewOptions = {"--center",  "--span",    "--iters",
                                                      "--variant", "--palette", "--density",
                                                      "--offset",  "--stripe"};
+  static const std::vector<OptionName> kRender = option_names(Command::Render);
   // Read as render reads its options: it takes every one of them (the colours included).
   std::vector<std::string> args = {"mandelpipe", "render", "--out", "view.png"};
   std::set<std::string> given;
@@ -87,16 +91,25 @@ ViewTextResult parse_view_text(std::string_view text, const ViewState& current,
       r.error = "view text: expected an option such as --center, got '" + w + "'";
       return r;
     }
-    if (!kViewOptions.count(name)) {
+    const auto render = std::find_if(kRender.begin(), kRender.end(),
+                                     [&](const OptionName& o) { return o.name == name; });
+    if (render == kRender.end()) {
       r.error = "view text: " + name + " is not part of a view (a view has --center, --span, " +
                 "--iters, --variant, --palette, --density, --offset, --stripe)";
       return r;
     }
-    if (eq == std::string::npos && i + 1 == words.size()) {
+    const bool value = render->takes_value && eq == std::string::npos;
+    if (value && i + 1 == words.size()) {
       r.error = name + ": needs a value";
       return r;
     }
-    args.push_back(eq == std::string::npos ? w + "=" + words[++i] : w);
+    const std::string joined = value ? w + "=" + words[++i] : w;
+    if (!kViewOptions.count(name)) {  // render's own (--out, --width, --ss...): not a view's
+      if (std::find(r.left_aside.begin(), r.left_aside.end(), name) == r.left_aside.end())
+        r.left_aside.push_back(name);
+      continue;
+    }
+    args.push_back(joined);
     given.insert(name);
   }
   // A centre without a span is read at the precision of the span it will have: the current one.
@@ -107,7 +120,7 @@ ViewTextResult parse_view_text(std::string_view text, const ViewState& current,
     r.error = parsed.err;
     return r;
   }
-  const Options& o = *parsed.options;
+  const RenderOptions& o = std::get<RenderOptions>(*parsed.options);
   r.state = current;
   if (given.count("--span")) r.state.view.span = o.view.span;
   if (given.count("--center")) {
@@ -122,15 +135,7 @@ ViewTextResult parse_view_text(std::string_view text, const ViewState& current,
   }
   if (given.count("--iters")) r.state.view.max_iter = o.view.max_iter;
   if (given.count("--variant")) r.state.variant = o.variant;
-  if (given.count("--palette")) {
-    if (std::find(palettes.begin(), palettes.end(), o.palette) == palettes.end()) {
-      std::string known;
-      for (const std::string& p : palettes) known += (known.empty() ? "" : ", ") + p;
-      r.error = "--palette: unknown '" + o.palette + "' (known: " + known + ")";
-      return r;
-    }
-    r.state.palette = o.palette;
-  }
+  if (given.count("--palette")) r.state.palette = o.palette;
   if (given.count("--density")) r.state.colour.density = o.colour.density;
   if (given.count("--offset")) r.state.colour.offset = o.colour.offset;
   if (given.count("--stripe")) r.state.colour.stripe = o.colour.stripe;

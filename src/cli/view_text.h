@@ -13,20 +13,24 @@
 namespace mp {
 
 // One line, no newline; every number in the fewest digits that read back to the same value.
-std::string format_view_text(const ViewState& s);
+// With a size (width > 0): the image the view fills, as --width and --height, so that render
+// given the line writes that image (the window's Ctrl+C: the area beside its panel).
+std::string format_view_text(const ViewState& s, int width = 0, int height = 0);
 
 struct ViewTextResult {
   bool ok = false;
   ViewState state;    // when ok
   std::string error;  // otherwise: one line saying what is wrong
+  // render's options of the line that are no part of a view (--out, --width, --ss ...), by name
+  std::vector<std::string> left_aside;
 };
 
-// Reads a line format_view_text writes, and the same options typed by hand: the program name
-// may be left out, spaces and a trailing newline do not matter. Options the line leaves out
-// keep their value in `current`; any option that is not part of a view is refused, as are a
-// palette not among `palettes` and every value the command line itself refuses.
-ViewTextResult parse_view_text(std::string_view text, const ViewState& current,
-                               const std::vector<std::string>& palettes);
+// Reads a line format_view_text writes, the same options typed by hand, and a `render` command
+// line: the program name may be left out, spaces and a trailing newline do not matter. Options the
+// line leaves out keep their value in `current`; render's own options are left aside (named in
+// `left_aside`, their values unread); any other option is refused, as is every value the command
+// line itself refuses (a palette it does not know among them).
+ViewTextResult parse_view_text(std::string_view text, const ViewState& current);
 
 // A Kalles Fraktaler location (.kfr text: Re, Im, Zoom, Iterations) as a view on an image of
 // width x height pixels (KF's zoom scales the height; our span is the width), the rest of

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cstdio>
 #include <iostream>
+#include <nlohmann/json.hpp>
 
 #include "commands/commands.h"
 #include "commands/common.h"
@@ -157,37 +158,33 @@ DeepRow measure_deep(DeepRenderer& r, const std::string& name, const View& view,
   return row;
 }
 
-}  // namespace
-
-int run_bench(const Options& o) {
-  const DeviceChoice dc = choose_device(false);
-  if (!dc.device)
-    throw ExitError(3,
-                    "bench needs a CUDA GPU: " + dc.cpu_reason.substr(0, dc.cpu_reason.find(';')));
-  const DeviceInfo& dev = *dc.device;
+// Every view (and the sweep and present paths where asked) on one GPU.
+BenchReport bench_on(const BenchOptions& o, const DeviceInfo& dev) {
+  CUDA_CHECK(cudaSetDevice(dev.index));  // what is made here (the deep renderer) is made on it
   BenchReport rep;
   const LoadedSass sass = load_kernel_sass(self_executable(), dev.cc_major * 10 + dev.cc_minor);
   rep.device = summarize(dev, &sass);
-  std::vector<VariantId> variants = o.bench_variants;
+  std::vector<VariantId> variants = o.variants;
   if (variants.empty())
     for (const VariantInfo& v : all_variants()) variants.push_back(v.id);
 
   GpuRenderer gpu(dev);
   gpu.set_tile_order(o.tiles_in_rows ? TileOrder::Rows : TileOrder::CostliestFirst);
-  const std::unique_ptr<CounterProbe> counters = start_counters(o, dev);
-  const std::unique_ptr<counters::PcSampler> stalls = start_stalls(o, dev, counters.get());
+  const std::unique_ptr<CounterProbe> counters =
+      start_counters(o.counters, o.counter_interval_us, dev);
+  const std::unique_ptr<counters::PcSampler> stalls = start_stalls(o.stalls, dev, counters.get());
   // The user's views and zoom path are timed as a user meets them: each frame a view's first.
   struct Timed {
     std::string name;
     View view;
   };
   std::vector<Timed> views;
-  const bool own = !o.bench_views.empty() || o.bench_zoom;
-  for (std::size_t i = 0; i < o.bench_views.size(); ++i)
-    views.push_back({"view " + std::to_string(i + 1), o.bench_views[i]});
+  const bool own = !o.views.empty() || o.zoom;
+  for (std::size_t i = 0; i < o.views.size(); ++i)
+    views.push_back({"view " + std::to_string(i + 1), o.views[i]});
   const std::size_t zoom_start = views.size();
-  if (o.bench_zoom) {
-    const std::vector<View> path = zoom_views(*o.bench_zoom);
+  if (o.zoom) {
+    const std::vector<View> path = zoom_views(*o.zoom);
     for (std::size_t i = 0; i < path.size(); ++i)
       views.push_back(
           {"zoom " + std::to_string(i + 1) + "/" + std::to_string(path.size()), path[i]});
@@ -211,29 +208,28 @@ int run_bench(const Options& o) {
             !choose_precision(views[i].view, o.width, o.height, v, v, true, std::nullopt).exhausted)
           formats.push_back(*variant_info(v).perturbation);
       if (formats.empty()) formats.push_back(*choice.perturbation);
-      if (!deep) deep = std::make_unique<DeepRenderer>(dc.device);
+      if (!deep) deep = std::make_unique<DeepRenderer>(dev);
       for (DeltaFormat f : formats) {
-        rep.deep.push_back(measure_deep(*deep, views[i].name, views[i].view, f, o.width, o.height,
-                                        o.bench_frames));
+        rep.deep.push_back(
+            measure_deep(*deep, views[i].name, views[i].view, f, o.width, o.height, o.frames));
         std::cerr << "bench: " << views[i].name << " done (" << rep.deep.back().rendered_by
                   << ")\n";
       }
       continue;
     }
-    std::vector<MeasuredRow> rows = measure_variants(
-        gpu, views[i].name, views[i].view, o.width, o.height, variants, o.bench_frames, kWarmup,
-        &sass, counters.get(), first_frames, stalls.get());
-    if (o.bench_zoom && i >= zoom_start)
-      zoom_rows.insert(zoom_rows.end(), rows.begin(), rows.end());
+    std::vector<MeasuredRow> rows =
+        measure_variants(gpu, views[i].name, views[i].view, o.width, o.height, variants, o.frames,
+                         kWarmup, &sass, counters.get(), first_frames, stalls.get());
+    if (o.zoom && i >= zoom_start) zoom_rows.insert(zoom_rows.end(), rows.begin(), rows.end());
     for (MeasuredRow& r : rows) rep.rows.push_back(std::move(r));
     std::cerr << "bench: " << views[i].name << " done\n";
   }
   rep.zoom = zoom_totals(zoom_rows);
   if (stalls) rep.stall_source = stalls->description();
-  if (o.bench_sin_sweep) rep.sweep = sine_sweep(gpu, &sass, o.bench_frames, kWarmup);
-  if (o.bench_present) {
+  if (o.sin_sweep) rep.sweep = sine_sweep(gpu, &sass, o.frames, kWarmup);
+  if (o.present) {
     try {
-      rep.present = bench_present(dev, o.bench_frames);
+      rep.present = bench_present(dev, o.frames);
     } catch (const CudaError&) {
       throw;
     } catch (const std::runtime_error& e) {
@@ -241,8 +237,34 @@ int run_bench(const Options& o) {
                       std::string("bench --present needs an off-screen GL context: ") + e.what());
     }
   }
-  // Out before the samplers are torn down, whatever happens then.
-  std::cout << format_bench(rep, o.format) << std::flush;
+  return rep;
+}
+
+}  // namespace
+
+int run_bench(const BenchOptions& o) {
+  // The first GPU unless --devices names others: each is timed in turn, a report each.
+  const DeviceChoice dc = o.devices.given ? choose_devices(o.devices, false) : choose_device(false);
+  if (!dc.device)
+    throw ExitError(3,
+                    "bench needs a CUDA GPU: " + dc.cpu_reason.substr(0, dc.cpu_reason.find(';')));
+  if (dc.devices.size() > 1 && o.format == OutputFormat::Csv)
+    throw ExitError(2, "--format csv: one table of one GPU's rows; with " +
+                           std::to_string(dc.devices.size()) +
+                           " GPUs use --format json (or md), a report each");
+  if (dc.devices.size() == 1) {
+    std::cout << format_bench(bench_on(o, dc.devices.front()), o.format);
+    return 0;
+  }
+  nlohmann::json all = {{"devices", nlohmann::json::array()}};
+  for (const DeviceInfo& d : dc.devices) {
+    const BenchReport rep = bench_on(o, d);
+    if (o.format == OutputFormat::Json)
+      all["devices"].push_back(nlohmann::json::parse(format_bench(rep, o.format)));
+    else
+      std::cout << format_bench(rep, o.format) << "\n";
+  }
+  if (o.format == OutputFormat::Json) std::cout << all.dump(2) << "\n";
   return 0;
 }
 

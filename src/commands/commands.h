@@ -9,7 +9,8 @@
 namespace mp {
 
 // A failure the user can act on: printed as one line, exit with `code` (2 bad input or
-// environment, 3 needs a GPU).
+// environment, 3 needs a GPU); an empty one is not printed (an MPI rank ending as rank 0, which
+// said why).
 class ExitError : public std::runtime_error {
  public:
   ExitError(int code, const std::string& what) : std::runtime_error(what), code_(code) {}
@@ -19,8 +20,8 @@ class ExitError : public std::runtime_error {
   int code_;
 };
 
-int run_render(const Options& o);
-int run_bench(const Options& o);
-int run_experiment_command(const Options& o);
+int run_render(const RenderOptions& o);
+int run_bench(const BenchOptions& o);
+int run_experiment_command(const ExperimentOptions& o);
 
 }  // namespace mp

@@ -8,18 +8,49 @@
 #include "counters/counter_sources.h"
 #include "counters/pc_sampler.h"
 #include "counters/pm_sampler.h"
-#include "experiments.h"
 #include "io/embedded.h"
+#include "lab/experiments.h"
 #include "model/pipe_load.h"
 #include "model/variant_table.h"
 
 namespace mp {
 
 DeviceChoice choose_device(bool force_cpu) {
-  if (force_cpu) return {std::nullopt, "CPU renderer requested (--cpu)"};
+  if (force_cpu) return {std::nullopt, {}, "CPU renderer requested (--cpu)", ""};
   DeviceProbe p = probe_cuda_device();
-  if (!p.device) return {std::nullopt, p.reason + "; using the CPU reference renderer"};
-  return {p.device, ""};
+  if (!p.device) return {std::nullopt, {}, p.reason + "; using the CPU reference renderer", ""};
+  return {p.device, {*p.device}, "", ""};
+}
+
+DeviceChoice choose_devices(const DeviceRequest& request, bool force_cpu) {
+  if (force_cpu) return choose_device(true);
+  const DeviceCensus census = probe_cuda_devices();
+  DeviceChoice c;
+  if (request.all) {
+    if (census.usable.empty())
+      return {std::nullopt, {}, census.reason + "; using the CPU reference renderer", ""};
+    c.devices = census.usable;
+    c.left_out = census.reason;
+  } else {
+    for (const int index : request.list) {
+      const auto it = std::find_if(census.usable.begin(), census.usable.end(),
+                                   [&](const DeviceInfo& d) { return d.index == index; });
+      if (it != census.usable.end()) {
+        c.devices.push_back(*it);
+        continue;
+      }
+      if (index < census.count)
+        throw ExitError(2, "--devices: device " + std::to_string(index) +
+                               " cannot run mandelpipe's kernels (" + census.reason + ")");
+      throw ExitError(2, "--devices: there is no device " + std::to_string(index) + " (" +
+                             (census.count ? std::to_string(census.count) +
+                                                 " CUDA devices here, numbered from 0"
+                                           : census.reason) +
+                             ")");
+    }
+  }
+  c.device = c.devices.front();
+  return c;
 }
 
 Palette find_palette(const std::string& name) {
@@ -31,23 +62,20 @@ Palette find_palette(const std::string& name) {
   throw ExitError(2, "--palette: unknown '" + name + "' (known: " + known + ")");
 }
 
-int find_experiment(const std::string& name, const char* option) {
+int experiment_index(const std::string& name) {
   const auto& names = experiment_names();
   const auto it = std::find(names.begin(), names.end(), name);
-  if (it != names.end()) return static_cast<int>(it - names.begin());
-  std::string known;
-  for (std::string_view n : names) known += (known.empty() ? "" : ", ") + std::string(n);
-  throw ExitError(2, std::string(option) + ": unknown '" + name + "' (known: " + known + ")");
+  return it == names.end() ? 0 : static_cast<int>(it - names.begin());
 }
 
-std::unique_ptr<CounterProbe> start_counters(const Options& o, const DeviceInfo& d) {
-  if (!o.counters) return nullptr;
+std::unique_ptr<CounterProbe> start_counters(bool asked, int interval_us, const DeviceInfo& d) {
+  if (!asked) return nullptr;
   counters::SamplerOptions so;
   so.device_index = d.index;
   // Isolated launches make each edge sample the launch's own, so a coarser interval loses
   // nothing, and it keeps the counter thread (~45 us of CPU to evaluate a sample) ahead of
   // long kernels, whose samples it must read before the hardware buffer overwrites them.
-  so.interval_us = o.counter_interval_us > 0 ? static_cast<unsigned>(o.counter_interval_us) : 200;
+  so.interval_us = interval_us > 0 ? static_cast<unsigned>(interval_us) : 200;
   so.isolate = true;
   if (std::getenv("MANDELPIPE_COUNTERS_TRACE"))
     so.trace = [](const std::string& line) { std::cerr << "counters: " << line << "\n"; };
@@ -59,9 +87,9 @@ std::unique_ptr<CounterProbe> start_counters(const Options& o, const DeviceInfo&
   return std::make_unique<counters::ProbeSet>(std::move(s), counters::further_sources(d.index));
 }
 
-std::unique_ptr<counters::PcSampler> start_stalls(const Options& o, const DeviceInfo& d,
+std::unique_ptr<counters::PcSampler> start_stalls(bool asked, const DeviceInfo& d,
                                                   CounterProbe* counters) {
-  if (!o.bench_stalls) return nullptr;
+  if (!asked) return nullptr;
   counters::PcSamplerOptions po;
   po.device_index = d.index;
   // A warp every 2^15 cycles of each SM: at 1.7 GHz, one every 19 us, some 5,000 an SM over a
@@ -128,6 +156,10 @@ MeasuredRow measured_row(const DeviceInfo& d, VariantId variant, const std::stri
   r.view = view;
   r.frames = frames;
   r.measured = frame_numbers(s);
+  // A plain variant that runs every step it counts: counted is run. Others (stopped periodic
+  // orbits, perturbation's skipped steps) are counted where their counts are read (bench).
+  const VariantInfo& vi = variant_info(variant);
+  if (!vi.stops_cycles && !vi.perturbation) r.counted_iters = r.measured.pixel_iters;
   r.tiles_by_cost = s.by_cost;
   const int arch = d.cc_major * 10 + d.cc_minor;
   const PipeRates rates = pipe_rates(d.cc_major, d.cc_minor);

@@ -1,26 +1,29 @@
 // mandelpipe experiment NAME: one of the seeds' experiments, prediction beside measurement.
+#include <algorithm>
 #include <iostream>
 
 #include "commands/commands.h"
 #include "commands/common.h"
-#include "experiments.h"
 #include "io/experiment_report.h"
+#include "lab/experiments.h"
 
 namespace mp {
 
-int run_experiment_command(const Options& o) {
-  if (o.experiment_list) {
-    for (std::string_view name : experiment_names()) std::cout << name << "\n";
+int run_experiment_command(const ExperimentOptions& o) {
+  if (o.list) {  // a line each: the name (what scripts take), then what it asks
+    std::size_t widest = 0;
+    for (const ExperimentInfo& e : experiment_catalogue()) widest = std::max(widest, e.name.size());
+    for (const ExperimentInfo& e : experiment_catalogue())
+      std::cout << e.name << std::string(widest + 2 - e.name.size(), ' ') << e.title << "\n";
     return 0;
   }
-  find_experiment(o.experiment, "experiment");
   const DeviceChoice dc = choose_device(false);
   if (!dc.device)
     throw ExitError(
         3, "experiment needs a CUDA GPU: " + dc.cpu_reason.substr(0, dc.cpu_reason.find(';')));
-  const std::unique_ptr<CounterProbe> counters = start_counters(o, *dc.device);
-  std::cout << format_experiment(run_experiment(o.experiment, *dc.device, counters.get()),
-                                 o.format);
+  const std::unique_ptr<CounterProbe> counters =
+      start_counters(o.counters, o.counter_interval_us, *dc.device);
+  std::cout << format_experiment(run_experiment(o.name, *dc.device, counters.get()), o.format);
   return 0;
 }
 

@@ -101,8 +101,13 @@ MeasuredRow VariantMeasurer::measure(VariantId v) {
       withhold_short_counts(*row.counters, row.model_instructions);
   }
   long long differ = 0;
-  for (std::size_t i = 0; i < pixels(); ++i) differ += mine[i] != reference_[i];
+  double counted = 0;
+  for (std::size_t i = 0; i < pixels(); ++i) {
+    differ += mine[i] != reference_[i];
+    counted += mine[i];
+  }
   row.differing_from_fma4 = differ;
+  row.counted_iters = counted;
   if (stalls_) add_stalls(v, row);
   return row;
 }

@@ -1,278 +1,51 @@
-// mandelpipe render: one image without a window, or a zoom sequence of them, computed in bands and
-// streamed into PNG so that memory stays bounded whatever the size; plus a JSON of how each was
-// made.
+// mandelpipe render: one image without a window, or a zoom sequence of them, computed in bands on
+// every GPU of the host (or of many hosts, as MPI's ranks) and streamed into PNG so that memory
+// stays bounded whatever the size; plus a JSON of how each was made.
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <functional>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <optional>
-#include <sstream>
-#include <thread>
+
+#include <signal.h>
+#include <sys/resource.h>
 
 #include "cli/view_text.h"
+#include "commands/band_pipeline.h"
 #include "commands/commands.h"
 #include "commands/common.h"
+#include "commands/mpi_ranks.h"
+#include "commands/piece_renderer.h"
+#include "commands/render_ranks.h"
 #include "commands/sequence_folder.h"
-#include "cuda_check.h"
-#include "device_buffer.h"
 #include "io/colour_settings.h"
 #include "io/disk_space.h"
 #include "io/exr_file.h"
 #include "io/files.h"
+#include "io/host_info.h"
 #include "io/png_stream.h"
 #include "io/printable.h"
 #include "io/stale_temps.h"
 #include "model/auto_iterations.h"
 #include "model/precision_choice.h"
 #include "model/variant_table.h"
-#include "render/cpu_renderer.h"
-#include "session/deep_renderer.h"
 #include "version.h"
 
 namespace mp {
 namespace {
 namespace fs = std::filesystem;
 
-// Computed pixels in one piece of a band: one launch (or CPU pass) and one colour pass, so this
-// bounds the working memory, and keeps each launch far below the kernel's 2^32 pixels.
-constexpr long long kPiecePixels = 1LL << 22;
-// Computed pixels a piece's side: within the kernel's 65536 whatever the image's shape.
-constexpr int kPieceSide = 16384;
-
-// How an image is cut: bands of whole output rows, each computed in pieces side by side.
-struct Plan {
-  int width = 0, height = 0, ss = 1;
-  int piece_columns = 0;  // output columns per piece
-  int band_rows = 0;      // output rows per band
-
-  int bands() const { return (height + band_rows - 1) / band_rows; }
-  int pieces_across() const { return (width + piece_columns - 1) / piece_columns; }
-  long long piece_pixels() const {
-    return static_cast<long long>(piece_columns) * ss * band_rows * ss;
-  }
-  // The piece's data and colours, the GPU's copy of the data, and the band's output rows.
-  double working_mib(bool gpu) const {
-    const double data = piece_pixels() * kFloatsPerPixel * sizeof(float);
-    return (data * (gpu ? 2 : 1) + piece_pixels() * 4.0 + 3.0 * width * band_rows) / (1 << 20);
-  }
-};
-
-Plan plan_for(int width, int height, int ss) {
-  Plan p;
-  p.width = width;
-  p.height = height;
-  p.ss = ss;
-  p.piece_columns = std::min(width, kPieceSide / ss);
-  const long long rows = kPiecePixels / (static_cast<long long>(p.piece_columns) * ss * ss);
-  p.band_rows = static_cast<int>(std::clamp<long long>(rows, 1, std::min(height, kPieceSide / ss)));
-  return p;
+// Giter/s of `iters` steps in `ms`.
+double giter_per_s(double iters, double ms) {
+  return ms > 0 ? iters / (ms * 1e6) : 0.0;
 }
 
-// Progress on stderr for work that lasts: nothing in the first second, then a line a second.
-class Progress {
- public:
-  double elapsed_s() const {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-  }
-  void report(const std::string& where, double fraction) {
-    const double t = elapsed_s();
-    if (t < 1.0 || t - last_ < 1.0) return;
-    last_ = t;
-    char line[160];
-    std::snprintf(line, sizeof line, "mandelpipe: %s, %.0f%%, %.1f s\n", where.c_str(),
-                  100 * fraction, t);
-    std::cerr << line << std::flush;
-  }
-
- private:
-  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
-  double last_ = 0;
-};
-
-// Computes a piece's per-pixel data into host memory: the CUDA kernel, or the CPU reference.
-class PieceRenderer {
- public:
-  PieceRenderer(const DeviceChoice& dc, long long max_pixels, bool approximate)
-      : device_(dc.device), approximate_(approximate) {
-    if (device_) {
-      gpu_ = std::make_unique<GpuRenderer>(*device_);
-      scratch_ = DeviceBuffer<float>(static_cast<std::size_t>(max_pixels) * kFloatsPerPixel);
-    }
-  }
-  std::string description() const {
-    return device_ ? "CUDA on " + device_->name
-                   : "CPU reference (" + std::to_string(cpu_.threads()) + " threads)";
-  }
-  bool gpu() const { return device_.has_value(); }
-
-  void render(VariantId variant, const PixelGrid& g, unsigned max_iter, float* out) {
-    ++launches;
-    if (!gpu_) {
-      const CpuFrameStats s = cpu_.render(variant, g, max_iter, out);
-      cpu.ms += s.ms;
-      cpu.pixel_iters += s.pixel_iters;
-      cpu.threads = s.threads;
-      return;
-    }
-    const GpuFrameStats s = gpu_->render(variant, g, max_iter, scratch_.get());
-    const std::size_t floats = static_cast<std::size_t>(g.width) * g.height * kFloatsPerPixel;
-    CUDA_CHECK(cudaMemcpy(out, scratch_.get(), floats * sizeof(float), cudaMemcpyDeviceToHost));
-    gpu_stats.kernel_ms += s.kernel_ms;
-    gpu_stats.sm_cycles += s.sm_cycles;
-    gpu_stats.sm_cycles_mean += s.sm_cycles_mean;
-    gpu_stats.sms_used = std::max(gpu_stats.sms_used, s.sms_used);
-    gpu_stats.pixel_iters += s.pixel_iters;
-    gpu_stats.warp_iters += s.warp_iters;
-    gpu_stats.recording = gpu_stats.recording || s.recording;
-  }
-  // The reference for a deep view: the one in use where it serves, else a new one (progress on
-  // stderr while it takes long).
-  void prepare_deep(const View& view, int width, int height, Progress& progress);
-  // The pixels of `rect` of the whole width x height image by perturbation, into host memory.
-  void render_deep(DeltaFormat format, const View& view, int width, int height, PixelRect rect,
-                   float* out) {
-    ++launches;
-    const std::size_t floats = static_cast<std::size_t>(rect.width) * rect.height * kFloatsPerPixel;
-    deep_stats += deep().render(format, view, width, height, rect, gpu_ ? scratch_.get() : out);
-    if (gpu_)
-      CUDA_CHECK(cudaMemcpy(out, scratch_.get(), floats * sizeof(float), cudaMemcpyDeviceToHost));
-  }
-  const DeepReference* reference() const { return deep_ ? deep_->reference().get() : nullptr; }
-
-  void reset_stats() {
-    launches = 0;
-    gpu_stats = {};
-    cpu = {};
-    deep_stats = {};
-  }
-
-  // Summed over the launches since reset_stats().
-  int launches = 0;
-  GpuFrameStats gpu_stats;
-  CpuFrameStats cpu;
-  DeepStats deep_stats;
-
- private:
-  DeepRenderer& deep() {
-    if (!deep_) {
-      deep_ = std::make_unique<DeepRenderer>(device_);
-      deep_->set_approximation(approximate_);
-    }
-    return *deep_;
-  }
-
-  std::optional<DeviceInfo> device_;
-  std::unique_ptr<GpuRenderer> gpu_;
-  DeviceBuffer<float> scratch_;
-  CpuRenderer cpu_;
-  std::unique_ptr<DeepRenderer> deep_;
-  bool approximate_ = true;
-};
-
-void PieceRenderer::prepare_deep(const View& view, int width, int height, Progress& progress) {
-  if (const DeepReference* ref = reference(); ref && serves(*ref, view, width, height)) return;
-  const auto ref = make_reference(view, width, height, nullptr,
-                                  [&](double done) { progress.report("reference orbit", done); });
-  deep().use(ref);
-  const ReferenceOrbit& orbit = ref->orbit;
-  if (ref->nucleus_period)
-    std::cerr << "mandelpipe: the centre escapes at step " << ref->centre_escaped_at
-              << ": the reference is the nucleus of a minibrot of period " << ref->nucleus_period
-              << " in view\n";
-  std::cerr << "mandelpipe: reference orbit: " << orbit.bits << " bits, " << orbit.z.size() - 1
-            << " steps" << (orbit.escaped ? " (it escapes)" : "") << ", " << std::lround(orbit.ms)
-            << " ms; approximation tables: " << ref->extended.levels() << " levels, "
-            << std::lround(ref->bla_ms) << " ms\n";
-}
-
-// colourize_image over the piece's rows, split between the hardware's threads.
-void colourize_parallel(const float* data, int width, int height,
-                        const std::vector<std::uint8_t>& lut, const ColourParams& c,
-                        std::uint8_t* rgba) {
-  const int threads =
-      std::clamp(static_cast<int>(std::thread::hardware_concurrency()), 1, std::max(height, 1));
-  std::vector<std::thread> pool;
-  for (int t = 0; t < threads; ++t) {
-    const int y0 = height * t / threads, y1 = height * (t + 1) / threads;
-    const std::size_t at = static_cast<std::size_t>(y0) * width;
-    pool.emplace_back([=, &lut, &c] {
-      colourize_image(data + at * kFloatsPerPixel, width, y1 - y0, lut, c, rgba + at * 4);
-    });
-  }
-  for (std::thread& th : pool) th.join();
-}
-
-struct Look {
-  std::vector<std::uint8_t> lut;
-  ColourParams colour;
-};
-
-// The view's image into `png`, band by band: each piece computed at ss x ss samples a pixel,
-// coloured, and its colours averaged into the band's rows, which then go out as PNG rows.
-void render_image(const View& view, const PrecisionChoice& choice, const Plan& plan,
-                  const Look& look, PieceRenderer& renderer, StreamedFile& png, Progress& progress,
-                  const std::string& label, double done, double share, ExrStream* exr = nullptr) {
-  const int ss = plan.ss, n = ss * ss;
-  if (choice.perturbation) renderer.prepare_deep(view, plan.width * ss, plan.height * ss, progress);
-  const PixelGrid whole = pixel_grid(view, plan.width * ss, plan.height * ss);
-  std::vector<float> data(static_cast<std::size_t>(plan.piece_pixels()) * kFloatsPerPixel);
-  std::vector<std::uint8_t> rgba(static_cast<std::size_t>(plan.piece_pixels()) * 4);
-  std::vector<std::uint8_t> band(static_cast<std::size_t>(plan.width) * plan.band_rows * 3);
-  // --exr: the band's iteration data (one sample a pixel), as KF's N and NF.
-  std::vector<std::uint32_t> exr_n(exr ? static_cast<std::size_t>(plan.width) * plan.band_rows : 0);
-  std::vector<float> exr_nf(exr_n.size());
-  PngStream out(png.stream(), png.target().string(), plan.width, plan.height);
-  const int bands = plan.bands();
-  for (int b = 0; b < bands; ++b) {
-    const int row0 = b * plan.band_rows, rows = std::min(plan.band_rows, plan.height - row0);
-    for (int col0 = 0; col0 < plan.width; col0 += plan.piece_columns) {
-      const int cols = std::min(plan.piece_columns, plan.width - col0);
-      PixelGrid g = whole;
-      g.width = cols * ss;
-      g.height = rows * ss;
-      // The piece's first sample where the whole image's grid has it.
-      g.x0 = std::fma(static_cast<double>(col0) * ss, whole.dx, whole.x0);
-      g.y0 = std::fma(static_cast<double>(row0) * ss, whole.dy, whole.y0);
-      if (choice.perturbation)
-        renderer.render_deep(*choice.perturbation, view, plan.width * ss, plan.height * ss,
-                             {col0 * ss, row0 * ss, g.width, g.height}, data.data());
-      else
-        renderer.render(choice.variant, g, view.max_iter, data.data());
-      colourize_parallel(data.data(), g.width, g.height, look.lut, look.colour, rgba.data());
-      if (exr)
-        for (int r = 0; r < rows; ++r)
-          for (int c = 0; c < cols; ++c) {
-            const float smooth =
-                data[(static_cast<std::size_t>(r) * g.width + c) * kFloatsPerPixel];
-            const ExrSample e = smooth < 0 ? ExrSample{kExrInterior, 0.0f} : exr_escaped(smooth);
-            const std::size_t at = static_cast<std::size_t>(r) * plan.width + col0 + c;
-            exr_n[at] = e.n;
-            exr_nf[at] = e.nf;
-          }
-      for (int r = 0; r < rows; ++r)
-        for (int c = 0; c < cols; ++c) {
-          unsigned sum[3] = {0, 0, 0};
-          for (int sy = 0; sy < ss; ++sy) {
-            const std::uint8_t* s =
-                &rgba[(static_cast<std::size_t>(r * ss + sy) * g.width + c * ss) * 4];
-            for (int sx = 0; sx < ss; ++sx, s += 4)
-              for (int k = 0; k < 3; ++k) sum[k] += s[k];
-          }
-          std::uint8_t* d = &band[(static_cast<std::size_t>(r) * plan.width + col0 + c) * 3];
-          for (int k = 0; k < 3; ++k) d[k] = static_cast<std::uint8_t>((sum[k] + n / 2) / n);
-        }
-    }
-    for (int r = 0; r < rows; ++r)
-      out.write_row(&band[static_cast<std::size_t>(r) * plan.width * 3]);
-    if (exr) exr->write_rows(exr_n.data(), exr_nf.data(), rows);
-    const std::string band_k = "band " + std::to_string(b + 1) + "/" + std::to_string(bands);
-    progress.report(label.empty() ? band_k
-                    : bands > 1   ? label + ", " + band_k
-                                  : label,
-                    done + share * (row0 + rows) / plan.height);
-  }
+// Why the CPU renders where it does (null: the GPU did).
+nlohmann::json fallback_json(const DeviceChoice& dc) {
+  return dc.cpu_reason.empty() ? nlohmann::json() : nlohmann::json(dc.cpu_reason);
 }
 
 // What rendered, for stdout and the files: the variant, or perturbation and its format.
@@ -283,7 +56,7 @@ std::string rendered_by(const PrecisionChoice& c) {
 
 // What renders the view, by the one precision rule the window follows too: refused in one line
 // where a pinned variant cannot separate the pixels, since its image would be blocks of colour.
-PrecisionChoice choice_for(const View& view, const Plan& plan, const Options& o,
+PrecisionChoice choice_for(const View& view, const Plan& plan, const RenderOptions& o,
                            const DeviceChoice& dc) {
   std::optional<ComputeCapability> cc;
   if (dc.device) cc = ComputeCapability{dc.device->cc_major, dc.device->cc_minor};
@@ -307,12 +80,12 @@ PrecisionChoice choice_for(const View& view, const Plan& plan, const Options& o,
   return c;
 }
 
-nlohmann::json precision_json(const PrecisionChoice& c, const PieceRenderer& r) {
+nlohmann::json precision_json(const PrecisionChoice& c, const DeepReference* ref) {
   nlohmann::json j = {{"rendered_by", rendered_by(c)},
                       {"automatic", c.deeper},
                       {"why", c.why},
                       {"exhausted", c.exhausted}};
-  if (const DeepReference* ref = c.perturbation ? r.reference() : nullptr)
+  if (ref && c.perturbation)
     j["reference"] = {{"bits", ref->orbit.bits},
                       {"steps", ref->orbit.z.size() - 1},
                       {"escaped", ref->orbit.escaped},
@@ -338,38 +111,137 @@ void say_removed(const std::vector<fs::path>& removed) {
             << " that stopped runs left: " << printable(names) << "\n";
 }
 
-// The plan said before long work: the size, the bands, the memory they need.
-void say_plan(const Plan& plan, bool gpu) {
+// The plan said before long work: the size, the bands, the memory they need, the threads that
+// colour and compress them.
+void say_plan(const Plan& plan, const BandPipeline& pipeline, bool exr) {
   if (plan.bands() == 1) return;
-  char line[200];
+  char line[240];
   std::snprintf(
       line, sizeof line,
-      "mandelpipe: %dx%d%s in %d bands of %d rows: about %.0f MiB of working memory\n", plan.width,
-      plan.height,
+      "mandelpipe: %dx%d%s in %d bands of %d rows: about %.0f MiB of working memory (%d band "
+      "buffers, colour and compression on %d threads)\n",
+      plan.width, plan.height,
       plan.ss > 1 ? (" at " + std::to_string(plan.ss * plan.ss) + " samples a pixel").c_str() : "",
-      plan.bands(), plan.band_rows, plan.working_mib(gpu));
+      plan.bands(), plan.band_rows, pipeline.working_mib(exr), pipeline.band_buffers(),
+      pipeline.threads());
   std::cerr << line;
 }
 
-nlohmann::json tiling_json(const Plan& plan, int launches, bool gpu) {
+nlohmann::json tiling_json(const Plan& plan, const BandPipeline& pipeline, int launches, bool exr,
+                           int png_level) {
   return {{"bands", plan.bands()},
           {"band_rows", plan.band_rows},
           {"pieces_per_band", plan.pieces_across()},
           {"launches", launches},
-          {"working_mib", std::round(plan.working_mib(gpu))},
+          {"band_buffers", pipeline.band_buffers()},
+          {"working_mib", std::round(pipeline.working_mib(exr))},
+          {"encoder_threads", pipeline.threads()},
+          {"png_level", png_level},
+          {"png_block_rows", png_block_rows(plan.width)},
           {"colour", "on the CPU (the colour shader's twin), averaged over ss x ss samples"}};
+}
+
+nlohmann::json device_json(const DeviceInfo& d) {
+  return {{"index", d.index},
+          {"name", d.name},
+          {"compute_capability", std::to_string(d.cc_major) + "." + std::to_string(d.cc_minor)},
+          {"sm_count", d.sm_count}};
+}
+
+// The pipeline's test hooks (band_pipeline.h) from the environment: MANDELPIPE_TEST_CPU_WORKERS=N
+// (CPU workers, 1..8) and MANDELPIPE_TEST_FAIL_WORKER=W:B (worker W fails as a GPU does once it
+// has rendered B bands).
+PipelineHooks hooks_from_environment() {
+  PipelineHooks h;
+  if (const char* n = std::getenv("MANDELPIPE_TEST_CPU_WORKERS"))
+    h.cpu_workers = std::clamp(std::atoi(n), 1, 8);
+  if (const char* f = std::getenv("MANDELPIPE_TEST_FAIL_WORKER"))
+    if (std::sscanf(f, "%d:%d", &h.fail_worker, &h.fail_after) != 2) h.fail_worker = -1;
+  return h;
+}
+
+// Each worker over the run: what it rendered, its time, and whether it failed.
+nlohmann::json workers_json(const BandPipeline& pipeline) {
+  nlohmann::json all = nlohmann::json::array();
+  for (const WorkerReport& w : pipeline.workers()) {
+    nlohmann::json j = {{"worker", w.name}, {"bands", w.bands}, {"compute_ms", w.compute_ms}};
+    if (w.device) j["index"] = w.device->index;
+    if (!w.failed.empty()) j["failed"] = w.failed;
+    if (!w.redone.empty()) j["redone_by_others"] = w.redone;
+    all.push_back(std::move(j));
+  }
+  return all;
+}
+
+// Which worker rendered which of an image's bands: {"GPU 0 (NAME)": [0, 2, ...], ...}.
+nlohmann::json shares_json(const BandPipeline& pipeline, const ImageRecord& r) {
+  nlohmann::json j = nlohmann::json::object();
+  for (const auto& [w, share] : r.by_worker) {
+    std::vector<int> bands = share.bands;
+    std::sort(bands.begin(), bands.end());
+    j[pipeline.workers()[static_cast<std::size_t>(w)].name] = bands;
+  }
+  return j;
+}
+
+// The workers that failed, for stdout: "" where none did.
+std::string failures_text(const BandPipeline& pipeline) {
+  int failed = 0;
+  for (const WorkerReport& w : pipeline.workers()) failed += !w.failed.empty();
+  if (!failed) return "";
+  return "; " + std::to_string(failed) + " of " + std::to_string(pipeline.workers().size()) +
+         " workers failed and the others rendered their bands (stderr says which)";
+}
+
+// What an image took, measured by the pipeline's clocks and the GPU's events.
+nlohmann::json timing_json(const ImageRecord& r, bool gpu) {
+  return {{"wall_ms", r.wall_ms},
+          {gpu ? "gpu_kernel_ms" : "cpu_render_ms", r.compute_ms()},
+          {"render_ms", r.render_ms},
+          {"colour_encode_ms", r.encode_ms},
+          {"write_ms", r.write_ms}};
+}
+
+// What each of timing_json's figures times: once in a sidecar or frames.json.
+std::string timing_note(bool gpu) {
+  return std::string("wall_ms: from the image's first band's start to its files written whole; ") +
+         (gpu ? "gpu_kernel_ms: CUDA events around its launches"
+              : "cpu_render_ms: the CPU reference's wall time") +
+         "; render_ms: the render worker's wall time on its bands (launches, copies); "
+         "colour_encode_ms: colouring and PNG compression, each task's time summed over the "
+         "pool's threads (overlapping the render); write_ms: its blocks and EXR rows written";
+}
+
+// The most memory the process has held so far (the kernel's count of its resident pages).
+double peak_rss_mib() {
+  rusage u{};
+  return getrusage(RUSAGE_SELF, &u) == 0 ? u.ru_maxrss / 1024.0 : 0.0;
+}
+
+// The run's figures in a few words for stdout: the GPU's (or the CPU reference's) share of the
+// wall time, the colouring and compression's time over its threads, the peak memory.
+std::string run_summary(double wall_ms, double compute_ms, double encode_ms, bool gpu,
+                        int threads) {
+  char text[240];
+  std::snprintf(text, sizeof text,
+                "%s %.0f ms (%.0f%% of the wall time), colour and PNG %.1f s over %d threads, "
+                "peak memory %.0f MiB",
+                gpu ? "GPU kernels" : "CPU reference", compute_ms,
+                wall_ms > 0 ? 100 * compute_ms / wall_ms : 0.0, encode_ms / 1000, threads,
+                peak_rss_mib());
+  return text;
 }
 
 // --auto-iters on: the limit doubled while over 2% of the edge of a small preview of the view
 // reaches it, or over 1% of it escapes only in the limit's last half, and doubling frees some,
 // as the window raises it; the limits tried, last the one to
 // render with.
-std::vector<unsigned> auto_limit(const View& view, const Plan& plan, const Options& o,
-                                 const DeviceChoice& dc, PieceRenderer& renderer,
-                                 Progress& progress) {
+std::vector<unsigned> auto_limit(const View& view, const Plan& plan, const RenderOptions& o,
+                                 const DeviceChoice& dc, Progress& progress) {
   const int pw = std::clamp(plan.width / 8, std::min(plan.width, 64), 480);
   const int ph =
       std::max(1, static_cast<int>(static_cast<long long>(pw) * plan.height / plan.width));
+  PieceRenderer renderer(dc.device, static_cast<long long>(pw) * ph, !o.no_approximation);
   std::vector<float> data(static_cast<std::size_t>(pw) * ph * kFloatsPerPixel);
   AutoIterations a;
   View v = view;
@@ -389,7 +261,6 @@ std::vector<unsigned> auto_limit(const View& view, const Plan& plan, const Optio
     v.max_iter = next;
     tried.push_back(next);
   }
-  renderer.reset_stats();
   return tried;
 }
 
@@ -401,7 +272,7 @@ std::string limits_text(const std::vector<unsigned>& tried) {
 
 // The view in the EXR's header: our own attributes, and the location as KF's text under the name
 // its reader looks for.
-std::map<std::string, std::string> exr_attributes(const View& view, const Options& o) {
+std::map<std::string, std::string> exr_attributes(const View& view, const RenderOptions& o) {
   std::map<std::string, std::string> attributes = {
       {"mandelpipe.center_x", centre_text(view.center_x, view)},
       {"mandelpipe.center_y", centre_text(view.center_y, view)},
@@ -414,11 +285,6 @@ std::map<std::string, std::string> exr_attributes(const View& view, const Option
   return attributes;
 }
 
-std::unique_ptr<ExrStream> exr_for(const fs::path& path, const View& view, const Options& o) {
-  return std::make_unique<ExrStream>(path, o.width, o.height, view.max_iter,
-                                     exr_attributes(view, o));
-}
-
 // The most a render's sidecar takes: its parameters, measurements and names are a few KiB, with
 // room to spare here, besides the view's coordinates, which hold any number of digits (twice
 // over for what else quotes them).
@@ -428,95 +294,230 @@ std::uint64_t sidecar_bytes_at_most(const View& v) {
                        exact_span_text(v.span).size());
 }
 
-Look look_for(const Options& o, const Palette& palette) {
+Look look_for(const RenderOptions& o, const Palette& palette) {
   return {build_lut(palette), o.colour};
 }
 
-int render_one(const Options& o, const DeviceChoice& dc, const Palette& palette) {
+// An error of a step only rank 0 takes, which every rank learns of: rank 0 ends with it and says
+// it, the others end with its code and say nothing.
+class AgreedExit : public ExitError {
+ public:
+  using ExitError::ExitError;
+};
+
+// Rank 0's `step` (the checks and the folder, which only it makes): its result on every rank,
+// or its error, with which every rank ends.
+std::string on_root(const MpiRanks& ranks, const std::function<std::string()>& step) {
+  std::string outcome;
+  if (ranks.root()) {
+    try {
+      outcome = "K" + step();
+    } catch (const ExitError& e) {
+      if (ranks.size() == 1) throw AgreedExit(e.code(), e.what());
+      // Said before the others hear of it: as they end, mpirun ends every rank.
+      std::cerr << "mandelpipe: " + printable(e.what()) + "\n" << std::flush;
+      ranks.broadcast("E" + std::to_string(e.code()));
+      throw AgreedExit(e.code(), "");
+    }
+  }
+  outcome = ranks.broadcast(outcome);
+  if (outcome[0] == 'E') throw AgreedExit(std::stoi(outcome.substr(1)), "");
+  return outcome.substr(1);
+}
+
+// A rank's part of the run, for rank 0's sidecar or frames.json.
+nlohmann::json rank_summary(const MpiRanks& ranks, const BandPipeline& pipeline,
+                            const std::vector<ImageRecord>& records) {
+  double compute_ms = 0, encode_ms = 0;
+  for (const ImageRecord& r : records) {
+    compute_ms += r.compute_ms();
+    encode_ms += r.encode_ms;
+  }
+  return {{"rank", ranks.rank()},
+          {"host", ranks.host()},
+          {"cpu", cpu_model_name()},
+          {"renderer", pipeline.renderer_description()},
+          {"workers", workers_json(pipeline)},
+          {pipeline.gpu() ? "gpu_kernel_ms" : "cpu_render_ms", compute_ms},
+          {"colour_encode_ms", encode_ms},
+          {"encoder_threads", pipeline.threads()}};
+}
+
+// The other ranks' summaries (kTagSummary), which rank 0 waits for, and `own` first; frames
+// they report on the way (kTagFrame) go to `frame`.
+nlohmann::json gather_summaries(const MpiRanks& ranks, nlohmann::json own,
+                                const std::function<void(const nlohmann::json&)>& frame = {}) {
+  std::vector<nlohmann::json> all = {std::move(own)};
+  while (static_cast<int>(all.size()) < ranks.size()) {
+    const MpiRanks::Message m = ranks.receive(MpiRanks::kAnyRank, MpiRanks::kAnyTag);
+    if (m.tag == kTagFrame && frame) frame(nlohmann::json::parse(m.bytes));
+    if (m.tag == kTagSummary) all.push_back(nlohmann::json::parse(m.bytes));
+  }
+  std::sort(all.begin(), all.end(), [](const nlohmann::json& a, const nlohmann::json& b) {
+    return a.at("rank").get<int>() < b.at("rank").get<int>();
+  });
+  return all;
+}
+
+// The test hook MANDELPIPE_TEST_KILL_RANK=R:F: rank R dies (SIGKILL) once it has written F
+// frames, as a rank whose host goes down.
+struct KillHook {
+  int rank = -1, after = 0;
+};
+KillHook kill_hook_from_environment() {
+  KillHook h;
+  if (const char* v = std::getenv("MANDELPIPE_TEST_KILL_RANK"))
+    if (std::sscanf(v, "%d:%d", &h.rank, &h.after) != 2) h.rank = -1;
+  return h;
+}
+
+int render_one(const RenderOptions& o, const DeviceChoice& dc, const Palette& palette,
+               const MpiRanks& ranks) {
   const fs::path png = o.out;
   const fs::path json_path = sidecar_path(png);
   const Plan plan = plan_for(o.width, o.height, o.ss);
-  PieceRenderer renderer(dc, plan.piece_pixels(), !o.no_approximation);
-  say_plan(plan, renderer.gpu());
-  Progress progress;
+  BandPipeline pipeline(plan, look_for(o, palette), o.png_level, dc.devices, !o.no_approximation,
+                        hooks_from_environment());
+  if (ranks.root()) say_plan(plan, pipeline, !o.exr.empty());
+  Progress progress(!ranks.root());
   View view = o.view;
   std::vector<unsigned> tried;
   if (o.auto_iters.value_or(false)) {
-    tried = auto_limit(view, plan, o, dc, renderer, progress);
+    // Rank 0's preview sets the limit of every rank.
+    if (ranks.root()) tried = auto_limit(view, plan, o, dc, progress);
+    tried = nlohmann::json::parse(ranks.broadcast(nlohmann::json(tried).dump()))
+                .get<std::vector<unsigned>>();
     view.max_iter = tried.back();
-    std::cerr << "mandelpipe: automatic iterations: " << view.max_iter
-              << " (a preview tried " << limits_text(tried) << ")\n";
+    if (ranks.root())
+      std::cerr << "mandelpipe: automatic iterations: " << view.max_iter << " (a preview tried "
+                << limits_text(tried) << ")\n";
   }
   const PrecisionChoice choice = choice_for(view, plan, o, dc);
-  if (!choice.why.empty()) std::cerr << "mandelpipe: " << choice.why << "\n";
+  if (!choice.why.empty() && ranks.root()) std::cerr << "mandelpipe: " << choice.why << "\n";
+  RankExchange exchange(ranks);
 
+  PipelineImage image{view, choice, png, o.exr, {}, ""};
+  if (!o.exr.empty()) image.exr_attributes = exr_attributes(view, o);
+  ImageRecord record;
+  nlohmann::json ranks_json;  // every rank's part, where several render
+  std::vector<ImageRecord> records;
   try {
-    StreamedFile image(png);
-    std::unique_ptr<ExrStream> exr = o.exr.empty() ? nullptr : exr_for(o.exr, view, o);
-    render_image(view, choice, plan, look_for(o, palette), renderer, image, progress, "", 0, 1,
-                 exr.get());
-    if (exr) exr->finish();
-
-    nlohmann::json j;
-    j["mandelpipe"] = kVersion;
-    j["image"] = png.filename().string();
-    j["parameters"] = {
-        {"width", o.width},
-        {"height", o.height},
-        {"ss", o.ss},
-        {"center", {centre_text(view.center_x, view), centre_text(view.center_y, view)}},
-        {"span", exact_span_text(view.span)},
-        {"iters", view.max_iter},
-        {"auto_iters", o.auto_iters.value_or(false)},
-        {"variant", variant_info(o.variant).name},
-        {"pin", o.pin}};
-    if (!tried.empty()) j["parameters"]["iters_tried"] = tried;
-    if (!o.exr.empty()) j["exr"] = fs::path(o.exr).filename().string();
-    j["parameters"].update(colour_settings_json({palette.name, o.colour}));
-    j["renderer"] = renderer.description();
-    j["tiling"] = tiling_json(plan, renderer.launches, renderer.gpu());
-    if (!dc.cpu_reason.empty()) j["fallback"] = dc.cpu_reason;
-    j["precision"] = precision_json(choice, renderer);
-    j["precision_exhausted"] = choice.exhausted;
-    if (choice.perturbation) {
-      const DeepStats& d = renderer.deep_stats;
-      j["frame"] = {{"measured",
-                     {{d.gpu ? "kernel_ms" : "cpu_ms", d.ms},
-                      {"pixel_iters", d.pixel_iters},
-                      {"iterated", d.iterated},
-                      {"skipped_by_approximation", d.pixel_iters - d.iterated},
-                      {"rebases", d.rebases},
-                      {"warp_iterated", d.warp_iterated},
-                      {"launches", d.launches}}},
-                    {"model",
-                     "n/a here: bench and compare time the perturbation variants' "
-                     "every-step loop against its bound"}};
-    } else if (renderer.gpu()) {
-      j["device"] = {{"name", dc.device->name},
-                     {"compute_capability", std::to_string(dc.device->cc_major) + "." +
-                                                std::to_string(dc.device->cc_minor)},
-                     {"sm_count", dc.device->sm_count}};
-      j["frame"] = to_json(measured_row(*dc.device, choice.variant, "render", view, o.width * o.ss,
-                                        o.height * o.ss, 1, renderer.gpu_stats, nullptr));
-      j["frame"]["summed_over_launches"] = renderer.launches;
-    } else {
-      j["frame"] = {{"measured",
-                     {{"cpu_ms", renderer.cpu.ms},
-                      {"pixel_iters", renderer.cpu.pixel_iters},
-                      {"threads", renderer.cpu.threads}}},
-                    {"model", "n/a: the bound model describes GPU pipes"}};
-    }
-    // The image last: whoever waits for it finds its sidecar already there.
-    write_files_atomic({{json_path, j.dump(2) + "\n"}}, image);
+    records = pipeline.run(
+        {image}, progress,
+        [&](int, StreamedFile& file, const ImageRecord& r) {
+          record = r;
+          nlohmann::json j;
+          j["mandelpipe"] = kVersion;
+          j["created"] = utc_timestamp();
+          j["image"] = png.filename().string();
+          j["parameters"] = {
+              {"width", o.width},
+              {"height", o.height},
+              {"ss", o.ss},
+              {"center", {centre_text(view.center_x, view), centre_text(view.center_y, view)}},
+              {"span", exact_span_text(view.span)},
+              {"iters", view.max_iter},
+              {"auto_iters", o.auto_iters.value_or(false)},
+              {"variant", variant_info(o.variant).name},
+              {"pin", o.pin},
+              {"png_level", o.png_level}};
+          if (!tried.empty()) j["parameters"]["iters_tried"] = tried;
+          if (!o.exr.empty()) j["exr"] = fs::path(o.exr).filename().string();
+          j["parameters"].update(colour_settings_json({palette.name, o.colour}));
+          j["renderer"] = pipeline.renderer_description();
+          j["cpu"] = cpu_model_name();
+          j["tiling"] = tiling_json(plan, pipeline, r.launches, !o.exr.empty(), o.png_level);
+          j["fallback"] = fallback_json(dc);
+          j["precision"] = precision_json(choice, r.reference.get());
+          j["precision_exhausted"] = choice.exhausted;
+          j["timing"] = timing_json(r, pipeline.gpu());
+          j["timing"]["peak_rss_mib"] = std::round(peak_rss_mib());
+          j["timing"]["measured"] =
+              timing_note(pipeline.gpu()) + "; peak_rss_mib: the process's most resident memory";
+          if (choice.perturbation) {
+            const DeepStats& d = r.deep;
+            j["frame"] = {{"measured",
+                           {{d.gpu ? "kernel_ms" : "cpu_ms", d.ms},
+                            {"pixel_iters", d.pixel_iters},
+                            {"iterated", d.iterated},
+                            {"skipped_by_approximation", d.pixel_iters - d.iterated},
+                            {"rebases", d.rebases},
+                            {"warp_iterated", d.warp_iterated},
+                            {"launches", d.launches}}},
+                          {"derived",
+                           {{"giter_per_s_counted", giter_per_s(d.pixel_iters, d.ms)},
+                            {"giter_per_s_iterated", giter_per_s(d.iterated, d.ms)}}},
+                          {"model",
+                           "n/a here: bench and compare time the perturbation variants' "
+                           "every-step loop against its bound"}};
+          } else if (pipeline.gpu()) {
+            j["device"] = device_json(*dc.device);
+            j["frame"] = to_json(measured_row(*dc.device, choice.variant, "render", view,
+                                              o.width * o.ss, o.height * o.ss, 1, r.gpu, nullptr));
+            j["frame"]["summed_over_launches"] = r.launches;
+            if (dc.devices.size() > 1)
+              j["frame"]["summed_over_gpus"] = "the bands of every GPU, with the first's model";
+          } else {
+            const CpuFrameStats& c = r.cpu;
+            j["frame"] = {{"measured",
+                           {{"cpu_ms", c.ms},
+                            {"pixel_iters", c.pixel_iters},
+                            {"pixel_iters_counted", c.pixel_counted},
+                            {"threads", c.threads}}},
+                          {"derived",
+                           {{"giter_per_s", giter_per_s(c.pixel_iters, c.ms)},
+                            {"giter_per_s_counted", giter_per_s(c.pixel_counted, c.ms)},
+                            {"steps",
+                             "pixel_iters and giter_per_s: of the steps run; _counted: of "
+                             "the steps the pixels count (more where orbits found periodic "
+                             "stop early); cpu_ms: the CPU's wall time computing them"}}},
+                          {"model", "n/a: the bound model describes GPU pipes"}};
+          }
+          // Every worker: the bands of this image it rendered, with its launches' figures by the
+          // model of its own GPU.
+          j["workers"] = workers_json(pipeline);
+          for (const auto& [w, share] : r.by_worker) {
+            const std::optional<DeviceInfo>& d =
+                pipeline.workers()[static_cast<std::size_t>(w)].device;
+            if (d && !choice.perturbation && dc.devices.size() > 1)
+              j["workers"][static_cast<std::size_t>(w)]["frame"] =
+                  to_json(measured_row(*d, choice.variant, "render", view, o.width * o.ss,
+                                       o.height * o.ss, 1, share.gpu, nullptr));
+          }
+          j["rendered_on"] = shares_json(pipeline, r);
+          if (ranks.size() > 1) {
+            ranks_json = gather_summaries(ranks, rank_summary(ranks, pipeline, {r}));
+            j["ranks"] = ranks_json;
+            j["rendered_on"] = {{"rank 0", j["rendered_on"]},
+                                {"bands", "band b by rank b % " + std::to_string(ranks.size())}};
+          }
+          // The image last: whoever waits for it finds its sidecar already there.
+          write_files_atomic({{json_path, j.dump(2) + "\n"}}, file);
+        },
+        ranks.size() > 1 ? &exchange : nullptr);
   } catch (const CudaError&) {
     throw;
   } catch (const std::exception& e) {
     throw ExitError(2, e.what());
   }
+  if (!ranks.root()) {
+    ranks.send(0, kTagSummary, rank_summary(ranks, pipeline, records).dump());
+    return 0;
+  }
+  double compute_ms = record.compute_ms(), encode_ms = record.encode_ms;
+  for (std::size_t i = 1; i < ranks_json.size(); ++i) {
+    compute_ms += ranks_json[i].value(pipeline.gpu() ? "gpu_kernel_ms" : "cpu_render_ms", 0.0);
+    encode_ms += ranks_json[i].value("colour_encode_ms", 0.0);
+  }
   std::cout << "wrote " << png.string() << " and " << json_path.string() << " (" << o.width << "x"
             << o.height << (o.ss > 1 ? ", ss " + std::to_string(o.ss) : "") << ", "
-            << rendered_by(choice) << ", " << renderer.description() << ", "
-            << std::lround(progress.elapsed_s() * 1000) << " ms)\n";
+            << rendered_by(choice) << ", " << pipeline.renderer_description() << ", "
+            << std::lround(progress.elapsed_s() * 1000) << " ms wall, start to end; "
+            << run_summary(record.wall_ms, compute_ms, encode_ms, pipeline.gpu(),
+                           pipeline.threads())
+            << failures_text(pipeline)
+            << (ranks.size() > 1 ? "; " + std::to_string(ranks.size()) + " MPI ranks" : "")
+            << ")\n";
   if (!dc.cpu_reason.empty()) std::cerr << "mandelpipe: note: " << dc.cpu_reason << "\n";
   return 0;
 }
@@ -557,7 +558,7 @@ std::string exr_name(int k) {
 
 // What a sequence's frames depend on, recorded in frames.json so that --resume can check that it
 // adds frames of the same sequence.
-nlohmann::json sequence_parameters(const Options& o, const nlohmann::json& colour) {
+nlohmann::json sequence_parameters(const RenderOptions& o, const nlohmann::json& colour) {
   const View& to = *o.zoom_to;
   nlohmann::json p = {
       {"center", {centre_text(o.view.center_x, o.view), centre_text(o.view.center_y, o.view)}},
@@ -577,21 +578,28 @@ nlohmann::json sequence_parameters(const Options& o, const nlohmann::json& colou
   return p;
 }
 
-int render_zoom(const Options& o, const DeviceChoice& dc, const Palette& palette) {
+int render_zoom(const RenderOptions& o, const DeviceChoice& dc, const Palette& palette,
+                const MpiRanks& ranks) {
   const fs::path dir = o.out;
   const Plan plan = plan_for(o.width, o.height, o.ss);
-  PieceRenderer renderer(dc, plan.piece_pixels(), !o.no_approximation);
+  BandPipeline pipeline(plan, look_for(o, palette), o.png_level, dc.devices, !o.no_approximation,
+                        hooks_from_environment());
   const std::vector<View> views = zoom_sequence(o.view, *o.zoom_to, o.zoom_frames);
 
   const nlohmann::json colour = colour_settings_json({palette.name, o.colour});
   nlohmann::json head;
   head["mandelpipe"] = kVersion;
+  head["run_started"] = utc_timestamp();  // the run that last wrote the listing (--resume too)
   head["parameters"] = sequence_parameters(o, colour);
   head["width"] = o.width;
   head["height"] = o.height;
   head["ss"] = o.ss;
-  head["renderer"] = renderer.description();
-  head["tiling"] = tiling_json(plan, plan.bands() * plan.pieces_across(), renderer.gpu());
+  head["renderer"] = pipeline.renderer_description();
+  head["cpu"] = cpu_model_name();
+  head["fallback"] = fallback_json(dc);
+  head["tiling"] =
+      tiling_json(plan, pipeline, plan.bands() * plan.pieces_across(), o.exr_frames, o.png_level);
+  head["timing_measured"] = timing_note(pipeline.gpu());
   // Each frame by the precision rule, as the window would render it at that depth; a line on
   // stderr where what renders changes, said once the folder is taken so a refusal stays one line.
   std::string changes;
@@ -631,42 +639,111 @@ int render_zoom(const Options& o, const DeviceChoice& dc, const Palette& palette
     check_room({{dir / frame_name(0), frame * frames + listing_bytes}},
                std::to_string(frames) + " frames into " + dir.string());
   };
+  // The folder is rank 0's: it locks it, keeps frames.json and tells every rank the frames kept.
   std::optional<SequenceFolder> folder;
-  try {
-    // A new sequence is checked before its folder is made; a resumed one once the frames it
-    // keeps are known.
-    if (!o.resume) check_room_for(o.zoom_frames);
-    folder.emplace(dir, head, o.resume);
-    if (o.resume) check_room_for(o.zoom_frames - folder->kept());
-  } catch (const std::exception& e) {
-    throw ExitError(2, e.what());
-  }
-  say_removed(folder->stale_removed());
-  std::cerr << changes;
-  say_plan(plan, renderer.gpu());
-  const int missing = o.zoom_frames - folder->kept();
-  if (o.resume)
-    std::cerr << "mandelpipe: --resume: " << folder->kept() << " of " << o.zoom_frames
-              << " frames already whole in " << dir.string() << ", rendering " << missing << "\n";
-  const Look look = look_for(o, palette);
-  Progress progress;
-  try {
-    int rendered = 0;
-    for (int k = 0; k < o.zoom_frames; ++k) {
-      if (folder->has(k)) continue;
-      StreamedFile image(dir / frame_name(k));
-      const std::string label =
-          "frame " + std::to_string(k + 1) + "/" + std::to_string(o.zoom_frames);
-      std::unique_ptr<ExrStream> exr =
-          o.exr_frames ? exr_for(dir / exr_name(k), views[k], o) : nullptr;
-      render_image(views[k], choices[k], plan, look, renderer, image, progress, label,
-                   static_cast<double>(rendered) / missing, 1.0 / missing, exr.get());
-      if (exr) exr->finish();
-      // The frame in place first, then frames.json listing it: the listing never names a frame
-      // that is not there.
-      folder->commit_frame(k, entries[k], image);
-      ++rendered;
+  const nlohmann::json kept = nlohmann::json::parse(on_root(ranks, [&] {
+    try {
+      // A new sequence is checked before its folder is made; a resumed one once the frames it
+      // keeps are known.
+      if (!o.resume) check_room_for(o.zoom_frames);
+      folder.emplace(dir, head, o.resume);
+      if (o.resume) check_room_for(o.zoom_frames - folder->kept());
+    } catch (const std::exception& e) {
+      throw ExitError(2, e.what());
     }
+    nlohmann::json frames = nlohmann::json::array();
+    for (int k = 0; k < o.zoom_frames; ++k)
+      if (folder->has(k)) frames.push_back(k);
+    return frames.dump();
+  }));
+  std::vector<int> missing_frames;
+  for (int k = 0; k < o.zoom_frames; ++k)
+    if (std::find(kept.begin(), kept.end(), k) == kept.end()) missing_frames.push_back(k);
+  const int missing = static_cast<int>(missing_frames.size());
+  if (ranks.root()) {
+    say_removed(folder->stale_removed());
+    std::cerr << changes;
+    say_plan(plan, pipeline, o.exr_frames);
+    if (o.resume)
+      std::cerr << "mandelpipe: --resume: " << kept.size() << " of " << o.zoom_frames
+                << " frames already whole in " << dir.string() << ", rendering " << missing << "\n";
+  }
+  std::vector<PipelineImage> images;
+  std::vector<int> frame_of;  // each image's frame number
+  for (const int k : frames_of_rank(missing_frames, ranks.rank(), ranks.size())) {
+    PipelineImage image{views[k],
+                        choices[k],
+                        dir / frame_name(k),
+                        {},
+                        {},
+                        "frame " + std::to_string(k + 1) + "/" + std::to_string(o.zoom_frames)};
+    if (o.exr_frames) {
+      image.exr = dir / exr_name(k);
+      image.exr_attributes = exr_attributes(views[k], o);
+    }
+    images.push_back(std::move(image));
+    frame_of.push_back(k);
+  }
+  Progress progress(!ranks.root());
+  double compute_ms = 0, encode_ms = 0;
+  const KillHook kill = kill_hook_from_environment();
+  int written = 0;
+  // On rank 0, the frames the other ranks have written, listed as their word comes.
+  const auto record_frame = [&](const nlohmann::json& notice) {
+    folder->record_frame(notice.at("frame").get<int>(), notice.at("entry"));
+  };
+  const std::function<void()> listen = [&] {
+    while (const std::optional<MpiRanks::Message> m = ranks.poll(kTagFrame))
+      record_frame(nlohmann::json::parse(m->bytes));
+  };
+  try {
+    const std::vector<ImageRecord> records = pipeline.run(
+        images, progress,
+        [&](int i, StreamedFile& file, const ImageRecord& r) {
+          const int k = frame_of[static_cast<std::size_t>(i)];
+          nlohmann::json entry = entries[k];
+          entry["png_level"] = o.png_level;
+          entry["timing"] = timing_json(r, pipeline.gpu());
+          entry["rendered_on"] = shares_json(pipeline, r);
+          if (ranks.size() > 1) entry["rank"] = ranks.rank();
+          compute_ms += r.compute_ms();
+          encode_ms += r.encode_ms;
+          // The frame in place first, then frames.json listing it: the listing never names a
+          // frame that is not there. Another rank's goes into place, then rank 0 hears of it.
+          if (ranks.root()) {
+            folder->commit_frame(k, entry, file);
+          } else {
+            write_files_atomic({}, file);
+            ranks.send(0, kTagFrame, nlohmann::json{{"frame", k}, {"entry", entry}}.dump());
+          }
+          if (ranks.rank() == kill.rank && ++written == kill.after) raise(SIGKILL);
+        },
+        nullptr, ranks.size() > 1 && ranks.root() ? listen : std::function<void()>());
+    if (!ranks.root()) {
+      ranks.send(0, kTagSummary, rank_summary(ranks, pipeline, records).dump());
+      return 0;
+    }
+    nlohmann::json run = {{"frames_rendered", missing},
+                          {pipeline.gpu() ? "gpu_kernel_ms" : "cpu_render_ms", compute_ms},
+                          {"colour_encode_ms", encode_ms},
+                          {"encoder_threads", pipeline.threads()},
+                          {"peak_rss_mib", std::round(peak_rss_mib())},
+                          {"workers", workers_json(pipeline)},
+                          {"measured",
+                           "this run's: its wall time from the start of the rendering, its "
+                           "frames' figures (timing in each frame) summed"}};
+    if (ranks.size() > 1) {
+      run["ranks"] = gather_summaries(ranks, rank_summary(ranks, pipeline, records), record_frame);
+      for (std::size_t i = 1; i < run["ranks"].size(); ++i) {
+        compute_ms +=
+            run["ranks"][i].value(pipeline.gpu() ? "gpu_kernel_ms" : "cpu_render_ms", 0.0);
+        encode_ms += run["ranks"][i].value("colour_encode_ms", 0.0);
+      }
+      run[pipeline.gpu() ? "gpu_kernel_ms" : "cpu_render_ms"] = compute_ms;
+      run["colour_encode_ms"] = encode_ms;
+    }
+    run["wall_ms"] = progress.elapsed_s() * 1000;
+    folder->record_run(run);
   } catch (const CudaError&) {
     throw;
   } catch (const std::exception& e) {
@@ -677,43 +754,84 @@ int render_zoom(const Options& o, const DeviceChoice& dc, const Palette& palette
             << (rendered_by(choices.front()) != rendered_by(choices.back())
                     ? " to " + rendered_by(choices.back())
                     : "")
-            << ", " << renderer.description() << ", " << std::lround(progress.elapsed_s() * 1000)
-            << " ms)\n";
+            << ", " << pipeline.renderer_description() << ", "
+            << std::lround(progress.elapsed_s() * 1000) << " ms wall, start to end; "
+            << run_summary(progress.elapsed_s() * 1000, compute_ms, encode_ms, pipeline.gpu(),
+                           pipeline.threads())
+            << failures_text(pipeline)
+            << (ranks.size() > 1 ? "; " + std::to_string(ranks.size()) + " MPI ranks" : "")
+            << ")\n";
   if (!dc.cpu_reason.empty()) std::cerr << "mandelpipe: note: " << dc.cpu_reason << "\n";
   return 0;
 }
 
+// The still's checks, before any work (rank 0's): its files can be made there, no other run
+// writes them (the lock, held until they are in place), what killed runs left is gone, and they
+// may fit.
+std::string still_checks(const RenderOptions& o, std::optional<OutputLock>& lock) {
+  try {
+    check_writable(o.out);
+    check_writable(sidecar_path(o.out));
+    if (!o.exr.empty()) check_writable(o.exr);
+    lock.emplace(o.out);
+  } catch (const std::exception& e) {
+    throw ExitError(2, e.what());
+  }
+  std::vector<fs::path> outputs = {o.out, sidecar_path(o.out)};
+  if (!o.exr.empty()) outputs.emplace_back(o.exr);
+  say_removed(remove_stale_temps(outputs));
+  std::vector<Need> needs = {{o.out, png_bytes_at_most(o.width, o.height)},
+                             {sidecar_path(o.out), sidecar_bytes_at_most(o.view)}};
+  if (!o.exr.empty())
+    needs.push_back({o.exr, exr_bytes_at_most(o.width, o.height, exr_attributes(o.view, o))});
+  try {
+    check_room(needs, o.out + (o.exr.empty() ? " and its sidecar" : ", its sidecar and " + o.exr));
+  } catch (const std::exception& e) {
+    throw ExitError(2, e.what());
+  }
+  return "";
+}
+
+int render_with(const RenderOptions& o, const Palette& palette, const MpiRanks& ranks) {
+  std::optional<OutputLock> lock;
+  if (!o.zoom_to) on_root(ranks, [&] { return still_checks(o, lock); });
+  DeviceChoice dc = choose_devices(o.devices, o.force_cpu);
+  // Ranks that share a host share its GPUs, unless --devices said which.
+  if (ranks.size() > 1 && !o.devices.given && !dc.devices.empty()) {
+    dc.devices = host_share(dc.devices, ranks);
+    dc.device = dc.devices.front();
+  }
+  if (!dc.left_out.empty() && ranks.root())
+    std::cerr << "mandelpipe: note: left out: " << dc.left_out << "\n";
+  return o.zoom_to ? render_zoom(o, dc, palette, ranks) : render_one(o, dc, palette, ranks);
+}
+
 }  // namespace
 
-int run_render(const Options& o) {
-  // Held until the image and its sidecar are in place: another run to the same output is refused.
-  std::optional<OutputLock> lock;
-  if (!o.zoom_to) {
-    try {
-      check_writable(o.out);
-      check_writable(sidecar_path(o.out));
-      if (!o.exr.empty()) check_writable(o.exr);
-      lock.emplace(o.out);
-    } catch (const std::exception& e) {
-      throw ExitError(2, e.what());
-    }
-    std::vector<fs::path> outputs = {o.out, sidecar_path(o.out)};
-    if (!o.exr.empty()) outputs.emplace_back(o.exr);
-    say_removed(remove_stale_temps(outputs));
-    std::vector<Need> needs = {{o.out, png_bytes_at_most(o.width, o.height)},
-                               {sidecar_path(o.out), sidecar_bytes_at_most(o.view)}};
-    if (!o.exr.empty())
-      needs.push_back({o.exr, exr_bytes_at_most(o.width, o.height, exr_attributes(o.view, o))});
-    try {
-      check_room(needs,
-                 o.out + (o.exr.empty() ? " and its sidecar" : ", its sidecar and " + o.exr));
-    } catch (const std::exception& e) {
-      throw ExitError(2, e.what());
-    }
+int run_render(const RenderOptions& o) {
+  const Palette palette = find_palette(o.palette);  // refused as the options are, by every rank
+  const MpiRanks ranks;  // one process, unless mpirun or srun started several
+  if (!o.size_note.empty() && ranks.root()) std::cerr << "mandelpipe: " << o.size_note << "\n";
+  if (ranks.size() == 1) return render_with(o, palette, ranks);
+  // A rank that fails leaves the others waiting for it: it says why and ends them all.
+  std::string why;
+  int code = 1;
+  try {
+    return render_with(o, palette, ranks);
+  } catch (const AgreedExit&) {
+    throw;
+  } catch (const ExitError& e) {
+    why = e.what();
+    code = e.code();
+  } catch (const std::exception& e) {
+    why = std::string("error: ") + e.what();
   }
-  const Palette palette = find_palette(o.palette);
-  const DeviceChoice dc = choose_device(o.force_cpu);
-  return o.zoom_to ? render_zoom(o, dc, palette) : render_one(o, dc, palette);
+  // One write, so that the lines of ranks failing together do not mix.
+  std::cerr << "mandelpipe: rank " + std::to_string(ranks.rank()) + " of " +
+                   std::to_string(ranks.size()) + " on " + ranks.host() + ": " + printable(why) +
+                   "\n"
+            << std::flush;
+  ranks.abort(code);
 }
 
 }  // namespace mp

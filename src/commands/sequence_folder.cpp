@@ -125,4 +125,17 @@ void SequenceFolder::commit_frame(int frame, nlohmann::json entry, StreamedFile&
   frames_ = std::move(after);
 }
 
+void SequenceFolder::record_frame(int frame, nlohmann::json entry) {
+  entry["frame"] = frame;
+  std::map<int, nlohmann::json> after = frames_;
+  after[frame] = std::move(entry);
+  write_file_atomic(dir_ / kListing, listing(after));
+  frames_ = std::move(after);
+}
+
+void SequenceFolder::record_run(nlohmann::json run) {
+  head_["run"] = std::move(run);
+  write_file_atomic(dir_ / kListing, listing(frames_));
+}
+
 }  // namespace mp

@@ -28,6 +28,11 @@ class SequenceFolder {
   // `image` (written in full) renamed into place, then frames.json listing it with `entry`; on
   // failure neither changes. Throws "cannot write FILE: reason".
   void commit_frame(int frame, nlohmann::json entry, StreamedFile& image);
+  // A frame another process (an MPI rank) renamed into place: frames.json rewritten to list it
+  // with `entry`. Throws as commit_frame.
+  void record_frame(int frame, nlohmann::json entry);
+  // frames.json rewritten with `run` (a run's figures) beside its frames, as "run".
+  void record_run(nlohmann::json run);
 
  private:
   std::string listing(const std::map<int, nlohmann::json>& frames) const;

@@ -244,13 +244,16 @@ std::string PcSampler::description() const {
   return s;
 }
 
-void PcSampler::hold_partner() {
-  if (!partner_.hold || holding_) return;
-  partner_.hold(true);
-  holding_ = true;
+bool PcSampler::hold_partner() {
+  if (!partner_.hold) return true;
+  if (!holding_) {
+    partner_.hold(true);
+    holding_ = true;
+  }
   const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(1);
   while (partner_.running && partner_.running() && std::chrono::steady_clock::now() < give_up)
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  return !(partner_.running && partner_.running());
 }
 
 void PcSampler::release_partner() {
@@ -267,7 +270,11 @@ std::uint64_t PcSampler::begin() {
   const bool partner_runs = partner_.running && partner_.running();
   // Together is proven only by a start while the partner samples; until then, and where they
   // take turns, the partner may not start under the range.
-  if (sharing_ == Sharing::Turns || !partner_runs) hold_partner();
+  // A range never starts while the partner, held, still samples: this launch goes without.
+  if ((sharing_ == Sharing::Turns || !partner_runs) && !hold_partner()) {
+    release_partner();
+    return id;
+  }
   range_.emplace(*cupti_, context_->get());
   CUptiResult r = range_->result();
   // CUPTI 13 on the H100 refuses the start with CUPTI_ERROR_UNKNOWN while PM sampling runs
@@ -277,7 +284,10 @@ std::uint64_t PcSampler::begin() {
     // PM sampling holds what PC sampling needs: from now they take turns.
     sharing_ = Sharing::Turns;
     range_.reset();
-    hold_partner();
+    if (!hold_partner()) {
+      release_partner();
+      return id;
+    }
     range_.emplace(*cupti_, context_->get());
     r = range_->result();
   } else if (r == CUPTI_SUCCESS && partner_runs && sharing_ == Sharing::Unknown) {

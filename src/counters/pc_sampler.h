@@ -78,8 +78,8 @@ class PcSampler final : public CounterProbe {
  private:
   bool start_up();
   void fail(const char* step, CUptiResult r);
-  // Holds the partner and waits until it has stopped (up to a second).
-  void hold_partner();
+  // Holds the partner and waits until it has stopped (up to a second): whether it has.
+  bool hold_partner();
   void release_partner();
   // The records of the range just stopped.
   StallFigures read_range();

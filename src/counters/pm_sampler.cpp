@@ -243,6 +243,9 @@ void PmSampler::pause(bool paused) {
     poke_ = true;
   }
   wake_.notify_all();
+  // A round begun before paused_ was set may still configure or start sampling: wait it out.
+  // Every later round sees paused_ and stops what runs.
+  if (paused) std::lock_guard<std::mutex> wait(round_);
 }
 
 bool PmSampler::sampling() const {
@@ -455,9 +458,11 @@ bool PmSampler::decode() {
     fill_ = {gi.numTotalSamples, gi.numPopulatedSamples, gi.numCompletedSamples,
              dd.decodeStopReason == CUPTI_PM_SAMPLING_DECODE_STOP_REASON_COUNTER_DATA_FULL ||
                  gi.numCompletedSamples >= gi.numTotalSamples};
-    // The hardware buffer overwrote records before they were read, or the image had no room
-    // for some: the coverage check sees it.
-    if (dd.overflow || fill_.full) {
+    // The hardware buffer overwrote records before they were read: the coverage check sees it.
+    // An image that filled lost nothing (a full one ends on a sample boundary and what did not
+    // fit is decoded into the next), so it neither counts as a loss nor raises the interval,
+    // whose restart would itself leave a gap in a launch under way.
+    if (dd.overflow) {
       std::lock_guard<std::mutex> lock(mutex_);
       ++overflows_;
       lost_ = true;
@@ -669,7 +674,12 @@ void PmSampler::run_worker() {
       sleeping_ = poke_ = false;
       if (stop_) return;
     }
-    if (!work(&wake)) break;
+    bool ok = false;
+    {
+      std::lock_guard<std::mutex> round(round_);
+      ok = work(&wake);
+    }
+    if (!ok) break;
     worker_cpu_s_ = thread_cpu_seconds() - cpu0;
     const auto now_steady = Clock::now();
     {

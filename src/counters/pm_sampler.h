@@ -64,7 +64,9 @@ class PmSampler final : public CounterProbe {
   bool read_frame();
 
   // Stops (true) or restarts (false) the sampling itself: what --counters-ab times against, and
-  // how PC sampling takes its turn where the two cannot run together.
+  // how PC sampling takes its turn where the two cannot run together. pause(true) returns once
+  // the worker is outside CUPTI, so that nothing it had begun (a configuration, a start) runs on
+  // after it: CUPTI crashes where PM sampling is configured while a PC-sampling range starts.
   void pause(bool paused);
   // Whether sampling runs now (the worker starts and stops it: after pause(true), until it has).
   bool sampling() const;
@@ -127,6 +129,9 @@ class PmSampler final : public CounterProbe {
   Clock::time_point started_, last_switch_;
 
   std::atomic<bool> paused_{false};
+  // Held by the worker over each round of its work (every CUPTI call it makes), taken by
+  // pause(true) to wait for the round under way.
+  std::mutex round_;
   mutable std::mutex mutex_;
   std::condition_variable wake_, done_;
   std::string unavailable_;

@@ -2,6 +2,19 @@
 
 namespace mp::gl {
 
+bool is_software_renderer(std::string_view renderer) {
+  for (const char* name : {"llvmpipe", "softpipe", "swrast", "Software Rasterizer"})
+    if (renderer.find(name) != std::string_view::npos) return true;
+  return false;
+}
+
+std::string timer_queries_time() {
+  const auto* name = reinterpret_cast<const char*>(glGetString(GL_RENDERER));
+  const std::string renderer = name ? name : "";
+  if (!is_software_renderer(renderer)) return "GPU";
+  return "CPU (" + renderer.substr(0, renderer.find(' ')) + " draws in software)";
+}
+
 void GpuTimer::begin() {
   if (pending_ == kDepth) {  // the GPU is kDepth frames behind: drop the oldest unread result
     --pending_;

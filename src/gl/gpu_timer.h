@@ -4,10 +4,18 @@
 
 #include <array>
 #include <optional>
+#include <string>
+#include <string_view>
 
 #include "gl/gl_objects.h"
 
 namespace mp::gl {
+
+// A renderer that draws on the CPU (Mesa's llvmpipe, softpipe, swrast), by its GL_RENDERER.
+bool is_software_renderer(std::string_view renderer);
+// What a timer query times with the current context: "GPU", or where a software renderer draws,
+// "CPU (llvmpipe draws in software)": the same figure, said of what it is.
+std::string timer_queries_time();
 
 class GpuTimer {
  public:

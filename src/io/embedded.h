@@ -10,5 +10,8 @@ extern const std::string_view palettes_json;
 extern const std::string_view bookmarks_json;
 extern const std::string_view fullscreen_vert;
 extern const std::string_view colourize_frag;
+// The SASS the project captured from each architecture's build (tests/fixtures/sass), gzipped.
+extern const std::string_view sass_sm_75_gz, sass_sm_80_gz, sass_sm_86_gz, sass_sm_89_gz,
+    sass_sm_90_gz;
 
 }  // namespace mp::embedded

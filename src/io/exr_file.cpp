@@ -8,6 +8,7 @@
 #include <ImfIntAttribute.h>
 #include <ImfOutputFile.h>
 #include <ImfStringAttribute.h>
+#include <ImfThreading.h>
 #include <sys/types.h>
 
 #include <algorithm>
@@ -87,6 +88,10 @@ std::string one_line(std::string s) {
 }
 
 }  // namespace
+
+void set_exr_threads(int threads) {
+  Imf::setGlobalThreadCount(threads);
+}
 
 ExrSample exr_escaped(float smooth) {
   if (!(smooth >= -1023.0f && smooth <= 2147483648.0f))

@@ -28,6 +28,10 @@ struct ExrSample {
 // An escaped pixel's N and NF from its smooth iteration value (finite, at most 2^31).
 ExrSample exr_escaped(float smooth);
 
+// OpenEXR's threads (its process-wide pool), which compress the line blocks of one write_rows
+// call in parallel: render sets it to its encoder's once, before the first stream.
+void set_exr_threads(int threads);
+
 struct ExrStreamImpl;  // OpenEXR's writer and its stream (exr_file.cpp)
 
 // The most bytes an ExrStream of width x height with those `attributes` can write: OpenEXR keeps

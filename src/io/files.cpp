@@ -25,7 +25,7 @@ namespace {
 // The temporary files being written, for the signal handler to remove. This is the one
 // process-wide state because a handler can reach nothing else, and it is fixed-size char arrays
 // with atomic states because a handler may not allocate or lock.
-constexpr int kTempSlots = 16;
+constexpr int kTempSlots = 64;  // render keeps a few images (and their EXRs) open at once
 enum SlotState : int { kFree, kFilling, kInUse };
 struct TempSlot {
   std::atomic<int> state{kFree};

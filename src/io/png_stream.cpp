@@ -1,114 +1,180 @@
 #include "io/png_stream.h"
 
-#include <png.h>
+#include <zlib.h>
 
+#include <algorithm>
 #include <cerrno>
-#include <csetjmp>
 #include <cstring>
 #include <stdexcept>
-#include <string>
 #include <utility>
 
 namespace mp {
 
-struct PngWriter {
-  png_structp png = nullptr;
-  png_infop info = nullptr;
-  std::FILE* out = nullptr;
-  std::string name;  // for messages
-  int width = 0, height = 0, rows = 0;
-  char error[256] = {};  // libpng's message, or the write's errno text
-};
-
 namespace {
 
-// libpng reports errors by longjmp: these C-style steps keep C++ objects out of the jump's way,
-// and the callers turn a failure into an exception.
-extern "C" void on_png_error(png_structp png, png_const_charp message) {
-  auto* m = static_cast<PngWriter*>(png_get_error_ptr(png));
-  if (m->error[0] == '\0') std::snprintf(m->error, sizeof m->error, "%s", message);
-  png_longjmp(png, 1);
+constexpr std::size_t kBlockBytes = 1 << 20;
+
+std::size_t row_bytes(int width) {
+  return 1 + 3 * static_cast<std::size_t>(width);  // the filter byte, then RGB
 }
 
-extern "C" void on_png_warning(png_structp, png_const_charp) {}
-
-extern "C" void on_png_write(png_structp png, png_bytep data, png_size_t size) {
-  auto* m = static_cast<PngWriter*>(png_get_io_ptr(png));
-  errno = 0;
-  if (std::fwrite(data, 1, size, m->out) != size) {
-    std::snprintf(m->error, sizeof m->error, "%s", std::strerror(errno ? errno : EIO));
-    png_error(png, m->error);
-  }
-}
-
-extern "C" void on_png_flush(png_structp png) {
-  auto* m = static_cast<PngWriter*>(png_get_io_ptr(png));
-  if (std::fflush(m->out) != 0) {
-    std::snprintf(m->error, sizeof m->error, "%s", std::strerror(errno ? errno : EIO));
-    png_error(png, m->error);
-  }
-}
-
-bool start(PngWriter& m) {
-  if (setjmp(png_jmpbuf(m.png))) return false;
-  png_set_write_fn(m.png, &m, on_png_write, on_png_flush);
-  // Fast deflate with one filter: the images are large, and smooth colour bands compress well
-  // with the Paeth predictor alone.
-  png_set_compression_level(m.png, 3);
-  png_set_filter(m.png, PNG_FILTER_TYPE_BASE, PNG_FILTER_PAETH);
-  png_set_IHDR(m.png, m.info, static_cast<png_uint_32>(m.width), static_cast<png_uint_32>(m.height),
-               8, PNG_COLOR_TYPE_RGB, PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT,
-               PNG_FILTER_TYPE_DEFAULT);
-  png_write_info(m.png, m.info);
-  return true;
-}
-
-bool row(PngWriter& m, const std::uint8_t* rgb, bool last) {
-  if (setjmp(png_jmpbuf(m.png))) return false;
-  png_write_row(m.png, rgb);
-  if (last) png_write_end(m.png, m.info);
-  return true;
+void put_u32(std::uint8_t* p, std::uint32_t v) {
+  p[0] = static_cast<std::uint8_t>(v >> 24);
+  p[1] = static_cast<std::uint8_t>(v >> 16);
+  p[2] = static_cast<std::uint8_t>(v >> 8);
+  p[3] = static_cast<std::uint8_t>(v);
 }
 
 }  // namespace
 
+int png_block_rows(int width) {
+  return static_cast<int>(std::max<std::size_t>(1, kBlockBytes / row_bytes(width)));
+}
+
 std::uint64_t png_bytes_at_most(int width, int height) {
-  // Each row: its filter byte, then 3 bytes a pixel.
-  const std::uint64_t rows = static_cast<std::uint64_t>(height) * (1 + 3ull * width);
-  // Stored blocks' headers counted per KiB, zlib's header and check with room to spare.
-  const std::uint64_t deflated = rows + rows / 1024 + 64;
-  // Signature, IHDR and IEND, and chunks' 12 bytes counted per 512 bytes of stream.
-  constexpr std::uint64_t kSignatureHeaderEnd = 8 + 25 + 12;
-  return kSignatureHeaderEnd + deflated + 12 * (deflated / 512 + 1);
+  const std::uint64_t rows = static_cast<std::uint64_t>(height) * row_bytes(width);
+  const std::uint64_t per = static_cast<std::uint64_t>(png_block_rows(width));
+  const std::uint64_t blocks = (static_cast<std::uint64_t>(height) + per - 1) / per;
+  // Stored blocks' headers counted per KiB; each block's sync flush, end of block and rounding,
+  // and its IDAT chunk, within 64 bytes.
+  const std::uint64_t deflated = rows + rows / 1024 + 64 * blocks;
+  // Signature, IHDR and IEND; the zlib header and the Adler-32.
+  constexpr std::uint64_t kFixed = 8 + 25 + 12 + 2 + 4;
+  return kFixed + deflated;
 }
 
-PngStream::PngStream(std::FILE* out, std::string name, int width, int height)
-    : impl_(std::make_unique<PngWriter>()) {
-  PngWriter& m = *impl_;
-  m.out = out;
-  m.name = std::move(name);
-  m.width = width;
-  m.height = height;
-  m.png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &m, on_png_error, on_png_warning);
-  if (m.png) m.info = png_create_info_struct(m.png);
-  const bool ok = m.png && m.info && start(m);
-  if (!ok) {
-    const std::string why = m.error[0] ? m.error : "PNG encoder: out of memory";
-    png_destroy_write_struct(&m.png, &m.info);
-    throw std::runtime_error("cannot write " + m.name + ": " + why);
+struct PngBlockEncoderState {
+  z_stream z{};
+  int level = 0;
+  std::vector<std::uint8_t> filtered;
+};
+
+PngBlockEncoder::PngBlockEncoder(int level) : state_(std::make_unique<PngBlockEncoderState>()) {
+  if (level < kMinPngLevel || level > kMaxPngLevel)
+    throw std::invalid_argument("PNG level " + std::to_string(level) + " is not 0..9");
+  state_->level = level;
+  // Raw deflate (negative window bits): the zlib header and check are the writer's, once for
+  // the whole image.
+  if (deflateInit2(&state_->z, level, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+    throw std::runtime_error("PNG encoder: zlib could not start (out of memory)");
+}
+
+PngBlockEncoder::~PngBlockEncoder() {
+  deflateEnd(&state_->z);
+}
+
+int PngBlockEncoder::level() const {
+  return state_->level;
+}
+
+void PngBlockEncoder::encode(const std::uint8_t* rgb, int width, int rows, bool last,
+                             PngBlock& out) {
+  const std::size_t stride = 3 * static_cast<std::size_t>(width), row = stride + 1;
+  std::vector<std::uint8_t>& f = state_->filtered;
+  f.resize(row * static_cast<std::size_t>(rows));
+  for (int y = 0; y < rows; ++y) {
+    std::uint8_t* o = &f[row * static_cast<std::size_t>(y)];
+    const std::uint8_t* cur = rgb + stride * static_cast<std::size_t>(y);
+    if (y == 0) {
+      o[0] = 0;  // none
+      std::memcpy(o + 1, cur, stride);
+      continue;
+    }
+    o[0] = 2;  // up
+    const std::uint8_t* above = cur - stride;
+    for (std::size_t i = 0; i < stride; ++i)
+      o[1 + i] = static_cast<std::uint8_t>(cur[i] - above[i]);
   }
+  out.rows = rows;
+  out.last = last;
+  out.filtered_bytes = f.size();
+  out.adler = static_cast<std::uint32_t>(adler32(1, f.data(), static_cast<uInt>(f.size())));
+
+  z_stream& z = state_->z;
+  if (deflateReset(&z) != Z_OK) throw std::runtime_error("PNG encoder: zlib's reset failed");
+  out.deflated.resize(deflateBound(&z, static_cast<uLong>(f.size())) + 16);
+  z.next_in = f.data();
+  z.avail_in = static_cast<uInt>(f.size());
+  std::size_t done = 0;
+  for (;;) {
+    z.next_out = out.deflated.data() + done;
+    z.avail_out = static_cast<uInt>(out.deflated.size() - done);
+    const int r = deflate(&z, last ? Z_FINISH : Z_SYNC_FLUSH);
+    done = out.deflated.size() - z.avail_out;
+    if (r == Z_STREAM_ERROR) throw std::runtime_error("PNG encoder: zlib failed");
+    // Finished: the stream's end written (Z_FINISH), or all input taken and flushed with room
+    // left over (a sync flush leaves avail_out > 0 once it is complete).
+    if (r == Z_STREAM_END || (!last && z.avail_in == 0 && z.avail_out > 0)) break;
+    out.deflated.resize(out.deflated.size() * 2);
+  }
+  out.deflated.resize(done);
 }
 
-PngStream::~PngStream() {
-  png_destroy_write_struct(&impl_->png, &impl_->info);
+PngBlockWriter::PngBlockWriter(std::FILE* out, std::string name, int width, int height, int level)
+    : out_(out), name_(std::move(name)), height_(height), level_(level) {
+  if (width < 1 || height < 1)
+    throw std::invalid_argument("PNG: size " + std::to_string(width) + "x" +
+                                std::to_string(height) + " is not at least 1x1");
+  static const std::uint8_t kSignature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
+  if (std::fwrite(kSignature, 1, sizeof kSignature, out_) != sizeof kSignature)
+    throw std::runtime_error("cannot write " + name_ + ": " + std::strerror(errno ? errno : EIO));
+  std::uint8_t ihdr[13];
+  put_u32(ihdr, static_cast<std::uint32_t>(width));
+  put_u32(ihdr + 4, static_cast<std::uint32_t>(height));
+  ihdr[8] = 8;   // bits per sample
+  ihdr[9] = 2;   // RGB
+  ihdr[10] = 0;  // deflate
+  ihdr[11] = 0;  // adaptive filtering, a filter byte a row
+  ihdr[12] = 0;  // not interlaced
+  chunk("IHDR", ihdr, sizeof ihdr, nullptr, 0);
 }
 
-void PngStream::write_row(const std::uint8_t* rgb) {
-  PngWriter& m = *impl_;
-  if (m.rows >= m.height) throw std::logic_error("PNG: more rows than the image has");
-  if (!row(m, rgb, m.rows + 1 == m.height))
-    throw std::runtime_error("cannot write " + m.name + ": " + m.error);
-  ++m.rows;
+void PngBlockWriter::chunk(const char type[4], const std::uint8_t* a, std::size_t na,
+                           const std::uint8_t* b, std::size_t nb) {
+  std::uint8_t head[8];
+  put_u32(head, static_cast<std::uint32_t>(na + nb));
+  std::memcpy(head + 4, type, 4);
+  uLong crc = crc32(0, head + 4, 4);
+  if (na) crc = crc32(crc, a, static_cast<uInt>(na));
+  if (nb) crc = crc32(crc, b, static_cast<uInt>(nb));
+  std::uint8_t tail[4];
+  put_u32(tail, static_cast<std::uint32_t>(crc));
+  errno = 0;
+  const bool ok = std::fwrite(head, 1, 8, out_) == 8 &&
+                  (!na || std::fwrite(a, 1, na, out_) == na) &&
+                  (!nb || std::fwrite(b, 1, nb, out_) == nb) && std::fwrite(tail, 1, 4, out_) == 4;
+  if (!ok)
+    throw std::runtime_error("cannot write " + name_ + ": " + std::strerror(errno ? errno : EIO));
+}
+
+void PngBlockWriter::write(const PngBlock& block) {
+  if (block.rows < 1 || block.rows > height_ - rows_)
+    throw std::logic_error("PNG: more rows than the image has");
+  if (block.last != (rows_ + block.rows == height_))
+    throw std::logic_error("PNG: the last block is not at the image's end");
+  // The zlib header goes before the first block: deflate with a 32 KiB window, and the level
+  // class (fastest, fast, default, best) that FLEVEL names.
+  std::uint8_t header[2] = {0x78, 0};
+  const int flevel = level_ < 2 ? 0 : level_ < 6 ? 1 : level_ == 6 ? 2 : 3;
+  header[1] = static_cast<std::uint8_t>(flevel << 6);
+  header[1] = static_cast<std::uint8_t>(header[1] + 31 - (header[0] * 256 + header[1]) % 31);
+  adler_ = static_cast<std::uint32_t>(
+      adler32_combine(adler_, block.adler, static_cast<z_off_t>(block.filtered_bytes)));
+  rows_ += block.rows;
+  std::uint8_t check[4];
+  put_u32(check, adler_);
+  const std::uint8_t* data = block.deflated.data();
+  const std::size_t n = block.deflated.size();
+  if (rows_ == block.rows && block.last) {  // one block: header, data and check in one chunk
+    std::vector<std::uint8_t> all(header, header + 2);
+    all.insert(all.end(), data, data + n);
+    chunk("IDAT", all.data(), all.size(), check, 4);
+  } else if (rows_ == block.rows) {
+    chunk("IDAT", header, 2, data, n);
+  } else {
+    chunk("IDAT", data, n, block.last ? check : nullptr, block.last ? 4 : 0);
+  }
+  if (block.last) chunk("IEND", nullptr, 0, nullptr, 0);
 }
 
 }  // namespace mp

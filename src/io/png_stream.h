@@ -1,35 +1,84 @@
-// A PNG written row by row through libpng, so that an image of any size needs one row in memory.
+// A PNG written in blocks of rows that threads encode independently, each filtered and deflated
+// on its own and ended on a byte boundary (a sync flush), so that the blocks, written in order,
+// join into the one zlib stream of one valid PNG: an image of any size is encoded on every core
+// and needs only the blocks in flight in memory.
 #pragma once
 
 #include <cstdint>
 #include <cstdio>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace mp {
 
-struct PngWriter;  // libpng's state (png_stream.cpp)
+// --png-level: zlib's levels, 0 (stored, no compression) to 9 (smallest); the default is the
+// level measured best for time against bytes (docs/measurements.md, the parallel encoder).
+inline constexpr int kMinPngLevel = 0;
+inline constexpr int kMaxPngLevel = 9;
+inline constexpr int kDefaultPngLevel = 1;
 
-// The most bytes a PngStream of width x height can write, whatever the pixels: the filtered rows
-// and a little more, since deflate stores a block it cannot shrink (5 bytes a block of 16 KiB or
-// more) and libpng writes the stream in IDAT chunks of its 8 KiB buffer (12 bytes each).
+// Rows in a block of an image `width` pixels wide: about 1 MiB of filtered rows, so that a band
+// of rows gives the cores several blocks to share, while a block's fresh dictionary costs little
+// (docs/measurements.md).
+int png_block_rows(int width);
+
+// The most bytes a PNG of width x height written in blocks of png_block_rows(width) rows can
+// take, whatever the pixels: the filtered rows, and for each block deflate's stored blocks'
+// headers (5 bytes each 16 KiB or more), its sync flush and its IDAT chunk's 12 bytes.
 std::uint64_t png_bytes_at_most(int width, int height);
 
-class PngStream {
- public:
-  // 8-bit RGB, `height` rows of `width` pixels, into `out` (left open: the caller owns it), the
-  // file the user knows as `name`. Throws std::runtime_error "cannot write NAME: reason" with
-  // libpng's or the system's reason.
-  PngStream(std::FILE* out, std::string name, int width, int height);
-  ~PngStream();
-  PngStream(const PngStream&) = delete;
-  PngStream& operator=(const PngStream&) = delete;
+// One block of rows, deflated: what a thread hands to the writer.
+struct PngBlock {
+  int rows = 0;
+  bool last = false;                   // the image's last block: its deflate stream ends here
+  std::vector<std::uint8_t> deflated;  // raw deflate, ended by a sync flush unless last
+  std::uint32_t adler = 1;             // Adler-32 of the filtered rows it holds
+  std::uint64_t filtered_bytes = 0;    // their length, to join the Adler-32s
+};
 
-  // rgb: width*3 bytes, rows top first; the last one also writes the PNG's end.
-  void write_row(const std::uint8_t* rgb);
+struct PngBlockEncoderState;  // zlib's (png_stream.cpp)
+
+// Encodes blocks at one level; a thread keeps one and reuses it (zlib's state is a few hundred
+// KiB to set up).
+class PngBlockEncoder {
+ public:
+  explicit PngBlockEncoder(int level);
+  ~PngBlockEncoder();
+  PngBlockEncoder(const PngBlockEncoder&) = delete;
+  PngBlockEncoder& operator=(const PngBlockEncoder&) = delete;
+
+  int level() const;
+  // rgb: `rows` rows of width*3 bytes, top first. Each row is filtered by its upper neighbour
+  // ("up", PNG's filter 2), the block's first by none, so that a block needs no other's rows.
+  // Throws std::runtime_error on zlib's failure (out of memory).
+  void encode(const std::uint8_t* rgb, int width, int rows, bool last, PngBlock& out);
 
  private:
-  std::unique_ptr<PngWriter> impl_;
+  std::unique_ptr<PngBlockEncoderState> state_;
+};
+
+// Writes the PNG around the blocks: signature and header at once, each block as an IDAT chunk
+// as it comes, and once the last block is in, the stream's Adler-32 and the end.
+class PngBlockWriter {
+ public:
+  // 8-bit RGB, into `out` (left open: the caller owns it), the file the user knows as `name`;
+  // `level` is the level the blocks were encoded at, which the zlib header names.
+  // Throws std::runtime_error "cannot write NAME: reason".
+  PngBlockWriter(std::FILE* out, std::string name, int width, int height, int level);
+
+  // The next block, in the image's order. Throws as above, and std::logic_error for rows past
+  // the image's or a last block that is not at its end.
+  void write(const PngBlock& block);
+  bool complete() const { return rows_ == height_; }
+
+ private:
+  void chunk(const char type[4], const std::uint8_t* a, std::size_t na, const std::uint8_t* b,
+             std::size_t nb);
+  std::FILE* out_;
+  std::string name_;
+  int height_, level_, rows_ = 0;
+  std::uint32_t adler_ = 1;
 };
 
 }  // namespace mp

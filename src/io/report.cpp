@@ -108,26 +108,32 @@ nlohmann::json stalls_json(const MeasuredRow& r) {
 
 nlohmann::json row_json(const MeasuredRow& r, bool with_counters) {
   const Metrics& m = r.metrics;
-  nlohmann::json j = {{"view", r.view_name},
-                      {"variant", r.variant},
-                      {"width", r.width},
-                      {"height", r.height},
-                      {"frames", r.frames},
-                      {"measured", measured_json(r)},
-                      {"derived",
-                       {{"clock_ghz", m.clock_ghz},
-                        {"giter_per_s", m.giter_per_s},
-                        {"simt_efficiency", m.simt_efficiency},
-                        {"sm_balance", m.sm_balance}}},
-                      {"pixels_differing_from_fma4", r.differing_from_fma4},
-                      {"model",
-                       {{"bound_max_cycles", m.bound.max_cycles},
-                        {"bound_max_ms", m.bound_max_ms},
-                        {"bound_sum_cycles", m.bound.sum_cycles},
-                        {"bound_sum_ms", m.bound_sum_ms},
-                        {"limiting_pipe", pipe_name(m.bound.limiting)},
-                        {"pct_of_bound", 100 * m.fraction_of_bound}}},
-                      {"limit", limit_json(r)}};
+  nlohmann::json j = {
+      {"view", r.view_name},
+      {"variant", r.variant},
+      {"width", r.width},
+      {"height", r.height},
+      {"frames", r.frames},
+      {"measured", measured_json(r)},
+      {"derived",
+       {{"clock_ghz", m.clock_ghz},
+        {"giter_per_s", m.giter_per_s},
+        {"giter_per_s_counted",
+         r.counted_iters > 0 ? nlohmann::json(counted_giter_per_s(r)) : nlohmann::json()},
+        {"steps",
+         "giter_per_s: of the steps run; _counted: of the steps the "
+         "pixels count (more where orbits found periodic stop early)"},
+        {"simt_efficiency", m.simt_efficiency},
+        {"sm_balance", m.sm_balance}}},
+      {"pixels_differing_from_fma4", r.differing_from_fma4},
+      {"model",
+       {{"bound_max_cycles", m.bound.max_cycles},
+        {"bound_max_ms", m.bound_max_ms},
+        {"bound_sum_cycles", m.bound.sum_cycles},
+        {"bound_sum_ms", m.bound_sum_ms},
+        {"limiting_pipe", pipe_name(m.bound.limiting)},
+        {"pct_of_bound", 100 * m.fraction_of_bound}}},
+      {"limit", limit_json(r)}};
   add_view_json(j, r.view);
   if (with_counters) {
     j["counters"] = counter_json(r.counters);
@@ -139,6 +145,11 @@ nlohmann::json row_json(const MeasuredRow& r, bool with_counters) {
 }
 
 }  // namespace
+
+double counted_giter_per_s(const MeasuredRow& r) {
+  if (r.counted_iters <= 0) return -1;
+  return r.measured.kernel_ms > 0 ? r.counted_iters / (r.measured.kernel_ms * 1e6) : 0;
+}
 
 nlohmann::json to_json(const MeasuredRow& r) {
   return row_json(r, r.counters.has_value());
@@ -309,14 +320,17 @@ std::string format_bench(const BenchReport& rep, OutputFormat format) {
         << "," << exact_span_text(r.view.span) << "," << r.view.max_iter << "," << r.frames << ","
         << fmt("%.4f", r.measured.kernel_ms) << "," << fmt("%.0f", r.measured.sm_cycles) << ","
         << fmt("%.4f", m.clock_ghz) << "," << fmt("%.3f", m.giter_per_s) << ","
-        << fmt("%.0f", r.measured.pixel_iters) << "," << fmt("%.0f", r.measured.warp_iters) << ","
-        << fmt("%.4f", m.simt_efficiency) << "," << fmt("%.0f", r.measured.sm_cycles_mean) << ","
-        << fmt("%.4f", m.sm_balance) << "," << tile_order_name(r) << ","
-        << fmt("%.0f", m.bound.max_cycles) << "," << fmt("%.4f", m.bound_max_ms) << ","
-        << fmt("%.0f", m.bound.sum_cycles) << "," << fmt("%.4f", m.bound_sum_ms) << ","
-        << pipe_name(m.bound.limiting) << "," << fmt("%.2f", 100 * m.fraction_of_bound) << ","
-        << r.differing_from_fma4 << limit_csv_cells(r)
-        << (counters ? columns_csv_cells(row_sources(table, r.counters)) : "") << "\n";
+        << (r.counted_iters > 0 ? fmt("%.3f", counted_giter_per_s(r)) : std::string()) << ","
+        << fmt("%.0f", r.measured.pixel_iters) << ","
+        << (r.counted_iters > 0 ? fmt("%.0f", r.counted_iters) : std::string()) << ","
+        << fmt("%.0f", r.measured.warp_iters) << "," << fmt("%.4f", m.simt_efficiency) << ","
+        << fmt("%.0f", r.measured.sm_cycles_mean) << "," << fmt("%.4f", m.sm_balance) << ","
+        << tile_order_name(r) << "," << fmt("%.0f", m.bound.max_cycles) << ","
+        << fmt("%.4f", m.bound_max_ms) << "," << fmt("%.0f", m.bound.sum_cycles) << ","
+        << fmt("%.4f", m.bound_sum_ms) << "," << pipe_name(m.bound.limiting) << ","
+        << fmt("%.2f", 100 * m.fraction_of_bound) << "," << r.differing_from_fma4
+        << limit_csv_cells(r) << (counters ? columns_csv_cells(row_sources(table, r.counters)) : "")
+        << "\n";
     }
     return s.str();
   }
@@ -341,18 +355,22 @@ std::string format_bench(const BenchReport& rep, OutputFormat format) {
       << paths
       << " hold paths a step chooses between: their model counts them all, more than a step "
          "issues, so their bound is an upper one and their % of bound can pass 100%.\n\n";
-  s << "| view | variant | tile order | kernel ms | SM cycles | clock GHz | Giter/s | SIMT eff. | "
-       "SM balance | bound max ms (pipe) | bound sum ms | % of bound | px ≠ fma4 | limit ms "
-       "(free) | % of limit (free) |\n"
-    << "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
+  s << "Giter/s: run = of the steps the kernel ran; counted = of the steps the pixels count, more "
+       "where a variant stops orbits it finds periodic.\n\n";
+  s << "| view | variant | tile order | kernel ms | SM cycles | clock GHz | Giter/s run | Giter/s "
+       "counted | SIMT eff. | SM balance | bound max ms (pipe) | bound sum ms | % of bound | px ≠ "
+       "fma4 | limit ms (free) | % of limit (free) |\n"
+    << "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
   for (const MeasuredRow& r : rep.rows) {
     const Metrics& m = r.metrics;
     s << "| " << r.view_name << " | " << r.variant << " | " << tile_order_name(r) << " | "
       << fmt("%.3f", r.measured.kernel_ms) << " | " << fmt("%.3f", r.measured.sm_cycles / 1e6)
       << " M | " << fmt("%.3f", m.clock_ghz) << " | " << fmt("%.1f", m.giter_per_s) << " | "
+      << (r.counted_iters > 0 ? fmt("%.1f", counted_giter_per_s(r)) : std::string("-")) << " | "
       << fmt("%.1f%%", 100 * m.simt_efficiency) << " | " << fmt("%.1f%%", 100 * m.sm_balance)
       << " | " << fmt("%.3f", m.bound_max_ms) << " (" << pipe_name(m.bound.limiting) << ") | "
-      << fmt("%.3f", m.bound_sum_ms) << " | " << fmt("%.1f%%", 100 * m.fraction_of_bound) << " | "
+      << fmt("%.3f", m.bound_sum_ms) << " | " << fmt("%.1f%%", 100 * m.fraction_of_bound)
+      << (r.loop_branches > 0 ? " (of an upper bound)" : "") << " | "
       << (r.differing_from_fma4 < 0 ? std::string("-") : std::to_string(r.differing_from_fma4))
       << " |" << limit_md_cells(r) << "\n";
   }

@@ -19,8 +19,11 @@ struct MeasuredRow {
   std::string variant;
   int width = 0, height = 0;
   View view;
-  int frames = 0;              // timed frames the median is taken over
-  FrameNumbers measured;       // the median frame (by kernel time)
+  int frames = 0;         // timed frames the median is taken over
+  FrameNumbers measured;  // the median frame (by kernel time); its pixel_iters: steps run
+  // Steps the pixels count (the sum of their step counts): more than run where a variant stops
+  // orbits it finds periodic; 0 where the counts were not read.
+  double counted_iters = 0;
   bool tiles_by_cost = false;  // its tiles went costliest first (by a frame of the same view)
   Metrics metrics;
   long long differing_from_fma4 =
@@ -38,6 +41,10 @@ struct MeasuredRow {
   std::string stall_kernel;      // the kernel most samples were in, mangled
   double stall_loop_share = -1;  // of its samples, those on its step loop's lines; -1: no listing
 };
+
+// Giter/s of the steps the pixels count, or -1 where they were not counted (Metrics::giter_per_s
+// is of the steps run).
+double counted_giter_per_s(const MeasuredRow& r);
 
 struct PresentRow {
   std::string path;
@@ -116,7 +123,8 @@ nlohmann::json to_json(const MeasuredRow& r);
 // sine sweep are tables of their own, which JSON and Markdown carry and CSV cannot.
 inline constexpr const char* kBenchCsvHeader =
     "view,variant,width,height,center_x,center_y,span,iters,frames,kernel_ms,sm_cycles,clock_ghz,"
-    "giter_per_s,pixel_iters,warp_iters,simt_efficiency,sm_cycles_mean,sm_balance,tile_order,"
+    "giter_per_s,giter_per_s_counted,pixel_iters,pixel_iters_counted,warp_iters,simt_efficiency,"
+    "sm_cycles_mean,sm_balance,tile_order,"
     "bound_max_cycles,bound_max_ms,bound_sum_cycles,bound_sum_ms,limiting_pipe,pct_of_bound,"
     "pixels_differing_from_fma4,limit_ms,limit_free_ms,pct_of_limit,pct_of_limit_free";
 // kBenchCsvHeader, followed by the ctr_ columns when any row has counters.

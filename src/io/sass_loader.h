@@ -25,6 +25,9 @@ struct LoopListing {
 struct LoadedSass {
   std::string arch;    // "sm_90"
   std::string source;  // what was read, or why nothing was ("cuobjdump not found ...")
+  // The listings are the SASS the project captured from its own build of `arch` (compiled into
+  // the program), not this executable's: cuobjdump was not there to read it.
+  bool captured = false;
   // render_kernel<V, false>: what frames run once the tile costs of their view are known.
   std::map<VariantId, LoopListing> loops;
   // render_kernel<V, true>, which also records the tile costs (a view's first frame) and the
@@ -54,8 +57,10 @@ struct SassLimits {
   std::size_t max_bytes = std::size_t{256} << 20;
   double max_seconds = 60;
 };
-// Runs cuobjdump on `binary` for `arch` (sm_90: 90) and finds every variant's step loop. Never
-// throws: failures are described in `source`. Takes from a few hundred ms to seconds (a big
+// Runs cuobjdump on `binary` for `arch` (sm_90: 90) and finds every variant's step loop; where
+// cuobjdump is not installed, reads the SASS the project captured from its build of that
+// architecture instead (captured, and `source` says so and which package brings cuobjdump).
+// Never throws: failures are described in `source`. Takes from a few hundred ms to seconds (a big
 // binary on a GPU machine): call it off the UI thread. Once `cancel` is set, cuobjdump is stopped
 // and nothing is loaded, so that a window closing need not wait for it; past `limits` it is
 // stopped too, and `source` says which limit.
@@ -64,6 +69,11 @@ LoadedSass load_kernel_sass_limited(const std::string& binary, int arch,
 // The same within the default limits (a plain function, for std::async).
 LoadedSass load_kernel_sass(const std::string& binary, int arch,
                             const std::atomic<bool>* cancel = nullptr);
+// The captured SASS of `arch` ("sm_90") alone, as the fallback reads it; `why` goes in `source`.
+LoadedSass captured_sass(const std::string& arch, const std::string& why);
+// cuobjdump's place, as the tool that reads SASS: "cuobjdump not found (...); it comes with
+// NVIDIA's CUDA toolkit, apt-get install cuda-cuobjdump-13-0 ...".
+std::string cuobjdump_missing();
 // The running executable's path (/proc/self/exe resolved).
 std::string self_executable();
 

@@ -33,7 +33,8 @@ void AbRecorder::kernel(long long frame, bool b, double ms) {
   if (settled(frame)) kernel_[b].add(ms);
 }
 
-std::string AbRecorder::summary(const std::string& name, double own_cpu_ms) const {
+std::string AbRecorder::summary(const std::string& name, double own_cpu_ms,
+                                const std::string& ui_timed_on) const {
   std::ostringstream out;
   if (!both_halves()) {
     out << name << " A/B: too few frames to time both halves";
@@ -56,7 +57,7 @@ std::string AbRecorder::summary(const std::string& name, double own_cpu_ms) cons
   else
     out << "n/a (too few blocks)";
   out << "; overlay's own CPU " << own_cpu_ms << " ms; UI end of frame CPU " << ui_cpu_[0].mean()
-      << " -> " << ui_cpu_[1].mean() << " ms, GPU " << ui_gpu_[0].mean() << " -> "
+      << " -> " << ui_cpu_[1].mean() << " ms, " << ui_timed_on << " " << ui_gpu_[0].mean() << " -> "
       << ui_gpu_[1].mean() << " ms; kernel " << kernel_[0].mean() << " -> " << kernel_[1].mean()
       << " ms (events)";
   return out.str();

@@ -1,5 +1,5 @@
 // An experiment's result: prediction beside measurement, row by row. Filled by run_experiment
-// (cuda/experiments.h) and formatted by io/experiment_report.h; plain data, no CUDA.
+// (cuda/lab/experiments.h) and formatted by io/experiment_report.h; plain data, no CUDA.
 #pragma once
 
 #include <optional>

@@ -126,6 +126,35 @@ View pan_by_pixels(View v, double dx_px, double dy_px, int width, int /*height*/
   return held_in_range(std::move(v));
 }
 
+View whole_window_view(View seen, int width, int left) {
+  if (left <= 0 || left >= width) return seen;
+  const FloatExp d = pixel_size(seen, width - left);
+  seen.span = d * to_floatexp(static_cast<double>(width));
+  // The whole window's centre lies left/2 pixels left of the area's.
+  seen.center_x = seen.center_x.plus(-(to_floatexp(left / 2.0) * d), view_bits(seen, width));
+  return seen;
+}
+
+View view_beside(View whole, int width, int left) {
+  if (left <= 0 || left >= width) return whole;
+  const FloatExp d = pixel_size(whole, width);
+  whole.span = d * to_floatexp(static_cast<double>(width - left));
+  whole.center_x = whole.center_x.plus(to_floatexp(left / 2.0) * d, view_bits(whole, width));
+  return whole;
+}
+
+View fitted_set(int width, int height, unsigned max_iter) {
+  // re -2.1..0.57 and im -1.2..1.2: the set and a margin, its middle -0.765 as a decimal (so that
+  // Ctrl+C and the sidecars write it so).
+  constexpr double set_width = 2.67, set_height = 2.4;
+  if (width <= 0 || height <= 0) return view_at(-0.5, 0, 3, max_iter);
+  const double per_px = std::max(set_width / width, set_height / static_cast<double>(height));
+  View v = view_at(0, 0, per_px * width, max_iter);
+  v.center_x = *parse_centre("-0.765", v);
+  v.center_y = v.center_y.with_bits(view_bits(v));
+  return v;
+}
+
 FloatExp span_between(FloatExp from, FloatExp to, double t) {
   const FloatExp ratio = quotient(to, from);
   // Within double's range, the power as the double views took it (the same bits); past it, in

@@ -83,6 +83,19 @@ struct ZoomPath {
 };
 std::vector<View> zoom_views(const ZoomPath& z);
 
+// One definition of a view for the window, its copied line, render and every sidecar: a view
+// fills an image by its width, and in the window that image is the area beside the panel, the
+// `left` framebuffer pixels under the panel not counted (0 with the panel hidden). The window
+// renders its whole width, by the view these give: pixel left + i of the window is pixel i of
+// the image render writes of the view at (width - left) x height.
+View whole_window_view(View seen, int width, int left);
+// The inverse: the view of the area right of `left` from the whole window's.
+View view_beside(View whole, int width, int left);
+
+// The whole set (re -2..0.47, im -1.12..1.12) with a margin, fitted to an image of width x
+// height: the view the window starts at and render takes where no view is given.
+View fitted_set(int width, int height, unsigned max_iter = 1024);
+
 // Pixel centres: c(px, py) = centre + ((px + 0.5 - w/2) d, (h/2 - py - 0.5) d), d = span / w.
 PixelGrid pixel_grid(const View& v, int width, int height);
 

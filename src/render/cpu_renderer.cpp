@@ -33,9 +33,14 @@ struct Work {
   std::atomic<std::uint64_t> next;
 };
 
+// Steps run and steps counted (more where an orbit was stopped as periodic).
+struct Steps {
+  std::uint64_t run = 0, counted = 0;
+};
+
 template <class V>
-std::uint64_t render_chunks(Work& w) {
-  std::uint64_t iters = 0;
+Steps render_chunks(Work& w) {
+  Steps steps;
   const auto width = static_cast<std::uint64_t>(w.g.width);
   // Each thread takes one chunk whatever the time, so that every call makes progress.
   for (bool once = true; once || !(w.stop_after_ms > 0 && ms_since(w.start) >= w.stop_after_ms);
@@ -49,22 +54,26 @@ std::uint64_t render_chunks(Work& w) {
       w.out[i * kFloatsPerPixel] = r.smooth;
       w.out[i * kFloatsPerPixel + 1] = r.aux;
       if (w.counts) w.counts[i] = r.iters;
-      iters += r.run;
+      steps.run += r.run;
+      steps.counted += r.iters;
     }
   }
-  return iters;
+  return steps;
 }
 
 template <class V>
-std::uint64_t render_all(unsigned threads, Work& w) {
-  std::vector<std::uint64_t> iters(threads, 0);
+Steps render_all(unsigned threads, Work& w) {
+  std::vector<Steps> steps(threads);
   std::vector<std::thread> pool;
   for (unsigned t = 1; t < threads; ++t)
-    pool.emplace_back([&, t] { iters[t] = render_chunks<V>(w); });
-  iters[0] = render_chunks<V>(w);
+    pool.emplace_back([&, t] { steps[t] = render_chunks<V>(w); });
+  steps[0] = render_chunks<V>(w);
   for (std::thread& th : pool) th.join();
-  std::uint64_t total = 0;
-  for (std::uint64_t n : iters) total += n;
+  Steps total;
+  for (const Steps& s : steps) {
+    total.run += s.run;
+    total.counted += s.counted;
+  }
   return total;
 }
 
@@ -73,6 +82,7 @@ std::uint64_t render_all(unsigned threads, Work& w) {
 CpuFrameStats& CpuFrameStats::operator+=(const CpuFrameStats& s) {
   ms += s.ms;
   pixel_iters += s.pixel_iters;
+  pixel_counted += s.pixel_counted;
   pixels += s.pixels;
   threads = s.threads;
   slices += s.slices;
@@ -114,8 +124,10 @@ CpuFrameStats CpuRenderer::render_pixels(VariantId variant, const PixelGrid& gri
   CpuFrameStats s;
   s.threads = threads_;
   s.slices = 1;
-  s.pixel_iters =
+  const Steps steps =
       with_plain_variant(variant, [&](auto v) { return render_all<decltype(v)>(threads_, w); });
+  s.pixel_iters = steps.run;
+  s.pixel_counted = steps.counted;
   // Every chunk taken was finished: what was done is one run from `begin`.
   s.pixels = std::min(w.next.load(), end) - std::min(begin, end);
   s.ms = ms_since(w.start);

@@ -12,8 +12,9 @@ namespace mp {
 
 struct CpuFrameStats {
   double ms = 0;
-  std::uint64_t pixel_iters = 0;
-  std::uint64_t pixels = 0;  // pixels computed
+  std::uint64_t pixel_iters = 0;    // steps run
+  std::uint64_t pixel_counted = 0;  // steps counted: more where an orbit was found periodic
+  std::uint64_t pixels = 0;         // pixels computed
   unsigned threads = 0;
   unsigned slices = 0;  // calls that computed them
   CpuFrameStats& operator+=(const CpuFrameStats& s);

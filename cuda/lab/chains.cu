@@ -7,7 +7,7 @@
 #include <stdexcept>
 #include <utility>
 
-#include "experiment_common.cuh"
+#include "common.cuh"
 #include "hd.h"
 #include "model/bound_model.h"
 #include "model/experiment_model.h"

@@ -1,6 +1,6 @@
 // Shared by the experiment .cu files: the per-SM spans the kernels record, the lab's use of the
 // measuring kit (measure_kit.h), and the entry point of each experiment for the catalogue
-// (experiment_catalogue.cu).
+// (catalogue.cu).
 #pragma once
 
 #include <cuda_runtime.h>

@@ -4,7 +4,7 @@
 // back-to-back clock reads subtracted.
 #include <cmath>
 
-#include "experiment_common.cuh"
+#include "common.cuh"
 #include "model/experiment_model.h"
 
 namespace mp::lab {

@@ -6,7 +6,7 @@
 #include <cmath>
 #include <optional>
 
-#include "experiment_common.cuh"
+#include "common.cuh"
 #include "model/experiment_model.h"
 
 namespace mp::lab {

@@ -3,7 +3,7 @@
 #include <cstdio>
 #include <stdexcept>
 
-#include "experiment_common.cuh"
+#include "common.cuh"
 
 namespace mp {
 namespace {

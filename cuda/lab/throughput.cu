@@ -2,7 +2,7 @@
 // loop's own step functions, and the two experiments built on them: fma-grouping (5 vs 4
 // FMA-pipe instructions per step) and sin-overlap (__sinf beside the step: do the pipes
 // overlap?).
-#include "experiment_common.cuh"
+#include "common.cuh"
 #include "hd.h"
 #include "model/bound_model.h"
 #include "model/pipe_rates.h"

@@ -5,7 +5,7 @@
 // (model/bound_model.h).
 #include <memory>
 
-#include "experiment_common.cuh"
+#include "common.cuh"
 #include "gpu_perturbation.h"
 #include "kernel_params.h"
 #include "model/big_real.h"

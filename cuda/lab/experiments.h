@@ -18,7 +18,7 @@ struct ExperimentInfo {
 };
 
 // The experiments in the order of the UI: the one list that the command (`experiment --list`),
-// its errors, the window and the scripts read (entries in experiment_catalogue.cu).
+// its errors, the window and the scripts read (entries in catalogue.cu).
 const std::vector<ExperimentInfo>& experiment_catalogue();
 const std::vector<std::string_view>& experiment_names();
 

@@ -1,0 +1,80 @@
+#!/bin/bash
+# Runs on the GPU machine over a carried build (carry.sh): render at the GPU's speed (issue 33).
+# The 16384x16384 still (fma4-rows, 4096 iterations, at a view of our own) at the default PNG
+# level and at levels 0, 2, 3 and 6, and a 120-frame 3840x2160 zoom sequence at 4096 iterations,
+# each with its wall time (the whole process's, start-up included, and the render's from its
+# first band), the GPU's busy share (kernel time over wall time), the colouring and
+# compression's CPU time, the peak memory (from the program and /usr/bin/time -v where it is
+# there) and the bytes written. Targets (issue 33, one GPU, 16 cores): the still <= 1.5 s wall,
+# the sequence <= 8 s wall with the GPU busy >= 50% of it; each is a row of the outcome table.
+# log.txt has the short table; the runs' outputs are in $OUT/render-speed.tgz.
+set -u
+A=/tmp/render-speed
+source "$(dirname "$0")/common.sh"
+echo "cores: $(nproc)" | tee -a "$log"
+timer=()
+[ -x /usr/bin/time ] && timer=(/usr/bin/time -v)
+# One render in $A/NAME/, with /usr/bin/time's figures where it is there.
+measure() {
+  local name=$1
+  shift
+  timed "$name" "${timer[@]}" "$B/mandelpipe" "$@"
+  grep -E "^wrote |Maximum resident|Elapsed \(wall" "$A/$name.txt" | tee -a "$log"
+}
+still=(render --width 16384 --height 16384 --iters 4096 --variant fma4-rows
+  --center -0.16070135,1.0375665 --span 0.02)
+measure still "${still[@]}" --out still.png
+for level in 0 2 3 6; do
+  measure "still-level$level" "${still[@]}" --png-level $level --out still.png
+done
+measure sequence render --width 3840 --height 2160 --iters 4096 --center -0.5,0 --span 3 \
+  --zoom-to -0.7436447860,0.1318252536,0.001 --frames 120 --out seq
+# The figures from the files the runs wrote, and the targets.
+python3 - "$A" <<'EOF' | tee -a "$log"
+import json, os, sys
+a = sys.argv[1]
+def size(p):
+    return sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(p) for f in fs
+               if f.endswith(".png"))
+def process_ms(name):
+    return float(open(f"{a}/{name}.ms").read())
+rows = []
+for name in ["still", "still-level0", "still-level2", "still-level3", "still-level6"]:
+    try:
+        j = json.load(open(f"{a}/{name}/still.json"))
+    except OSError:
+        continue
+    t = j["timing"]
+    rows.append((name, process_ms(name), t["wall_ms"], t.get("gpu_kernel_ms", 0), t["colour_encode_ms"],
+                 t["peak_rss_mib"], size(f"{a}/{name}"), j["tiling"]["png_level"]))
+try:
+    j = json.load(open(f"{a}/sequence/seq/frames.json"))
+    r = j["run"]
+    rows.append(("sequence", process_ms("sequence"), r["wall_ms"], r.get("gpu_kernel_ms", 0), r["colour_encode_ms"],
+                 r["peak_rss_mib"], size(f"{a}/sequence/seq"), j["frames"][0]["png_level"]))
+    walls = sorted(f["timing"]["wall_ms"] for f in j["frames"])
+    gpu = sorted(f["timing"].get("gpu_kernel_ms", 0) for f in j["frames"])
+    print(f"sequence frames: wall ms median {walls[len(walls) // 2]:.0f}, longest {walls[-1]:.0f}; "
+          f"GPU kernel ms median {gpu[len(gpu) // 2]:.1f}, longest {gpu[-1]:.1f}")
+except (OSError, KeyError):
+    pass
+print("| run | process wall s | render wall s | GPU kernels s | GPU busy (of the process) | "
+      "colour+PNG CPU s | peak MiB | PNG MB | level |")
+print("|---|---|---|---|---|---|---|---|---|")
+for n, wall, render, gpu, enc, rss, b, level in rows:
+    print(f"| {n} | {wall / 1000:.2f} | {render / 1000:.2f} | {gpu / 1000:.3f} | "
+          f"{100 * gpu / wall:.0f}% | {enc / 1000:.1f} | {rss:.0f} | {b / 1e6:.0f} | {level} |")
+with open(f"{a}/targets.txt", "w") as t:
+    for n, wall, render, gpu, *_ in rows:
+        if n == "still":
+            t.write(f"still <= 1.5 s wall: {wall / 1000:.2f} s {int(wall > 1500)}\n")
+        if n == "sequence":
+            t.write(f"sequence <= 8 s wall: {wall / 1000:.2f} s {int(wall > 8000)}\n")
+            t.write(f"sequence GPU busy >= 50%: {100 * gpu / wall:.0f}% {int(gpu < wall / 2)}\n")
+EOF
+while read -r line; do
+  record "target: ${line% *}" "${line##* }"
+done <"$A/targets.txt"
+find "$A" -name '*.png' -delete
+tar czf "$OUT/render-speed.tgz" -C "$A" .
+finish

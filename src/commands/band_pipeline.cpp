@@ -1,0 +1,711 @@
+#include "commands/band_pipeline.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <condition_variable>
+#include <exception>
+#include <functional>
+#include <iostream>
+#include <mutex>
+#include <queue>
+#include <thread>
+
+#include "commands/piece_renderer.h"
+#include "commands/work_pool.h"
+#include "cuda_check.h"
+#include "host_buffer.h"
+#include "io/exr_file.h"
+#include "io/png_stream.h"
+
+namespace mp {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double ms_since(Clock::time_point t) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
+}
+
+int ceil_div(long long a, long long b) {
+  return static_cast<int>((a + b - 1) / b);
+}
+
+// A band's launches' figures into its image's, and into the share of the worker that rendered it.
+void add_stats(ImageRecord& rec, WorkerShare& share, const PieceRenderer& r) {
+  for (auto [launches, gpu, cpu, deep] :
+       {std::tie(rec.launches, rec.gpu, rec.cpu, rec.deep),
+        std::tie(share.launches, share.gpu, share.cpu, share.deep)}) {
+    launches += r.launches;
+    if (r.gpu_stats.launches) gpu += r.gpu_stats;
+    if (r.cpu.slices) cpu += r.cpu;
+    if (r.deep_stats.launches) deep += r.deep_stats;
+  }
+}
+
+}  // namespace
+
+BandPipeline::BandPipeline(const Plan& plan, const Look& look, int png_level,
+                           const std::vector<DeviceInfo>& devices, bool approximate,
+                           const PipelineHooks& hooks, int threads)
+    : plan_(plan),
+      look_(look),
+      png_level_(png_level),
+      devices_(devices),
+      approximate_(approximate),
+      hooks_(hooks),
+      threads_(threads > 0 ? threads : usable_cores()),
+      block_rows_(png_block_rows(plan.width)) {
+  const int workers =
+      devices_.empty() ? std::max(1, hooks_.cpu_workers) : static_cast<int>(devices_.size());
+  // Enough band buffers that the pool has twice its threads' blocks to take while each worker
+  // renders its next band.
+  const int blocks = ceil_div(plan_.band_rows, block_rows_);
+  slots_ = std::clamp(ceil_div(2LL * threads_, blocks) + workers, 2, 8 + workers);
+  for (int w = 0; w < workers; ++w) {
+    WorkerReport r;
+    if (devices_.empty()) {
+      r.name = "CPU reference (" + std::to_string(CpuRenderer().threads()) + " threads)";
+      if (workers > 1) r.name += " " + std::to_string(w + 1) + " of " + std::to_string(workers);
+    } else {
+      r.device = devices_[static_cast<std::size_t>(w)];
+      r.name = "GPU " + std::to_string(r.device->index) + " (" + r.device->name + ")";
+    }
+    workers_.push_back(std::move(r));
+  }
+}
+
+BandPipeline::~BandPipeline() = default;
+
+std::string BandPipeline::renderer_description() const {
+  if (devices_.empty())
+    return workers_.size() == 1 ? workers_.front().name
+                                : std::to_string(workers_.size()) + " CPU reference workers (" +
+                                      std::to_string(CpuRenderer().threads()) + " threads each)";
+  if (devices_.size() == 1) return "CUDA on " + devices_.front().name;
+  std::string names;
+  for (const DeviceInfo& d : devices_)
+    names += (names.empty() ? "" : ", ") + std::to_string(d.index) + ": " + d.name;
+  return "CUDA on " + std::to_string(devices_.size()) + " GPUs (" + names + ")";
+}
+
+double BandPipeline::working_mib(bool exr) const {
+  const double band_rgb = 3.0 * plan_.width * plan_.band_rows;
+  const double per_slot =
+      plan_.band_bytes() + band_rgb * 1.01 + (exr ? 8.0 : 0.0) * plan_.width * plan_.band_rows;
+  // A thread's rows: one piece's samples coloured, the block's RGB and its filtered copy, and
+  // zlib's state.
+  const double per_thread = 4.0 * plan_.piece_columns * plan_.ss * plan_.ss * block_rows_ +
+                            2 * 3.0 * plan_.width * block_rows_ + (512 << 10);
+  return (slots_ * per_slot + threads_ * per_thread) / (1 << 20);
+}
+
+struct BandPipeline::Run {
+  struct Slot {
+    long long free_for = 0;  // the job (a band rendered here, numbered in order) it takes next
+    long long job = -1;      // the job it holds, once rendered
+    HostBuffer<float> data;  // every piece of the band, one after another
+    int image = 0, band = 0, row0 = 0, rows = 0;
+    std::vector<PngBlock> blocks;
+    std::vector<char> done;
+    std::vector<std::uint32_t> exr_n;
+    std::vector<float> exr_nf;
+    double encode_ms = 0;
+  };
+  struct Scratch {
+    std::vector<std::uint8_t> rgba, rgb;
+  };
+  // An image's files while it is written: made as its first band starts rendering (so that a
+  // file that cannot be made fails early, and the file is there from the start of the work),
+  // written by the writer, committed by `done`.
+  struct Files {
+    std::optional<StreamedFile> png;
+    std::optional<PngBlockWriter> writer;
+    std::unique_ptr<ExrStream> exr;
+  };
+
+  Run(BandPipeline& pipeline, const std::vector<PipelineImage>& imgs, Progress& prog,
+      BandExchange* ex, const std::function<void()>& on_idle)
+      : p(pipeline),
+        images(imgs),
+        progress(prog),
+        exchange(ex),
+        idle(on_idle),
+        bands(pipeline.plan_.bands()) {
+    tickets = static_cast<long long>(images.size()) * bands;
+    for (long long t = 0; t < tickets; ++t) {
+      if (exchange && !exchange->renders(t)) continue;
+      jobs.push_back(t);
+      rows_to_render += rows_of(t);
+    }
+    writes = !exchange || exchange->writes();
+    rows_to_write =
+        writes ? static_cast<long long>(images.size()) * p.plan_.height : rows_to_render;
+    in_flight.assign(p.workers_.size(), 0.0);
+    // The page-locked buffers are made on the first GPU asked for, not on device 0 unasked.
+    if (p.gpu()) CUDA_CHECK(cudaSetDevice(p.devices_.front().index));
+    const long long n =
+        std::min<long long>(p.slots_, std::max<long long>(1, static_cast<long long>(jobs.size())));
+    const std::size_t floats = static_cast<std::size_t>(p.plan_.piece_pixels()) *
+                               p.plan_.pieces_across() * kFloatsPerPixel;
+    slots.resize(static_cast<std::size_t>(n));
+    for (long long i = 0; i < n; ++i) {
+      slots[i].free_for = i;
+      slots[i].data = HostBuffer<float>(floats, p.gpu());
+    }
+    records.resize(images.size());
+    starts.resize(images.size());
+    files.resize(images.size());
+    for (int t = 0; t < p.threads_; ++t)
+      encoders.push_back(std::make_unique<PngBlockEncoder>(p.png_level_));
+    scratch.resize(static_cast<std::size_t>(p.threads_));
+    pool = std::make_unique<WorkPool>(p.threads_);
+    live = static_cast<int>(p.workers_.size());
+  }
+  ~Run() { stop(); }
+
+  void fail(std::exception_ptr e) {
+    {
+      std::lock_guard<std::mutex> lock(m);
+      if (!failed) error = e;
+      failed = true;
+    }
+    stopping.store(true);
+    changed.notify_all();
+  }
+  // The workers ended and the pool's tasks run out (they skip their work once stopping), so that
+  // nothing touches the buffers after this.
+  void stop() {
+    stopping.store(true);
+    changed.notify_all();
+    for (std::thread& w : threads) w.join();
+    threads.clear();
+    pool.reset();
+  }
+
+  Slot& slot_of(long long job) {
+    return slots[static_cast<std::size_t>(job % static_cast<long long>(slots.size()))];
+  }
+  int rows_of(long long ticket) const {
+    const int row0 = static_cast<int>(ticket % bands) * p.plan_.band_rows;
+    return std::min(p.plan_.band_rows, p.plan_.height - row0);
+  }
+  std::string band_name(long long ticket) const {
+    const PipelineImage& img = images[static_cast<std::size_t>(ticket / bands)];
+    const std::string band =
+        "band " + std::to_string(ticket % bands + 1) + "/" + std::to_string(bands);
+    return img.label.empty() ? band : img.label + ", " + band;
+  }
+  // How far the run is, for the progress line: "rendering" for a still of one band, else the
+  // band (and the frame) as `ticket` names it.
+  std::string progress_name(long long ticket) const {
+    const PipelineImage& img = images[static_cast<std::size_t>(ticket / bands)];
+    if (bands > 1) return band_name(ticket);
+    return img.label.empty() ? "rendering" : img.label;
+  }
+  // A progress line where one is due, under the lock: the share of this process's rows
+  // rendered (runs of bands in flight included) or written, whichever is further, never less
+  // than the last said.
+  void report_locked(long long ticket) {
+    double rendered = static_cast<double>(rows_rendered);
+    for (const double rows : in_flight) rendered += rows;
+    const double fraction =
+        std::max({last_fraction, rows_to_render ? rendered / rows_to_render : 0.0,
+                  rows_to_write ? static_cast<double>(rows_written) / rows_to_write : 0.0});
+    last_fraction = std::min(fraction, 1.0);
+    progress.report(progress_name(ticket), last_fraction);
+  }
+  // The writer's wait, under the lock, until `ready`; `idle` runs about every 100 ms meanwhile.
+  template <class Ready>
+  void wait_writer(std::unique_lock<std::mutex>& lock, Ready ready) {
+    while (!ready()) {
+      if (!idle) {
+        changed.wait(lock);
+        continue;
+      }
+      lock.unlock();
+      idle();
+      lock.lock();
+      if (!ready()) changed.wait_for(lock, std::chrono::milliseconds(100));
+    }
+  }
+
+  bool take_job(std::unique_lock<std::mutex>& lock, long long& job);
+  void work(int w);
+  void worker_failed(int w, const std::string& why, long long job, std::exception_ptr e);
+  Files& files_for(int image);
+  std::shared_ptr<const DeepReference> reference_for(int image);
+  void render_band(PieceRenderer& r, Slot& s, long long ticket, int worker);
+  void encode(Slot& s, int block, int thread);
+  void write(const Done& done);
+  bool put_band(long long ticket, long long job, EncodedBand* remote, Slot* s, const Done& done);
+  bool send_band(long long ticket, long long job, Slot& s);
+
+  BandPipeline& p;
+  const std::vector<PipelineImage>& images;
+  Progress& progress;
+  BandExchange* exchange;
+  const std::function<void()>& idle;
+  const int bands;
+  long long tickets = 0;
+  bool writes = true;
+  std::vector<long long> jobs;  // the bands (tickets) rendered here, in order
+  long long next_job = 0;
+  // Jobs a failed worker left, for the others to render first (the oldest first).
+  std::priority_queue<long long, std::vector<long long>, std::greater<long long>> retry;
+  int live = 0;             // workers still rendering
+  int exited = 0;           // worker threads that have ended, whatever the reason
+  long long rendering = 0;  // jobs taken and not yet rendered
+  // Progress: rows of this process's bands rendered, and of the bands in flight (by worker);
+  // rows written (or sent, where another process writes); the last share said.
+  long long rows_to_render = 0, rows_rendered = 0, rows_to_write = 0, rows_written = 0;
+  std::vector<double> in_flight;
+  double last_fraction = 0;
+  // What stopped the last worker, once every one has failed: the bands rendered before still go
+  // out whole, and the run ends with it.
+  std::exception_ptr render_error;
+
+  std::mutex m;
+  std::condition_variable changed;  // a band rendered, a block encoded, a buffer freed, a failure
+  bool failed = false;
+  std::exception_ptr error;
+  std::atomic<bool> stopping{false};
+
+  // The deep views' reference, made once by the first worker that needs it, for every worker.
+  std::shared_ptr<const DeepReference> reference;
+  bool making_reference = false;
+
+  std::vector<Slot> slots;
+  std::vector<ImageRecord> records;
+  std::vector<std::optional<Clock::time_point>> starts;
+  std::vector<std::unique_ptr<Files>> files;
+  std::vector<std::unique_ptr<PngBlockEncoder>> encoders;  // one per pool thread
+  std::vector<Scratch> scratch;                            // one per pool thread
+  std::unique_ptr<WorkPool> pool;
+  std::vector<std::thread> threads;  // the workers
+};
+
+// The next job for a worker, under the lock: one a failed worker left, else the next in order;
+// with none, it waits while others render (one may fail and leave its job). False: no more.
+bool BandPipeline::Run::take_job(std::unique_lock<std::mutex>& lock, long long& job) {
+  const long long count = static_cast<long long>(jobs.size());
+  changed.wait(lock,
+               [&] { return failed || !retry.empty() || next_job < count || rendering == 0; });
+  if (failed) return false;
+  if (!retry.empty()) {
+    job = retry.top();
+    retry.pop();
+  } else if (next_job < count) {
+    job = next_job++;
+  } else {
+    return false;
+  }
+  ++rendering;
+  return true;
+}
+
+void BandPipeline::Run::work(int w) {
+  WorkerReport& me = p.workers_[static_cast<std::size_t>(w)];
+  std::unique_ptr<PieceRenderer> r;
+  try {
+    r = std::make_unique<PieceRenderer>(me.device, p.plan_.piece_pixels(), p.approximate_);
+  } catch (const CudaError& e) {
+    return worker_failed(w, e.what(), -1, std::current_exception());
+  } catch (...) {
+    return fail(std::current_exception());
+  }
+  int rendered = 0;
+  for (;;) {
+    long long job = 0;
+    Slot* s = nullptr;
+    {
+      std::unique_lock<std::mutex> lock(m);
+      if (!take_job(lock, job)) return;
+      s = &slot_of(job);
+      // An older job left by a failed worker goes first: the writer waits for it, and its
+      // buffer may be the one this job waits for.
+      changed.wait(lock, [&] {
+        return failed || s->free_for == job || (!retry.empty() && retry.top() < job);
+      });
+      if (failed) return;
+      if (s->free_for != job) {
+        retry.push(job);
+        --rendering;
+        continue;
+      }
+    }
+    const long long t = jobs[static_cast<std::size_t>(job)];
+    const int k = static_cast<int>(t / bands), b = static_cast<int>(t % bands);
+    const Clock::time_point start = Clock::now();
+    try {
+      {
+        std::lock_guard<std::mutex> lock(m);
+        if (!starts[k]) starts[k] = start;
+      }
+      if (writes) files_for(k);
+      try {
+        if (w == p.hooks_.fail_worker && rendered == p.hooks_.fail_after)
+          throw CudaError("injected failure (MANDELPIPE_TEST_FAIL_WORKER)");
+        render_band(*r, *s, t, w);
+      } catch (const CudaError& e) {
+        return worker_failed(w, e.what(), job, std::current_exception());
+      }
+    } catch (...) {
+      return fail(std::current_exception());
+    }
+    const double ms = ms_since(start);
+    {
+      std::lock_guard<std::mutex> lock(m);
+      ImageRecord& rec = records[static_cast<std::size_t>(k)];
+      WorkerShare& share = rec.by_worker[w];
+      add_stats(rec, share, *r);
+      share.bands.push_back(b);
+      share.render_ms += ms;
+      rec.render_ms += ms;
+      ++me.bands;
+      me.compute_ms += r->gpu_stats.kernel_ms + r->deep_stats.ms + r->cpu.ms;
+      s->job = job;
+      --rendering;
+      rows_rendered += s->rows;
+      in_flight[static_cast<std::size_t>(w)] = 0;
+    }
+    ++rendered;
+    r->reset_stats();
+    changed.notify_all();
+    for (int j = 0; j < static_cast<int>(s->blocks.size()); ++j)
+      pool->submit([this, s, j](int thread) { encode(*s, j, thread); });
+  }
+}
+
+// A worker's GPU failed at `job` (-1: before any): the job goes back to the queue for the
+// others, and stderr says so; where none is left, the run fails with the error.
+void BandPipeline::Run::worker_failed(int w, const std::string& why, long long job,
+                                      std::exception_ptr e) {
+  WorkerReport& me = p.workers_[static_cast<std::size_t>(w)];
+  std::string line;
+  {
+    std::lock_guard<std::mutex> lock(m);
+    me.failed = why;
+    in_flight[static_cast<std::size_t>(w)] = 0;
+    const bool last = --live == 0;
+    if (job >= 0) --rendering;
+    const std::string band = job >= 0 ? band_name(jobs[static_cast<std::size_t>(job)]) : "";
+    if (last) {
+      render_error = e;
+    } else {
+      if (job >= 0) {
+        retry.push(job);
+        me.redone.push_back(band);
+      }
+      line = "mandelpipe: " + me.name + " failed: " + why + "; " +
+             (job >= 0 ? band + " and the rest go" : "its work goes") + " to the other " +
+             (live == 1 ? "worker" : std::to_string(live) + " workers") + "\n";
+    }
+  }
+  std::cerr << line << std::flush;
+  changed.notify_all();
+}
+
+// Image `image`'s files, made by the first to need them (its first band's worker, or the writer
+// where that band was rendered elsewhere).
+BandPipeline::Run::Files& BandPipeline::Run::files_for(int image) {
+  std::lock_guard<std::mutex> lock(m);
+  std::unique_ptr<Files>& f = files[static_cast<std::size_t>(image)];
+  if (f) return *f;
+  const Plan& plan = p.plan_;
+  const PipelineImage& img = images[static_cast<std::size_t>(image)];
+  auto made = std::make_unique<Files>();
+  made->png.emplace(img.png);
+  made->writer.emplace(made->png->stream(), img.png.string(), plan.width, plan.height,
+                       p.png_level_);
+  if (!img.exr.empty())
+    made->exr = std::make_unique<ExrStream>(img.exr, plan.width, plan.height, img.view.max_iter,
+                                            img.exr_attributes);
+  f = std::move(made);
+  return *f;
+}
+
+// The reference for image `image`'s view: the one its other bands use, else the last one made
+// where it serves, else a new one, made by this worker while the others needing one wait for it.
+// An image keeps its reference until it is written, so that workers on neighbouring frames of a
+// zoom do not make each other's again.
+std::shared_ptr<const DeepReference> BandPipeline::Run::reference_for(int image) {
+  const View& view = images[static_cast<std::size_t>(image)].view;
+  const int w = p.plan_.width * p.plan_.ss, h = p.plan_.height * p.plan_.ss;
+  std::unique_lock<std::mutex> lock(m);
+  ImageRecord& rec = records[static_cast<std::size_t>(image)];
+  for (;;) {
+    if (rec.reference) return rec.reference;
+    if (reference && serves(*reference, view, w, h)) return rec.reference = reference;
+    if (!making_reference) break;
+    changed.wait(lock, [&] { return !making_reference; });
+  }
+  making_reference = true;
+  lock.unlock();
+  std::shared_ptr<const DeepReference> made;
+  try {
+    made = make_reference_said(view, w, h, progress);
+  } catch (...) {
+    lock.lock();
+    making_reference = false;
+    changed.notify_all();
+    throw;
+  }
+  lock.lock();
+  reference = made;
+  rec.reference = made;
+  making_reference = false;
+  changed.notify_all();
+  return made;
+}
+
+void BandPipeline::Run::render_band(PieceRenderer& r, Slot& s, long long ticket, int worker) {
+  const int image = static_cast<int>(ticket / bands), band = static_cast<int>(ticket % bands);
+  const Plan& plan = p.plan_;
+  const PipelineImage& img = images[static_cast<std::size_t>(image)];
+  const int ss = plan.ss;
+  s.image = image;
+  s.band = band;
+  s.row0 = band * plan.band_rows;
+  s.rows = std::min(plan.band_rows, plan.height - s.row0);
+  const int blocks = ceil_div(s.rows, p.block_rows_);
+  s.blocks.resize(static_cast<std::size_t>(blocks));
+  s.done.assign(static_cast<std::size_t>(blocks), 0);
+  s.encode_ms = 0;
+  if (!img.exr.empty()) {
+    s.exr_n.resize(static_cast<std::size_t>(plan.width) * s.rows);
+    s.exr_nf.resize(s.exr_n.size());
+  }
+  const int w = plan.width * ss, h = plan.height * ss;
+  if (img.choice.perturbation) r.use_reference(reference_for(image));
+  const PixelGrid whole = pixel_grid(img.view, w, h);
+  for (int piece = 0; piece < plan.pieces_across(); ++piece) {
+    const int col0 = piece * plan.piece_columns;
+    PixelGrid g = whole;
+    g.width = std::min(plan.piece_columns, plan.width - col0) * ss;
+    g.height = s.rows * ss;
+    // The piece's first sample where the whole image's grid has it.
+    g.x0 = std::fma(static_cast<double>(col0) * ss, whole.dx, whole.x0);
+    g.y0 = std::fma(static_cast<double>(s.row0) * ss, whole.dy, whole.y0);
+    float* out =
+        s.data.get() + static_cast<std::size_t>(piece) * plan.piece_pixels() * kFloatsPerPixel;
+    // Progress after each run of the piece (PieceRenderer: about Progress::kStep each).
+    const auto run_done = [&](double fraction) {
+      std::lock_guard<std::mutex> lock(m);
+      in_flight[static_cast<std::size_t>(worker)] =
+          s.rows * (piece + fraction) / plan.pieces_across();
+      report_locked(ticket);
+    };
+    if (img.choice.perturbation)
+      r.render_deep(*img.choice.perturbation, img.view, w, h,
+                    {col0 * ss, s.row0 * ss, g.width, g.height}, out, run_done);
+    else
+      r.render(img.choice.variant, g, img.view.max_iter, out, run_done);
+  }
+}
+
+// Block `block` of the band: its rows of every piece coloured, their samples averaged, then
+// filtered and deflated; the EXR's values of those rows too where asked.
+void BandPipeline::Run::encode(Slot& s, int block, int thread) {
+  if (stopping.load()) return;
+  try {
+    const Clock::time_point start = Clock::now();
+    const Plan& plan = p.plan_;
+    const int ss = plan.ss, n = ss * ss, width = plan.width;
+    const int r0 = block * p.block_rows_, rows = std::min(p.block_rows_, s.rows - r0);
+    const bool exr = !images[static_cast<std::size_t>(s.image)].exr.empty();
+    Scratch& sc = scratch[static_cast<std::size_t>(thread)];
+    sc.rgb.resize(static_cast<std::size_t>(width) * rows * 3);
+    for (int piece = 0; piece < plan.pieces_across(); ++piece) {
+      const int col0 = piece * plan.piece_columns;
+      const int cols = std::min(plan.piece_columns, width - col0), gw = cols * ss;
+      const float* d = s.data.get() + (static_cast<std::size_t>(piece) * plan.piece_pixels() +
+                                       static_cast<std::size_t>(r0) * ss * gw) *
+                                          kFloatsPerPixel;
+      sc.rgba.resize(static_cast<std::size_t>(gw) * rows * ss * 4);
+      colourize_image(d, gw, rows * ss, p.look_.lut, p.look_.colour, sc.rgba.data());
+      for (int r = 0; r < rows; ++r)
+        for (int c = 0; c < cols; ++c) {
+          unsigned sum[3] = {0, 0, 0};
+          for (int sy = 0; sy < ss; ++sy) {
+            const std::uint8_t* px =
+                &sc.rgba[(static_cast<std::size_t>(r * ss + sy) * gw + c * ss) * 4];
+            for (int sx = 0; sx < ss; ++sx, px += 4)
+              for (int k = 0; k < 3; ++k) sum[k] += px[k];
+          }
+          std::uint8_t* o = &sc.rgb[(static_cast<std::size_t>(r) * width + col0 + c) * 3];
+          for (int k = 0; k < 3; ++k) o[k] = static_cast<std::uint8_t>((sum[k] + n / 2) / n);
+        }
+      if (exr)  // one sample a pixel (--exr needs --ss 1)
+        for (int r = 0; r < rows; ++r)
+          for (int c = 0; c < cols; ++c) {
+            const float smooth = d[(static_cast<std::size_t>(r) * gw + c) * kFloatsPerPixel];
+            const ExrSample e = smooth < 0 ? ExrSample{kExrInterior, 0.0f} : exr_escaped(smooth);
+            const std::size_t at = static_cast<std::size_t>(r0 + r) * width + col0 + c;
+            s.exr_n[at] = e.n;
+            s.exr_nf[at] = e.nf;
+          }
+    }
+    const bool last = s.band == bands - 1 && r0 + rows == s.rows;
+    encoders[static_cast<std::size_t>(thread)]->encode(sc.rgb.data(), width, rows, last,
+                                                       s.blocks[static_cast<std::size_t>(block)]);
+    const double ms = ms_since(start);
+    {
+      std::lock_guard<std::mutex> lock(m);
+      s.done[static_cast<std::size_t>(block)] = 1;
+      s.encode_ms += ms;
+    }
+    changed.notify_all();
+  } catch (...) {
+    fail(std::current_exception());
+  }
+}
+
+// Every band in order, on the calling thread: into each image's files where this process
+// writes them (those rendered elsewhere as the exchange brings them), else to the exchange.
+void BandPipeline::Run::write(const Done& done) {
+  const int workers = static_cast<int>(p.workers_.size());
+  long long job = 0;
+  for (long long t = 0; t < tickets; ++t) {
+    if (job == static_cast<long long>(jobs.size()) || jobs[static_cast<std::size_t>(job)] != t) {
+      if (!writes) continue;
+      EncodedBand band = exchange->receive(t);
+      if (!put_band(t, -1, &band, nullptr, done)) return;
+      continue;
+    }
+    Slot& s = slot_of(job);
+    {
+      std::unique_lock<std::mutex> lock(m);
+      wait_writer(lock, [&] { return failed || s.job == job || exited == workers; });
+      if (failed) return;
+      if (s.job != job) {  // every worker has ended: this band will not come
+        if (render_error) std::rethrow_exception(render_error);
+        throw std::logic_error("render: " + band_name(t) + " was never rendered");
+      }
+    }
+    if (!(writes ? put_band(t, job, nullptr, &s, done) : send_band(t, job, s))) return;
+    ++job;
+  }
+}
+
+// Band `ticket` into its image's files, its blocks from `remote` or, as they are encoded, from
+// slot `s` (which is then freed for the job after `job`); the image committed by `done` once its
+// last band is in. False where the run failed meanwhile.
+bool BandPipeline::Run::put_band(long long ticket, long long job, EncodedBand* remote, Slot* s,
+                                 const Done& done) {
+  const int image = static_cast<int>(ticket / bands), band = static_cast<int>(ticket % bands);
+  {
+    std::lock_guard<std::mutex> lock(m);
+    if (!starts[image]) starts[image] = Clock::now();
+  }
+  Files& f = files_for(image);
+  ImageRecord& rec = records[static_cast<std::size_t>(image)];
+  std::vector<PngBlock>& blocks = remote ? remote->blocks : s->blocks;
+  double write_ms = 0;
+  for (std::size_t j = 0; j < blocks.size(); ++j) {
+    if (s) {
+      std::unique_lock<std::mutex> lock(m);
+      wait_writer(lock, [&] { return failed || s->done[j]; });
+      if (failed) return false;
+    }
+    const Clock::time_point start = Clock::now();
+    f.writer->write(blocks[j]);
+    write_ms += ms_since(start);
+    std::lock_guard<std::mutex> lock(m);
+    rows_written += blocks[j].rows;
+    report_locked(ticket);
+    blocks[j].deflated = {};
+  }
+  const int rows = remote ? remote->rows : s->rows;
+  if (f.exr) {
+    const Clock::time_point start = Clock::now();
+    f.exr->write_rows(remote ? remote->exr_n.data() : s->exr_n.data(),
+                      remote ? remote->exr_nf.data() : s->exr_nf.data(), rows);
+    write_ms += ms_since(start);
+  }
+  {
+    std::lock_guard<std::mutex> lock(m);
+    rec.write_ms += write_ms;
+    if (s) {
+      rec.encode_ms += s->encode_ms;
+      s->job = -1;
+      s->free_for = job + static_cast<long long>(slots.size());
+    }
+  }
+  changed.notify_all();
+  if (band + 1 < bands) return true;
+  if (!f.writer->complete()) throw std::logic_error("PNG: an image ended short of its rows");
+  if (f.exr) f.exr->finish();
+  ImageRecord copy;
+  {
+    std::lock_guard<std::mutex> lock(m);
+    rec.wall_ms = ms_since(*starts[static_cast<std::size_t>(image)]);
+    copy = rec;
+  }
+  done(image, *f.png, copy);
+  std::lock_guard<std::mutex> lock(m);
+  files[static_cast<std::size_t>(image)].reset();
+  rec.reference.reset();  // a deep frame's orbit and tables, no longer needed
+  return true;
+}
+
+// Band `ticket`, rendered here, to the process that writes: its blocks once all are encoded.
+bool BandPipeline::Run::send_band(long long ticket, long long job, Slot& s) {
+  EncodedBand band;
+  band.rows = s.rows;
+  for (std::size_t j = 0; j < s.blocks.size(); ++j) {
+    std::unique_lock<std::mutex> lock(m);
+    wait_writer(lock, [&] { return failed || s.done[j]; });
+    if (failed) return false;
+    lock.unlock();
+    band.blocks.push_back(std::move(s.blocks[j]));
+  }
+  if (!images[static_cast<std::size_t>(s.image)].exr.empty()) {
+    band.exr_n = s.exr_n;
+    band.exr_nf = s.exr_nf;
+  }
+  {
+    std::lock_guard<std::mutex> lock(m);
+    records[static_cast<std::size_t>(s.image)].encode_ms += s.encode_ms;
+    s.job = -1;
+    s.free_for = job + static_cast<long long>(slots.size());
+    rows_written += s.rows;
+    report_locked(ticket);
+  }
+  changed.notify_all();
+  exchange->send(ticket, std::move(band));
+  return true;
+}
+
+std::vector<ImageRecord> BandPipeline::run(const std::vector<PipelineImage>& images,
+                                           Progress& progress, const Done& done,
+                                           BandExchange* exchange,
+                                           const std::function<void()>& idle) {
+  if (images.empty()) return {};
+  for (const PipelineImage& img : images)
+    if (!img.exr.empty()) {
+      set_exr_threads(threads_);
+      break;
+    }
+  Run run(*this, images, progress, exchange, idle);
+  for (int w = 0; w < static_cast<int>(workers_.size()); ++w)
+    run.threads.emplace_back([&run, w] {
+      run.work(w);
+      {
+        std::lock_guard<std::mutex> lock(run.m);
+        ++run.exited;
+      }
+      run.changed.notify_all();
+    });
+  try {
+    run.write(done);
+  } catch (...) {
+    run.fail(std::current_exception());
+  }
+  run.stop();
+  if (run.error) std::rethrow_exception(run.error);
+  return run.records;
+}
+
+}  // namespace mp

@@ -1,0 +1,77 @@
+// Computes a piece of an image's per-pixel data into host memory: the CUDA kernels on one GPU,
+// or the CPU reference; deep views by perturbation from a reference orbit.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "commands/render_plan.h"
+#include "device_buffer.h"
+#include "gpu_renderer.h"
+#include "model/view.h"
+#include "render/cpu_renderer.h"
+#include "session/deep_renderer.h"
+
+namespace mp {
+
+// A deep view's reference orbit and tables, made on the calling thread (MPFR) with its progress
+// on stderr while it takes long, and said there once made.
+std::shared_ptr<const DeepReference> make_reference_said(const View& view, int width, int height,
+                                                         Progress& progress);
+
+class PieceRenderer {
+ public:
+  // With a device, on it: made on the thread that renders, whose current device it becomes.
+  PieceRenderer(const std::optional<DeviceInfo>& device, long long max_pixels, bool approximate);
+
+  std::string description() const;
+  bool gpu() const { return device_.has_value(); }
+  const std::optional<DeviceInfo>& device() const { return device_; }
+
+  // What a render calls after each run of its pixels, with the share of them done.
+  using RunDone = std::function<void(double fraction)>;
+
+  // `g`'s pixels into host memory `out` (g.width * g.height * kFloatsPerPixel floats), in runs of
+  // about Progress::kStep each, `done` after each: ranges of the one grid (pixels on the CPU, rows
+  // of 16x16 blocks on the GPU), so that the pixels are those of one whole launch, bit for bit.
+  void render(VariantId variant, const PixelGrid& g, unsigned max_iter, float* out,
+              const RunDone& done = {});
+  // The reference for a deep view: the one in use where it serves, else a new one (progress on
+  // stderr while it takes long).
+  void prepare_deep(const View& view, int width, int height, Progress& progress);
+  // Deep views render from `ref` from now on (made elsewhere, shared).
+  void use_reference(std::shared_ptr<const DeepReference> ref);
+  // The pixels of `rect` of the whole width x height image by perturbation, into host memory, in
+  // runs of its rows sized from the last run's rate (the first a sixty-fourth of them), `done`
+  // after each: a rect is the same pixels however it is cut.
+  void render_deep(DeltaFormat format, const View& view, int width, int height, PixelRect rect,
+                   float* out, const RunDone& done = {});
+  const std::shared_ptr<const DeepReference>& reference() const;
+
+  void reset_stats() {
+    launches = 0;
+    gpu_stats = {};
+    cpu = {};
+    deep_stats = {};
+  }
+
+  // Summed over the launches since reset_stats().
+  int launches = 0;
+  GpuFrameStats gpu_stats;
+  CpuFrameStats cpu;
+  DeepStats deep_stats;
+
+ private:
+  DeepRenderer& deep();
+
+  std::optional<DeviceInfo> device_;
+  std::unique_ptr<GpuRenderer> gpu_;
+  DeviceBuffer<float> scratch_;
+  CpuRenderer cpu_;
+  std::unique_ptr<DeepRenderer> deep_;
+  bool approximate_ = true;
+};
+
+}  // namespace mp

@@ -1,0 +1,171 @@
+// The PNG encoder in blocks: blocks encoded on several threads and joined in order decode (by
+// libpng) to the pixels given, and to those of libpng's own serial writer at the same level, at
+// every level, for heights that do and do not divide into blocks.
+#include <gtest/gtest.h>
+#include <png.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <random>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+#include "io/png_stream.h"
+#include "png_image.h"
+
+namespace mp {
+namespace {
+namespace fs = std::filesystem;
+
+// An image with what renders have: smooth bands of colour, flat runs, and noise.
+std::vector<std::uint8_t> test_image(int w, int h, unsigned seed) {
+  std::mt19937 noise(seed);
+  std::vector<std::uint8_t> rgb(static_cast<std::size_t>(w) * h * 3);
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x) {
+      std::uint8_t* p = &rgb[(static_cast<std::size_t>(y) * w + x) * 3];
+      const bool flat = (x / 8 + y / 8) % 3 == 0, noisy = (x / 5 + y / 3) % 4 == 1;
+      for (int k = 0; k < 3; ++k)
+        p[k] = flat    ? 0
+               : noisy ? static_cast<std::uint8_t>(noise())
+                       : static_cast<std::uint8_t>(x * (k + 1) + y * (3 - k));
+    }
+  return rgb;
+}
+
+// Decoded by libpng's reader as RGB; empty if it is not a whole, valid PNG of w x h.
+std::vector<std::uint8_t> decode(const fs::path& file, int w, int h) {
+  const Image image = read_png(file);
+  return image.width == w && image.height == h ? image.rgb : std::vector<std::uint8_t>{};
+}
+
+// The blocks of `rows_per_block` rows, each encoded on a thread of its own (as the render's
+// pool does), written in order.
+void write_in_blocks(const fs::path& file, const std::vector<std::uint8_t>& rgb, int w, int h,
+                     int rows_per_block, int level, std::uint32_t damage_adler = 0) {
+  std::vector<PngBlock> blocks((h + rows_per_block - 1) / rows_per_block);
+  std::vector<std::thread> threads;
+  for (std::size_t b = 0; b < blocks.size(); ++b)
+    threads.emplace_back([&, b] {
+      const int y0 = static_cast<int>(b) * rows_per_block;
+      const int rows = std::min(rows_per_block, h - y0);
+      PngBlockEncoder encoder(level);
+      encoder.encode(&rgb[static_cast<std::size_t>(y0) * w * 3], w, rows, y0 + rows == h,
+                     blocks[b]);
+    });
+  for (std::thread& t : threads) t.join();
+  blocks.back().adler ^= damage_adler;
+  std::FILE* out = std::fopen(file.c_str(), "wb");
+  ASSERT_NE(out, nullptr);
+  PngBlockWriter writer(out, file.string(), w, h, level);
+  for (const PngBlock& b : blocks) writer.write(b);
+  EXPECT_TRUE(writer.complete());
+  ASSERT_EQ(std::fclose(out), 0);
+}
+
+// libpng's writer, a row at a time, at `level`: the serial encoder.
+void write_serially(const fs::path& file, const std::vector<std::uint8_t>& rgb, int w, int h,
+                    int level) {
+  std::FILE* out = std::fopen(file.c_str(), "wb");
+  ASSERT_NE(out, nullptr);
+  png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, nullptr, nullptr, nullptr);
+  png_infop info = png_create_info_struct(png);
+  ASSERT_EQ(setjmp(png_jmpbuf(png)), 0);
+  png_init_io(png, out);
+  png_set_compression_level(png, level);
+  png_set_IHDR(png, info, w, h, 8, PNG_COLOR_TYPE_RGB, PNG_INTERLACE_NONE,
+               PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+  png_write_info(png, info);
+  for (int y = 0; y < h; ++y) png_write_row(png, &rgb[static_cast<std::size_t>(y) * w * 3]);
+  png_write_end(png, info);
+  png_destroy_write_struct(&png, &info);
+  ASSERT_EQ(std::fclose(out), 0);
+}
+
+class PngBlocks : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("mp_png_stream_test_" + std::to_string(getpid()));
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  fs::path dir_;
+};
+
+TEST_F(PngBlocks, DecodeToTheSerialEncodersPixelsAtEveryLevel) {
+  struct Case {
+    int w, h, rows_per_block;
+  };
+  // 48 = 3 x 16 rows; 50 rows in blocks of 7 (the last of 1); one block; one row; one pixel;
+  // a block of one row each.
+  for (const Case c : {Case{64, 48, 16}, Case{61, 50, 7}, Case{33, 20, 20}, Case{300, 1, 5},
+                       Case{1, 1, 1}, Case{17, 9, 1}}) {
+    const std::vector<std::uint8_t> rgb = test_image(c.w, c.h, c.w * 31 + c.h);
+    for (int level = kMinPngLevel; level <= kMaxPngLevel; ++level) {
+      SCOPED_TRACE(std::to_string(c.w) + "x" + std::to_string(c.h) + " in blocks of " +
+                   std::to_string(c.rows_per_block) + " rows, level " + std::to_string(level));
+      write_in_blocks(dir_ / "blocks.png", rgb, c.w, c.h, c.rows_per_block, level);
+      write_serially(dir_ / "serial.png", rgb, c.w, c.h, level);
+      const std::vector<std::uint8_t> blocks = decode(dir_ / "blocks.png", c.w, c.h);
+      ASSERT_EQ(blocks, decode(dir_ / "serial.png", c.w, c.h));
+      ASSERT_EQ(blocks, rgb);
+    }
+  }
+}
+
+// Higher levels take fewer bytes of this image (level 0 stores), so the level reaches zlib.
+TEST_F(PngBlocks, TheLevelReachesDeflate) {
+  const std::vector<std::uint8_t> rgb = test_image(200, 120, 5);
+  std::uintmax_t size[3];
+  int i = 0;
+  for (const int level : {0, 1, 9}) {
+    write_in_blocks(dir_ / "l.png", rgb, 200, 120, 30, level);
+    size[i++] = fs::file_size(dir_ / "l.png");
+  }
+  EXPECT_GT(size[0], 200u * 120 * 3);
+  EXPECT_LT(size[1], size[0] * 3 / 4);
+  EXPECT_LT(size[2], size[1]);
+}
+
+// The joined Adler-32 is what libpng checks: one that is off makes the image unreadable.
+TEST_F(PngBlocks, AWrongCheckIsRefusedByTheReader) {
+  const std::vector<std::uint8_t> rgb = test_image(40, 30, 9);
+  write_in_blocks(dir_ / "ok.png", rgb, 40, 30, 8, 1);
+  EXPECT_EQ(decode(dir_ / "ok.png", 40, 30), rgb);
+  write_in_blocks(dir_ / "bad.png", rgb, 40, 30, 8, 1, 0x10000);
+  EXPECT_TRUE(decode(dir_ / "bad.png", 40, 30).empty());
+}
+
+TEST_F(PngBlocks, TheWriterRefusesRowsOutOfPlace) {
+  const std::vector<std::uint8_t> rgb = test_image(8, 8, 1);
+  PngBlockEncoder encoder(1);
+  PngBlock middle, last, first_as_last;
+  encoder.encode(rgb.data(), 8, 4, false, middle);
+  encoder.encode(rgb.data(), 8, 4, true, last);
+  encoder.encode(rgb.data(), 8, 4, true, first_as_last);
+  std::FILE* out = std::fopen((dir_ / "x.png").c_str(), "wb");
+  ASSERT_NE(out, nullptr);
+  PngBlockWriter writer(out, "x.png", 8, 8, 1);
+  EXPECT_THROW(writer.write(first_as_last), std::logic_error);  // ends the image at row 4 of 8
+  writer.write(middle);
+  EXPECT_THROW(writer.write(middle), std::logic_error);  // reaches the end but is not last
+  writer.write(last);
+  EXPECT_TRUE(writer.complete());
+  EXPECT_THROW(writer.write(last), std::logic_error);  // past the end
+  std::fclose(out);
+  EXPECT_THROW(PngBlockEncoder(10), std::invalid_argument);
+  EXPECT_THROW(PngBlockEncoder(-1), std::invalid_argument);
+}
+
+TEST(PngBlockRows, AboutAMebibyteOfRowsAndAtLeastOne) {
+  EXPECT_EQ(png_block_rows(3840), (1 << 20) / (3 * 3840 + 1));
+  EXPECT_EQ(png_block_rows(65536), 5);
+  EXPECT_EQ(png_block_rows(1), (1 << 20) / 4);
+  EXPECT_GE(png_block_rows(1 << 20), 1);
+}
+
+}  // namespace
+}  // namespace mp
