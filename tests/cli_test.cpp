@@ -135,11 +135,16 @@ TEST(Cli, StallReasonsInBenchAndTheWindow) {
                "own: use --format json (or md)");
   expect_error({"bench", "--stalls", "--sin-sweep", "--present", "--format", "csv"},
                "--sin-sweep, --present and --stalls add tables of their own");
-  r = parse({"--no-stalls"});
+  // CUPTI's PC and PM sampling cannot share a process: one or the other.
+  expect_error({"bench", "--stalls", "--counters"},
+               "--stalls and --counters: CUPTI's PC sampling and PM sampling cannot share one run");
+  r = parse({"--stalls"});
   ASSERT_TRUE(r.options) << r.err;
-  EXPECT_TRUE(window(r).no_stalls);
+  EXPECT_TRUE(window(r).stalls);
   EXPECT_FALSE(window(r).no_counters);
-  expect_error({"--no-stalls", "bench"}, "--no-stalls: a window option");
+  expect_error({"--stalls", "--no-counters"}, "--stalls and --no-counters");
+  expect_error({"--stalls", "--counters-ab", "--frames", "200"}, "--counters-ab");
+  expect_error({"--stalls", "bench"}, "--stalls: a window option");
   expect_error({"render", "--out", "x.png", "--stalls"}, "--stalls");
 }
 

@@ -320,12 +320,8 @@ TEST(PcRecords, EveryFixtureAttributesToItsSass) {
 // ---- The sampler on a faked CUPTI ----
 
 struct FakePc {
-  bool partner_runs = false;   // the faked PM sampling
-  bool partner_wants = false;  // it runs again once let go
-  bool busy_beside_partner = false;
-  CUptiResult busy_result = CUPTI_ERROR_HARDWARE_BUSY;  // what the start answers then
-  int holds = 0, starts = 0, stops = 0, enables = 0, disables = 0, releases = 0;
-  bool running = false, held = false;
+  int starts = 0, stops = 0, enables = 0, disables = 0, releases = 0;
+  bool running = false;
   int period = 0;
   std::deque<Buffer> to_read;  // what the next GetData calls hand over
 };
@@ -382,7 +378,6 @@ CuptiFunctions fake_pc() {
     return CUPTI_SUCCESS;
   };
   f.pc_start = [](CUpti_PCSamplingStartParams*) {
-    if (fake().busy_beside_partner && fake().partner_runs) return fake().busy_result;
     ++fake().starts;
     fake().running = true;
     return CUPTI_SUCCESS;
@@ -425,15 +420,6 @@ std::unique_ptr<PcSampler> faked(std::optional<Fault> fault = std::nullopt) {
   o.period_log2 = 14;
   o.fault = std::move(fault);
   return std::make_unique<PcSampler>(o, std::make_unique<Cupti>(fake_pc()));
-}
-
-TurnPartner fake_partner() {
-  return {[] { return fake().partner_runs; },
-          [](bool hold) {
-            ++fake().holds;
-            fake().held = hold;
-            fake().partner_runs = !hold && fake().partner_wants;
-          }};
 }
 
 Buffer one_range(std::uint64_t range) {
@@ -534,80 +520,6 @@ TEST(PcSampler, NoLibraryOrNoDriverSaysSo) {
   const std::uint64_t id = no_driver.begin();
   no_driver.end(id, 1);
   EXPECT_FALSE(no_driver.take(id, true)->unavailable.empty());
-}
-
-TEST(PcSamplerTurns, BesidePmSamplingWhereTheStartIsTaken) {
-  auto s = faked();
-  fake().partner_runs = fake().partner_wants = true;
-  s->set_partner(fake_partner());
-  fake().to_read = {one_range(1)};
-  const std::uint64_t id = s->begin();
-  EXPECT_EQ(s->sharing(), PcSampler::Sharing::Together);
-  EXPECT_EQ(fake().holds, 0) << "PM sampling runs on beside it";
-  s->end(id, 1);
-  EXPECT_TRUE(s->take(id, true)->stalls);
-  EXPECT_NE(s->description().find("beside PM sampling"), std::string::npos);
-}
-
-TEST(PcSamplerTurns, TakingTurnsWhereTheStartIsRefusedBesideIt) {
-  auto s = faked();
-  fake().partner_runs = fake().partner_wants = true;
-  fake().busy_beside_partner = true;
-  s->set_partner(fake_partner());
-  fake().to_read = {one_range(1)};
-  const std::uint64_t id = s->begin();
-  EXPECT_EQ(s->sharing(), PcSampler::Sharing::Turns);
-  EXPECT_TRUE(fake().held) << "PM sampling held for the range";
-  EXPECT_TRUE(fake().running);
-  s->end(id, 1);
-  EXPECT_FALSE(fake().held) << "and let go after it";
-  EXPECT_TRUE(fake().partner_runs);
-  EXPECT_TRUE(s->take(id, true)->stalls);
-  EXPECT_EQ(s->unavailable(), "");
-  EXPECT_NE(s->description().find("taking turns with PM sampling"), std::string::npos)
-      << s->description();
-  // From then on each reading holds it from the start.
-  fake().to_read = {one_range(2)};
-  const std::uint64_t id2 = s->begin();
-  EXPECT_TRUE(fake().held);
-  s->end(id2, 1);
-  EXPECT_TRUE(s->take(id2, true)->stalls);
-  EXPECT_EQ(fake().holds, 4);
-}
-
-// The H100's CUPTI answers such a start with CUPTI_ERROR_UNKNOWN, not a busy code.
-TEST(PcSamplerTurns, AnUnknownRefusalBesidePmSamplingIsTakenAsBusy) {
-  auto s = faked();
-  fake().partner_runs = fake().partner_wants = true;
-  fake().busy_beside_partner = true;
-  fake().busy_result = CUPTI_ERROR_UNKNOWN;
-  s->set_partner(fake_partner());
-  fake().to_read = {one_range(1)};
-  const std::uint64_t id = s->begin();
-  EXPECT_EQ(s->sharing(), PcSampler::Sharing::Turns);
-  s->end(id, 1);
-  EXPECT_TRUE(s->take(id, true)->stalls);
-  EXPECT_EQ(s->unavailable(), "");
-}
-
-TEST(PcSamplerTurns, AnIdlePartnerIsHeldUntilTheRangeEnds) {
-  auto s = faked();
-  s->set_partner(fake_partner());  // not sampling now
-  fake().to_read = {one_range(1)};
-  const std::uint64_t id = s->begin();
-  EXPECT_TRUE(fake().held) << "it may not start under the range";
-  EXPECT_EQ(s->sharing(), PcSampler::Sharing::Unknown);
-  s->end(id, 1);
-  EXPECT_FALSE(fake().held);
-}
-
-TEST(PcSamplerTurns, ARefusalWithThePartnerHeldIsAnotherProfilers) {
-  auto s = faked(Fault{"pc start", CUPTI_ERROR_HARDWARE_BUSY});
-  s->set_partner(fake_partner());
-  const std::uint64_t id = s->begin();
-  EXPECT_FALSE(fake().held) << "let go at the refusal";
-  s->end(id, 1);
-  EXPECT_NE(s->take(id, true)->unavailable.find("another profiler"), std::string::npos);
 }
 
 }  // namespace

@@ -7,12 +7,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstring>
 #include <deque>
-#include <functional>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -70,9 +68,6 @@ struct FakeGpu {
   CUpti_BuffersCallbackRequestFunc requested = nullptr;
   CUpti_BuffersCallbackCompleteFunc completed = nullptr;
   std::vector<CUpti_ActivityKernel10> batch;  // the records a completed buffer holds
-  // A configuration that takes this long, and whether one is under way.
-  std::atomic<int> config_ms{0};
-  std::atomic<bool> in_config{false};
 
   double work(std::uint64_t a, std::uint64_t b) const {
     double w = 0;
@@ -112,11 +107,6 @@ CuptiFunctions fake_gpu_target(const CuptiFunctions& host) {
     return CUPTI_SUCCESS;
   };
   f.set_config = [](CUpti_PmSampling_SetConfig_Params* p) {
-    if (const int ms = gpu().config_ms) {
-      gpu().in_config = true;
-      std::this_thread::sleep_for(std::chrono::milliseconds(ms));
-      gpu().in_config = false;
-    }
     std::lock_guard<std::mutex> lock(gpu().m);
     gpu().interval = p->samplingInterval;
     return CUPTI_SUCCESS;
@@ -275,7 +265,6 @@ std::unique_ptr<PmSampler> sampler_on_fake_gpu(const SamplerOptions& o) {
     g.kernels.clear();
     g.starts = 0;
     g.sampled_ns = 0;
-    g.config_ms = 0;
   }
   return std::make_unique<PmSampler>(o,
                                      std::make_unique<Cupti>(fake_gpu_target(host->functions())));
@@ -368,35 +357,6 @@ TEST(PmSamplerOnAFakeGpu, ALaunchThatFillsTheImageLosesNothingAndKeepsTheInterva
   }
   EXPECT_EQ(s->description().find("raised"), std::string::npos) << s->description();
   EXPECT_EQ(s->description().find("lost"), std::string::npos) << s->description();
-}
-
-// PC sampling holds PM sampling over each of its ranges: once pause(true) returns, nothing the
-// worker had begun (a configuration, a start) may still be under way, nor start after it.
-TEST(PmSamplerOnAFakeGpu, APauseWaitsForTheConfigurationUnderWay) {
-  auto s = sampler_on_fake_gpu(SamplerOptions{});
-  if (!s) GTEST_SKIP() << "CUPTI's host library is not installed here";
-  ASSERT_EQ(s->unavailable(), "");
-  const auto until = [](const std::function<bool()>& done) {
-    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(5);
-    while (!done() && std::chrono::steady_clock::now() < give_up)
-      std::this_thread::sleep_for(std::chrono::microseconds(200));
-    return done();
-  };
-  ASSERT_TRUE(until([&] { return s->sampling(); }));
-  s->pause(true);
-  ASSERT_TRUE(until([&] { return !s->sampling(); }));
-  gpu().config_ms = 100;
-  s->pause(false);
-  ASSERT_TRUE(until([] { return gpu().in_config.load(); }));
-  s->pause(true);
-  EXPECT_FALSE(gpu().in_config);
-  EXPECT_TRUE(until([&] { return !s->sampling(); }));
-  std::this_thread::sleep_for(std::chrono::milliseconds(150));
-  EXPECT_FALSE(s->sampling());
-  EXPECT_FALSE(gpu().in_config);
-  gpu().config_ms = 0;
-  s->pause(false);
-  EXPECT_TRUE(until([&] { return s->sampling(); }));
 }
 
 TEST(PmSamplerOnAFakeGpu, ALaunchAtOnceAfterTheStartIsReadWhole) {

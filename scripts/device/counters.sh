@@ -8,7 +8,7 @@
 #   bash scripts/device/counters.sh [bench|window|all] [RUN...]   (default: all 1 2 3)
 # With `stalls [bench|window|nobody|all]` instead (default all): the stall reasons (CUPTI PC
 # sampling). `bench --stalls` for fma4-x16 and fma4-rows at A, B and C (Markdown and JSON), alone
-# and beside --counters (whether the two run together or take turns: the stderr line says); the
+# and --counters refused beside it (they cannot share a process); the
 # window at view C with the overlay and the SASS view open, screenshots of both variants (one
 # opened by its flags, one by pressing S as a user does), traced; the refusals: as nobody
 # (setpriv), injected, and under ncu; and two fixtures of real records (a reading at view C each,
@@ -46,10 +46,10 @@ if [[ $what == stalls ]]; then
         --stalls --view -0.75,0,0.05,16384 >"$A/bench-$v-record.md" 2>>"$A/bench-$v.err"
       record "bench --stalls $v at C, recorded" $?
     done
-    # Beside PM sampling: together, or taking turns (the description line on stderr says which).
-    timeout 400 $B/mandelpipe bench --variant fma4-x16 --stalls --counters --view -0.75,0,0.05,16384 \
-      >"$A/bench-both.md" 2>"$A/bench-both.err"
-    record "bench --stalls --counters fma4-x16 at C" $?
+    # Never beside PM sampling: refused in one line, exit 2.
+    $B/mandelpipe bench --variant fma4-x16 --stalls --counters >"$A/bench-both.md" 2>"$A/bench-both.err"
+    [ $? -eq 2 ] && grep -q "cannot share one run" "$A/bench-both.err"
+    record "bench --stalls --counters refused" $?
     # The fixtures: the first reading's records and the SASS of the kernel most of them were in.
     for v in fma4-x16 fma4-rows; do
       python3 - "$A/records-$v.txt" "$OUT/fixtures/recorded-$v-C.txt" "$B/mandelpipe" <<'PY'
@@ -84,12 +84,12 @@ PY
   if [[ $part == window || $part == all ]]; then
     for v in fma4-x16 fma4-rows; do
       MANDELPIPE_STALLS_TRACE=1 step $B/mandelpipe --frames 400 --width 1920 --height 1080 \
-        --no-vsync --variant $v "${C[@]}" --overlay --sass --screenshot "$OUT/stalls-sass-$v.png"
+        --no-vsync --variant $v "${C[@]}" --stalls --overlay --sass --screenshot "$OUT/stalls-sass-$v.png"
     done
     # As a user opens it: the window at view C, S pressed, then F12 (its PNG and sidecar).
     mkdir -p "$A/capture"
     $B/mandelpipe --frames 1000000 --width 1920 --height 1080 --no-vsync --variant fma4-x16 \
-      "${C[@]}" --overlay --capture-dir "$A/capture" >"$A/window-keys.txt" 2>&1 &
+      "${C[@]}" --stalls --overlay --capture-dir "$A/capture" >"$A/window-keys.txt" 2>&1 &
     pid=$!
     sleep 5
     "$MANDELPIPE_XTEST_KEYS" window mandelpipe s w3000 F12 w2000 Escape >>"$A/window-keys.txt" 2>&1
@@ -97,9 +97,9 @@ PY
     record "window at C: S, F12" $?
     cp "$A"/capture/*.png "$OUT/stalls-keys.png" 2>/dev/null
     # Refused by injection, at enable and at the first start: the overlay's warning line.
-    MANDELPIPE_STALLS_REFUSE="pc enable" step $B/mandelpipe --frames 120 --no-vsync --overlay \
+    MANDELPIPE_STALLS_REFUSE="pc enable" step $B/mandelpipe --frames 120 --no-vsync --stalls --overlay \
       --sass --width 1600 --height 900 "${C[@]}" --screenshot "$OUT/stalls-refused.png"
-    MANDELPIPE_STALLS_REFUSE="pc start" step $B/mandelpipe --frames 120 --no-vsync --overlay \
+    MANDELPIPE_STALLS_REFUSE="pc start" step $B/mandelpipe --frames 120 --no-vsync --stalls --overlay \
       --width 1600 --height 900 "${C[@]}"
   fi
   if [[ $part == nobody || $part == all ]]; then
@@ -111,7 +111,7 @@ PY
       >"$A/bench-nobody.md" 2>"$A/bench-nobody.err"
     record "bench --stalls as nobody" $?
     setpriv --reuid=65534 --regid=65534 --clear-groups env XDG_CONFIG_HOME=/tmp/nobody \
-      $B/mandelpipe --frames 200 --no-vsync --overlay --sass --width 1600 --height 900 "${C[@]}" \
+      $B/mandelpipe --frames 200 --no-vsync --stalls --overlay --sass --width 1600 --height 900 "${C[@]}" \
       --screenshot /tmp/nobody/stalls-nobody.png >"$A/window-nobody.txt" 2>&1
     record "window as nobody" $?
     cp /tmp/nobody/stalls-nobody.png "$OUT/" 2>/dev/null

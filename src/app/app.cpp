@@ -104,9 +104,8 @@ App::App(const WindowOptions& o)
   if (settings_.window_x && settings_.window_y && !o.window_size_given)
     window_.move_to(*settings_.window_x, *settings_.window_y);
   window_.set_vsync(ex_.vsync);
-  // --counters-ab times PM sampling alone, which PC sampling's turns would pause.
   if (pipeline_.gpu() && !o.no_counters)
-    counters_.start(device_.device->index, o.counter_interval_us, !o.no_stalls && !o.counters_ab);
+    counters_.start(device_.device->index, o.counter_interval_us, o.stalls);
   if (!o.open_experiment.empty()) {
     experiments_.select(experiment_index(o.open_experiment));
     ex_.show_experiments = true;
@@ -391,7 +390,6 @@ StallLine App::stalls_line() const {
     const StallSummary& sum = counters_.stalls_summary();
     const ReasonShare* lead = sum.leading_stall();
     return {"stalls (PC sampling, frame " + std::to_string(counters_.stalls_frame()) +
-                (counters_.stalls_take_turns() ? ", taking turns with PM sampling" : "") +
                 "): " + leading_stall_text(sum),
             false, lead ? lead->label : ""};
   }

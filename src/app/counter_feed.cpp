@@ -30,6 +30,20 @@ std::optional<counters::Fault> refusal_from(const char* variable) {
 }  // namespace
 
 void CounterFeed::start(int device_index, int interval_us, bool stalls) {
+  // One or the other: CUPTI's PC and PM sampling cannot share a process (pc_sampler.h).
+  if (stalls) {
+    counters::PcSamplerOptions po;
+    po.device_index = device_index;
+    po.period_log2 = kWindowStallPeriod;
+    po.fault = refusal_from("MANDELPIPE_STALLS_REFUSE");  // one of PcSampler::steps()
+    if (std::getenv("MANDELPIPE_STALLS_TRACE"))
+      po.trace = [](const std::string& line) { std::cerr << "stalls: " << line << "\n"; };
+    if (const char* file = std::getenv("MANDELPIPE_STALLS_RECORD")) po.record_to = file;
+    stall_sampler_ = std::make_unique<counters::PcSampler>(po);
+    if (!stall_sampler_->unavailable().empty())
+      std::cerr << "mandelpipe: " << stall_sampler_->unavailable() << "\n";
+    return;
+  }
   counters::SamplerOptions so;
   so.device_index = device_index;
   so.fault = refusal_from("MANDELPIPE_COUNTERS_REFUSE");  // one of PmSampler::steps()
@@ -43,48 +57,17 @@ void CounterFeed::start(int device_index, int interval_us, bool stalls) {
                                                  counters::further_sources(device_index));
   if (!sampler_->unavailable().empty())
     std::cerr << "mandelpipe: " << sampler_->unavailable() << "\n";
-  if (!stalls) return;
-  counters::PcSamplerOptions po;
-  po.device_index = device_index;
-  po.period_log2 = kWindowStallPeriod;
-  po.fault = refusal_from("MANDELPIPE_STALLS_REFUSE");  // one of PcSampler::steps()
-  if (std::getenv("MANDELPIPE_STALLS_TRACE"))
-    po.trace = [](const std::string& line) { std::cerr << "stalls: " << line << "\n"; };
-  if (const char* file = std::getenv("MANDELPIPE_STALLS_RECORD")) po.record_to = file;
-  stall_sampler_ = std::make_unique<counters::PcSampler>(po);
-  if (pm_usable()) {
-    counters::PmSampler* pm = sampler_;
-    stall_sampler_->set_partner({[pm] { return pm->sampling(); }, [pm](bool h) { pm->pause(h); }});
-  }
-  if (!stall_sampler_->unavailable().empty())
-    std::cerr << "mandelpipe: " << stall_sampler_->unavailable() << "\n";
 }
 
-bool CounterFeed::stall_reading_due(bool pm) const {
-  if (!stall_sampler_ || !stalls_wanted_ || !stall_sampler_->unavailable().empty()) return false;
-  if (std::chrono::steady_clock::now() - last_stall_reading_ < kStallGap) return false;
-  if (!pm_usable()) return true;
-  // Beside PM sampling (or until that is known) only within its readings, so that PM sampling
-  // never starts under PC sampling; taking turns, only once its readings are all in, so that
-  // none is cut short by the hold.
-  if (stall_sampler_->sharing() != counters::PcSampler::Sharing::Turns) return pm;
-  return readings_.empty() && open_.empty();
+bool CounterFeed::stall_reading_due() const {
+  return stall_sampler_ && stalls_wanted_ && stall_sampler_->unavailable().empty() &&
+         std::chrono::steady_clock::now() - last_stall_reading_ >= kStallGap;
 }
 
 std::optional<std::uint64_t> CounterFeed::begin() {
-  if (!probes_) return std::nullopt;
   Open o;
-  const bool turns =
-      stall_sampler_ && stall_sampler_->sharing() == counters::PcSampler::Sharing::Turns;
-  // Taking turns, a frame PC sampling reads is not offered to PM sampling, whose duty cycle
-  // would arm sampling for it.
-  if (turns && stall_reading_due(false)) {
-    o.pc = stall_sampler_->begin();
-  } else {
-    if (sampler_->read_frame()) o.pm = probes_->begin();
-    // Nested in PM sampling's reading: started after it, stopped before it.
-    if (!turns && stall_reading_due(o.pm.has_value())) o.pc = stall_sampler_->begin();
-  }
+  if (probes_ && sampler_->read_frame()) o.pm = probes_->begin();
+  if (stall_reading_due()) o.pc = stall_sampler_->begin();
   if (o.pc) last_stall_reading_ = std::chrono::steady_clock::now();
   if (!o.pm && !o.pc) return std::nullopt;
   open_[++next_reading_] = o;
@@ -152,6 +135,10 @@ bool CounterFeed::take() {
 
 std::string CounterFeed::source(bool brief, bool gpu, long long frames_done) const {
   if (!gpu) return "counters: need the CUDA path";
+  if (stall_sampler_)
+    return brief ? "counters: off while --stalls samples PCs"
+                 : "counters: off while --stalls samples PCs (CUPTI's PM and PC sampling cannot "
+                   "share a process here)";
   if (!sampler_) return "counters: off (--no-counters)";
   if (!sampler_->unavailable().empty()) return sampler_->unavailable();
   // The overlay's line is short (it is drawn every frame); the panel has the whole source.
@@ -169,8 +156,9 @@ std::string CounterFeed::source(bool brief, bool gpu, long long frames_done) con
 
 std::string CounterFeed::stalls_source(bool gpu, long long frames_done) const {
   if (!gpu) return "stall reasons: need the CUDA path";
-  if (!sampler_) return "stall reasons: off (--no-counters)";
-  if (!stall_sampler_) return "stall reasons: off (--no-stalls)";
+  if (!stall_sampler_)
+    return "stall reasons: start the window with --stalls (CUPTI PC sampling, in the counters' "
+           "place: the two cannot share a process here)";
   if (!stall_sampler_->unavailable().empty()) return stall_sampler_->unavailable();
   std::string s = "stall reasons: " + stall_sampler_->description();
   if (stalls_frame_ >= 0)

@@ -20,19 +20,16 @@ namespace mp {
 
 class CounterFeed {
  public:
-  // Starts sampling device `device_index` every `interval_us` (0: the window's default), and PC
-  // sampling beside it where `stalls`; says on stderr when either cannot be had.
+  // Starts PM sampling of device `device_index` every `interval_us` (0: the window's default),
+  // or PC sampling instead where `stalls` (never both: pc_sampler.h); says on stderr when it
+  // cannot be had.
   void start(int device_index, int interval_us, bool stalls);
-  // Null when not started (no GPU, --no-counters).
+  // Null when not started (no GPU, --no-counters, --stalls).
   counters::PmSampler* sampler() const { return sampler_; }
   // The sampler with the further sources: what measured work outside the frames reads.
   CounterProbe* probe() const { return probes_.get(); }
   bool refused() const { return sampler_ && !sampler_->unavailable().empty(); }
   bool stalls_refused() const { return stall_sampler_ && !stall_sampler_->unavailable().empty(); }
-  // PC sampling takes turns with PM sampling (the two cannot run together on this GPU).
-  bool stalls_take_turns() const {
-    return stall_sampler_ && stall_sampler_->sharing() == counters::PcSampler::Sharing::Turns;
-  }
 
   // Whether anything shows the stall reasons (the overlay, the SASS view): PC sampling reads
   // frames only while something does.
@@ -62,8 +59,7 @@ class CounterFeed {
   // Its samples per reason over every kernel of the frame (summed once, as it came).
   const StallSummary& stalls_summary() const { return stalls_summary_; }
   long long stalls_frame() const { return stalls_frame_; }
-  // Where the stall reasons come from (and whether PC sampling takes turns with PM sampling), or
-  // why there are none, in one line.
+  // Where the stall reasons come from, or why there are none, in one line.
   std::string stalls_source(bool gpu, long long frames_done) const;
 
  private:
@@ -73,9 +69,8 @@ class CounterFeed {
     double modelled_instructions = 0;
     bool dropped = false;
   };
-  // Whether PC sampling reads the frame about to start; `pm`: whether PM sampling does.
-  bool stall_reading_due(bool pm) const;
-  bool pm_usable() const { return sampler_ && sampler_->unavailable().empty(); }
+  // Whether PC sampling reads the frame about to start.
+  bool stall_reading_due() const;
   void close(std::uint64_t reading, long long frame, double sm_cycles, bool dropped);
 
   // The sampler and the further counter sources beside it (src/counters/counter_sources.h).
@@ -84,7 +79,7 @@ class CounterFeed {
   std::unique_ptr<counters::PcSampler> stall_sampler_;
   bool stalls_wanted_ = false;
   std::chrono::steady_clock::time_point last_stall_reading_;
-  // The feed's readings: each PM sampling's reading, PC sampling's, or both.
+  // The feed's readings: PM sampling's or PC sampling's.
   struct Open {
     std::optional<std::uint64_t> pm, pc;
   };

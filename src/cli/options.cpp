@@ -60,7 +60,7 @@ struct Raw {
   // window
   std::optional<std::string> present;
   bool no_vsync = false, overlay = false, overlay_ab = false, counters_ab = false, sass = false,
-       divergence = false, no_counters = false, no_stalls = false;
+       divergence = false, no_counters = false, window_stalls = false;
   std::string screenshot, open_experiment, capture_dir;
   // render
   std::string out;
@@ -250,12 +250,11 @@ void add_window_options(CLI::App& app, Raw& raw) {
                  "with E)");
   app.add_option("--capture-dir", raw.capture_dir,
                  "folder for F12 captures and saved tables (default: the working folder)");
-  app.add_flag("--no-counters", raw.no_counters,
-               "do not start the hardware counters (PM sampling) nor the stall reasons (PC "
-               "sampling)");
-  app.add_flag("--no-stalls", raw.no_stalls,
-               "do not start the stall reasons (CUPTI PC sampling; the overlay's stall line and "
-               "the SASS view's column)");
+  app.add_flag("--no-counters", raw.no_counters, "do not start the hardware counters");
+  app.add_flag("--stalls", raw.window_stalls,
+               "sample why warps stall (CUPTI PC sampling: the overlay's stall line, the SASS "
+               "view's column) instead of the hardware counters (PM sampling), which cannot "
+               "share the process with it");
   add_counter_options(app, raw, false);
 }
 
@@ -509,13 +508,16 @@ std::string finish_window(WindowOptions& o, const Raw& raw, const Catalogue& cat
   o.divergence = raw.divergence;
   o.capture_dir = raw.capture_dir;
   o.no_counters = raw.no_counters;
-  o.no_stalls = raw.no_stalls;
+  o.stalls = raw.window_stalls;
   if (o.overlay_ab && o.frames < 100)
     return "--overlay-ab: needs --frames N with N >= 100, to time both halves";
   if (o.counters_ab && o.frames < 100)
     return "--counters-ab: needs --frames N with N >= 100, to time both halves";
-  if (o.counters_ab && (o.overlay_ab || o.no_counters))
-    return "--counters-ab: times the counters alone, so not with --overlay-ab or --no-counters";
+  if (o.counters_ab && (o.overlay_ab || o.no_counters || o.stalls))
+    return "--counters-ab: times the counters alone, so not with --overlay-ab, --no-counters or "
+           "--stalls";
+  if (o.stalls && o.no_counters)
+    return "--stalls and --no-counters: --stalls samples PCs in the counters' place";
   const std::string present = raw.present.value_or("auto");
   if (const auto m = parse_present_mode(present))
     o.present = *m;
@@ -691,6 +693,11 @@ std::string finish_bench(BenchOptions& o, const Raw& raw) {
            (extra.size() > 1 ? " add tables of their own" : " adds a table of its own") +
            ": use --format json (or md)";
   }
+  // Measured on the H100 (docs/measurements.md): CUPTI refused PC sampling's start while PM
+  // sampling was enabled, and crashed where PM sampling was configured after PC sampling had been.
+  if (o.stalls && raw.counters)
+    return "--stalls and --counters: CUPTI's PC sampling and PM sampling cannot share one run "
+           "(on the H100 the program crashed); run bench --stalls and bench --counters apart";
   const std::string order = raw.tile_order.value_or("cost");
   if (order != "cost" && order != "rows")
     return "--tile-order: expected cost or rows, got '" + order + "'";

@@ -67,7 +67,7 @@ struct WindowOptions : ViewOptions {
   std::string open_experiment;  // ... the experiments window, running this one (a known name)
   std::string capture_dir;      // where F12 captures and saved tables go ("" = working folder)
   bool no_counters = false;     // do not start the hardware counters
-  bool no_stalls = false;       // ...or only PC sampling's stall reasons
+  bool stalls = false;          // PC sampling's stall reasons instead of the counters
   int counter_interval_us = 0;  // PM sampling interval in us, 10..100000; 0: the default
 };
 

@@ -172,7 +172,7 @@ BenchReport bench_on(const BenchOptions& o, const DeviceInfo& dev) {
   gpu.set_tile_order(o.tiles_in_rows ? TileOrder::Rows : TileOrder::CostliestFirst);
   const std::unique_ptr<CounterProbe> counters =
       start_counters(o.counters, o.counter_interval_us, dev);
-  const std::unique_ptr<counters::PcSampler> stalls = start_stalls(o.stalls, dev, counters.get());
+  const std::unique_ptr<counters::PcSampler> stalls = start_stalls(o.stalls, dev);
   // The user's views and zoom path are timed as a user meets them: each frame a view's first.
   struct Timed {
     std::string name;

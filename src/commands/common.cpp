@@ -87,8 +87,7 @@ std::unique_ptr<CounterProbe> start_counters(bool asked, int interval_us, const 
   return std::make_unique<counters::ProbeSet>(std::move(s), counters::further_sources(d.index));
 }
 
-std::unique_ptr<counters::PcSampler> start_stalls(bool asked, const DeviceInfo& d,
-                                                  CounterProbe* counters) {
+std::unique_ptr<counters::PcSampler> start_stalls(bool asked, const DeviceInfo& d) {
   if (!asked) return nullptr;
   counters::PcSamplerOptions po;
   po.device_index = d.index;
@@ -101,10 +100,6 @@ std::unique_ptr<counters::PcSampler> start_stalls(bool asked, const DeviceInfo& 
   if (const char* step = std::getenv("MANDELPIPE_STALLS_REFUSE"))
     po.fault = counters::Fault{step, CUPTI_ERROR_INSUFFICIENT_PRIVILEGES};
   auto s = std::make_unique<counters::PcSampler>(po);
-  auto* set = dynamic_cast<counters::ProbeSet*>(counters);
-  if (auto* pm = set ? dynamic_cast<counters::PmSampler*>(&set->first()) : nullptr;
-      pm && pm->unavailable().empty())
-    s->set_partner({[pm] { return pm->sampling(); }, [pm](bool h) { pm->pause(h); }});
   std::cerr << "mandelpipe: " << (s->unavailable().empty() ? s->description() : s->unavailable())
             << "\n";
   return s;

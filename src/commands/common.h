@@ -40,12 +40,10 @@ int experiment_index(const std::string& name);
 // The sampler comes with the further counter sources (src/counters/counter_sources.h).
 // interval_us: --counter-interval (0: the default).
 std::unique_ptr<CounterProbe> start_counters(bool asked, int interval_us, const DeviceInfo& d);
-// bench's stall reasons (--stalls, `asked`): CUPTI PC sampling, beside `counters`
-// (start_counters': PM sampling takes turns with it where the two cannot run together); null
-// when not asked for. Where they cannot be read, one line on stderr says why, and the tables say
-// n/a with it.
-std::unique_ptr<counters::PcSampler> start_stalls(bool asked, const DeviceInfo& d,
-                                                  CounterProbe* counters);
+// bench's stall reasons (--stalls, `asked`): CUPTI PC sampling, in a run without PM sampling
+// (--counters: the options refuse the two together); null when not asked for. Where they cannot
+// be read, one line on stderr says why, and the tables say n/a with it.
+std::unique_ptr<counters::PcSampler> start_stalls(bool asked, const DeviceInfo& d);
 
 DeviceSummary summarize(const DeviceInfo& d, const LoadedSass* sass);
 // The build of the kernel a frame ran (the resumable one where any of its launches was).

@@ -6,7 +6,6 @@
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
-#include <thread>
 #include <utility>
 
 namespace mp::counters {
@@ -111,10 +110,8 @@ PcSampler::~PcSampler() {
   std::lock_guard<std::mutex> lock(mutex_);
   range_.reset();
   // Disabling hands CUPTI's last records to the buffer it was configured with: their names too
-  // are ours to free, after it. PM sampling, where held, starts again only once PC sampling is
-  // off.
+  // are ours to free, after it.
   session_.reset();
-  if (holding_) release_partner();
   for (std::size_t i = 0; i < at_disable_.data.totalNumPcs && i < at_disable_.pcs.size(); ++i)
     names_.insert(at_disable_.pcs[i].functionName);
   names_.erase(nullptr);
@@ -213,19 +210,9 @@ bool PcSampler::start_up() {
   return true;
 }
 
-void PcSampler::set_partner(TurnPartner partner) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  partner_ = std::move(partner);
-}
-
 std::string PcSampler::unavailable() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return unavailable_;
-}
-
-PcSampler::Sharing PcSampler::sharing() const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  return sharing_;
 }
 
 std::string PcSampler::description() const {
@@ -236,30 +223,7 @@ std::string PcSampler::description() const {
   std::string s = "CUPTI PC sampling: a warp every 2^" + std::to_string(opts_.period_log2) +
                   " cycles of each SM, " + std::to_string(states) + " warp states";
   if (states < reasons_.size()) s += " (and the part of each sampled in a cycle nothing issued)";
-  if (partner_.running)
-    s += sharing_ == Sharing::Turns      ? "; taking turns with PM sampling, which cannot run "
-                                           "beside it here"
-         : sharing_ == Sharing::Together ? "; beside PM sampling"
-                                         : "";
   return s;
-}
-
-bool PcSampler::hold_partner() {
-  if (!partner_.hold) return true;
-  if (!holding_) {
-    partner_.hold(true);
-    holding_ = true;
-  }
-  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(1);
-  while (partner_.running && partner_.running() && std::chrono::steady_clock::now() < give_up)
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  return !(partner_.running && partner_.running());
-}
-
-void PcSampler::release_partner() {
-  if (!holding_) return;
-  holding_ = false;
-  partner_.hold(false);
 }
 
 std::uint64_t PcSampler::begin() {
@@ -267,35 +231,9 @@ std::uint64_t PcSampler::begin() {
   const std::uint64_t id = ++next_id_;
   if (!unavailable_.empty() || !session_) return id;
   range_.reset();  // a reading begun and never ended gives way
-  const bool partner_runs = partner_.running && partner_.running();
-  // Together is proven only by a start while the partner samples; until then, and where they
-  // take turns, the partner may not start under the range.
-  // A range never starts while the partner, held, still samples: this launch goes without.
-  if ((sharing_ == Sharing::Turns || !partner_runs) && !hold_partner()) {
-    release_partner();
-    return id;
-  }
   range_.emplace(*cupti_, context_->get());
-  CUptiResult r = range_->result();
-  // CUPTI 13 on the H100 refuses the start with CUPTI_ERROR_UNKNOWN while PM sampling runs
-  // (docs/measurements.md): taken as PM sampling holding it too.
-  const bool busy = held_elsewhere(r) || r == CUPTI_ERROR_UNKNOWN;
-  if (r != CUPTI_SUCCESS && busy && partner_runs && sharing_ != Sharing::Turns) {
-    // PM sampling holds what PC sampling needs: from now they take turns.
-    sharing_ = Sharing::Turns;
+  if (const CUptiResult r = range_->result(); r != CUPTI_SUCCESS) {
     range_.reset();
-    if (!hold_partner()) {
-      release_partner();
-      return id;
-    }
-    range_.emplace(*cupti_, context_->get());
-    r = range_->result();
-  } else if (r == CUPTI_SUCCESS && partner_runs && sharing_ == Sharing::Unknown) {
-    sharing_ = Sharing::Together;
-  }
-  if (r != CUPTI_SUCCESS) {
-    range_.reset();
-    release_partner();
     fail("pc start", r);
     return id;
   }
@@ -358,7 +296,6 @@ void PcSampler::end(std::uint64_t launch, double) {
     f.stalls = read_range();
     f.samples = static_cast<int>(std::min<std::uint64_t>(f.stalls->samples_in(), 1u << 30));
   }
-  release_partner();
   if (!unavailable_.empty()) {
     f = CounterFigures{};
     f.unavailable = unavailable_;

@@ -1,8 +1,9 @@
 // Why warps did not issue, live: CUPTI's PC sampling over measured launches. Each reading is one
 // range of sampling (cuptiPCSamplingStart before the launch, Stop after it), whose records give,
-// per SASS instruction, how often a warp was seen there and in which state. Beside PM sampling
-// where the two can run together; where they cannot, each reading holds PM sampling for its
-// length (they take turns) and says so.
+// per SASS instruction, how often a warp was seen there and in which state. Never in a process
+// with PM sampling: on the H100 CUPTI 13 refused PC sampling's start while PM sampling was
+// enabled and crashed where PM sampling was configured after PC sampling had been enabled
+// (docs/measurements.md), so the window and bench run one or the other.
 #pragma once
 
 #include <cstdint>
@@ -34,13 +35,6 @@ struct PcSamplerOptions {
   std::string record_to;
 };
 
-// The sampler beside PC sampling (PM sampling): whether it samples now, and holding it stopped
-// (true) or letting it go on (false).
-struct TurnPartner {
-  std::function<bool()> running;
-  std::function<void(bool)> hold;
-};
-
 // Adds one buffer of CUPTI's records to `into`: `reason_index` gives CUPTI's index of each of
 // into->reasons, in order. CUPTI's counts (every sample, the dropped, other kernels') are added
 // where `counts` (once a range: a range read in several buffers repeats them).
@@ -57,20 +51,14 @@ class PcSampler final : public CounterProbe {
   PcSampler(const PcSampler&) = delete;
   PcSampler& operator=(const PcSampler&) = delete;
 
-  void set_partner(TurnPartner partner);
-
   std::string unavailable() const override;
-  // Starts a range of sampling. Where the partner is not sampling, it is held until end(), so
-  // that it cannot start under a range (which the hardware may refuse it); where it is, and
-  // CUPTI refuses the start as busy, the two take turns from then on.
+  // Starts a range of sampling.
   std::uint64_t begin() override;
   // Stops the range and reads its records (on this thread: a few hundred PCs).
   void end(std::uint64_t launch, double sm_cycles) override;
   std::optional<CounterFigures> take(std::uint64_t launch, bool wait) override;
 
-  enum class Sharing { Unknown, Together, Turns };
-  Sharing sharing() const;
-  // "CUPTI PC sampling: every 2^17 cycles of an SM, 19 warp states; beside PM sampling".
+  // "CUPTI PC sampling: a warp every 2^17 cycles of each SM, 19 warp states".
   std::string description() const;
   // Every step at which CUPTI (or the driver) can refuse, in order (tests).
   static const std::vector<const char*>& steps();
@@ -78,18 +66,13 @@ class PcSampler final : public CounterProbe {
  private:
   bool start_up();
   void fail(const char* step, CUptiResult r);
-  // Holds the partner and waits until it has stopped (up to a second): whether it has.
-  bool hold_partner();
-  void release_partner();
   // The records of the range just stopped.
   StallFigures read_range();
 
   PcSamplerOptions opts_;
   std::unique_ptr<Cupti> cupti_;
-  TurnPartner partner_;
   mutable std::mutex mutex_;
   std::string unavailable_;
-  Sharing sharing_ = Sharing::Unknown;
   std::vector<StallReason> reasons_;
   std::vector<std::uint32_t> reason_index_;  // CUPTI's index of each of reasons_
   // Buffers CUPTI fills: one per read (ours), one it fills as sampling is disabled.
@@ -104,7 +87,6 @@ class PcSampler final : public CounterProbe {
   // sampling is disabled).
   std::set<char*> names_;
   std::uint64_t next_id_ = 0, current_ = 0;
-  bool holding_ = false;
   std::map<std::uint64_t, CounterFigures> results_;
   int readings_ = 0;
   // In the order they are given back: the range stops, sampling is disabled, the context goes.

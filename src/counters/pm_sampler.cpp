@@ -178,7 +178,6 @@ bool PmSampler::configure(int configuration) {
     sampling_ = false;
   }
   run_.reset();
-  run_live_ = false;
   const Clock::time_point asked = Clock::now();
   auto sc =
       make_params<CUpti_PmSampling_SetConfig_Params>(CUpti_PmSampling_SetConfig_Params_STRUCT_SIZE);
@@ -213,7 +212,6 @@ bool PmSampler::configure(int configuration) {
     run_.reset();
     return fail("start", r);
   }
-  run_live_ = true;
   const Clock::time_point started = Clock::now();
   if (configuration != configuration_) last_switch_ = started;
   configuration_ = configuration;
@@ -243,13 +241,6 @@ void PmSampler::pause(bool paused) {
     poke_ = true;
   }
   wake_.notify_all();
-  // A round begun before paused_ was set may still configure or start sampling: wait it out.
-  // Every later round sees paused_ and stops what runs.
-  if (paused) std::lock_guard<std::mutex> wait(round_);
-}
-
-bool PmSampler::sampling() const {
-  return run_live_;
 }
 
 std::string PmSampler::unavailable() const {
@@ -640,7 +631,6 @@ bool PmSampler::work(Clock::time_point* wake) {
   }
   if (stopping) {
     run_.reset();
-    run_live_ = false;
     if (opts_.trace) opts_.trace("sampling stopped at " + std::to_string(now()));
   }
   if (!opts_.on_demand)
@@ -674,12 +664,7 @@ void PmSampler::run_worker() {
       sleeping_ = poke_ = false;
       if (stop_) return;
     }
-    bool ok = false;
-    {
-      std::lock_guard<std::mutex> round(round_);
-      ok = work(&wake);
-    }
-    if (!ok) break;
+    if (!work(&wake)) break;
     worker_cpu_s_ = thread_cpu_seconds() - cpu0;
     const auto now_steady = Clock::now();
     {

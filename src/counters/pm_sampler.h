@@ -63,13 +63,8 @@ class PmSampler final : public CounterProbe {
   // which arms sampling for the frame it picks next; otherwise every frame.
   bool read_frame();
 
-  // Stops (true) or restarts (false) the sampling itself: what --counters-ab times against, and
-  // how PC sampling takes its turn where the two cannot run together. pause(true) returns once
-  // the worker is outside CUPTI, so that nothing it had begun (a configuration, a start) runs on
-  // after it: CUPTI crashes where PM sampling is configured while a PC-sampling range starts.
+  // Stops (true) or restarts (false) the sampling itself: what --counters-ab times against.
   void pause(bool paused);
-  // Whether sampling runs now (the worker starts and stops it: after pause(true), until it has).
-  bool sampling() const;
 
   // "CUPTI PM sampling on GH100: 10 metrics in one pass, every 50 us" (or two alternating).
   std::string description() const;
@@ -129,9 +124,6 @@ class PmSampler final : public CounterProbe {
   Clock::time_point started_, last_switch_;
 
   std::atomic<bool> paused_{false};
-  // Held by the worker over each round of its work (every CUPTI call it makes), taken by
-  // pause(true) to wait for the round under way.
-  std::mutex round_;
   mutable std::mutex mutex_;
   std::condition_variable wake_, done_;
   std::string unavailable_;
@@ -159,8 +151,7 @@ class PmSampler final : public CounterProbe {
   // records go, then the sampler.
   std::optional<PmSamplingObject> pm_;
   std::optional<KernelActivity> activity_;
-  std::optional<SamplingRun> run_;     // worker only: sampling runs while it holds one
-  std::atomic<bool> run_live_{false};  // run_ holds a started run (for sampling())
+  std::optional<SamplingRun> run_;  // worker only: sampling runs while it holds one
   std::thread worker_;
 };
 
