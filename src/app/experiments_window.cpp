@@ -8,9 +8,9 @@
 #include <vector>
 
 #include "app/glossary.h"
-#include "lab/experiments.h"
 #include "io/experiment_report.h"
 #include "io/format_number.h"
+#include "lab/experiments.h"
 
 namespace mp {
 namespace {
@@ -110,6 +110,12 @@ void draw_report(const ExperimentReport& r, Explorer& ex) {
 }
 
 }  // namespace
+
+void ExperimentsWindow::select(std::string_view name) {
+  const auto& names = experiment_names();
+  const auto it = std::find(names.begin(), names.end(), name);
+  if (it != names.end()) index_ = static_cast<int>(it - names.begin());
+}
 
 void ExperimentsWindow::request(RunQueue& jobs, const DeviceInfo& device, CounterProbe* counters,
                                 bool all) {

@@ -4,6 +4,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "app/explorer.h"
@@ -19,7 +20,8 @@ class ExperimentsWindow {
  public:
   static constexpr const char* kJob = kMeasuringJobs[1];
 
-  void select(int index) { index_ = index; }
+  // The experiment of that name (a name the command line checked) is the selected one.
+  void select(std::string_view name);
   // Queues the selected experiment on `device` (the CUDA path's), or with `all` every one of the
   // catalogue, one after another, each on a worker thread while the window goes on.
   void request(RunQueue& jobs, const DeviceInfo& device, CounterProbe* counters, bool all = false);

@@ -3,9 +3,10 @@
 #include <iostream>
 
 #include "commands/commands.h"
-#include "commands/common.h"
-#include "lab/experiments.h"
 #include "io/experiment_report.h"
+#include "lab/experiments.h"
+#include "session/counter_feed.h"
+#include "session/device.h"
 
 namespace mp {
 

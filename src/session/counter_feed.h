@@ -1,4 +1,5 @@
-// The GPU's own pipe counters (CUPTI PM sampling) for the window: the sampler, the frames
+// The GPU's own pipe counters (CUPTI PM sampling) for the commands that measure, and the
+// window's feed of them: the sampler, the frames
 // launched whose figures are not in yet, and the newest figures with their frame.
 #pragma once
 
@@ -10,9 +11,17 @@
 
 #include "counters/counter_sources.h"
 #include "counters/pm_sampler.h"
+#include "gpu_renderer.h"
 #include "model/counter_figures.h"
 
 namespace mp {
+
+// bench's and experiment's counters (--counters), each launch with the GPU idle around it so
+// that its samples are its own; null when not asked for. Where they cannot be read, one line
+// on stderr says why, and the rows say n/a with the reason.
+// The sampler comes with the further counter sources (src/counters/counter_sources.h).
+// interval_us: --counter-interval (0: the default).
+std::unique_ptr<CounterProbe> start_counters(bool asked, int interval_us, const DeviceInfo& d);
 
 class CounterFeed {
  public:

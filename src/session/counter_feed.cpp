@@ -1,4 +1,4 @@
-#include "app/counter_feed.h"
+#include "session/counter_feed.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -15,6 +15,25 @@ namespace {
 constexpr unsigned kWindowCounterInterval = 200;
 
 }  // namespace
+
+std::unique_ptr<CounterProbe> start_counters(bool asked, int interval_us, const DeviceInfo& d) {
+  if (!asked) return nullptr;
+  counters::SamplerOptions so;
+  so.device_index = d.index;
+  // Isolated launches make each edge sample the launch's own, so a coarser interval loses
+  // nothing, and it keeps the counter thread (~45 us of CPU to evaluate a sample) ahead of
+  // long kernels, whose samples it must read before the hardware buffer overwrites them.
+  so.interval_us = interval_us > 0 ? static_cast<unsigned>(interval_us) : 200;
+  so.isolate = true;
+  if (std::getenv("MANDELPIPE_COUNTERS_TRACE"))
+    so.trace = [](const std::string& line) { std::cerr << "counters: " << line << "\n"; };
+  auto s = std::make_unique<counters::PmSampler>(so);
+  if (!s->unavailable().empty())
+    std::cerr << "mandelpipe: " << s->unavailable() << "\n";
+  else
+    std::cerr << "mandelpipe: " << s->description() << "\n";
+  return std::make_unique<counters::ProbeSet>(std::move(s), counters::further_sources(d.index));
+}
 
 void CounterFeed::start(int device_index, int interval_us) {
   counters::SamplerOptions so;
