@@ -44,6 +44,14 @@ DeviceChoice choose_devices(const DeviceRequest& request, bool force_cpu) {
   return c;
 }
 
+DeviceInfo device_without_gpu() {
+  DeviceInfo d;
+  d.name = "no GPU in use: the sm_" + std::to_string(kArchWithoutGpu) + " build's figures";
+  d.cc_major = kArchWithoutGpu / 10;
+  d.cc_minor = kArchWithoutGpu % 10;
+  return d;
+}
+
 DeviceFacts device_facts(const std::optional<DeviceInfo>& device) {
   DeviceFacts f;
   f.device = device;

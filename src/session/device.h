@@ -30,6 +30,10 @@ DeviceChoice choose_devices(const DeviceRequest& request, bool force_cpu);
 // machine code, sm_90, whose SASS the project captured.
 inline constexpr int kArchWithoutGpu = 90;
 
+// The architecture shown without a GPU as a device, for predictions: sm_90's compute
+// capability, named as such; no SMs, no clock (nothing runs on it).
+DeviceInfo device_without_gpu();
+
 // What the model needs of a device, worked out once: 10 x its compute capability (sm_90: 90),
 // its pipe rates and SM count. Without a device: sm_90's mixes, and no rates (nothing to time).
 struct DeviceFacts {
