@@ -66,6 +66,9 @@ App::App(const WindowOptions& o)
       facts_(device_facts(device_.device)),
       palettes_(parse_palettes(embedded::palettes_json)),
       bookmarks_(parse_bookmarks(embedded::bookmarks_json)),
+      // The SASS of the kernels this process runs, for the overlay and the SASS view: read off
+      // the UI thread, since cuobjdump takes a moment.
+      sass_(facts_.arch),
       glfw_(),
       window_(settings_.window_width, settings_.window_height, "mandelpipe"),
       imgui_(window_.get(), window_.content_scale(), settings_.ui_scale,
@@ -88,8 +91,7 @@ App::App(const WindowOptions& o)
   fit_view_ = !o.view_given;
   // The SASS of the kernels this process runs, for the overlay and the SASS view: read off
   // the UI thread, since cuobjdump takes a moment.
-  sass_loading_ = std::async(std::launch::async, load_kernel_sass, self_executable(), facts_.arch,
-                             &sass_cancel_);
+
   if (!settings_warning_.empty())
     std::cerr << "mandelpipe: " << printable(settings_warning_)
               << " (left as it is; fix or delete it)\n";
@@ -121,8 +123,8 @@ App::App(const WindowOptions& o)
 }
 
 App::~App() {
-  sass_cancel_ = true;  // the SASS is of no use now: stop its load while the rest ends
-  ex_.jobs.drain();     // a step on a worker uses the windows and the renderer declared around ex_
+  sass_.cancel();    // the SASS is of no use now: stop its read while the rest ends
+  ex_.jobs.drain();  // a step on a worker uses the windows and the renderer declared around ex_
   if (config_.empty() || !settings_warning_.empty())
     return;  // never overwrite a file we could not read
   const auto [w, h] = window_.size();
@@ -168,7 +170,7 @@ int App::run() {
     // drawing until it is (a blocking wait would show as one long frame in the panel's frame
     // time), then draws two frames more, since ImGui fits a window to the content of the frame
     // before.
-    if (last && !opts_.screenshot.empty() && sass_loading_.valid() && !closing()) {
+    if (last && !opts_.screenshot.empty() && sass_.reading() && !closing()) {
       last = false;
       settle_frames = 2;
     }
@@ -340,15 +342,9 @@ void App::record_frame(const gl::FrameMeasurement& m) {
   totals_.render_ms += m.render_ms();
   totals_.slices += m.gpu ? m.gpu_stats.launches : m.cpu_stats.slices;
   ++totals_.renders;
-  FrameReport r =
-      m.gpu ? gpu_frame_report(of, m.gpu_stats, facts_, sass()) : cpu_frame_report(of, m.cpu_stats);
-  if (r.metrics) {
-    counters_.modelled(frames_done_, r.comparable_instructions());
-    r.counters_fresh = counters_.take();
-  }
-  r.counters = counters_.figures();
-  r.counters_frame = counters_.frame();
-  report_ = std::make_shared<const FrameReport>(std::move(r));
+  report_ = counters_.complete(
+      m.gpu ? gpu_frame_report(of, m.gpu_stats, facts_, sass()) : cpu_frame_report(of, m.cpu_stats),
+      frames_done_);
   if (!report_->metrics || !ex_.show_overlay) return;
   const auto t0 = std::chrono::steady_clock::now();
   overlay_.update(report_->pipe_loads,
@@ -358,9 +354,9 @@ void App::record_frame(const gl::FrameMeasurement& m) {
 }
 
 std::string App::mix_source() const {
-  std::string s = sass()  ? "SASS (" + sass_->source + ")"
-                  : sass_ ? "declared (" + sass_->source + ")"
-                          : "declared (reading SASS...)";
+  std::string s = sass()           ? "SASS (" + sass_.loaded()->source + ")"
+                  : sass_.loaded() ? "declared (" + sass_.loaded()->source + ")"
+                                   : "declared (reading SASS...)";
   const LoopListing* l = sass() ? sass()->loop(ex_.variant, sass::KernelBuild::Plain) : nullptr;
   if (l && l->branches_within > 0)
     s += "; " + std::string(variant_info(ex_.variant).name) + "'s loop lists paths a step " +
@@ -421,9 +417,7 @@ void App::render_frame() {
   if (opts_.overlay_ab) ex_.show_overlay = b_half;
   if (opts_.counters_ab && counters_.sampler()) counters_.sampler()->pause(!b_half);
   overlay_cost_ms_ = 0;
-  if (!sass_ && sass_loading_.valid() &&
-      sass_loading_.wait_for(std::chrono::seconds(0)) == std::future_status::ready)
-    sass_ = sass_loading_.get();
+  sass_.poll();
   if (ex_.palette != palette_shown_) {
     colourizer_.set_palette(palettes_[ex_.palette]);
     palette_shown_ = ex_.palette;
@@ -632,8 +626,8 @@ void App::draw_windows() {
     const sass::KernelBuild build =
         report_ && report_->gpu ? report_->build : sass::KernelBuild::Plain;
     const LoopListing* l = sass() ? sass()->loop(ex_.variant, build) : nullptr;
-    draw_sass_view(variant_info(ex_.variant), build, l, sass_ ? sass_->source : "reading SASS...",
-                   layout);
+    draw_sass_view(variant_info(ex_.variant), build, l,
+                   sass_.loaded() ? sass_.loaded()->source : "reading SASS...", layout);
   }
   compare_.draw(ex_, layout, window_view(), fw, fh, opts_.capture_dir);
   if (ex_.show_experiments)

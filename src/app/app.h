@@ -46,6 +46,7 @@
 #include "session/frame_key.h"
 #include "session/frame_report.h"
 #include "session/renderer_lease.h"
+#include "session/sass_listings.h"
 
 namespace mp {
 
@@ -90,7 +91,7 @@ class App {
   void queue_compare();
   // Automatic precision: the variant to render at this view, from the user's own.
   void apply_precision();
-  const LoadedSass* sass() const { return sass_ && sass_->ok() ? &*sass_ : nullptr; }
+  const LoadedSass* sass() const { return sass_.get(); }
   std::string mix_source() const;
   std::string counters_source(bool brief) const;
   // What measures the GPU on the run queue's worker now (an experiment, the compare, the sine
@@ -120,16 +121,7 @@ class App {
   BookmarkStore user_bookmarks_{user_bookmarks_path()};
   ViewHistory places_;     // Back and Forward
   BookmarkNaming naming_;  // B: the name typed in the panel
-  // Set as the window closes: the load in flight stops its cuobjdump instead of being waited for.
-  std::atomic<bool> sass_cancel_{false};
-  std::future<LoadedSass> sass_loading_;
-  // Declared after the future, so destroyed before it, however App ends (a throw from the
-  // constructor too): the future's wait is then a cancelled load's.
-  struct CancelOnEnd {
-    std::atomic<bool>& flag;
-    ~CancelOnEnd() { flag = true; }
-  } sass_cancel_on_end_{sass_cancel_};
-  std::optional<LoadedSass> sass_;
+  SassListings sass_;      // read on a worker at start; cancelled however App ends
 
   GlfwSession glfw_;
   Window window_;

@@ -35,6 +35,16 @@ std::unique_ptr<CounterProbe> start_counters(bool asked, int interval_us, const 
   return std::make_unique<counters::ProbeSet>(std::move(s), counters::further_sources(d.index));
 }
 
+std::shared_ptr<const FrameReport> CounterFeed::complete(FrameReport r, long long frame) {
+  if (r.metrics) {
+    modelled(frame, r.comparable_instructions());
+    r.counters_fresh = take();
+  }
+  r.counters = figures_;
+  r.counters_frame = frame_;
+  return std::make_shared<const FrameReport>(std::move(r));
+}
+
 void CounterFeed::start(int device_index, int interval_us) {
   counters::SamplerOptions so;
   so.device_index = device_index;

@@ -13,6 +13,7 @@
 #include "counters/pm_sampler.h"
 #include "gpu_renderer.h"
 #include "model/counter_figures.h"
+#include "session/frame_report.h"
 
 namespace mp {
 
@@ -45,6 +46,9 @@ class CounterFeed {
   void modelled(long long frame, double instructions);
   // Takes the newest figures the sampler has finished; true if there were new ones.
   bool take();
+  // Frame `frame`'s report made whole, once: on the CUDA path the counters are told what its
+  // model accounts for and their newest figures taken; those figures go into it either way.
+  std::shared_ptr<const FrameReport> complete(FrameReport report, long long frame);
 
   const std::optional<CounterFigures>& figures() const { return figures_; }
   long long frame() const { return frame_; }  // of figures(); -1 before any
