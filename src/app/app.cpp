@@ -638,6 +638,18 @@ void App::draw_windows() {
 }
 
 void App::act_on(const PanelActions& a) {
+  if (a.variant) ex_.set_variant(*a.variant);
+  if (a.max_iter) {
+    View v = ex_.view;
+    v.max_iter = *a.max_iter;
+    ex_.set_view(v);
+    ex_.auto_iters = false;
+  }
+  if (a.auto_iters) ex_.auto_iters = *a.auto_iters;
+  if (a.live) ex_.live = *a.live;
+  if (a.palette) ex_.palette = *a.palette;
+  if (a.colour) ex_.colour = *a.colour;
+  if (a.ui_scale) ex_.ui_scale = *a.ui_scale;
   for (const Action key : a.keys) perform(key);
   if (a.go_to) go_to(*a.go_to);
   if (a.save_bookmark) {

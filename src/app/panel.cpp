@@ -120,7 +120,7 @@ void device_section(const PanelInputs& in) {
   ImGui::PopTextWrapPos();
 }
 
-void variant_section(Explorer& ex, const PanelInputs& in, PanelActions& out) {
+void variant_section(const Explorer& ex, const PanelInputs& in, PanelActions& out) {
   const VariantInfo& vi = variant_info(ex.variant);
   const bool moved = ex.variant != ex.own_variant;
   const std::string name = "Variant: " + std::string(vi.name);
@@ -150,7 +150,7 @@ void variant_section(Explorer& ex, const PanelInputs& in, PanelActions& out) {
       std::snprintf(label, sizeof label, "    %s", variants[i].name.data());
     if (i % per_row != 0)
       ImGui::SameLine(static_cast<float>(i % per_row) * cell + style.WindowPadding.x);
-    if (ImGui::RadioButton(label, ex.own_variant == variants[i].id)) ex.set_variant(variants[i].id);
+    if (ImGui::RadioButton(label, ex.own_variant == variants[i].id)) out.variant = variants[i].id;
   }
   bool pin = ex.pin_variant;
   if (ImGui::Checkbox("pin variant (K)", &pin)) out.keys.push_back(Action::PinVariant);
@@ -198,7 +198,7 @@ void variant_section(Explorer& ex, const PanelInputs& in, PanelActions& out) {
   ImGui::EndChild();
 }
 
-void view_section(Explorer& ex, const PanelInputs& in, PanelActions& out) {
+void view_section(const Explorer& ex, const PanelInputs& in, PanelActions& out) {
   char label[96];
   std::snprintf(label, sizeof label, "View: span %s, %u iterations%s",
                 span_text(ex.view.span, 3).c_str(), ex.view.max_iter,
@@ -216,15 +216,12 @@ void view_section(Explorer& ex, const PanelInputs& in, PanelActions& out) {
   int iters = static_cast<int>(ex.view.max_iter);
   // The field with its - and + buttons beside it.
   ImGui::SetNextItemWidth(field_width(9, "max iterations") - 2 * ImGui::GetFrameHeight());
-  if (ImGui::InputInt("max iterations", &iters, 256, 4096)) {
-    View v = ex.view;
-    v.max_iter = static_cast<unsigned>(std::clamp(iters, 1, static_cast<int>(kMaxIterations)));
-    ex.set_view(v);
-    ex.auto_iters = false;  // the user's own limit
-  }
+  // The user's own limit: the automatic one goes off.
+  if (ImGui::InputInt("max iterations", &iters, 256, 4096))
+    out.max_iter = static_cast<unsigned>(std::clamp(iters, 1, static_cast<int>(kMaxIterations)));
   bool automatic = ex.auto_iters;
   // Turned on, it wants a frame to judge the limit by: a part of the frame's key.
-  if (ImGui::Checkbox("automatic", &automatic)) ex.auto_iters = automatic;
+  if (ImGui::Checkbox("automatic", &automatic)) out.auto_iters = automatic;
   const char* rule =
       ex.auto_iters ? "doubled: edge 2% inside or 1% late" : "the limit stays as set";
   flow(text_width(rule));
@@ -388,7 +385,7 @@ void sources_table(const PanelInputs& in) {
 
 // Deep views: what perturbation did, measured, beside the reference it used, and how near the
 // bound of its every-step loop the GPU's steps ran.
-void deep_section(Explorer& ex, const PanelInputs& in) {
+void deep_section(const Explorer& ex, const PanelInputs& in, PanelActions& out) {
   const DeepStatus& d = in.deep;
   char label[96];
   if (d.reference_pending)
@@ -401,7 +398,7 @@ void deep_section(Explorer& ex, const PanelInputs& in) {
                   d.last ? d.last->ms : 0.0);
   if (!section({label}, "measurement", true)) return;
   bool live = ex.live;
-  if (ImGui::Checkbox("live: re-render every frame", &live)) ex.live = live;
+  if (ImGui::Checkbox("live: re-render every frame", &live)) out.live = live;
   char text[96];
   double bar = d.progress;
   if (d.reference_pending) {
@@ -467,9 +464,9 @@ void deep_section(Explorer& ex, const PanelInputs& in) {
   ImGui::PopTextWrapPos();
 }
 
-void measurement_section(Explorer& ex, const PanelInputs& in) {
+void measurement_section(const Explorer& ex, const PanelInputs& in, PanelActions& out) {
   if (in.deep.active) {
-    deep_section(ex, in);
+    deep_section(ex, in, out);
     return;
   }
   char label[96];
@@ -483,7 +480,7 @@ void measurement_section(Explorer& ex, const PanelInputs& in) {
                   last_frame(in).gpu ? "kernel" : "CPU", ex.render_ms.mean());
   if (!section({label}, "measurement", true)) return;
   bool live = ex.live;
-  if (ImGui::Checkbox("live: re-render every frame", &live)) ex.live = live;
+  if (ImGui::Checkbox("live: re-render every frame", &live)) out.live = live;
   slice_progress(in);
   if (!in.paused.empty()) {
     ImGui::PushTextWrapPos(0.0f);
@@ -651,7 +648,7 @@ void model_section(const Explorer& ex, const PanelInputs& in) {
 }
 
 // The other windows and views, and what the buttons start.
-void tools(Explorer& ex, const PanelInputs& in, PanelActions& out) {
+void tools(const Explorer& ex, const PanelInputs& in, PanelActions& out) {
   bool on = ex.show_overlay;
   if (ImGui::Checkbox("pipes (P)", &on)) out.keys.push_back(Action::Overlay);
   explain_last_item("pipe");
@@ -702,7 +699,7 @@ void tools(Explorer& ex, const PanelInputs& in, PanelActions& out) {
   }
 }
 
-void colour_section(Explorer& ex, const PanelInputs& in, PanelActions& out) {
+void colour_section(const Explorer& ex, const PanelInputs& in, PanelActions& out) {
   const std::string& palette = in.palettes[ex.palette].name;
   if (!section({"Colour & UI size: " + palette, "Colour: " + palette}, "colour", false)) return;
   const float field = field_width(14, "density");
@@ -710,19 +707,22 @@ void colour_section(Explorer& ex, const PanelInputs& in, PanelActions& out) {
   if (ImGui::BeginCombo("palette", in.palettes[ex.palette].name.c_str())) {
     for (std::size_t i = 0; i < in.palettes.size(); ++i)
       if (ImGui::Selectable(in.palettes[i].name.c_str(), static_cast<int>(i) == ex.palette))
-        ex.palette = static_cast<int>(i);
+        out.palette = static_cast<int>(i);
     ImGui::EndCombo();
   }
   ImGui::SetNextItemWidth(field);
-  ImGui::SliderFloat("density", &ex.colour.density, 0.05f, 8.0f, "%.2f",
-                     ImGuiSliderFlags_Logarithmic);
+  ColourParams colour = ex.colour;
+  ImGui::SliderFloat("density", &colour.density, 0.05f, 8.0f, "%.2f", ImGuiSliderFlags_Logarithmic);
   ImGui::SetNextItemWidth(field);
-  ImGui::SliderFloat("offset", &ex.colour.offset, 0.0f, 1.0f);
+  ImGui::SliderFloat("offset", &colour.offset, 0.0f, 1.0f);
   const bool aux = has_colouring_term(ex.variant);
   ImGui::BeginDisabled(!aux);
   ImGui::SetNextItemWidth(field);
-  ImGui::SliderFloat("stripes", &ex.colour.stripe, 0.0f, 1.0f);
+  ImGui::SliderFloat("stripes", &colour.stripe, 0.0f, 1.0f);
   ImGui::EndDisabled();
+  if (colour.density != ex.colour.density || colour.offset != ex.colour.offset ||
+      colour.stripe != ex.colour.stripe)
+    out.colour = colour;
   if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
     ImGui::SetTooltip("%s%s",
                       aux ? "the weight of the colouring term this variant adds each step"
@@ -730,9 +730,11 @@ void colour_section(Explorer& ex, const PanelInputs& in, PanelActions& out) {
                       aux ? "" : colouring_variants().c_str());
   ImGui::Separator();
   ImGui::SetNextItemWidth(field);
-  ImGui::SliderFloat("UI size", &ex.ui_scale, kMinUiScale, kMaxUiScale, "x%.2f");
+  float ui_scale = ex.ui_scale;
+  if (ImGui::SliderFloat("UI size", &ui_scale, kMinUiScale, kMaxUiScale, "x%.2f"))
+    out.ui_scale = ui_scale;
   flow(button_width("projector", true));
-  if (ImGui::SmallButton("projector")) ex.ui_scale = 1.75f;
+  if (ImGui::SmallButton("projector")) out.ui_scale = 1.75f;
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("large text for a room: UI size x1.75");
   bool vsync = ex.vsync;
   if (ImGui::Checkbox("vsync (V)", &vsync)) out.keys.push_back(Action::Vsync);
@@ -771,7 +773,7 @@ PanelPath panel_path(gl::FramePipeline& pipeline) {
   return p;
 }
 
-PanelFit draw_panel(bool* open, Explorer& ex, const PanelInputs& in, PanelActions& actions,
+PanelFit draw_panel(bool* open, const Explorer& ex, const PanelInputs& in, PanelActions& actions,
                     Layout& layout) {
   layout.place_panel();
   ImGui::SetNextWindowBgAlpha(0.85f);
@@ -789,7 +791,7 @@ PanelFit draw_panel(bool* open, Explorer& ex, const PanelInputs& in, PanelAction
   tools(ex, in, actions);
   variant_section(ex, in, actions);
   view_section(ex, in, actions);
-  measurement_section(ex, in);
+  measurement_section(ex, in, actions);
   model_section(ex, in);
   colour_section(ex, in, actions);
   ImGui::Separator();

@@ -48,7 +48,7 @@ struct PanelPath {
 };
 PanelPath panel_path(gl::FramePipeline& pipeline);
 
-// What the panel shows besides the Explorer it edits, gathered by the App each frame.
+// What the panel shows besides the Explorer, gathered by the App each frame.
 struct PanelInputs {
   const DeviceFacts& facts;  // the device (none on the CPU path), the arch whose mixes are shown
   PanelPath path;
@@ -82,6 +82,13 @@ struct PanelActions {
   std::optional<std::string> save_bookmark;  // the name typed, Enter pressed
   bool measure_balance = false;              // sin-ratio's sweep, on the CUDA path
   std::optional<TileOrder> tile_order;       // costly tiles first, changed
+  // The Explorer's settings the panel's controls changed.
+  std::optional<VariantId> variant;  // the user's own
+  std::optional<unsigned> max_iter;  // typed: the user's own limit, the automatic one off
+  std::optional<bool> auto_iters, live;
+  std::optional<int> palette;  // into the App's palettes
+  std::optional<ColourParams> colour;
+  std::optional<float> ui_scale;
 };
 
 // How the panel's content fits it, the last frame: its size and, of its content, the right edge
@@ -89,7 +96,7 @@ struct PanelActions {
 struct PanelFit {
   float width = 0, height = 0, widest = 0, room = 0;
 };
-PanelFit draw_panel(bool* open, Explorer& ex, const PanelInputs& in, PanelActions& actions,
+PanelFit draw_panel(bool* open, const Explorer& ex, const PanelInputs& in, PanelActions& actions,
                     Layout& layout);
 
 }  // namespace mp
