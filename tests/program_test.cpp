@@ -385,9 +385,11 @@ TEST_F(ProgramTest, AnExperimentOpenedOnTheCpuPathSaysWhyItDoesNotRun) {
       run("--cpu --open-experiment sin-overlap --frames 3 --iters 16 --width 320 --height 200 "
           "--no-vsync");
   EXPECT_EQ(r.code, 0) << r.err;
-  EXPECT_NE(r.err.find("--open-experiment sin-overlap: not run; the experiments time GPU kernels "
-                       "and the CPU path renders (CPU renderer requested (--cpu))"),
-            std::string::npos)
+  EXPECT_NE(
+      r.err.find("--open-experiment sin-overlap: not run; the experiments time GPU kernels "
+                 "and the CPU path renders (CPU renderer requested (--cpu)): the window shows "
+                 "what it asks and what the model predicts"),
+      std::string::npos)
       << r.err;
 }
 

@@ -118,7 +118,7 @@ App::App(const WindowOptions& o)
                 << ": not run; the experiments time GPU kernels and the CPU path renders ("
                 << printable(pipeline_.fallback_reason().empty() ? device_.cpu_reason
                                                                  : pipeline_.fallback_reason())
-                << "): the window shows what it asks\n";
+                << "): the window shows what it asks and what the model predicts\n";
   }
 }
 

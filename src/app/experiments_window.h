@@ -43,6 +43,9 @@ class ExperimentsWindow {
     std::string error;
   };
   void draw_progress(Explorer& ex);
+  // The CPU path: what the model predicts for the selected experiment (the sm_90 build's), which
+  // needs no GPU.
+  void draw_prediction();
 
   int index_ = 0;
   std::vector<Result> results_;
@@ -51,6 +54,8 @@ class ExperimentsWindow {
   bool cancelled_ = false;   // Cancel while one ran: it finishes, the rest do not start
   std::string stopped_;      // why the last run ended before its last experiment
   bool refit_ = false;       // a result came after the window opened (WindowPlaces::refit)
+  // The selected experiment's prediction without a GPU, made once it is selected.
+  std::optional<ExperimentReport> prediction_;
 };
 
 }  // namespace mp
