@@ -4,15 +4,6 @@
 
 namespace mp {
 
-const char* origin_name(Origin o) {
-  switch (o) {
-    case Origin::Measured: return "measured";
-    case Origin::Model: return "model";
-    case Origin::Counters: return "counters";
-  }
-  return "";
-}
-
 sass::KernelBuild build_of(const GpuFrameStats& s) {
   return s.resumable   ? sass::KernelBuild::Resumable
          : s.recording ? sass::KernelBuild::Recording

@@ -24,14 +24,8 @@
 
 namespace mp {
 
-// Where a figure of the report comes from, as the panel and the records say it.
-enum class Origin {
-  Measured,  // CUDA events, clock64 per SM, the kernels' own counts, or the CPU's wall clock
-  Model,     // the bound model over the step loop's mix (docs/model.md)
-  Counters,  // the GPU's own counters (CUPTI PM sampling, further sources)
-};
-const char* origin_name(Origin o);
-
+// Its fields in three groups by where they come from, as the panel and the records label them:
+// measured, the model's, the counters'. Made once a frame is finished, then only read.
 struct FrameReport {
   FrameOf of;
   int frames = 1;  // timed frames the figures are the median of (bench, compare), else 1
