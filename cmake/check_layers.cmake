@@ -20,7 +20,7 @@ set(layers
   "gl:^src/gl/:shared cuda model render io"
   # What every front end shares above the kernels, the counters and the host library
   # (mp_session): the device, the frame's report, the measuring, the counters' feed.
-  "session:^src/session/:shared cuda model render io cli counters gl"
+  "session:^src/session/:shared cuda model render io cli counters"
   # The front ends: the commands and the window, side by side over the session.
   "commands:^src/commands/:shared cuda lab model render io cli counters gl session"
   "app:^src/app/:shared cuda lab model render io cli counters gl session"
