@@ -89,9 +89,6 @@ App::App(const WindowOptions& o)
   ex_.colour = settings_.colour;
   ex_.ui_scale = laid_out_scale_ = settings_.ui_scale;
   fit_view_ = !o.view_given;
-  // The SASS of the kernels this process runs, for the overlay and the SASS view: read off
-  // the UI thread, since cuobjdump takes a moment.
-
   if (!settings_warning_.empty())
     std::cerr << "mandelpipe: " << printable(settings_warning_)
               << " (left as it is; fix or delete it)\n";
@@ -220,8 +217,8 @@ int App::run() {
 
 void App::lend_gpu() {
   // The counters' reading open over an unfinished frame would hold the experiment's samples:
-  // dropped, and the frame starts again once the experiment is done.
-  // The frame starts again once the job gives the renderer back (its generation moves).
+  // dropped, and the frame starts again once the job gives the renderer back (its generation
+  // moves).
   if (counter_reading_) counters_.drop(*std::exchange(counter_reading_, std::nullopt));
 }
 
