@@ -18,10 +18,12 @@ set(layers
   # The render kernel and its host wrapper (mp_cuda): CUDA runtime, nothing of the host library.
   "cuda:^cuda/:shared"
   "gl:^src/gl/:shared cuda model render io"
-  # What every front end shares above the kernels and the host library (mp_session).
-  "session:^src/session/:shared cuda model render io"
+  # What every front end shares above the kernels, the counters and the host library
+  # (mp_session): the device, the frame's report, the measuring, the counters' feed.
+  "session:^src/session/:shared cuda model render io cli counters"
+  # The front ends: the commands and the window, side by side over the session.
   "commands:^src/commands/:shared cuda lab model render io cli counters gl session"
-  "app:^src/app/:shared cuda lab model render io cli counters gl session commands"
+  "app:^src/app/:shared cuda lab model render io cli counters gl session"
   "main:^src/main\\.cpp$:shared cuda lab model render io cli counters gl session commands app")
 # Where a quoted include is looked for after the including file's own folder (the targets'
 # include directories).

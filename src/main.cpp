@@ -13,10 +13,9 @@
 #include "app/window_command.h"
 #include "cli/options.h"
 #include "commands/commands.h"
-#include "commands/common.h"
-#include "lab/experiments.h"
 #include "io/files.h"
 #include "io/printable.h"
+#include "lab/experiments.h"
 
 namespace {
 

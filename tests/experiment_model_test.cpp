@@ -7,8 +7,8 @@
 #include <sstream>
 
 #include "csv_fields.h"
-#include "lab/experiments.h"
 #include "io/experiment_report.h"
+#include "lab/experiments.h"
 #include "model/experiment_model.h"
 
 namespace mp {
@@ -225,6 +225,40 @@ TEST(ExperimentCatalogue, UnknownNameListsTheKnownOnesBeforeTouchingTheGpu) {
     for (std::string_view n : experiment_names())
       EXPECT_NE(what.find(std::string(n)), std::string::npos) << n;
   }
+}
+
+// Without a GPU the command prints the model's prediction: every experiment gives rows with a
+// predicted value and nothing measured, or says what its prediction rests on; no kernel runs.
+TEST(ExperimentCatalogue, EveryExperimentPredictsWithoutAGpuOrSaysWhatItsPredictionRestsOn) {
+  DeviceInfo sm90;  // no SMs, no clock: nothing can run on it
+  sm90.name = "sm_90's figures";
+  sm90.cc_major = 9;
+  int predicted = 0;
+  for (std::string_view name : experiment_names()) {
+    const ExperimentReport r = predict_experiment(name, sm90);
+    EXPECT_EQ(r.name, name);
+    EXPECT_NE(r.device.find("sm_90"), std::string::npos) << r.device;
+    if (r.rows.empty()) {
+      EXPECT_NE(r.conclusion.find("rests on"), std::string::npos) << name;
+      continue;
+    }
+    ++predicted;
+    EXPECT_FALSE(r.model.empty()) << name;
+    for (const ExperimentRow& row : r.rows) {
+      ASSERT_TRUE(row.predicted.has_value()) << name << ": " << row.label;
+      EXPECT_GT(*row.predicted, 0) << name << ": " << row.label;
+      EXPECT_EQ(row.measured, 0) << name << ": " << row.label;
+    }
+    const std::string text = format_prediction(r, "needs a CUDA GPU");
+    EXPECT_NE(text.find("| " + r.rows.front().label + " |"), std::string::npos) << text;
+  }
+  EXPECT_GE(predicted, 5);
+  // fma-grouping: the seed's 5/4 per step, diluted by the loop's own instructions.
+  const ExperimentReport grouping = predict_experiment("fma-grouping", sm90);
+  ASSERT_EQ(grouping.rows.size(), 1u);
+  EXPECT_GT(*grouping.rows[0].predicted, 1.2);
+  EXPECT_LE(*grouping.rows[0].predicted, 1.25);
+  EXPECT_THROW(predict_experiment("nope", sm90), std::invalid_argument);
 }
 
 TEST(ExperimentCatalogue, EveryArchitectureDeclaresEveryLoop) {

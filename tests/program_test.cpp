@@ -214,8 +214,25 @@ TEST_F(ProgramTest, BenchWithoutGpuSaysSoAndExits3) {
 
 TEST_F(ProgramTest, ExperimentsCheckTheNameThenNeedAGpu) {
   expect_one_line_error(run("experiment warp-speed"), 2, "experiment: unknown 'warp-speed'");
-  expect_one_line_error(run("experiment sin-overlap", "CUDA_VISIBLE_DEVICES="), 3,
-                        "needs a CUDA GPU");
+  // Without a GPU: the model's prediction, which needs none, and one line that the measurement
+  // does.
+  const Result r = run("experiment sin-overlap", "CUDA_VISIBLE_DEVICES=");
+  expect_one_line_error(r, 3, "needs a CUDA GPU to measure");
+  EXPECT_NE(r.err.find("the model's prediction is above"), std::string::npos) << r.err;
+  EXPECT_NE(r.out.find("## sin-overlap: "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("Predicted for sm_90"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("| interleaved / sum alone | 0."), std::string::npos) << r.out;
+  // One whose prediction rests on a measurement says so instead.
+  const Result overhead = run("experiment launch-overhead", "CUDA_VISIBLE_DEVICES=");
+  expect_one_line_error(overhead, 3, "needs a CUDA GPU to measure");
+  EXPECT_NE(overhead.out.find("No prediction without a measurement: its prediction rests on the "
+                              "launch overhead"),
+            std::string::npos)
+      << overhead.out;
+  // CSV and JSON are a measurement's: nothing on stdout without one.
+  const Result json = run("experiment sin-overlap --format json", "CUDA_VISIBLE_DEVICES=");
+  expect_one_line_error(json, 3, "needs a CUDA GPU to measure");
+  EXPECT_EQ(json.out, "");
 }
 
 // The one list (the catalogue) as scripts read it: every name it prints is one the command
@@ -359,6 +376,21 @@ TEST_F(ProgramTest, UnknownExperimentFailsBeforeAWindowOpens) {
   // Without a display: a window that opened first would fail with "no display" instead.
   expect_one_line_error(run("--open-experiment nope --cpu", "-u DISPLAY -u WAYLAND_DISPLAY"), 2,
                         "--open-experiment: unknown 'nope' (known: ");
+}
+
+// On the CPU path the window opens the experiment's window and says, once, why it does not run.
+TEST_F(ProgramTest, AnExperimentOpenedOnTheCpuPathSaysWhyItDoesNotRun) {
+  if (!has_display()) GTEST_SKIP() << "no DISPLAY (scripts/test.sh runs this under Xvfb)";
+  const Result r =
+      run("--cpu --open-experiment sin-overlap --frames 3 --iters 16 --width 320 --height 200 "
+          "--no-vsync");
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(
+      r.err.find("--open-experiment sin-overlap: not run; the experiments time GPU kernels "
+                 "and the CPU path renders (CPU renderer requested (--cpu)): the window shows "
+                 "what it asks and what the model predicts"),
+      std::string::npos)
+      << r.err;
 }
 
 TEST_F(ProgramTest, NoDisplayIsAClearError) {

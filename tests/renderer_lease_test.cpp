@@ -52,5 +52,20 @@ TEST(RendererLease, NoRendererMeansNoChange) {
   EXPECT_FALSE(lease.lent());
 }
 
+// The window renders again once the generation moves: a job that drew with the renderer, or a
+// change of its settings, made now or when the job gives it back.
+TEST(RendererLease, TheGenerationMovesWhenAJobGivesItBackOrAChangeIsMade) {
+  FakeRenderer r;
+  RendererLease<FakeRenderer> lease;
+  EXPECT_EQ(lease.generation(), 0u);
+  lease.lend("sine sweep");
+  EXPECT_FALSE(lease.change(&r, [](FakeRenderer& g) { g.set(1); }));
+  EXPECT_EQ(lease.generation(), 0u);  // nothing changed yet: the window draws what it has
+  lease.give_back(&r);
+  EXPECT_EQ(lease.generation(), 1u);
+  EXPECT_TRUE(lease.change(&r, [](FakeRenderer& g) { g.set(0); }));
+  EXPECT_EQ(lease.generation(), 2u);
+}
+
 }  // namespace
 }  // namespace mp

@@ -11,6 +11,9 @@ namespace {
 struct Entry {
   ExperimentInfo info;
   ExperimentReport (*run)(const DeviceInfo&, CounterProbe*);
+  // The prediction alone, where it needs no measurement; else what it rests on.
+  ExperimentReport (*predict)(const DeviceInfo&);
+  std::string_view rests_on;
 };
 
 const std::vector<Entry>& entries() {
@@ -19,47 +22,64 @@ const std::vector<Entry>& entries() {
         "Seed 000 regrouped x*x - y*y + cx as x*x - (y*y - cx), so that nvcc emits 4 instead "
         "of 5 FMA-pipe instructions per Mandelbrot step. On a throughput kernel without "
         "divergence, does the time fall by the predicted 5/4?"},
-       lab::run_fma_grouping},
+       lab::run_fma_grouping,
+       lab::predict_fma_grouping,
+       ""},
       {{"sin-overlap", "__sinf beside the step: do the XU and FMA pipes overlap?",
         "Seed 000 timed __sinf alone, a Mandelbrot step alone and both interleaved on an RTX "
         "2080 Ti (4.52 M, 4.11 M and 5.41 M cycles): together cost far less than the sum. "
         "Redone on this GPU: does the interleaved kernel take the slowest pipe's time, as the "
         "max-of-pipes bound says, or the sum?"},
-       lab::run_sin_overlap},
+       lab::run_sin_overlap,
+       lab::predict_sin_overlap,
+       ""},
       {{"warps-per-smsp", "Latency hidden by warps: 1 to 8 warps per SM sub-partition",
         "Seeds 002 and 004: one block per SM with 1 to 8 warps per sub-partition (SMSP), each "
         "thread running one chain of dependent FFMAs. How many warps hide the FFMA latency, "
         "and do IPC and pipe use follow max(issue, pipe, latency)?"},
-       lab::run_warps_per_smsp},
+       lab::run_warps_per_smsp,
+       lab::predict_warps_per_smsp,
+       ""},
       {{"single-warp-ilp", "One warp, 1 to 8 independent chains, with and without __sinf",
         "Seed 000 asked whether MUFU.SIN holds its warp's issue for the 8 cycles the XU pipe "
         "needs per warp-instruction, or lets the next independent FFMA issue at once. One "
         "warp per SMSP, 1 to 8 independent FFMA chains, with and without one __sinf per "
         "step."},
-       lab::run_single_warp_ilp},
+       lab::run_single_warp_ilp,
+       lab::predict_single_warp_ilp,
+       ""},
       {{"launch-overhead", "What a launch costs, and how much work hides it",
         "Seed 002: even an empty kernel costs a fixed overhead per launch. What is it here, in "
         "microseconds and SM cycles, and how many FFMAs per thread does a launch need to "
         "reach 95% of the pipe bound?"},
-       lab::run_launch_overhead},
+       lab::run_launch_overhead,
+       nullptr,
+       "the launch overhead it measures on the GPU: the work that hides it follows from that"},
       {{"dependent-latency", "Dependent-issue latency of FFMA, FADD, integer add and __sinf",
         "Seed 001's method: values loaded from memory, a barrier before the first clock read, "
         "a chain of dependent instructions in inline PTX, the result stored. How many cycles "
         "from an instruction to the next one that needs its result, against the latency table "
         "the predictions use?"},
-       lab::run_dependent_latency},
+       lab::run_dependent_latency,
+       lab::predict_dependent_latency,
+       ""},
       {{"dispatch", "if/else vs __device__ function pointers inside a warp",
         "Seed 003: does calling through an array of __device__ function pointers instead of "
         "an if/else chain avoid divergence, and what does it cost? Time against the distinct "
         "targets per warp, registers and stack per thread."},
-       lab::run_dispatch},
+       lab::run_dispatch,
+       nullptr,
+       "the times of one and two targets per warp it measures on the GPU, which fix the "
+       "serialisation model that predicts the rest"},
       {{"perturbation-cost", "The step of depth: perturbation in double, extended range and float",
         "Past double's precision each pixel iterates its difference from a reference orbit: "
         "FP64 arithmetic, a load of the orbit's point, and in the extended range an exponent "
         "of its own (in float, the FMA pipe instead of FP64). What does such a step cost against "
         "the plain float step, does each come near its loop's bound, and how many steps does the "
         "bilinear approximation leave?"},
-       lab::run_perturbation_cost},
+       lab::run_perturbation_cost,
+       nullptr,
+       "the steps the bilinear approximation leaves to iterate, which it counts on the GPU"},
   };
   return e;
 }
@@ -102,6 +122,24 @@ ExperimentReport run_experiment(std::string_view name, const DeviceInfo& device,
     known += (known.empty() ? "" : ", ") + std::string(n);
   throw std::invalid_argument("unknown experiment '" + std::string(name) + "' (known: " + known +
                               ")");
+}
+
+ExperimentReport predict_experiment(std::string_view name, const DeviceInfo& device) {
+  for (const Entry& e : entries()) {
+    if (e.info.name != name) continue;
+    ExperimentReport r;
+    if (e.predict)
+      r = e.predict(device);
+    else
+      r.conclusion = "its prediction rests on " + std::string(e.rests_on);
+    r.name = e.info.name;
+    r.title = e.info.title;
+    r.question = e.info.question;
+    // The model's figures are an architecture's.
+    r.device = "sm_" + std::to_string(lab::arch_of(device)) + " (" + device.name + ")";
+    return r;
+  }
+  throw std::invalid_argument("unknown experiment '" + std::string(name) + "'");
 }
 
 std::vector<DeclaredLoop> declared_loops(int arch) {

@@ -244,6 +244,39 @@ ExperimentReport run_single_warp_ilp(const DeviceInfo& d, CounterProbe* counters
   return rep;
 }
 
+ExperimentReport predict_warps_per_smsp(const DeviceInfo& d) {
+  const PipeRates rates = pipe_rates(d.cc_major, d.cc_minor);
+  const WarpLoop loop = chain_loop(d, 1, false);
+  ExperimentReport rep;
+  rep.model = latency_model_text(d) + "; kernel: one dependent FFMA chain per thread";
+  for (int w = 1; w <= 8; ++w) {
+    const SmspPrediction p = predict_smsp(rates, loop, w);
+    rep.rows.push_back(
+        {std::to_string(w) + (w == 1 ? " warp" : " warps") + " per SMSP: IPC",
+         kSmspPerSm * w * loop.mix.total() / p.cycles, 0, "warp-instr/clk/SM",
+         fmt("cycles per iteration: model %.1f", p.cycles) + " (" + p.limit() + ")"});
+  }
+  return rep;
+}
+
+ExperimentReport predict_single_warp_ilp(const DeviceInfo& d) {
+  const PipeRates rates = pipe_rates(d.cc_major, d.cc_minor);
+  ExperimentReport rep;
+  rep.model = latency_model_text(d) + "; one warp per SMSP";
+  for (int c = 1; c <= kMaxChains; ++c) {
+    const SmspPrediction plain = predict_smsp(rates, chain_loop(d, c, false), 1);
+    const SmspPrediction sin = predict_smsp(rates, chain_loop(d, c, true), 1);
+    const double blocking = blocking_mufu_cycles(rates, chain_loop(d, c, true), 1) / kChainUnroll;
+    const std::string chains = std::to_string(c) + (c == 1 ? " chain" : " chains");
+    rep.rows.push_back({chains + ", FFMA only", plain.cycles / kChainUnroll, 0, "cycles/step",
+                        std::string("limit: ") + plain.limit()});
+    rep.rows.push_back(
+        {chains + " + one __sinf per step", sin.cycles / kChainUnroll, 0, "cycles/step",
+         std::string("limit: ") + sin.limit() + fmt("; if MUFU blocked issue: >= %.2f", blocking)});
+  }
+  return rep;
+}
+
 ExperimentReport run_launch_overhead(const DeviceInfo& d, CounterProbe* counters) {
   Bench bench(d, counters);
   const PipeRates rates = pipe_rates(d.cc_major, d.cc_minor);

@@ -115,6 +115,13 @@ ExperimentReport run_launch_overhead(const DeviceInfo& d, CounterProbe* counters
 ExperimentReport run_dependent_latency(const DeviceInfo& d, CounterProbe* counters);
 ExperimentReport run_dispatch(const DeviceInfo& d, CounterProbe* counters);
 ExperimentReport run_perturbation_cost(const DeviceInfo& d, CounterProbe* counters);
+// What the model predicts, without a kernel run: the experiments whose prediction needs no
+// measurement (the others' rests on one; catalogue.cu says which).
+ExperimentReport predict_fma_grouping(const DeviceInfo& d);
+ExperimentReport predict_sin_overlap(const DeviceInfo& d);
+ExperimentReport predict_warps_per_smsp(const DeviceInfo& d);
+ExperimentReport predict_single_warp_ilp(const DeviceInfo& d);
+ExperimentReport predict_dependent_latency(const DeviceInfo& d);
 std::vector<DeclaredLoop> throughput_loops(int arch);
 std::vector<DeclaredLoop> chain_loops(int arch);
 

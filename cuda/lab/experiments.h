@@ -30,6 +30,14 @@ const std::vector<std::string_view>& experiment_names();
 ExperimentReport run_experiment(std::string_view name, const DeviceInfo& device,
                                 CounterProbe* counters = nullptr);
 
+// What the model predicts for experiment `name` on a GPU like `device`, no kernel run (the CPU
+// path prints it; host arithmetic only): rows with the prediction and no measurement (`measured`
+// 0), and `model`, what it rests on. An experiment whose prediction itself rests on what it
+// measures (the launch overhead, the times of one and two targets, the steps left to iterate)
+// has no rows, and `conclusion` says what the measurement is. Throws std::invalid_argument for
+// an unknown name.
+ExperimentReport predict_experiment(std::string_view name, const DeviceInfo& device);
+
 // The instruction mix each throughput kernel declares for one iteration of its inner loop on
 // `arch` (10 x compute capability, sm_90: 90), and the kernel it belongs to (a fragment of its
 // mangled name): what the predictions use and what tests/experiment_gpu_test.cpp checks against

@@ -2,6 +2,7 @@
 // between two clock64() reads, after seed 001's method: inputs loaded from memory so nothing
 // folds, a barrier before the first clock read, the result stored, and the cost of two
 // back-to-back clock reads subtracted.
+#include <array>
 #include <cmath>
 
 #include "common.cuh"
@@ -64,7 +65,43 @@ __global__ void latency_kernel(const Inputs* in, float* out, long long* cycles, 
   *cycles = c;
 }
 
+// A chain each instruction of the table times, and the table's latency for it.
+struct Case {
+  Op op;
+  const char* label;
+  const char* ptx;
+  Latency predicted;
+};
+std::array<Case, 4> cases(const LatencyTable& table) {
+  return {{
+      {Op::Ffma, "FFMA", "fma.rn.f32 x, x, a, b", table.ffma},
+      {Op::Fadd, "FADD", "add.f32 x, x, b", table.fadd},
+      {Op::Iadd, "IADD3", "add.s32, two registers feeding each other", table.iadd},
+      {Op::Sin, "FMUL.RZ + MUFU.SIN", "sin.approx.f32 x, x (__sinf)", table.sin},
+  }};
+}
+
+std::string model_text(const LatencyTable& table) {
+  return "latency table in src/model/experiment_model.cpp (sm_" + std::to_string(table.cc_major) +
+         std::to_string(table.cc_minor) + (table.exact ? "" : ", nearest older row") +
+         "); measured = (cycles around a chain of " + std::to_string(kChainLength) +
+         " dependent instructions - cycles of two back-to-back clock64 reads) / " +
+         std::to_string(kChainLength - 1) +
+         "; one thread, second pass of two, median of 5 launches after a warm-up";
+}
+
 }  // namespace
+
+ExperimentReport predict_dependent_latency(const DeviceInfo& d) {
+  const LatencyTable table = latency_table(d.cc_major, d.cc_minor);
+  ExperimentReport rep;
+  rep.model = model_text(table);
+  for (const Case& c : cases(table))
+    rep.rows.push_back(
+        {c.label, c.predicted.cycles, 0, "cycles",
+         std::string(c.ptx) + "; table: " + latency_source_text(c.predicted.source)});
+  return rep;
+}
 
 ExperimentReport run_dependent_latency(const DeviceInfo& d, CounterProbe* counters) {
   Bench bench(d, counters);
@@ -90,30 +127,12 @@ ExperimentReport run_dependent_latency(const DeviceInfo& d, CounterProbe* counte
   };
 
   const double clock_only = median_cycles(Op::ClockOnly);
-  struct Case {
-    Op op;
-    const char* label;
-    const char* ptx;
-    Latency predicted;
-  };
-  const Case cases[] = {
-      {Op::Ffma, "FFMA", "fma.rn.f32 x, x, a, b", table.ffma},
-      {Op::Fadd, "FADD", "add.f32 x, x, b", table.fadd},
-      {Op::Iadd, "IADD3", "add.s32, two registers feeding each other", table.iadd},
-      {Op::Sin, "FMUL.RZ + MUFU.SIN", "sin.approx.f32 x, x (__sinf)", table.sin},
-  };
   ExperimentReport rep;
-  rep.model = "latency table in src/model/experiment_model.cpp (sm_" +
-              std::to_string(table.cc_major) + std::to_string(table.cc_minor) +
-              (table.exact ? "" : ", nearest older row") +
-              "); measured = (cycles around a chain of " + std::to_string(kChainLength) +
-              " dependent instructions - cycles of two back-to-back clock64 reads) / " +
-              std::to_string(kChainLength - 1) +
-              "; one thread, second pass of two, median of 5 launches after a warm-up";
+  rep.model = model_text(table);
   rep.rows.push_back({"two back-to-back clock64() reads", std::nullopt, clock_only, "cycles",
                       "subtracted from every chain"});
   std::string summary;
-  for (const Case& c : cases) {
+  for (const Case& c : cases(table)) {
     const double per = (median_cycles(c.op) - clock_only) / (kChainLength - 1);
     rep.rows.push_back(
         {c.label, c.predicted.cycles, per, "cycles",

@@ -270,6 +270,40 @@ ExperimentReport run_sin_overlap(const DeviceInfo& d, CounterProbe* counters) {
   return rep;
 }
 
+namespace {
+
+// The max-over-pipes bound of one warp's loop iteration of `Body` on one SM: each kernel runs the
+// same iterations on as many warps, so the ratios below are the ratios of the kernels' bounds.
+template <class Body>
+double iteration_bound(const DeviceInfo& d) {
+  return compute_bound(pipe_rates(d.cc_major, d.cc_minor), 1, iteration_mix<Body>(arch_of(d)), 1)
+      .max_cycles;
+}
+
+}  // namespace
+
+ExperimentReport predict_fma_grouping(const DeviceInfo& d) {
+  ExperimentReport rep;
+  rep.model = model_text(d);
+  rep.rows.push_back({"fma5 / fma4 time",
+                      iteration_bound<Fma5Body>(d) / iteration_bound<Fma4Body>(d), 0, "x",
+                      "5/4 = 1.25 per step; with the loop's own instructions " +
+                          fmt("%g", iteration_mix<Fma5Body>(arch_of(d)).total()) +
+                          fmt(" / %g issue slots", iteration_mix<Fma4Body>(arch_of(d)).total()) +
+                          " per iteration"});
+  return rep;
+}
+
+ExperimentReport predict_sin_overlap(const DeviceInfo& d) {
+  ExperimentReport rep;
+  rep.model = model_text(d);
+  const double sin = iteration_bound<SinBody>(d), step = iteration_bound<Fma4Body>(d),
+               both = iteration_bound<SinFma4Body>(d);
+  rep.rows.push_back(
+      {"interleaved / sum alone", both / (sin + step), 0, "x", "1.0 would mean no overlap at all"});
+  return rep;
+}
+
 std::vector<DeclaredLoop> throughput_loops(int arch) {
   return {{Fma5Body::kMangled, iteration_mix<Fma5Body>(arch)},
           {Fma4Body::kMangled, iteration_mix<Fma4Body>(arch)},

@@ -15,7 +15,7 @@
 #include "app/layout.h"
 #include "app/panel.h"
 #include "app/precision_banner.h"
-#include "commands/commands.h"
+#include "cli/exit_error.h"
 #include "io/embedded.h"
 #include "io/files.h"
 #include "io/printable.h"
@@ -63,8 +63,12 @@ App::App(const WindowOptions& o)
       config_(config_dir()),
       settings_(initial_settings(config_, o, &settings_warning_)),
       device_(choose_device(o.force_cpu)),
+      facts_(device_facts(device_.device)),
       palettes_(parse_palettes(embedded::palettes_json)),
       bookmarks_(parse_bookmarks(embedded::bookmarks_json)),
+      // The SASS of the kernels this process runs, for the overlay and the SASS view: read off
+      // the UI thread, since cuobjdump takes a moment.
+      sass_(facts_.arch),
       glfw_(),
       window_(settings_.window_width, settings_.window_height, "mandelpipe"),
       imgui_(window_.get(), window_.content_scale(), settings_.ui_scale,
@@ -85,10 +89,6 @@ App::App(const WindowOptions& o)
   ex_.colour = settings_.colour;
   ex_.ui_scale = laid_out_scale_ = settings_.ui_scale;
   fit_view_ = !o.view_given;
-  // The SASS of the kernels this process runs, for the overlay and the SASS view: read off
-  // the UI thread, since cuobjdump takes a moment.
-  sass_loading_ =
-      std::async(std::launch::async, load_kernel_sass, self_executable(), arch(), &sass_cancel_);
   if (!settings_warning_.empty())
     std::cerr << "mandelpipe: " << printable(settings_warning_)
               << " (left as it is; fix or delete it)\n";
@@ -96,7 +96,6 @@ App::App(const WindowOptions& o)
     std::cerr << "mandelpipe: " << printable(user_bookmarks_.problem()) << "\n";
     ex_.status = user_bookmarks_.problem();
   }
-  if (device_.device) rates_ = pipe_rates(device_.device->cc_major, device_.device->cc_minor);
   for (std::size_t i = 0; i < palettes_.size(); ++i)
     if (palettes_[i].name == settings_.palette) ex_.palette = static_cast<int>(i);
   palette_at_start_ = ex_.palette;
@@ -107,7 +106,7 @@ App::App(const WindowOptions& o)
   if (pipeline_.gpu() && !o.no_counters)
     counters_.start(device_.device->index, o.counter_interval_us, o.stalls);
   if (!o.open_experiment.empty()) {
-    experiments_.select(experiment_index(o.open_experiment));
+    experiments_.select(o.open_experiment);
     ex_.show_experiments = true;
     if (pipeline_.gpu())
       experiments_.request(ex_.jobs, pipeline_.gpu()->device(), counters_.probe());
@@ -116,13 +115,13 @@ App::App(const WindowOptions& o)
                 << ": not run; the experiments time GPU kernels and the CPU path renders ("
                 << printable(pipeline_.fallback_reason().empty() ? device_.cpu_reason
                                                                  : pipeline_.fallback_reason())
-                << "): the window shows what it asks\n";
+                << "): the window shows what it asks and what the model predicts\n";
   }
 }
 
 App::~App() {
-  sass_cancel_ = true;  // the SASS is of no use now: stop its load while the rest ends
-  ex_.jobs.drain();     // a step on a worker uses the windows and the renderer declared around ex_
+  sass_.cancel();    // the SASS is of no use now: stop its read while the rest ends
+  ex_.jobs.drain();  // a step on a worker uses the windows and the renderer declared around ex_
   if (config_.empty() || !settings_warning_.empty())
     return;  // never overwrite a file we could not read
   const auto [w, h] = window_.size();
@@ -155,7 +154,10 @@ int App::run() {
     // as fast as it could made measurably longer (docs/measurements.md).
     if (ex_.jobs.off_thread())
       glfwWaitEventsTimeout(1.0 / 30);
-    else if (ex_.live || ex_.dirty || !ex_.jobs.empty() || pipeline_.refining() || deep_.busy())
+    else if (ex_.live || !shown_ ||
+             frame_start(wanted_key(shown_->of.width, shown_->of.height), shown_, false, true) !=
+                 FrameStart::None ||
+             !ex_.jobs.empty() || pipeline_.refining() || deep_.busy())
       glfwPollEvents();
     else
       glfwWaitEventsTimeout(0.25);  // idle: nothing changes, nothing to redraw
@@ -165,7 +167,7 @@ int App::run() {
     // drawing until it is (a blocking wait would show as one long frame in the panel's frame
     // time), then draws two frames more, since ImGui fits a window to the content of the frame
     // before.
-    if (last && !opts_.screenshot.empty() && sass_loading_.valid() && !closing()) {
+    if (last && !opts_.screenshot.empty() && sass_.reading() && !closing()) {
       last = false;
       settle_frames = 2;
     }
@@ -215,9 +217,9 @@ int App::run() {
 
 void App::lend_gpu() {
   // The counters' reading open over an unfinished frame would hold the experiment's samples:
-  // dropped, and the frame starts again once the experiment is done.
+  // dropped, and the frame starts again once the job gives the renderer back (its generation
+  // moves).
   if (counter_reading_) counters_.drop(*std::exchange(counter_reading_, std::nullopt));
-  if (pipeline_.refining()) ex_.dirty = true;
 }
 
 void App::sync_lease() {
@@ -290,12 +292,21 @@ void App::print_summary() const {
   std::cout << "\n";
 }
 
-App::FrameOf App::rendering_of() const {
-  return {shown_view_, ex_.variant, shown_size_};
+FrameKey App::wanted_key(int sw, int sh) const {
+  FrameKey k;
+  k.of = {window_view(), ex_.variant, sw, sh, ex_.divergence, precision_.perturbation.has_value()};
+  k.auto_iters = ex_.auto_iters;
+  k.renderer_generation = gpu_lease_.generation();
+  return k;
+}
+
+bool App::report_of_previous_view() const {
+  return report_ && shown_ &&
+         !(report_->of.same_place(shown_->of) && report_->of.variant == shown_->of.variant);
 }
 
 std::string App::fastest_here() const {
-  if (pipeline_.on_gpu() || cpu_ms_here_.empty() || !timed_here_.same_place(rendering_of()))
+  if (pipeline_.on_gpu() || cpu_ms_here_.empty() || !shown_ || !timed_here_.same_place(shown_->of))
     return "";
   const auto by_ms = [](const auto& a, const auto& b) { return a.second < b.second; };
   const auto fastest = std::min_element(cpu_ms_here_.begin(), cpu_ms_here_.end(), by_ms);
@@ -317,45 +328,32 @@ std::string App::fastest_here() const {
 }
 
 void App::record_frame(const gl::FrameMeasurement& m) {
-  last_ = m;
-  last_of_ = rendering_of();
-  if (!m.gpu && !precision_.perturbation) {
-    if (!timed_here_.same_place(last_of_)) cpu_ms_here_.clear();
-    timed_here_ = last_of_;
-    cpu_ms_here_[ex_.variant] = m.cpu_stats.ms;
+  // A new frame drops an unfinished one, so the frame done is the one shown.
+  const FrameOf of = shown_->of;
+  if (!m.gpu && !of.perturbation) {
+    if (!timed_here_.same_place(of)) cpu_ms_here_.clear();
+    timed_here_ = of;
+    cpu_ms_here_[of.variant] = m.cpu_stats.ms;
   }
   ex_.render_ms.push(static_cast<float>(m.render_ms()));
   totals_.render_ms += m.render_ms();
   totals_.slices += m.gpu ? m.gpu_stats.launches : m.cpu_stats.slices;
   ++totals_.renders;
-  last_metrics_.reset();
-  if (!m.gpu || !rates_) return;
-  const GpuFrameStats& s = m.gpu_stats;
-  const InstrMix per_step = per_step_mix(ex_.variant, arch(), sass(), build_of(s));
-  // A listing of several paths counts more than runs: no figure to hold the counters against.
-  const LoopListing* listing = sass() ? sass()->loop(ex_.variant, build_of(s)) : nullptr;
-  const bool paths = listing && listing->branches_within > 0;
-  counters_.modelled(frames_done_,
-                     paths ? 0 : per_step.total() * static_cast<double>(s.warp_iters));
-  const bool fresh_counters = counters_.take();
-  last_metrics_ = derive_metrics(*rates_, device_.device->sm_count, per_step, frame_numbers(s));
-  if (!ex_.show_overlay) return;
+  report_ = counters_.complete(
+      m.gpu ? gpu_frame_report(of, m.gpu_stats, facts_, sass()) : cpu_frame_report(of, m.cpu_stats),
+      frames_done_);
+  if (!report_->metrics || !ex_.show_overlay) return;
   const auto t0 = std::chrono::steady_clock::now();
-  const VariantInfo& v = variant_info(ex_.variant);
-  const LoopListing* loop = sass() ? sass()->loop(ex_.variant, build_of(s)) : nullptr;
-  const double heavy = loop ? loop->heavy_only / v.steps_per_check : -1;
-  overlay_.update(pipe_loads(*rates_, device_.device->sm_count, per_step, heavy,
-                             static_cast<double>(s.warp_iters), static_cast<double>(s.sm_cycles),
-                             last_metrics_->clock_ghz),
-                  fresh_counters && counters_.figures() ? &*counters_.figures() : nullptr);
+  overlay_.update(report_->pipe_loads,
+                  report_->counters_fresh && report_->counters ? &*report_->counters : nullptr);
   overlay_cost_ms_ +=
       std::chrono::duration<float, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
 std::string App::mix_source() const {
-  std::string s = sass()  ? "SASS (" + sass_->source + ")"
-                  : sass_ ? "declared (" + sass_->source + ")"
-                          : "declared (reading SASS...)";
+  std::string s = sass()           ? "SASS (" + sass_.loaded()->source + ")"
+                  : sass_.loaded() ? "declared (" + sass_.loaded()->source + ")"
+                                   : "declared (reading SASS...)";
   const LoopListing* l = sass() ? sass()->loop(ex_.variant, sass::KernelBuild::Plain) : nullptr;
   if (l && l->branches_within > 0)
     s += "; " + std::string(variant_info(ex_.variant).name) + "'s loop lists paths a step " +
@@ -444,9 +442,7 @@ void App::render_frame() {
   if (opts_.overlay_ab) ex_.show_overlay = b_half;
   if (opts_.counters_ab && counters_.sampler()) counters_.sampler()->pause(!b_half);
   overlay_cost_ms_ = 0;
-  if (!sass_ && sass_loading_.valid() &&
-      sass_loading_.wait_for(std::chrono::seconds(0)) == std::future_status::ready)
-    sass_ = sass_loading_.get();
+  sass_.poll();
   if (ex_.palette != palette_shown_) {
     colourizer_.set_palette(palettes_[ex_.palette]);
     palette_shown_ = ex_.palette;
@@ -471,10 +467,7 @@ void App::render_frame() {
   // kept once it has stayed put a moment.
   places_.note(view_state(), now);
   places_.tick(now);
-  if (std::pair(fw, fh) != drawn_size_) {  // a resize alone redraws
-    drawn_size_ = {fw, fh};
-    ex_.dirty = true;
-  }
+  drawn_size_ = {fw, fh};
   // While an experiment measures the GPU on its worker, the window launches none of its kernels
   // and reads no counters, which would land in the experiment's figures: it shows the image it
   // has, and what changed meanwhile renders once the experiment ends.
@@ -516,25 +509,25 @@ void App::render_image(int fw, int fh, bool b_half) {
   // The surface's size, which a window past the GL's texture limit does not reach.
   const int sw = pipeline_.surface().width(), sh = pipeline_.surface().height();
   const bool deep = precision_.perturbation.has_value();
-  // A new view drops the stale frame at once, its counters with it; live starts the next once
-  // one is done.
+  // Another frame than the one shown drops the stale one at once, its counters with it; live
+  // starts the same one again once it is done.
   const bool idle = deep ? !deep_.busy() : !pipeline_.refining();
-  if (ex_.dirty || (ex_.live && idle)) {
+  const FrameKey wanted = wanted_key(sw, sh);
+  const FrameStart start = frame_start(wanted, shown_, ex_.live, idle);
+  if (start != FrameStart::None) {
     if (counter_reading_) counters_.drop(*std::exchange(counter_reading_, std::nullopt));
     reading_asked_ = false;
-    const View whole = window_view();
+    const View& whole = wanted.of.view;
     if (deep) {
       // The previous image moved into place while the new one renders, at any depth.
-      const auto [from, to] = deep_preview_grids(shown_view_, whole, sw, sh);
-      pipeline_.start_external(ex_.dirty ? from : PixelGrid(), to, ex_.divergence);
+      const auto [from, to] = deep_preview_grids(shown_ ? shown_->of.view : whole, whole, sw, sh);
+      pipeline_.start_external(start == FrameStart::Fresh ? from : PixelGrid(), to, ex_.divergence);
       deep_.start(whole, sw, sh, *precision_.perturbation);
     } else {
       deep_.stop();
       pipeline_.start_slices(ex_.variant, whole, ex_.divergence);
     }
-    shown_view_ = whole;
-    shown_size_ = {sw, sh};
-    ex_.dirty = false;
+    shown_ = wanted;
   }
   if (deep) {
     if (!deep_.busy()) return;
@@ -621,35 +614,25 @@ void App::draw_windows() {
     banner_.push_back({Tone::Warning, "A" + memory.substr(1) + "."});
   draw_banner(banner_, layout);
   if (ex_.show_panel) {
-    const PanelInputs in{device_,
-                         pipeline_,
+    const PanelInputs in{facts_,
+                         panel_path(pipeline_),
                          gpu_lease_,
                          deep_.status(),
-                         rates_,
-                         last_,
-                         last_metrics_,
+                         report_.get(),
                          sass(),
-                         arch(),
                          counters_source(false),
                          counters_.refused(),
-                         counters_.figures(),
                          paused_for_job(),
-                         totals_.renders > 0 && (pipeline_.refining() || deep_.busy()) &&
-                             !(last_of_ == rendering_of()),
+                         (pipeline_.refining() || deep_.busy()) && report_of_previous_view(),
                          fastest_here(),
                          palettes_,
                          bookmarks_,
                          user_bookmarks_.bookmarks(),
                          user_bookmarks_.problem(),
-                         naming_,
-                         [this](const std::string& name) { return save_bookmark(name); },
-                         [this](const View& v) { go_to(v); },
-                         [this] {
-                           if (GpuRenderer* gpu = pipeline_.gpu())
-                             sweep_.request(ex_.jobs, *gpu, sass(), &ex_.dirty);
-                         },
-                         [this](Action a) { perform(a); }};
-    panel_fit_ = draw_panel(&ex_.show_panel, ex_, in, layout);
+                         naming_};
+    PanelActions actions;
+    panel_fit_ = draw_panel(&ex_.show_panel, ex_, in, actions, layout);
+    act_on(actions);
   } else {
     layout.panel_hidden();
   }
@@ -668,17 +651,50 @@ void App::draw_windows() {
     // The loop of the kernel build the last frame ran: the recording one on a view's first frame
     // and for the divergence view, the resumable one where its orbits were cut.
     const sass::KernelBuild build =
-        last_.gpu ? build_of(last_.gpu_stats) : sass::KernelBuild::Plain;
+        report_ && report_->gpu ? report_->build : sass::KernelBuild::Plain;
     const LoopListing* l = sass() ? sass()->loop(ex_.variant, build) : nullptr;
-    draw_sass_view(variant_info(ex_.variant), build, l, sass_ ? sass_->source : "reading SASS...",
-                   sass_stalls(), layout);
+    draw_sass_view(variant_info(ex_.variant), build, l,
+                   sass_.loaded() ? sass_.loaded()->source : "reading SASS...", sass_stalls(),
+                   layout);
   }
   compare_.draw(ex_, layout, window_view(), fw, fh, opts_.capture_dir);
   if (ex_.show_experiments)
     experiments_.draw(&ex_.show_experiments, ex_, layout,
                       pipeline_.gpu() ? &pipeline_.gpu()->device() : nullptr, counters_.probe());
-  sweep_.draw(ex_, layout, arch());
+  sweep_.draw(ex_, layout, facts_.arch);
   if (ex_.show_help) draw_help_window(&ex_.show_help, layout);
+}
+
+void App::act_on(const PanelActions& a) {
+  if (a.variant) ex_.set_variant(*a.variant);
+  if (a.max_iter) {
+    View v = ex_.view;
+    v.max_iter = *a.max_iter;
+    ex_.set_view(v);
+    ex_.auto_iters = false;
+  }
+  if (a.auto_iters) ex_.auto_iters = *a.auto_iters;
+  if (a.live) ex_.live = *a.live;
+  if (a.palette) ex_.palette = *a.palette;
+  if (a.colour) ex_.colour = *a.colour;
+  if (a.ui_scale) ex_.ui_scale = *a.ui_scale;
+  for (const Action key : a.keys) perform(key);
+  if (a.go_to) go_to(*a.go_to);
+  if (a.save_bookmark) {
+    if (save_bookmark(*a.save_bookmark))
+      naming_ = BookmarkNaming{};
+    else
+      naming_.focus = true;  // the status says why; the name stays to be mended
+  }
+  if (a.measure_balance)
+    if (GpuRenderer* gpu = pipeline_.gpu()) sweep_.request(ex_.jobs, *gpu, sass());
+  if (a.tile_order) {
+    // Made now or once a job gives the renderer back; either moves its generation, and the
+    // frame is rendered again.
+    const TileOrder order = *a.tile_order;
+    gpu_lease_.change(pipeline_.gpu(), [order](GpuRenderer& g) { g.set_tile_order(order); });
+    ex_.render_ms.clear();
+  }
 }
 
 void App::handle_input() {
@@ -798,7 +814,6 @@ void App::perform(Action a, int index) {
     case Action::Sass: ex_.show_sass = !ex_.show_sass; break;
     case Action::Divergence:
       ex_.divergence = !ex_.divergence;
-      ex_.dirty = true;
       // Deep frames on the CPU path write no per-warp figures: said, rather than a map of the
       // last plain one.
       if (ex_.divergence && precision_.perturbation && !pipeline_.on_gpu())
@@ -853,7 +868,6 @@ void App::show(const ViewState& s) {
   for (std::size_t i = 0; i < palettes_.size(); ++i)
     if (palettes_[i].name == s.palette) ex_.palette = static_cast<int>(i);
   ex_.colour = s.colour;
-  ex_.dirty = true;
 }
 
 void App::go_to(const ViewState& target) {
@@ -902,14 +916,11 @@ bool App::save_bookmark(const std::string& name) {
 
 void App::apply_precision() {
   const auto [fw, fh] = window_.framebuffer_size();
-  std::optional<ComputeCapability> cc;
-  if (const GpuRenderer* gpu = pipeline_.gpu())
-    cc = ComputeCapability{gpu->device().cc_major, gpu->device().cc_minor};
-  const bool was_deep = precision_.perturbation.has_value();
+  // Into or out of deep views the view is the same, but what renders it is not: the frame's key
+  // says which.
   precision_ = choose_precision(window_view(), std::max(fw, 1), std::max(fh, 1), ex_.variant,
-                                ex_.own_variant, ex_.pin_variant, cc);
-  // Into or out of deep views the view is the same, but what renders it is not.
-  if (was_deep != precision_.perturbation.has_value()) ex_.dirty = true;
+                                ex_.own_variant, ex_.pin_variant,
+                                pipeline_.gpu() ? facts_.cc : std::nullopt);
   ex_.show_variant(precision_.variant);
 }
 

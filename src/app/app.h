@@ -15,7 +15,6 @@
 
 #include "app/banner.h"
 #include "app/compare_window.h"
-#include "app/counter_feed.h"
 #include "app/experiments_window.h"
 #include "app/explorer.h"
 #include "app/history.h"
@@ -28,7 +27,6 @@
 #include "app/window.h"
 #include "cli/options.h"
 #include "cli/view_text.h"
-#include "commands/common.h"
 #include "gl/colourizer.h"
 #include "gl/frame_pipeline.h"
 #include "gl/gpu_timer.h"
@@ -42,8 +40,13 @@
 #include "model/pipe_rates.h"
 #include "model/precision_choice.h"
 #include "model/view_history.h"
+#include "session/counter_feed.h"
 #include "session/deep_session.h"
+#include "session/device.h"
+#include "session/frame_key.h"
+#include "session/frame_report.h"
 #include "session/renderer_lease.h"
+#include "session/sass_listings.h"
 
 namespace mp {
 
@@ -56,13 +59,15 @@ class App {
  private:
   void render_frame();
   // This frame's share of a view's image: a plain frame's slice or launch, or a deep frame's
-  // band; a new view (dirty) starts its frame first.
+  // band; a frame other than the one shown (frame_start) starts first.
   void render_image(int fw, int fh, bool b_half);
   // Before a step starts on the run queue's worker: the window lets go of what it shares with it.
   void lend_gpu();
   // The GPU renderer lent to the job on the worker, or back: the controls' changes made then.
   void sync_lease();
   void handle_input();
+  // What the panel's controls asked for this frame.
+  void act_on(const PanelActions& a);
   // What a key (key_bindings.h) or the panel's button for it does; `index`: which of the
   // binding's keys (the direction, the variant).
   void perform(Action a, int index = 0);
@@ -75,8 +80,8 @@ class App {
   void paste_view();
   bool save_bookmark(const std::string& name);
   void draw_windows();
-  // A finished frame's measurement: kept for the panel, added to the totals, its metrics and
-  // the overlay's pipe loads derived.
+  // A finished frame's measurement: added to the totals, made into the frame's report (its
+  // metrics and pipe loads, the counters' figures) that the panel, overlay and capture read.
   void record_frame(const gl::FrameMeasurement& m);
   void print_summary() const;  // --frames: what the frames cost
   // The window's back buffer, UI included, as PNG; --screenshot and F12 (with its sidecar).
@@ -86,7 +91,7 @@ class App {
   void queue_compare();
   // Automatic precision: the variant to render at this view, from the user's own.
   void apply_precision();
-  const LoadedSass* sass() const { return sass_ && sass_->ok() ? &*sass_ : nullptr; }
+  const LoadedSass* sass() const { return sass_.get(); }
   std::string mix_source() const;
   std::string counters_source(bool brief) const;
   // The overlay's line on the newest stall reading (the frame's leading stall reason), or why
@@ -103,10 +108,9 @@ class App {
   int view_left(int fb_width) const;
   // The view of the whole window, which renders (ex_.view is of the area beside the panel).
   View window_view() const;
-  // 10 x compute capability of the GPU in use (sm_90 mixes where there is none).
-  int arch() const {
-    return device_.device ? device_.device->cc_major * 10 + device_.device->cc_minor : 90;
-  }
+  // The frame asked for now, at the surface's size sw x sh: what render_image compares with the
+  // one shown.
+  FrameKey wanted_key(int sw, int sh) const;
 
   WindowOptions opts_;
   std::filesystem::path config_;
@@ -115,22 +119,13 @@ class App {
   int palette_at_start_ =
       0;  // the palette shown first: settings keep an unknown name until changed
   DeviceChoice device_;
-  std::optional<PipeRates> rates_;
+  DeviceFacts facts_;  // the device's architecture and pipe rates, worked out once
   std::vector<Palette> palettes_;
   std::vector<Bookmark> bookmarks_;
   BookmarkStore user_bookmarks_{user_bookmarks_path()};
   ViewHistory places_;     // Back and Forward
   BookmarkNaming naming_;  // B: the name typed in the panel
-  // Set as the window closes: the load in flight stops its cuobjdump instead of being waited for.
-  std::atomic<bool> sass_cancel_{false};
-  std::future<LoadedSass> sass_loading_;
-  // Declared after the future, so destroyed before it, however App ends (a throw from the
-  // constructor too): the future's wait is then a cancelled load's.
-  struct CancelOnEnd {
-    std::atomic<bool>& flag;
-    ~CancelOnEnd() { flag = true; }
-  } sass_cancel_on_end_{sass_cancel_};
-  std::optional<LoadedSass> sass_;
+  SassListings sass_;      // read on a worker at start; cancelled however App ends
 
   GlfwSession glfw_;
   Window window_;
@@ -139,13 +134,13 @@ class App {
   RendererLease<GpuRenderer> gpu_lease_;
   // Deep views (past double): perturbation, its reference made on a worker.
   DeepSession deep_;
-  View shown_view_;  // the view whose image the surface holds (or is refining towards)
-  std::pair<int, int> shown_size_{0, 0};  // ... and its size
+  // The frame whose image the surface holds (or is refining towards); none before the first.
+  std::optional<FrameKey> shown_;
   AutoIterations auto_iters_;
   long deep_frames_ = 0;       // finished by perturbation, for the --frames summary
   FloatExp auto_anchor_span_;  // the span the automatic limit last started afresh at
-  // A finished frame's edge, for the automatic iteration limit: raised (the frame marked dirty)
-  // while the edge reaches it.
+  // A finished frame's edge, for the automatic iteration limit: raised (a new view, so a new
+  // frame) while the edge reaches it.
   void adjust_iterations();
   gl::Colourizer colourizer_;
 
@@ -172,23 +167,15 @@ class App {
 
   std::optional<std::uint64_t> counter_reading_;  // open over the frame being rendered
   bool reading_asked_ = false;  // the counters were asked whether to read this frame
-  gl::FrameMeasurement last_;
-  // What `last_` is a frame of, so that the panel says when it is of a view left behind.
-  struct FrameOf {
-    View view;
-    VariantId variant{};
-    std::pair<int, int> size{0, 0};
-    bool same_place(const FrameOf& o) const { return view == o.view && size == o.size; }
-    bool operator==(const FrameOf& o) const { return same_place(o) && variant == o.variant; }
-  };
-  FrameOf last_of_;
-  FrameOf rendering_of() const;
+  // The last finished frame's report: what the panel, the overlay and F12 read.
+  std::shared_ptr<const FrameReport> report_;
+  // The report is of another view, variant or size than the frame rendering now.
+  bool report_of_previous_view() const;
   // The CPU path: each variant's last frame time at the view and size timed (the panel says
   // which was fastest), and which that is.
   std::map<VariantId, double> cpu_ms_here_;
   FrameOf timed_here_;  // its place (the variant unused)
   std::string fastest_here() const;
-  std::optional<Metrics> last_metrics_;
   History overlay_ms_;         // CPU time the pipe overlay took per frame (model + drawing)
   float overlay_cost_ms_ = 0;  // this frame's share so far
   // GPU time of the UI's draw (every ImGui window): with and without the overlay, the

@@ -44,16 +44,17 @@ void App::capture_with_sidecar() {
   j["present"] = pipeline_.present_description();
   // Why the frame is not what was asked for (a window past the texture limit, no CUDA), if it is.
   if (!pipeline_.fallback_reason().empty()) j["fallback"] = pipeline_.fallback_reason();
-  const int width = pipeline_.surface().width(), height = pipeline_.surface().height();
+  // The last finished frame's figures, as its report holds them (of its own view, variant and
+  // size: a frame still rendering has none yet).
+  const FrameReport none;
+  const FrameReport& r = report_ ? *report_ : none;
   if (device_.device) {
     j["device"] = {{"name", device_.device->name},
-                   {"compute_capability", std::to_string(device_.device->cc_major) + "." +
-                                              std::to_string(device_.device->cc_minor)}};
-    j["frame"] = to_json(measured_row(*device_.device, ex_.variant, "current", shown, width, height,
-                                      1, last_.gpu_stats, sass()));
-    j["clock_ghz"] = last_metrics_ ? last_metrics_->clock_ghz : 0.0;
+                   {"compute_capability", facts_.compute_capability()}};
+    j["frame"] = to_json(measured_row(r, "current"));
+    j["clock_ghz"] = r.metrics ? r.metrics->clock_ghz : 0.0;
   } else {
-    const CpuFrameStats& c = last_.cpu_stats;
+    const CpuFrameStats& c = r.cpu_stats;
     const double ms = c.ms > 0 ? c.ms : 0;
     j["frame"] = {{"cpu_ms", c.ms},
                   {"pixel_iters", c.pixel_iters},

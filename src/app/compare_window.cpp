@@ -11,11 +11,11 @@
 
 #include "app/capture_path.h"
 #include "app/glossary.h"
-#include "commands/common.h"
 #include "gpu_renderer.h"
 #include "io/files.h"
 #include "model/variant_table.h"
 #include "model/view_limit.h"
+#include "session/frame_report.h"
 
 namespace mp {
 
@@ -34,8 +34,9 @@ void CompareWindow::request(Explorer& ex, GpuRenderer& gpu, const View& view, in
   cancelled_ = false;
   refit_ = true;
   // Every step draws into the renderer's own memory of the view: the window's frame starts
-  // again after it. Step 0 renders fma4's reference counts, step k times variant k - 1, on the
-  // worker; what they give is kept on the window's thread (the returned functions).
+  // again after it (the lease's generation moves as the job gives the renderer back). Step 0
+  // renders fma4's reference counts, step k times variant k - 1, on the worker; what they give is
+  // kept on the window's thread (the returned functions).
   ex.jobs.push_steps_off_thread(
       kJob, variants_ + 1,
       [this, &ex, &gpu, view, width, height, sass, counters](int step) -> RunQueue::Then {
@@ -43,15 +44,13 @@ void CompareWindow::request(Explorer& ex, GpuRenderer& gpu, const View& view, in
         if (step == 0) {
           auto m = std::make_shared<VariantMeasurer>(gpu, "current", view, width, height, 5, 1,
                                                      sass, counters);
-          return [this, &ex, m] {
-            ex.dirty = true;
+          return [this, m] {
             measurer_ = m;
             if (cancelled_) finish("cancelled");
           };
         }
-        return [this, &ex, last = step == variants_,
+        return [this, last = step == variants_,
                 row = measurer_->measure(all_variants()[step - 1].id)] {
-          ex.dirty = true;
           refit_ = true;
           if (report_) report_->rows.push_back(row);
           if (cancelled_)
@@ -68,7 +67,6 @@ void CompareWindow::request(Explorer& ex, GpuRenderer& gpu, const View& view, in
 
 void CompareWindow::cancel(Explorer& ex) {
   if (!ex.jobs.cancel(kJob)) return;
-  ex.dirty = true;
   const auto worker = ex.jobs.off_thread();
   if (worker && worker->job == kJob)
     cancelled_ = true;

@@ -8,8 +8,8 @@
 
 #include "app/explorer.h"
 #include "app/layout.h"
-#include "commands/measure.h"
 #include "io/report.h"
+#include "session/measure.h"
 
 namespace mp {
 

@@ -8,9 +8,10 @@
 #include <vector>
 
 #include "app/glossary.h"
-#include "lab/experiments.h"
 #include "io/experiment_report.h"
 #include "io/format_number.h"
+#include "lab/experiments.h"
+#include "session/device.h"
 
 namespace mp {
 namespace {
@@ -111,6 +112,12 @@ void draw_report(const ExperimentReport& r, Explorer& ex) {
 
 }  // namespace
 
+void ExperimentsWindow::select(std::string_view name) {
+  const auto& names = experiment_names();
+  const auto it = std::find(names.begin(), names.end(), name);
+  if (it != names.end()) index_ = static_cast<int>(it - names.begin());
+}
+
 void ExperimentsWindow::request(RunQueue& jobs, const DeviceInfo& device, CounterProbe* counters,
                                 bool all) {
   if (jobs.pending(kJob)) return;
@@ -198,6 +205,40 @@ void ExperimentsWindow::draw_progress(Explorer& ex) {
   }
 }
 
+void ExperimentsWindow::draw_prediction() {
+  if (!prediction_ || prediction_->name != experiment_names()[index_])
+    prediction_ = predict_experiment(experiment_names()[index_], device_without_gpu());
+  const ExperimentReport& p = *prediction_;
+  ImGui::PushTextWrapPos(0.0f);
+  if (p.rows.empty()) {
+    ImGui::TextWrapped("No prediction without a measurement: %s.", p.conclusion.c_str());
+    ImGui::PopTextWrapPos();
+    return;
+  }
+  ImGui::TextWrapped("What the model predicts for %s, with nothing measured:", p.device.c_str());
+  ImGui::PopTextWrapPos();
+  if (ImGui::BeginTable("prediction", 3, ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg)) {
+    ImGui::TableSetupColumn("what", ImGuiTableColumnFlags_WidthStretch, 3);
+    ImGui::TableSetupColumn("predicted", ImGuiTableColumnFlags_WidthStretch, 1);
+    ImGui::TableSetupColumn("unit", ImGuiTableColumnFlags_WidthStretch, 1.5f);
+    ImGui::TableHeadersRow();
+    for (const ExperimentRow& row : p.rows) {
+      ImGui::TableNextRow();
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(row.label.c_str());
+      if (!row.note.empty() && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", row.note.c_str());
+      ImGui::TableNextColumn();
+      ImGui::Text("%.4g", row.predicted.value_or(0.0));
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(row.unit.c_str());
+    }
+    ImGui::EndTable();
+  }
+  ImGui::PushTextWrapPos(0.0f);
+  ImGui::TextDisabled("Model: %s", p.model.c_str());
+  ImGui::PopTextWrapPos();
+}
+
 void ExperimentsWindow::draw(bool* open, Explorer& ex, Layout& layout, const DeviceInfo* device,
                              CounterProbe* counters) {
   layout.begin_tool_window("Experiments (E)", open, layout.wish(54, 30),
@@ -225,6 +266,7 @@ void ExperimentsWindow::draw(bool* open, Explorer& ex, Layout& layout, const Dev
   if (!device) {
     ImGui::SameLine();
     ImGui::TextDisabled("Experiments run on the GPU: the CUDA path is not in use.");
+    draw_prediction();
   }
   draw_progress(ex);
   if (static_cast<std::size_t>(index_) < results_.size()) {

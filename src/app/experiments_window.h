@@ -4,6 +4,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "app/explorer.h"
@@ -19,7 +20,8 @@ class ExperimentsWindow {
  public:
   static constexpr const char* kJob = kMeasuringJobs[1];
 
-  void select(int index) { index_ = index; }
+  // The experiment of that name (a name the command line checked) is the selected one.
+  void select(std::string_view name);
   // Queues the selected experiment on `device` (the CUDA path's), or with `all` every one of the
   // catalogue, one after another, each on a worker thread while the window goes on.
   void request(RunQueue& jobs, const DeviceInfo& device, CounterProbe* counters, bool all = false);
@@ -41,6 +43,9 @@ class ExperimentsWindow {
     std::string error;
   };
   void draw_progress(Explorer& ex);
+  // The CPU path: what the model predicts for the selected experiment (the sm_90 build's), which
+  // needs no GPU.
+  void draw_prediction();
 
   int index_ = 0;
   std::vector<Result> results_;
@@ -49,6 +54,8 @@ class ExperimentsWindow {
   bool cancelled_ = false;   // Cancel while one ran: it finishes, the rest do not start
   std::string stopped_;      // why the last run ended before its last experiment
   bool refit_ = false;       // a result came after the window opened (WindowPlaces::refit)
+  // The selected experiment's prediction without a GPU, made once it is selected.
+  std::optional<ExperimentReport> prediction_;
 };
 
 }  // namespace mp

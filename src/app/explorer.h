@@ -1,5 +1,6 @@
 // What every window reads and may change: the view explored, the variant, and how frames are
-// made and shown. The App renders from it; whatever changes the picture sets `dirty`.
+// made and shown. The App renders from it: a frame other than the one shown (the view, the
+// variant, the modes: session/frame_key.h) is rendered.
 #pragma once
 
 #include <string>
@@ -26,7 +27,6 @@ struct Explorer {
   bool vsync = true;
   bool live = false;  // re-render every frame (live measurement) or only when something changed
   bool divergence = false;
-  bool dirty = true;
   bool show_panel = true, show_overlay = false, show_sass = false, show_experiments = false,
        show_help = false;
   int palette = 0;  // into the App's palettes
@@ -54,13 +54,11 @@ struct Explorer {
     if (variant == v) return;
     variant = v;
     render_ms.clear();  // another kernel's times would mislead the plot
-    dirty = true;
   }
   void set_view(const View& v) {
     if (v == view) return;
     if (v.max_iter != view.max_iter) render_ms.clear();
     view = v;
-    dirty = true;
   }
 };
 

@@ -45,6 +45,12 @@ void bullet(const char* format, Args... args) {
   ImGui::TextWrapped(format, args...);
 }
 
+// The last finished frame's report, or an empty one before the first.
+const FrameReport& last_frame(const PanelInputs& in) {
+  static const FrameReport kNone;
+  return in.report ? *in.report : kNone;
+}
+
 // Why a greyed control is off, on hover.
 void why_disabled(const char* reason) {
   if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) ImGui::SetTooltip("%s", reason);
@@ -91,8 +97,8 @@ float field_width(float ems, const char* label) {
 }
 
 void device_section(const PanelInputs& in) {
-  const std::string& fallback = in.pipeline.fallback_reason();
-  const std::string path = in.pipeline.on_gpu() ? "CUDA" : "CPU";
+  const std::string& fallback = in.path.fallback_reason;
+  const std::string path = in.path.on_gpu ? "CUDA" : "CPU";
   const std::string why = fallback.empty() ? "" : " (a fallback: open for why)";
   const std::string brief = fallback.empty() ? "" : " (a fallback)";
   if (!fallback.empty()) ImGui::PushStyleColor(ImGuiCol_Text, kWarning);
@@ -102,19 +108,19 @@ void device_section(const PanelInputs& in) {
   if (!fallback.empty()) ImGui::PopStyleColor();
   if (!open) return;
   ImGui::PushTextWrapPos(0.0f);
-  if (in.device.device) {
-    const DeviceInfo& d = *in.device.device;
+  if (in.facts.device) {
+    const DeviceInfo& d = *in.facts.device;
     ImGui::Text("%s  sm_%d%d  %d SMs", d.name.c_str(), d.cc_major, d.cc_minor, d.sm_count);
   } else {
     ImGui::TextUnformatted("No CUDA device in use");
   }
-  ImGui::Text("Renderer: %s", in.pipeline.renderer_description().c_str());
-  ImGui::Text("Present:  %s", in.pipeline.present_description().c_str());
+  ImGui::Text("Renderer: %s", in.path.renderer.c_str());
+  ImGui::Text("Present:  %s", in.path.present.c_str());
   if (!fallback.empty()) ImGui::TextColored(kWarning, "Fallback: %s", fallback.c_str());
   ImGui::PopTextWrapPos();
 }
 
-void variant_section(Explorer& ex, const PanelInputs& in) {
+void variant_section(const Explorer& ex, const PanelInputs& in, PanelActions& out) {
   const VariantInfo& vi = variant_info(ex.variant);
   const bool moved = ex.variant != ex.own_variant;
   const std::string name = "Variant: " + std::string(vi.name);
@@ -144,10 +150,10 @@ void variant_section(Explorer& ex, const PanelInputs& in) {
       std::snprintf(label, sizeof label, "    %s", variants[i].name.data());
     if (i % per_row != 0)
       ImGui::SameLine(static_cast<float>(i % per_row) * cell + style.WindowPadding.x);
-    if (ImGui::RadioButton(label, ex.own_variant == variants[i].id)) ex.set_variant(variants[i].id);
+    if (ImGui::RadioButton(label, ex.own_variant == variants[i].id)) out.variant = variants[i].id;
   }
   bool pin = ex.pin_variant;
-  if (ImGui::Checkbox("pin variant (K)", &pin)) in.act(Action::PinVariant);
+  if (ImGui::Checkbox("pin variant (K)", &pin)) out.keys.push_back(Action::PinVariant);
   why_disabled(
       "Off: as you zoom past what float can tell apart, df64 or fp64 (whichever is faster here) "
       "renders instead, and your variant again once you zoom out.\nOn: your variant always.");
@@ -173,25 +179,26 @@ void variant_section(Explorer& ex, const PanelInputs& in) {
   ImGui::TextWrapped("%s", vi.summary.data());
   if (ex.variant == VariantId::SinRatio) {
     // The count is the build's for the architecture: the GPU's, or sm_90's where none is in use.
-    if (in.device.device)
-      ImGui::Text("%d __sinf per step on sm_%d", variants::sines_per_step(in.arch), in.arch);
+    if (in.facts.device)
+      ImGui::Text("%d __sinf per step on sm_%d", variants::sines_per_step(in.facts.arch),
+                  in.facts.arch);
     else
       ImGui::Text("%d __sinf per step in the sm_%d build (no GPU in use)",
-                  variants::sines_per_step(in.arch), in.arch);
+                  variants::sines_per_step(in.facts.arch), in.facts.arch);
     flow(button_width("measure the balance", true));
     const char* busy = ex.measuring();
-    ImGui::BeginDisabled(!in.pipeline.gpu() || busy);
-    if (ImGui::SmallButton("measure the balance")) in.measure_balance();
+    ImGui::BeginDisabled(!in.path.gpu_renderer || busy);
+    if (ImGui::SmallButton("measure the balance")) out.measure_balance = true;
     ImGui::EndDisabled();
     const std::string running = busy ? std::string(busy) + " running" : "";
-    why_disabled(!in.pipeline.gpu() ? "the sweep times GPU kernels: it needs the CUDA path"
-                 : busy             ? running.c_str()
-                                    : "times fma4 with 0 to 4 __sinf per step");
+    why_disabled(!in.path.gpu_renderer ? "the sweep times GPU kernels: it needs the CUDA path"
+                 : busy                ? running.c_str()
+                                       : "times fma4 with 0 to 4 __sinf per step");
   }
   ImGui::EndChild();
 }
 
-void view_section(Explorer& ex, const PanelInputs& in) {
+void view_section(const Explorer& ex, const PanelInputs& in, PanelActions& out) {
   char label[96];
   std::snprintf(label, sizeof label, "View: span %s, %u iterations%s",
                 span_text(ex.view.span, 3).c_str(), ex.view.max_iter,
@@ -209,17 +216,12 @@ void view_section(Explorer& ex, const PanelInputs& in) {
   int iters = static_cast<int>(ex.view.max_iter);
   // The field with its - and + buttons beside it.
   ImGui::SetNextItemWidth(field_width(9, "max iterations") - 2 * ImGui::GetFrameHeight());
-  if (ImGui::InputInt("max iterations", &iters, 256, 4096)) {
-    View v = ex.view;
-    v.max_iter = static_cast<unsigned>(std::clamp(iters, 1, static_cast<int>(kMaxIterations)));
-    ex.set_view(v);
-    ex.auto_iters = false;  // the user's own limit
-  }
+  // The user's own limit: the automatic one goes off.
+  if (ImGui::InputInt("max iterations", &iters, 256, 4096))
+    out.max_iter = static_cast<unsigned>(std::clamp(iters, 1, static_cast<int>(kMaxIterations)));
   bool automatic = ex.auto_iters;
-  if (ImGui::Checkbox("automatic", &automatic)) {
-    ex.auto_iters = automatic;
-    ex.dirty = true;
-  }
+  // Turned on, it wants a frame to judge the limit by: a part of the frame's key.
+  if (ImGui::Checkbox("automatic", &automatic)) out.auto_iters = automatic;
   const char* rule =
       ex.auto_iters ? "doubled: edge 2% inside or 1% late" : "the limit stays as set";
   flow(text_width(rule));
@@ -227,17 +229,18 @@ void view_section(Explorer& ex, const PanelInputs& in) {
   ImGui::SetNextItemWidth(field_width(9, "bookmark"));
   if (ImGui::BeginCombo("bookmark", "go to...")) {
     for (const Bookmark& b : in.bookmarks)
-      if (ImGui::Selectable(b.name.c_str())) in.go_to(b.view);
+      if (ImGui::Selectable(b.name.c_str())) out.go_to = b.view;
     if (!in.user_bookmarks.empty()) ImGui::Separator();
     for (std::size_t i = 0; i < in.user_bookmarks.size(); ++i) {
       ImGui::PushID(static_cast<int>(i));  // a name may repeat a built-in one
-      if (ImGui::Selectable(in.user_bookmarks[i].name.c_str())) in.go_to(in.user_bookmarks[i].view);
+      if (ImGui::Selectable(in.user_bookmarks[i].name.c_str()))
+        out.go_to = in.user_bookmarks[i].view;
       ImGui::PopID();
     }
     ImGui::EndCombo();
   }
   flow(button_width("save (B)", true));
-  if (ImGui::SmallButton("save (B)")) in.act(Action::SaveBookmark);
+  if (ImGui::SmallButton("save (B)")) out.keys.push_back(Action::SaveBookmark);
   if (!in.user_bookmarks_problem.empty()) {
     ImGui::PushTextWrapPos(0.0f);
     ImGui::TextDisabled("%s", in.user_bookmarks_problem.c_str());
@@ -269,10 +272,8 @@ void view_section(Explorer& ex, const PanelInputs& in) {
   if (n.escape) {
     n = BookmarkNaming{};
   } else if (entered || std::exchange(n.enter, false)) {
-    if (in.save_bookmark(n.name.data()))
-      n = BookmarkNaming{};
-    else
-      n.focus = true;  // the status says why; the name stays to be mended
+    // Saved, the field closes; refused, the status says why and the name stays to be mended.
+    out.save_bookmark = n.name.data();
   } else if (ImGui::IsItemDeactivated() &&
              ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape))) {
     n = BookmarkNaming{};
@@ -285,7 +286,7 @@ void render_plot(const Explorer& ex, const PanelInputs& in) {
   float top = 0;
   for (std::size_t i = 0; i < h.size(); ++i) top = std::max(top, h.newest(i));
   top = top > 0 ? top * 1.1f : 1.0f;
-  const char* unit = in.last.gpu ? "kernel ms (CUDA events)" : "CPU render ms (wall)";
+  const char* unit = last_frame(in).gpu ? "kernel ms (CUDA events)" : "CPU render ms (wall)";
   ImGui::PushTextWrapPos(0.0f);
   if (h.size() == 0)
     ImGui::TextDisabled("%s: none yet of this variant and iteration limit", unit);
@@ -299,20 +300,21 @@ void render_plot(const Explorer& ex, const PanelInputs& in) {
 
 // What the GPU's own counters read, against the model: the source (or why none), the clock
 // they saw, and the instructions they counted beside those the model's step loop accounts for.
-void counters_part(const Explorer& ex, const PanelInputs& in, const GpuFrameStats& s) {
+void counters_part(const PanelInputs& in, const GpuFrameStats& s) {
   ImGui::Text("Hardware counters (CUPTI PM sampling):");
-  const bool ok = in.counter_figures && in.counter_figures->unavailable.empty();
+  const bool ok = last_frame(in).counters && last_frame(in).counters->unavailable.empty();
   ImGui::PushTextWrapPos(0.0f);
   if (in.counters_refused)
     ImGui::TextColored(ImVec4(1, 0.6f, 0.2f, 1), "%s", in.counters_source.c_str());
   else
     ImGui::TextDisabled("%s", in.counters_source.c_str());
   // A frame the sampler had no figures for, while the sampler itself runs.
-  if (in.counter_figures && !in.counter_figures->unavailable.empty() && !in.counters_refused)
-    ImGui::TextDisabled("last frame: %s", in.counter_figures->unavailable.c_str());
+  if (last_frame(in).counters && !last_frame(in).counters->unavailable.empty() &&
+      !in.counters_refused)
+    ImGui::TextDisabled("last frame: %s", last_frame(in).counters->unavailable.c_str());
   ImGui::PopTextWrapPos();
   if (!ok) return;
-  const CounterFigures& c = *in.counter_figures;
+  const CounterFigures& c = *last_frame(in).counters;
   bullet("clock %.3f GHz over %d sample%s of a %.3f ms span", c.clock_ghz, c.samples,
          c.samples == 1 ? "" : "s", c.span_ms);
   if (s.launches > 1)
@@ -322,8 +324,7 @@ void counters_part(const Explorer& ex, const PanelInputs& in, const GpuFrameStat
         s.launches);
   // The model counts the step loop only; the rest of the kernel (per pixel, per tile, the
   // queue) is what the counters see beyond it.
-  const InstrMix per_step = per_step_mix(ex.variant, in.arch, in.sass, build_of(s));
-  const double modelled = per_step.total() * static_cast<double>(s.warp_iters);
+  const double modelled = last_frame(in).model_instructions;
   if (c.warp_instructions > 0) {
     bullet("instructions: %.4g counted, %.4g in the modelled step loop", c.warp_instructions,
            modelled);
@@ -336,34 +337,33 @@ void counters_part(const Explorer& ex, const PanelInputs& in, const GpuFrameStat
 // many it was done. Always one line, so that nothing below it moves as frames start and end.
 void slice_progress(const PanelInputs& in) {
   char text[64];
-  const unsigned pieces =
-      in.last.gpu ? static_cast<unsigned>(in.last.gpu_stats.launches) : in.last.cpu_stats.slices;
-  const int passes = in.last.gpu ? in.last.gpu_stats.passes : 1;
+  const unsigned pieces = last_frame(in).gpu
+                              ? static_cast<unsigned>(last_frame(in).gpu_stats.launches)
+                              : last_frame(in).cpu_stats.slices;
+  const int passes = last_frame(in).gpu ? last_frame(in).gpu_stats.passes : 1;
   if (!in.paused.empty())
     std::snprintf(text, sizeof text, "paused for a measurement");
-  else if (in.pipeline.refining() && in.pipeline.passes() > 1)
-    std::snprintf(text, sizeof text, "rendering %.0f%% of pixels, pass %d",
-                  100 * in.pipeline.progress(), in.pipeline.passes());
-  else if (in.pipeline.refining())
-    std::snprintf(text, sizeof text, "rendering %.0f%%", 100 * in.pipeline.progress());
+  else if (in.path.refining && in.path.passes > 1)
+    std::snprintf(text, sizeof text, "rendering %.0f%% of pixels, pass %d", 100 * in.path.progress,
+                  in.path.passes);
+  else if (in.path.refining)
+    std::snprintf(text, sizeof text, "rendering %.0f%%", 100 * in.path.progress);
   else if (passes > 1)
     std::snprintf(text, sizeof text, "done in %u launches, %d passes", pieces, passes);
   else
-    std::snprintf(
-        text, sizeof text, "done in %u %s", pieces,
-        in.last.gpu ? (pieces == 1 ? "launch" : "launches") : (pieces == 1 ? "slice" : "slices"));
-  ImGui::ProgressBar(static_cast<float>(in.pipeline.progress()), ImVec2(-1.0f, 0), text);
+    std::snprintf(text, sizeof text, "done in %u %s", pieces,
+                  last_frame(in).gpu ? (pieces == 1 ? "launch" : "launches")
+                                     : (pieces == 1 ? "slice" : "slices"));
+  ImGui::ProgressBar(static_cast<float>(in.path.progress), ImVec2(-1.0f, 0), text);
 }
 
 // Every counter source's columns for the last frame, named as bench's files name them: the
 // measuring kit's (CUDA events, SM clock64), the hardware counters' and any further source's.
-void sources_table(const PanelInputs& in, const GpuFrameStats& s) {
+void sources_table(const PanelInputs& in) {
   if (!ImGui::TreeNode("Counter sources, as bench's files name them")) return;
-  const FrameNumbers f{s.kernel_ms, static_cast<double>(s.sm_cycles),
-                       static_cast<double>(s.pixel_iters), static_cast<double>(s.warp_iters),
-                       s.sm_cycles_mean};
+  const FrameNumbers& f = last_frame(in).measured;
   std::vector<SourceColumns> sources = {events_columns(f), clock64_columns(f)};
-  for (SourceColumns& c : counter_sources(in.counter_figures)) sources.push_back(std::move(c));
+  for (SourceColumns& c : counter_sources(last_frame(in).counters)) sources.push_back(std::move(c));
   if (ImGui::BeginTable("sources", 3, ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit)) {
     for (const SourceColumns& src : sources) {
       const auto row = [&](const std::string& name, const std::string& value) {
@@ -385,7 +385,7 @@ void sources_table(const PanelInputs& in, const GpuFrameStats& s) {
 
 // Deep views: what perturbation did, measured, beside the reference it used, and how near the
 // bound of its every-step loop the GPU's steps ran.
-void deep_section(Explorer& ex, const PanelInputs& in) {
+void deep_section(const Explorer& ex, const PanelInputs& in, PanelActions& out) {
   const DeepStatus& d = in.deep;
   char label[96];
   if (d.reference_pending)
@@ -398,7 +398,7 @@ void deep_section(Explorer& ex, const PanelInputs& in) {
                   d.last ? d.last->ms : 0.0);
   if (!section({label}, "measurement", true)) return;
   bool live = ex.live;
-  if (ImGui::Checkbox("live: re-render every frame", &live)) ex.live = live;
+  if (ImGui::Checkbox("live: re-render every frame", &live)) out.live = live;
   char text[96];
   double bar = d.progress;
   if (d.reference_pending) {
@@ -450,10 +450,10 @@ void deep_section(Explorer& ex, const PanelInputs& in) {
         "model counts more than a step issues",
         variant_info(ex.variant).name.data(), loop->branches_within,
         loop->branches_within == 1 ? "" : "es");
-  } else if (in.metrics && in.deep.last && in.deep.last->gpu) {
+  } else if (last_frame(in).metrics && in.deep.last && in.deep.last->gpu) {
     bullet("%.1f%% of the bound of the steps iterated (%s), by the SASS of %s's every-step loop",
-           100 * in.metrics->fraction_of_bound, pipe_name(in.metrics->bound.limiting),
-           variant_info(ex.variant).name.data());
+           100 * last_frame(in).metrics->fraction_of_bound,
+           pipe_name(last_frame(in).metrics->bound.limiting), variant_info(ex.variant).name.data());
     explain_last_item("% of bound");
   }
   ImGui::TextDisabled(
@@ -464,24 +464,23 @@ void deep_section(Explorer& ex, const PanelInputs& in) {
   ImGui::PopTextWrapPos();
 }
 
-void measurement_section(Explorer& ex, const PanelInputs& in) {
+void measurement_section(const Explorer& ex, const PanelInputs& in, PanelActions& out) {
   if (in.deep.active) {
-    deep_section(ex, in);
+    deep_section(ex, in, out);
     return;
   }
   char label[96];
-  const bool refining = in.pipeline.refining();
+  const bool refining = in.path.refining;
   if (!in.paused.empty())
     std::snprintf(label, sizeof label, "Measurement: paused while the GPU measures");
   else if (refining)
-    std::snprintf(label, sizeof label, "Measurement: rendering %.0f%%",
-                  100 * in.pipeline.progress());
+    std::snprintf(label, sizeof label, "Measurement: rendering %.0f%%", 100 * in.path.progress);
   else
-    std::snprintf(label, sizeof label, "Measurement: %s %.3f ms", in.last.gpu ? "kernel" : "CPU",
-                  ex.render_ms.mean());
+    std::snprintf(label, sizeof label, "Measurement: %s %.3f ms",
+                  last_frame(in).gpu ? "kernel" : "CPU", ex.render_ms.mean());
   if (!section({label}, "measurement", true)) return;
   bool live = ex.live;
-  if (ImGui::Checkbox("live: re-render every frame", &live)) ex.live = live;
+  if (ImGui::Checkbox("live: re-render every frame", &live)) out.live = live;
   slice_progress(in);
   if (!in.paused.empty()) {
     ImGui::PushTextWrapPos(0.0f);
@@ -513,10 +512,10 @@ void measurement_section(Explorer& ex, const PanelInputs& in) {
       if (on) ImGui::PopStyleColor();
     }
   } pop{stale};
-  const double iters_done = static_cast<double>(in.last.pixel_iters());
-  if (!(in.last.gpu && in.metrics && in.rates)) {
-    const CpuFrameStats& c = in.last.cpu_stats;
-    if (!in.last.gpu && c.slices == 0) {
+  const double iters_done = static_cast<double>(last_frame(in).pixel_iters());
+  if (!(last_frame(in).gpu && last_frame(in).metrics && in.facts.rates)) {
+    const CpuFrameStats& c = last_frame(in).cpu_stats;
+    if (!last_frame(in).gpu && c.slices == 0) {
       bullet("no frame finished yet");
     } else {
       const double ms = c.ms > 0 ? c.ms : 1e300;
@@ -534,8 +533,8 @@ void measurement_section(Explorer& ex, const PanelInputs& in) {
     ImGui::TextDisabled("SM cycles and the pipe bound need the CUDA path.");
     return;
   }
-  const GpuFrameStats& s = in.last.gpu_stats;
-  const Metrics& m = *in.metrics;
+  const GpuFrameStats& s = last_frame(in).gpu_stats;
+  const Metrics& m = *last_frame(in).metrics;
   if (s.launches > 1) {
     ImGui::Text("Measured (last frame, summed over %d launches):", s.launches);
     bullet("SM cycles %.3f M (each launch's max over %d SMs, clock64); longest launch %.2f ms",
@@ -554,7 +553,7 @@ void measurement_section(Explorer& ex, const PanelInputs& in) {
   bullet("tiles %s", s.by_cost ? "costliest first, by the last frame" : "in rows");
   bullet("SM clock %.3f GHz (cycles / event time)", m.clock_ghz);
   // The kernels sum the steps run; a variant that stops periodic orbits counts more than it runs.
-  if (variant_info(ex.variant).stops_cycles)
+  if (variant_info(last_frame(in).of.variant).stops_cycles)
     bullet(
         "%.2f Giter/s run; %.3g pixel-iterations run (it counts more: orbits found periodic "
         "stop early; compare (C) gives both)",
@@ -564,7 +563,7 @@ void measurement_section(Explorer& ex, const PanelInputs& in) {
   bullet("warp-issued iterations %.3g; SIMT efficiency %.1f%% (D: per warp)",
          static_cast<double>(s.warp_iters), 100 * m.simt_efficiency);
   explain_last_item("SIMT efficiency");
-  ImGui::TextWrapped("Model (%s):", in.rates->describe().c_str());
+  ImGui::TextWrapped("Model (%s):", in.facts.rates->describe().c_str());
   const bool issue = std::string(pipe_name(m.bound.limiting)) == "issue";
   bullet("bound, pipes overlapping: %.3f ms (%.3f M cycles, %s-bound)", m.bound_max_ms,
          m.bound.max_cycles / 1e6, pipe_name(m.bound.limiting));
@@ -573,8 +572,8 @@ void measurement_section(Explorer& ex, const PanelInputs& in) {
   ImGui::TextColored(ImVec4(0.5f, 1, 0.5f, 1), "%.1f%% of bound (bound / measured cycles)",
                      100 * m.fraction_of_bound);
   explain_last_item("% of bound");
-  counters_part(ex, in, s);
-  sources_table(in, s);
+  counters_part(in, s);
+  sources_table(in);
 }
 
 // The pipes of a mix, as the model's table names them.
@@ -588,8 +587,9 @@ void model_section(const Explorer& ex, const PanelInputs& in) {
   if (!section({"Model: instructions per step", "Model: per step"}, "model", false)) return;
   text_with_term("Each step's instructions by pipe, as the seed articles count them",
                  "the seed articles");
-  if (in.device.device)
-    ImGui::TextWrapped("On sm_%d (the bound uses: %s)", in.arch, in.sass ? "SASS" : "declared");
+  if (in.facts.device)
+    ImGui::TextWrapped("On sm_%d (the bound uses: %s)", in.facts.arch,
+                       in.sass ? "SASS" : "declared");
   else
     ImGui::TextWrapped("Of the sm_90 build (no GPU in use)");
   const VariantInfo& vi = variant_info(ex.variant);
@@ -597,13 +597,10 @@ void model_section(const Explorer& ex, const PanelInputs& in) {
     const char *name, *brief;
     InstrMix mix;
   };
-  std::vector<Mix> mixes = {{"step (declared)", "step", vi.step(in.arch)},
-                            {"escape + loop", "loop", vi.overhead(in.arch)},
-                            {"total (declared)", "total", vi.per_iteration(in.arch)}};
-  if (const LoopListing* l =
-          in.sass ? in.sass->loop(ex.variant, in.last.gpu ? build_of(in.last.gpu_stats)
-                                                          : sass::KernelBuild::Plain)
-                  : nullptr)
+  std::vector<Mix> mixes = {{"step (declared)", "step", vi.step(in.facts.arch)},
+                            {"escape + loop", "loop", vi.overhead(in.facts.arch)},
+                            {"total (declared)", "total", vi.per_iteration(in.facts.arch)}};
+  if (const LoopListing* l = in.sass ? in.sass->loop(ex.variant, last_frame(in).build) : nullptr)
     mixes.push_back({"total (SASS)", "SASS", l->mix * (1.0 / vi.steps_per_check)});
   // The pipes across where the panel is wide enough for them, else down, so that no column is
   // cut at a small window or a large UI size.
@@ -651,16 +648,16 @@ void model_section(const Explorer& ex, const PanelInputs& in) {
 }
 
 // The other windows and views, and what the buttons start.
-void tools(Explorer& ex, const PanelInputs& in) {
+void tools(const Explorer& ex, const PanelInputs& in, PanelActions& out) {
   bool on = ex.show_overlay;
-  if (ImGui::Checkbox("pipes (P)", &on)) in.act(Action::Overlay);
+  if (ImGui::Checkbox("pipes (P)", &on)) out.keys.push_back(Action::Overlay);
   explain_last_item("pipe");
   flow(checkbox_width("SASS (S)"));
   on = ex.show_sass;
-  if (ImGui::Checkbox("SASS (S)", &on)) in.act(Action::Sass);
+  if (ImGui::Checkbox("SASS (S)", &on)) out.keys.push_back(Action::Sass);
   flow(checkbox_width("divergence (D)"));
   on = ex.divergence;
-  if (ImGui::Checkbox("divergence (D)", &on)) in.act(Action::Divergence);
+  if (ImGui::Checkbox("divergence (D)", &on)) out.keys.push_back(Action::Divergence);
   if (ex.divergence) {
     ImGui::PushTextWrapPos(0.0f);
     ImGui::TextDisabled(
@@ -668,16 +665,12 @@ void tools(Explorer& ex, const PanelInputs& in) {
         "yellow, red.");
     ImGui::PopTextWrapPos();
   }
-  GpuRenderer* gpu = in.pipeline.gpu();
+  const bool gpu = in.path.gpu_renderer;
   const char* needs_cuda = "needs the CUDA path (the CPU path is in use)";
-  bool by_cost = gpu && gpu->tile_order() == TileOrder::CostliestFirst;
+  bool by_cost = gpu && in.path.tile_order == TileOrder::CostliestFirst;
   ImGui::BeginDisabled(!gpu);
-  if (ImGui::Checkbox("costly tiles first", &by_cost) && gpu) {
-    const TileOrder order = by_cost ? TileOrder::CostliestFirst : TileOrder::Rows;
-    in.gpu_lease.change(gpu, [order](GpuRenderer& g) { g.set_tile_order(order); });
-    ex.render_ms.clear();
-    ex.dirty = true;
-  }
+  if (ImGui::Checkbox("costly tiles first", &by_cost) && gpu)
+    out.tile_order = by_cost ? TileOrder::CostliestFirst : TileOrder::Rows;
   ImGui::EndDisabled();
   why_disabled(gpu ? "A re-render of the same view takes its tiles costliest first, by the last "
                      "frame's costs;\nthe first frame of a view goes in rows."
@@ -686,19 +679,19 @@ void tools(Explorer& ex, const PanelInputs& in) {
     ImGui::TextDisabled("(once %s gives the GPU back)", in.gpu_lease.holder().c_str());
   flow(checkbox_width("experiments (E)"));
   on = ex.show_experiments;
-  if (ImGui::Checkbox("experiments (E)", &on)) in.act(Action::Experiments);
+  if (ImGui::Checkbox("experiments (E)", &on)) out.keys.push_back(Action::Experiments);
   const char* busy = ex.measuring();
   ImGui::BeginDisabled(!gpu || busy);
-  if (ImGui::Button("Compare all variants (C)")) in.act(Action::Compare);
+  if (ImGui::Button("Compare all variants (C)")) out.keys.push_back(Action::Compare);
   ImGui::EndDisabled();
   const std::string running = busy ? std::string(busy) + " running" : "";
   why_disabled(!gpu   ? needs_cuda
                : busy ? running.c_str()
                       : "times every variant at this view and window size");
   flow(button_width("Capture (F12)"));
-  if (ImGui::Button("Capture (F12)")) in.act(Action::Capture);
+  if (ImGui::Button("Capture (F12)")) out.keys.push_back(Action::Capture);
   flow(button_width("Keys (F1)"));
-  if (ImGui::Button("Keys (F1)")) in.act(Action::Help);
+  if (ImGui::Button("Keys (F1)")) out.keys.push_back(Action::Help);
   if (!ex.status.empty()) {
     ImGui::PushTextWrapPos(0.0f);
     ImGui::TextDisabled("%s", ex.status.c_str());
@@ -706,7 +699,7 @@ void tools(Explorer& ex, const PanelInputs& in) {
   }
 }
 
-void colour_section(Explorer& ex, const PanelInputs& in) {
+void colour_section(const Explorer& ex, const PanelInputs& in, PanelActions& out) {
   const std::string& palette = in.palettes[ex.palette].name;
   if (!section({"Colour & UI size: " + palette, "Colour: " + palette}, "colour", false)) return;
   const float field = field_width(14, "density");
@@ -714,19 +707,22 @@ void colour_section(Explorer& ex, const PanelInputs& in) {
   if (ImGui::BeginCombo("palette", in.palettes[ex.palette].name.c_str())) {
     for (std::size_t i = 0; i < in.palettes.size(); ++i)
       if (ImGui::Selectable(in.palettes[i].name.c_str(), static_cast<int>(i) == ex.palette))
-        ex.palette = static_cast<int>(i);
+        out.palette = static_cast<int>(i);
     ImGui::EndCombo();
   }
   ImGui::SetNextItemWidth(field);
-  ImGui::SliderFloat("density", &ex.colour.density, 0.05f, 8.0f, "%.2f",
-                     ImGuiSliderFlags_Logarithmic);
+  ColourParams colour = ex.colour;
+  ImGui::SliderFloat("density", &colour.density, 0.05f, 8.0f, "%.2f", ImGuiSliderFlags_Logarithmic);
   ImGui::SetNextItemWidth(field);
-  ImGui::SliderFloat("offset", &ex.colour.offset, 0.0f, 1.0f);
+  ImGui::SliderFloat("offset", &colour.offset, 0.0f, 1.0f);
   const bool aux = has_colouring_term(ex.variant);
   ImGui::BeginDisabled(!aux);
   ImGui::SetNextItemWidth(field);
-  ImGui::SliderFloat("stripes", &ex.colour.stripe, 0.0f, 1.0f);
+  ImGui::SliderFloat("stripes", &colour.stripe, 0.0f, 1.0f);
   ImGui::EndDisabled();
+  if (colour.density != ex.colour.density || colour.offset != ex.colour.offset ||
+      colour.stripe != ex.colour.stripe)
+    out.colour = colour;
   if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
     ImGui::SetTooltip("%s%s",
                       aux ? "the weight of the colouring term this variant adds each step"
@@ -734,12 +730,14 @@ void colour_section(Explorer& ex, const PanelInputs& in) {
                       aux ? "" : colouring_variants().c_str());
   ImGui::Separator();
   ImGui::SetNextItemWidth(field);
-  ImGui::SliderFloat("UI size", &ex.ui_scale, kMinUiScale, kMaxUiScale, "x%.2f");
+  float ui_scale = ex.ui_scale;
+  if (ImGui::SliderFloat("UI size", &ui_scale, kMinUiScale, kMaxUiScale, "x%.2f"))
+    out.ui_scale = ui_scale;
   flow(button_width("projector", true));
-  if (ImGui::SmallButton("projector")) ex.ui_scale = 1.75f;
+  if (ImGui::SmallButton("projector")) out.ui_scale = 1.75f;
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("large text for a room: UI size x1.75");
   bool vsync = ex.vsync;
-  if (ImGui::Checkbox("vsync (V)", &vsync)) in.act(Action::Vsync);
+  if (ImGui::Checkbox("vsync (V)", &vsync)) out.keys.push_back(Action::Vsync);
 }
 
 // The short key list, each entry kept whole: a new line where the next would not fit.
@@ -760,7 +758,23 @@ void key_line() {
 
 }  // namespace
 
-PanelFit draw_panel(bool* open, Explorer& ex, const PanelInputs& in, Layout& layout) {
+PanelPath panel_path(gl::FramePipeline& pipeline) {
+  PanelPath p;
+  const GpuRenderer* gpu = pipeline.gpu();
+  p.gpu_renderer = gpu != nullptr;
+  p.on_gpu = pipeline.on_gpu();
+  if (gpu) p.tile_order = gpu->tile_order();
+  p.refining = pipeline.refining();
+  p.progress = pipeline.progress();
+  p.passes = pipeline.passes();
+  p.fallback_reason = pipeline.fallback_reason();
+  p.renderer = pipeline.renderer_description();
+  p.present = pipeline.present_description();
+  return p;
+}
+
+PanelFit draw_panel(bool* open, const Explorer& ex, const PanelInputs& in, PanelActions& actions,
+                    Layout& layout) {
   layout.place_panel();
   ImGui::SetNextWindowBgAlpha(0.85f);
   // The scrollbar is always there, so that a section opening does not move every control. The
@@ -774,12 +788,12 @@ PanelFit draw_panel(bool* open, Explorer& ex, const PanelInputs& in, Layout& lay
   // Every text line wraps at the panel's edge, whatever its length at this size and UI scale.
   ImGui::PushTextWrapPos(0.0f);
   device_section(in);
-  tools(ex, in);
-  variant_section(ex, in);
-  view_section(ex, in);
-  measurement_section(ex, in);
+  tools(ex, in, actions);
+  variant_section(ex, in, actions);
+  view_section(ex, in, actions);
+  measurement_section(ex, in, actions);
   model_section(ex, in);
-  colour_section(ex, in);
+  colour_section(ex, in, actions);
   ImGui::Separator();
   key_line();
   ImGui::PopTextWrapPos();

@@ -3,7 +3,6 @@
 #pragma once
 
 #include <array>
-#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -11,15 +10,13 @@
 #include "app/explorer.h"
 #include "app/key_bindings.h"
 #include "app/layout.h"
-#include "commands/common.h"
 #include "gl/frame_pipeline.h"
 #include "io/sass_loader.h"
 #include "model/bookmarks.h"
-#include "model/counter_figures.h"
-#include "model/metrics.h"
 #include "model/palette.h"
-#include "model/pipe_rates.h"
 #include "session/deep_session.h"
+#include "session/device.h"
+#include "session/frame_report.h"
 #include "session/renderer_lease.h"
 
 namespace mp {
@@ -39,25 +36,34 @@ struct BookmarkNaming {
   std::vector<unsigned> typed_early;
 };
 
-// What the panel shows besides the Explorer it edits, gathered by the App each frame.
+// The path frames are rendered on, as the panel shows it.
+struct PanelPath {
+  bool gpu_renderer = false;  // the CUDA path's renderer is there (compare, the sweep, tiles)
+  bool on_gpu = false;        // the frames render on it
+  TileOrder tile_order = TileOrder::Rows;
+  bool refining = false;  // a frame is being rendered, a piece a window frame
+  double progress = 0;
+  int passes = 1;
+  std::string fallback_reason, renderer, present;
+};
+PanelPath panel_path(gl::FramePipeline& pipeline);
+
+// What the panel shows besides the Explorer, gathered by the App each frame.
 struct PanelInputs {
-  const DeviceChoice& device;
-  gl::FramePipeline& pipeline;
-  RendererLease<GpuRenderer>& gpu_lease;  // changes to the renderer go through it
-  const DeepStatus& deep;                 // deep views: the reference and the perturbation frame
-  const std::optional<PipeRates>& rates;
-  const gl::FrameMeasurement& last;
-  const std::optional<Metrics>& metrics;
+  const DeviceFacts& facts;  // the device (none on the CPU path), the arch whose mixes are shown
+  PanelPath path;
+  const RendererLease<GpuRenderer>& gpu_lease;  // who holds the renderer, changes waiting
+  const DeepStatus& deep;  // deep views: the reference and the perturbation frame
+  // The last finished frame: measured, modelled, the counters' figures; null before the first.
+  const FrameReport* report;
   const LoadedSass* sass;
-  int arch;  // 10 x compute capability whose mixes are shown
   // The counters: where their figures come from (or why there are none), whether the sampler
-  // itself is refused, and the newest figures.
+  // itself is refused.
   std::string counters_source;
   bool counters_refused;
-  const std::optional<CounterFigures>& counter_figures;
   // Why the image and the counters wait (an experiment measures the GPU), or "".
   std::string paused;
-  // `last` is of another view, variant or size than the frame rendering now.
+  // `report` is of another view, variant or size than the frame rendering now.
   bool of_previous_view;
   // The CPU path: which variant was fastest of those timed at this view, or "".
   std::string fastest_here;
@@ -65,11 +71,24 @@ struct PanelInputs {
   const std::vector<Bookmark>& bookmarks;       // built in
   const std::vector<Bookmark>& user_bookmarks;  // the user's own
   const std::string& user_bookmarks_problem;    // why their file was not read, or ""
-  BookmarkNaming& naming;
-  std::function<bool(const std::string&)> save_bookmark;  // false: not saved, the status says why
-  std::function<void(const View&)> go_to;                 // a bookmark chosen
-  std::function<void()> measure_balance;                  // sin-ratio's sweep, on the CUDA path
-  std::function<void(Action)> act;  // what a key would do, for the panel's buttons
+  BookmarkNaming& naming;                       // the bookmark's name field, as it is typed into
+};
+
+// What the panel's controls ask of the window this frame, done by the App once the panel is
+// drawn.
+struct PanelActions {
+  std::vector<Action> keys;                  // what a key would do: the panel's buttons
+  std::optional<View> go_to;                 // a bookmark chosen
+  std::optional<std::string> save_bookmark;  // the name typed, Enter pressed
+  bool measure_balance = false;              // sin-ratio's sweep, on the CUDA path
+  std::optional<TileOrder> tile_order;       // costly tiles first, changed
+  // The Explorer's settings the panel's controls changed.
+  std::optional<VariantId> variant;  // the user's own
+  std::optional<unsigned> max_iter;  // typed: the user's own limit, the automatic one off
+  std::optional<bool> auto_iters, live;
+  std::optional<int> palette;  // into the App's palettes
+  std::optional<ColourParams> colour;
+  std::optional<float> ui_scale;
 };
 
 // How the panel's content fits it, the last frame: its size and, of its content, the right edge
@@ -77,6 +96,7 @@ struct PanelInputs {
 struct PanelFit {
   float width = 0, height = 0, widest = 0, room = 0;
 };
-PanelFit draw_panel(bool* open, Explorer& ex, const PanelInputs& in, Layout& layout);
+PanelFit draw_panel(bool* open, const Explorer& ex, const PanelInputs& in, PanelActions& actions,
+                    Layout& layout);
 
 }  // namespace mp

@@ -6,12 +6,12 @@
 #include <utility>
 
 #include "app/glossary.h"
-#include "commands/measure.h"
+#include "session/measure.h"
 #include "variants.h"
 
 namespace mp {
 
-void SweepWindow::request(RunQueue& jobs, GpuRenderer& gpu, const LoadedSass* sass, bool* dirty) {
+void SweepWindow::request(RunQueue& jobs, GpuRenderer& gpu, const LoadedSass* sass) {
   shown_ = true;
   if (jobs.pending(kJob)) return;
   rows_.clear();
@@ -22,12 +22,13 @@ void SweepWindow::request(RunQueue& jobs, GpuRenderer& gpu, const LoadedSass* sa
   // own warm-up; the rows are kept on the window's thread.
   jobs.push_steps_off_thread(
       kJob, variants::kMaxSweepSines + 1,
-      [this, &gpu, sass, dirty](int sines) -> RunQueue::Then {
+      // The sweep draws with the renderer the window's frame uses: the window renders again
+      // once it has the renderer back (the lease's generation).
+      [this, &gpu, sass](int sines) -> RunQueue::Then {
         gpu.bind_thread();
-        return [this, dirty, row = sine_sweep_row(gpu, sass, sines, 5, 2)] {
+        return [this, row = sine_sweep_row(gpu, sass, sines, 5, 2)] {
           rows_.push_back(row);
           refit_ = true;
-          *dirty = true;  // the sweep drew with the renderer the window's frame uses
         };
       },
       [this](const std::string& why) {

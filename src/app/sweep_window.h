@@ -19,7 +19,7 @@ class SweepWindow {
   static constexpr const char* kJob = kMeasuringJobs[2];
 
   // Queues the sweep, a sine count per window frame, and opens the window.
-  void request(RunQueue& jobs, GpuRenderer& gpu, const LoadedSass* sass, bool* dirty);
+  void request(RunQueue& jobs, GpuRenderer& gpu, const LoadedSass* sass);
   bool shown() const { return shown_; }
   void draw(Explorer& ex, Layout& layout, int arch);
 

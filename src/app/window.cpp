@@ -3,7 +3,7 @@
 #include <cstdlib>
 #include <stdexcept>
 
-#include "commands/commands.h"
+#include "cli/exit_error.h"
 
 namespace mp {
 namespace {

@@ -3,7 +3,7 @@
 #include <iostream>
 
 #include "app/app.h"
-#include "commands/commands.h"
+#include "cli/exit_error.h"
 #include "io/files.h"
 
 namespace mp {

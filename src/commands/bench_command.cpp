@@ -7,7 +7,6 @@
 
 #include "commands/commands.h"
 #include "commands/common.h"
-#include "commands/measure.h"
 #include "cuda_check.h"
 #include "device_buffer.h"
 #include "gl/colourizer.h"
@@ -18,7 +17,11 @@
 #include "model/precision_choice.h"
 #include "model/variant_table.h"
 #include "render_kernel.cuh"
+#include "session/counter_feed.h"
 #include "session/deep_renderer.h"
+#include "session/device.h"
+#include "session/frame_report.h"
+#include "session/measure.h"
 
 namespace mp {
 namespace {
@@ -162,7 +165,8 @@ DeepRow measure_deep(DeepRenderer& r, const std::string& name, const View& view,
 BenchReport bench_on(const BenchOptions& o, const DeviceInfo& dev) {
   CUDA_CHECK(cudaSetDevice(dev.index));  // what is made here (the deep renderer) is made on it
   BenchReport rep;
-  const LoadedSass sass = load_kernel_sass(self_executable(), dev.cc_major * 10 + dev.cc_minor);
+  const DeviceFacts facts = device_facts(dev);
+  const LoadedSass sass = load_kernel_sass(self_executable(), facts.arch);
   rep.device = summarize(dev, &sass);
   std::vector<VariantId> variants = o.variants;
   if (variants.empty())
@@ -198,9 +202,8 @@ BenchReport bench_on(const BenchOptions& o, const DeviceInfo& dev) {
   for (std::size_t i = 0; i < views.size(); ++i) {
     // The window's rule: past double, perturbation renders the view, not the plain variants;
     // each perturbation variant asked for whose format holds there, else the rule's own choice.
-    const PrecisionChoice choice =
-        choose_precision(views[i].view, o.width, o.height, VariantId::Fma4, VariantId::Fma4, false,
-                         ComputeCapability{dev.cc_major, dev.cc_minor});
+    const PrecisionChoice choice = choose_precision(
+        views[i].view, o.width, o.height, VariantId::Fma4, VariantId::Fma4, false, facts.cc);
     if (choice.perturbation) {
       std::vector<DeltaFormat> formats;
       for (VariantId v : variants)

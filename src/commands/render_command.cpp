@@ -32,6 +32,8 @@
 #include "model/auto_iterations.h"
 #include "model/precision_choice.h"
 #include "model/variant_table.h"
+#include "session/device.h"
+#include "session/frame_report.h"
 #include "version.h"
 
 namespace mp {
@@ -58,8 +60,7 @@ std::string rendered_by(const PrecisionChoice& c) {
 // where a pinned variant cannot separate the pixels, since its image would be blocks of colour.
 PrecisionChoice choice_for(const View& view, const Plan& plan, const RenderOptions& o,
                            const DeviceChoice& dc) {
-  std::optional<ComputeCapability> cc;
-  if (dc.device) cc = ComputeCapability{dc.device->cc_major, dc.device->cc_minor};
+  const std::optional<ComputeCapability> cc = device_facts(dc.device).cc;
   const int w = plan.width * plan.ss, h = plan.height * plan.ss;
   PrecisionChoice c = choose_precision(view, w, h, o.variant, o.variant, o.pin, cc);
   if (o.pin && c.exhausted && variant_info(o.variant).perturbation)
@@ -144,7 +145,7 @@ nlohmann::json tiling_json(const Plan& plan, const BandPipeline& pipeline, int l
 nlohmann::json device_json(const DeviceInfo& d) {
   return {{"index", d.index},
           {"name", d.name},
-          {"compute_capability", std::to_string(d.cc_major) + "." + std::to_string(d.cc_minor)},
+          {"compute_capability", device_facts(d).compute_capability()},
           {"sm_count", d.sm_count}};
 }
 
@@ -452,8 +453,9 @@ int render_one(const RenderOptions& o, const DeviceChoice& dc, const Palette& pa
                            "every-step loop against its bound"}};
           } else if (pipeline.gpu()) {
             j["device"] = device_json(*dc.device);
-            j["frame"] = to_json(measured_row(*dc.device, choice.variant, "render", view,
-                                              o.width * o.ss, o.height * o.ss, 1, r.gpu, nullptr));
+            const FrameOf of{view, choice.variant, o.width * o.ss, o.height * o.ss};
+            j["frame"] = to_json(measured_row(
+                gpu_frame_report(of, r.gpu, device_facts(dc.device), nullptr), "render"));
             j["frame"]["summed_over_launches"] = r.launches;
             if (dc.devices.size() > 1)
               j["frame"]["summed_over_gpus"] = "the bands of every GPU, with the first's model";
@@ -480,9 +482,10 @@ int render_one(const RenderOptions& o, const DeviceChoice& dc, const Palette& pa
             const std::optional<DeviceInfo>& d =
                 pipeline.workers()[static_cast<std::size_t>(w)].device;
             if (d && !choice.perturbation && dc.devices.size() > 1)
-              j["workers"][static_cast<std::size_t>(w)]["frame"] =
-                  to_json(measured_row(*d, choice.variant, "render", view, o.width * o.ss,
-                                       o.height * o.ss, 1, share.gpu, nullptr));
+              j["workers"][static_cast<std::size_t>(w)]["frame"] = to_json(measured_row(
+                  gpu_frame_report({view, choice.variant, o.width * o.ss, o.height * o.ss},
+                                   share.gpu, device_facts(d), nullptr),
+                  "render"));
           }
           j["rendered_on"] = shares_json(pipeline, r);
           if (ranks.size() > 1) {

@@ -93,4 +93,23 @@ std::string format_experiment(const ExperimentReport& r, OutputFormat format) {
   return s.str();
 }
 
+std::string format_prediction(const ExperimentReport& r, const std::string& measured_where) {
+  std::ostringstream s;
+  s << "## " << r.name << ": " << r.title << "\n\n"
+    << "Question: " << r.question << "\n\n"
+    << "Predicted for " << r.device << ", by the model alone; measured: " << measured_where
+    << "\n\n";
+  if (r.rows.empty()) {
+    s << "No prediction without a measurement: " << r.conclusion << ".\n";
+    return s.str();
+  }
+  s << "| what | predicted | unit | note |\n"
+    << "|---|---:|---|---|\n";
+  for (const ExperimentRow& row : r.rows)
+    s << "| " << md_text(row.label) << " | " << (row.predicted ? cell(*row.predicted) : "-")
+      << " | " << md_text(row.unit) << " | " << md_text(row.note) << " |\n";
+  s << "\nModel: " << r.model << "\n";
+  return s.str();
+}
+
 }  // namespace mp

@@ -4,6 +4,7 @@
 // job gives it back, so that the worker never reads a setting the window is writing.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <utility>
@@ -20,11 +21,16 @@ class RendererLease {
   // Who has it ("compare", "sine sweep", ...), empty while the window does.
   const std::string& holder() const { return holder_; }
   std::size_t waiting() const { return waiting_.size(); }
+  // Counts what left the renderer's memory of the frame or its settings other than the window's
+  // frames made them: a job given it back (it drew with the renderer), a change made. The window
+  // renders again when it moves (frame_key.h).
+  std::uint64_t generation() const { return generation_; }
 
   void lend(std::string holder) { holder_ = holder.empty() ? "a job" : std::move(holder); }
   // The job is done with it: the changes that waited are made now, oldest first.
   void give_back(Renderer* renderer) {
     holder_.clear();
+    ++generation_;
     std::vector<Change> changes = std::exchange(waiting_, {});
     if (renderer)
       for (Change& c : changes) c(*renderer);
@@ -38,12 +44,14 @@ class RendererLease {
       return false;
     }
     c(*renderer);
+    ++generation_;
     return true;
   }
 
  private:
   std::string holder_;
   std::vector<Change> waiting_;
+  std::uint64_t generation_ = 0;
 };
 
 }  // namespace mp

@@ -1,4 +1,4 @@
-#include "app/counter_feed.h"
+#include "session/counter_feed.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -28,6 +28,53 @@ std::optional<counters::Fault> refusal_from(const char* variable) {
 }
 
 }  // namespace
+
+std::unique_ptr<CounterProbe> start_counters(bool asked, int interval_us, const DeviceInfo& d) {
+  if (!asked) return nullptr;
+  counters::SamplerOptions so;
+  so.device_index = d.index;
+  // Isolated launches make each edge sample the launch's own, so a coarser interval loses
+  // nothing, and it keeps the counter thread (~45 us of CPU to evaluate a sample) ahead of
+  // long kernels, whose samples it must read before the hardware buffer overwrites them.
+  so.interval_us = interval_us > 0 ? static_cast<unsigned>(interval_us) : 200;
+  so.isolate = true;
+  if (std::getenv("MANDELPIPE_COUNTERS_TRACE"))
+    so.trace = [](const std::string& line) { std::cerr << "counters: " << line << "\n"; };
+  auto s = std::make_unique<counters::PmSampler>(so);
+  if (!s->unavailable().empty())
+    std::cerr << "mandelpipe: " << s->unavailable() << "\n";
+  else
+    std::cerr << "mandelpipe: " << s->description() << "\n";
+  return std::make_unique<counters::ProbeSet>(std::move(s), counters::further_sources(d.index));
+}
+
+std::unique_ptr<counters::PcSampler> start_stalls(bool asked, const DeviceInfo& d) {
+  if (!asked) return nullptr;
+  counters::PcSamplerOptions po;
+  po.device_index = d.index;
+  // A warp every 2^15 cycles of each SM: at 1.7 GHz, one every 19 us, some 5,000 an SM over a
+  // frame of 100 ms (the figures say how many came).
+  po.period_log2 = 15;
+  if (std::getenv("MANDELPIPE_STALLS_TRACE"))
+    po.trace = [](const std::string& line) { std::cerr << "stalls: " << line << "\n"; };
+  if (const char* file = std::getenv("MANDELPIPE_STALLS_RECORD")) po.record_to = file;
+  if (const char* step = std::getenv("MANDELPIPE_STALLS_REFUSE"))
+    po.fault = counters::Fault{step, CUPTI_ERROR_INSUFFICIENT_PRIVILEGES};
+  auto s = std::make_unique<counters::PcSampler>(po);
+  std::cerr << "mandelpipe: " << (s->unavailable().empty() ? s->description() : s->unavailable())
+            << "\n";
+  return s;
+}
+
+std::shared_ptr<const FrameReport> CounterFeed::complete(FrameReport r, long long frame) {
+  if (r.metrics) {
+    modelled(frame, r.comparable_instructions());
+    r.counters_fresh = take();
+  }
+  r.counters = figures_;
+  r.counters_frame = frame_;
+  return std::make_shared<const FrameReport>(std::move(r));
+}
 
 void CounterFeed::start(int device_index, int interval_us, bool stalls) {
   // One or the other: CUPTI's PC and PM sampling cannot share a process (pc_sampler.h).

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "commands/common.h"
+#include "session/frame_report.h"
 #include "device_buffer.h"
 #include "model/counter_figures.h"
 #include "model/view_limit.h"
@@ -66,6 +66,7 @@ class VariantMeasurer {
 
   GpuRenderer& gpu_;
   std::string view_name_;
+  DeviceFacts device_;
   View view_;
   int width_, height_, frames_, warmup_;
   const LoadedSass* sass_;

@@ -1,4 +1,4 @@
-#include "commands/measure.h"
+#include "session/measure.h"
 
 #include <map>
 
@@ -24,6 +24,7 @@ VariantMeasurer::VariantMeasurer(GpuRenderer& gpu, std::string view_name, const 
                                  const LoadedSass* sass, CounterProbe* counters, bool first_frames)
     : gpu_(gpu),
       view_name_(std::move(view_name)),
+      device_(device_facts(gpu.device())),
       view_(view),
       width_(width),
       height_(height),
@@ -38,8 +39,8 @@ VariantMeasurer::VariantMeasurer(GpuRenderer& gpu, std::string view_name, const 
   reference_ = counts_of(VariantId::Fma4);
   const DeviceInfo& dev = gpu.device();
   if (dev.peak_clock_khz > 0)
-    limit_ = view_limit(reference_, width, height, pipe_rates(dev.cc_major, dev.cc_minor),
-                        dev.sm_count, dev.peak_clock_khz * 1e3);
+    limit_ = view_limit(reference_, width, height, *device_.rates, dev.sm_count,
+                        dev.peak_clock_khz * 1e3);
 }
 
 // One frame of the variant; a perturbation variant's figures as a plain frame's, its warps'
@@ -87,8 +88,9 @@ MeasuredRow VariantMeasurer::measure(VariantId v) {
         return f;
       },
       [](const Frame& f) { return kernel_ms(f.stats); });
-  MeasuredRow row = measured_row(gpu_.device(), v, view_name_, view_, width_, height_, frames_,
-                                 timed.middle().stats, sass_);
+  MeasuredRow row = measured_row(
+      gpu_frame_report({view_, v, width_, height_}, timed.middle().stats, device_, sass_, frames_),
+      view_name_);
   row.limit = limit_;
   if (counters) {
     // Every frame's figures are taken (so none are left behind); the median frame's kept.
@@ -169,9 +171,9 @@ std::vector<MeasuredRow> measure_variants(GpuRenderer& gpu, const std::string& v
 // balance is the kernel's, not the divergence's.
 SineSweepRow sine_sweep_row(GpuRenderer& gpu, const LoadedSass* sass, int m, int frames,
                             int warmup) {
-  const DeviceInfo& dev = gpu.device();
-  const int arch = dev.cc_major * 10 + dev.cc_minor;
-  const PipeRates rates = pipe_rates(dev.cc_major, dev.cc_minor);
+  const DeviceFacts dev = device_facts(gpu.device());
+  const int arch = dev.arch;
+  const PipeRates& rates = *dev.rates;
   const View view = kBenchViews[2].view;
   constexpr int kWidth = 1920, kHeight = 1080;
   const PixelGrid grid = pixel_grid(view, kWidth, kHeight);

@@ -1,6 +1,6 @@
-// The GPU's own counters for the window: the pipe counters (CUPTI PM sampling) and the stall
-// reasons (CUPTI PC sampling), the frames launched whose figures are not in yet, and the newest
-// figures of each with their frame.
+// The GPU's own counters: the pipe counters (CUPTI PM sampling) for the commands that measure,
+// bench's stall reasons (CUPTI PC sampling), and the window's feed of either: the sampler, the
+// frames launched whose figures are not in yet, and the newest figures with their frame.
 #pragma once
 
 #include <chrono>
@@ -14,9 +14,22 @@
 #include "counters/counter_sources.h"
 #include "counters/pc_sampler.h"
 #include "counters/pm_sampler.h"
+#include "gpu_renderer.h"
 #include "model/counter_figures.h"
+#include "session/frame_report.h"
 
 namespace mp {
+
+// bench's and experiment's counters (--counters), each launch with the GPU idle around it so
+// that its samples are its own; null when not asked for. Where they cannot be read, one line
+// on stderr says why, and the rows say n/a with the reason.
+// The sampler comes with the further counter sources (src/counters/counter_sources.h).
+// interval_us: --counter-interval (0: the default).
+std::unique_ptr<CounterProbe> start_counters(bool asked, int interval_us, const DeviceInfo& d);
+// bench's stall reasons (--stalls, `asked`): CUPTI PC sampling, in a run without PM sampling
+// (--counters: the options refuse the two together); null when not asked for. Where they cannot
+// be read, one line on stderr says why, and the tables say n/a with it.
+std::unique_ptr<counters::PcSampler> start_stalls(bool asked, const DeviceInfo& d);
 
 class CounterFeed {
  public:
@@ -47,6 +60,9 @@ class CounterFeed {
   void modelled(long long frame, double instructions);
   // Takes the newest figures the samplers have finished; true if there were new ones.
   bool take();
+  // Frame `frame`'s report made whole, once: on the CUDA path the counters are told what its
+  // model accounts for and their newest figures taken; those figures go into it either way.
+  std::shared_ptr<const FrameReport> complete(FrameReport report, long long frame);
 
   const std::optional<CounterFigures>& figures() const { return figures_; }
   long long frame() const { return frame_; }  // of figures(); -1 before any
