@@ -1,6 +1,7 @@
 // Palettes (assets/palettes.json) and the colour mapping. The GLSL shader
 // (shaders/colourize.frag) and colourize() below implement the same formula; a test holds
-// them together.
+// them together. The formula itself is colour_rgb (cuda/host_device/colour.h), which render's
+// colour kernel runs too.
 #pragma once
 
 #include <array>
@@ -8,6 +9,8 @@
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "colour.h"
 
 namespace mp {
 
@@ -21,18 +24,10 @@ struct Palette {
   std::vector<PaletteStop> stops;
 };
 
-inline constexpr int kLutSize = 256;
-
 // Throws std::runtime_error naming what is wrong with the JSON.
 std::vector<Palette> parse_palettes(std::string_view json);
 // kLutSize RGBA8 texels sampled from the stops (piecewise linear, wrapping).
 std::vector<std::uint8_t> build_lut(const Palette& p);
-
-struct ColourParams {
-  float density = 1.0f;  // palette cycles per doubling of the iteration value
-  float offset = 0.0f;   // palette phase
-  float stripe = 0.6f;   // weight of the variant's aux term (stripes of fma4-sin)
-};
 
 // t = fract(log2(smooth + 1) * density + offset); colour = lut(t) * (1 + stripe * aux / 2);
 // interior points (smooth < 0) are black.
