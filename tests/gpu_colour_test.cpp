@@ -59,14 +59,13 @@ TEST_F(GpuColourTest, TheKernelColoursAsTheCpuDoesByteForByte) {
         colour_on_device(d_data.get(), gw, gh, ss, look, d_rgb.get(), pitch, nullptr);
         std::vector<std::uint8_t> gpu(pitch * h);
         CUDA_CHECK(cudaMemcpy(gpu.data(), d_rgb.get(), gpu.size(), cudaMemcpyDeviceToHost));
+        std::vector<std::uint8_t> cpu(pitch * h);
+        colour_rows(data.data(), gw, w, h, ss, lut, c, cpu.data(), pitch);
         long differing = 0;
         for (int y = 0; y < h; ++y)
-          for (int x = 0; x < w; ++x) {
-            std::uint8_t cpu[3];
-            colour_pixel(data.data(), gw, x, y, ss, lut.data(), c, cpu);
-            for (int k = 0; k < 3; ++k)
-              differing += cpu[k] != gpu[static_cast<std::size_t>(y) * pitch + x * 3 + k];
-          }
+          for (int x = 0; x < w * 3; ++x)
+            differing += cpu[static_cast<std::size_t>(y) * pitch + x] !=
+                         gpu[static_cast<std::size_t>(y) * pitch + x];
         EXPECT_EQ(differing, 0) << palette.name << ", ss " << ss << ", density " << c.density;
       }
   }

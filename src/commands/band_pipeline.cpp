@@ -571,10 +571,8 @@ void BandPipeline::Run::encode(Slot& s, int block, int thread) {
                                        static_cast<std::size_t>(r0) * ss * gw) *
                                           kFloatsPerPixel;
       if (!gpu)
-        for (int r = 0; r < rows; ++r)
-          for (int c = 0; c < cols; ++c)
-            colour_pixel(d, gw, c, r, ss, p.look_.lut.data(), p.look_.colour,
-                         &sc.rgb[(static_cast<std::size_t>(r) * width + col0 + c) * 3]);
+        colour_rows(d, gw, cols, rows, ss, p.look_.lut, p.look_.colour, sc.rgb.data() + col0 * 3,
+                    static_cast<std::size_t>(width) * 3);
       if (exr)  // one sample a pixel (--exr needs --ss 1)
         for (int r = 0; r < rows; ++r)
           for (int c = 0; c < cols; ++c) {

@@ -17,7 +17,6 @@ PieceRenderer::PieceRenderer(const std::optional<DeviceInfo>& device, long long 
     gpu_ = std::make_unique<GpuRenderer>(*device_);
     scratch_ = DeviceBuffer<float>(static_cast<std::size_t>(max_pixels) * kFloatsPerPixel);
     rgb_ = DeviceBuffer<std::uint8_t>(static_cast<std::size_t>(max_pixels) * 3);
-    stream_ = std::make_unique<Stream>();
     colour_start_ = std::make_unique<Event>();
     colour_stop_ = std::make_unique<Event>();
   }
@@ -67,13 +66,14 @@ void PieceRenderer::render(VariantId variant, const PixelGrid& g, unsigned max_i
 
 void PieceRenderer::colour(const ColourLook& look, int gw, int gh, int ss, std::uint8_t* rgb,
                            std::size_t pitch) {
+  // On the legacy stream, which waits for whatever stream the render's kernels ran on.
   const std::size_t row = static_cast<std::size_t>(gw / ss) * 3;
-  CUDA_CHECK(cudaEventRecord(colour_start_->get(), stream_->get()));
-  colour_on_device(scratch_.get(), gw, gh, ss, look, rgb_.get(), row, stream_->get());
-  CUDA_CHECK(cudaEventRecord(colour_stop_->get(), stream_->get()));
+  CUDA_CHECK(cudaEventRecord(colour_start_->get(), cudaStreamLegacy));
+  colour_on_device(scratch_.get(), gw, gh, ss, look, rgb_.get(), row, cudaStreamLegacy);
+  CUDA_CHECK(cudaEventRecord(colour_stop_->get(), cudaStreamLegacy));
   CUDA_CHECK(cudaMemcpy2DAsync(rgb, pitch, rgb_.get(), row, row, static_cast<std::size_t>(gh / ss),
-                               cudaMemcpyDeviceToHost, stream_->get()));
-  CUDA_CHECK(cudaStreamSynchronize(stream_->get()));
+                               cudaMemcpyDeviceToHost, cudaStreamLegacy));
+  CUDA_CHECK(cudaStreamSynchronize(cudaStreamLegacy));
   float ms = 0;
   CUDA_CHECK(cudaEventElapsedTime(&ms, colour_start_->get(), colour_stop_->get()));
   colour_ms += ms;

@@ -79,9 +79,8 @@ class PieceRenderer {
   std::optional<DeviceInfo> device_;
   std::unique_ptr<GpuRenderer> gpu_;
   DeviceBuffer<float> scratch_;
-  // colour()'s: the RGB rows on the device, the stream and the events around the kernel.
+  // colour()'s: the RGB rows on the device, and the events around the kernel.
   DeviceBuffer<std::uint8_t> rgb_;
-  std::unique_ptr<Stream> stream_;
   std::unique_ptr<Event> colour_start_, colour_stop_;
   CpuRenderer cpu_;
   std::unique_ptr<DeepRenderer> deep_;

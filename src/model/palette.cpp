@@ -60,6 +60,15 @@ std::array<std::uint8_t, 4> colourize(float smooth, float aux, const std::vector
   return rgba;
 }
 
+void colour_rows(const float* data, int gw, int cols, int rows, int ss,
+                 const std::vector<std::uint8_t>& lut, const ColourParams& c, std::uint8_t* rgb,
+                 std::size_t pitch) {
+  for (int r = 0; r < rows; ++r)
+    for (int x = 0; x < cols; ++x)
+      colour_pixel(data, gw, x, r, ss, lut.data(), c,
+                   rgb + static_cast<std::size_t>(r) * pitch + static_cast<std::size_t>(x) * 3);
+}
+
 void colourize_image(const float* data, int width, int height, const std::vector<std::uint8_t>& lut,
                      const ColourParams& c, std::uint8_t* rgba) {
   const std::size_t n = static_cast<std::size_t>(width) * height;

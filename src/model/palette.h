@@ -5,6 +5,7 @@
 #pragma once
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -33,6 +34,13 @@ std::vector<std::uint8_t> build_lut(const Palette& p);
 // interior points (smooth < 0) are black.
 std::array<std::uint8_t, 4> colourize(float smooth, float aux, const std::vector<std::uint8_t>& lut,
                                       const ColourParams& c);
+// Output pixels (0..cols-1, 0..rows-1) of samples `data` (rows of gw samples, kFloatsPerPixel
+// floats each; ss x ss samples a pixel) coloured by colour_pixel into `rgb`, rows `pitch` bytes
+// apart. Here, in mp_core, the host compiler contracts nothing (-ffp-contract=off), whatever the
+// caller's flags: the bytes of render's colour kernel.
+void colour_rows(const float* data, int gw, int cols, int rows, int ss,
+                 const std::vector<std::uint8_t>& lut, const ColourParams& c, std::uint8_t* rgb,
+                 std::size_t pitch);
 // data: kFloatsPerPixel floats per pixel; rgba: 4 bytes per pixel, same row order.
 void colourize_image(const float* data, int width, int height, const std::vector<std::uint8_t>& lut,
                      const ColourParams& c, std::uint8_t* rgba);
