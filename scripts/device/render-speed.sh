@@ -10,7 +10,8 @@
 # The split of each run's process wall time, from its record's "startup" (ms after exec): start-up
 # (to the first band's start), the render (first band to files written), and the end (process
 # exit after that: freeing, the CUDA contexts' teardown); with the GPU's kernels, its colouring
-# (the colour kernel) and the pool's PNG work beside them. A 64x64 render gives the fixed cost.
+# (the colour kernel) and the pool's PNG work beside them. A 64x64 render gives the fixed cost;
+# the sequence again at level 0 (stored) shows the GPU's share where deflate is not the limit.
 # log.txt has the short tables; the runs' outputs are in $OUT/render-speed.tgz.
 set -u
 A=/tmp/render-speed
@@ -34,8 +35,11 @@ measure still "${still[@]}" --out still.png
 for level in 0 2 3 6; do
   measure "still-level$level" "${still[@]}" --png-level $level --out still.png
 done
-measure sequence render --width 3840 --height 2160 --iters 4096 --center -0.5,0 --span 3 \
-  --zoom-to -0.7436447860,0.1318252536,0.001 --frames 120 --out seq
+sequence=(render --width 3840 --height 2160 --iters 4096 --center -0.5,0 --span 3
+  --zoom-to -0.7436447860,0.1318252536,0.001 --frames 120 --out seq)
+measure sequence "${sequence[@]}"
+# Stored (level 0): what the sequence takes where deflate's CPU time is not the limit.
+measure sequence-level0 "${sequence[@]}" --png-level 0
 # The figures from the files the runs wrote, and the targets.
 python3 - "$A" <<'EOF' | tee -a "$log"
 import json, os, sys
@@ -62,14 +66,19 @@ for name, image in [("tiny", "tiny"), ("still", "still"), ("still-level0", "stil
         continue
     rows.append((name, process_ms(name), t["wall_ms"], t.get("gpu_kernel_ms", 0), t["colour_encode_ms"],
                  t["peak_rss_mib"], size(f"{a}/{name}"), j["tiling"]["png_level"]))
-try:
-    j = json.load(open(f"{a}/sequence/seq/frames.json"))
+for name in ["sequence", "sequence-level0"]:
+    try:
+        j = json.load(open(f"{a}/{name}/seq/frames.json"))
+    except OSError:
+        continue
     r = j["run"]
-    rows.append(("sequence", process_ms("sequence"), r["wall_ms"], r.get("gpu_kernel_ms", 0), r["colour_encode_ms"],
-                 r["peak_rss_mib"], size(f"{a}/sequence/seq"), j["frames"][0]["png_level"]))
-    splits.append(("sequence", process_ms("sequence"), r.get("startup", {}), r.get("gpu_kernel_ms", 0),
+    rows.append((name, process_ms(name), r["wall_ms"], r.get("gpu_kernel_ms", 0), r["colour_encode_ms"],
+                 r["peak_rss_mib"], size(f"{a}/{name}/seq"), j["frames"][0]["png_level"]))
+    splits.append((name, process_ms(name), r.get("startup", {}), r.get("gpu_kernel_ms", 0),
                    r.get("gpu_colour_ms", 0), r["colour_encode_ms"],
                    sum(f["timing"].get("write_ms", 0) for f in j["frames"]), r.get("colour_on", "CPU")))
+try:
+    j = json.load(open(f"{a}/sequence/seq/frames.json"))
     walls = sorted(f["timing"]["wall_ms"] for f in j["frames"])
     gpu = sorted(f["timing"].get("gpu_kernel_ms", 0) for f in j["frames"])
     print(f"sequence frames: wall ms median {walls[len(walls) // 2]:.0f}, longest {walls[-1]:.0f}; "
