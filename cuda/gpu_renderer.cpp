@@ -1,6 +1,7 @@
 #include "gpu_renderer.h"
 
 #include <algorithm>
+#include <thread>
 #include <vector>
 
 #include "cuda_check.h"
@@ -65,6 +66,16 @@ DeviceCensus probe_cuda_devices() {
           (c.reason.empty() ? "" : "; ") + ("device " + std::to_string(i) + ": ") + p.reason;
   }
   return c;
+}
+
+void start_contexts(const std::vector<DeviceInfo>& devices) {
+  std::vector<std::thread> threads;
+  for (const DeviceInfo& d : devices)
+    threads.emplace_back([index = d.index] {
+      if (cudaSetDevice(index) != cudaSuccess || cudaFree(nullptr) != cudaSuccess)
+        cudaGetLastError();
+    });
+  for (std::thread& t : threads) t.join();
 }
 
 struct GpuRenderer::Impl {

@@ -35,6 +35,10 @@ struct DeviceCensus {
   std::string reason;  // why a device (or every one) cannot be used; "" where all can
 };
 DeviceCensus probe_cuda_devices();
+// Each device's primary context made, as its first CUDA call would make it, all at once (a
+// thread each), so that the threads that then render there find it ready. A device that fails
+// here is left to them, which report it.
+void start_contexts(const std::vector<DeviceInfo>& devices);
 
 // The order warps take tiles in. The costliest-first order needs the tile costs of a frame of
 // the same view (grid and iteration limit); the first frame of a view goes in numbering order.

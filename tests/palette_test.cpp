@@ -44,6 +44,38 @@ TEST(Palette, ColourMapping) {
   EXPECT_NEAR(dark[0], 64, 1);
 }
 
+// colour_log2 (the same bits on the CPU and in render's colour kernel) against the library's
+// log2 in double, rounded once to float: within an ulp everywhere, and equal almost everywhere.
+TEST(Palette, TheSharedLog2IsWithinAnUlpOfTheLibrarys) {
+  long equal = 0, total = 0;
+  for (float x = 1.0f; x < 3e7f; x = std::nextafter(x * 1.0009765625f, 4e7f)) {
+    const float want = static_cast<float>(std::log2(static_cast<double>(x)));
+    const float got = colour_log2(x);
+    EXPECT_LE(std::fabs(got - want), std::fabs(std::nextafter(want, 1e9f) - want)) << x;
+    equal += got == want;
+    ++total;
+  }
+  for (int e = 0; e < 25; ++e) {  // powers of two: exact
+    EXPECT_EQ(colour_log2(std::ldexp(1.0f, e)), static_cast<float>(e));
+    ++total;
+    ++equal;
+  }
+  EXPECT_GT(equal, total * 999 / 1000) << equal << " of " << total;
+}
+
+// Values the kernels never give colour without an undefined conversion (UBSan watches the
+// sanitizer run): NaN black, infinity as t = 0.
+TEST(Palette, ValuesPastTheRangeColourWithoutUndefinedConversions) {
+  const Palette grey{"g", {{0.0f, {0, 0, 0}}, {1.0f, {255, 255, 255}}}};
+  const auto lut = build_lut(grey);
+  const ColourParams plain{1.0f, 0.0f, 0.6f};
+  EXPECT_EQ(colourize(std::nanf(""), 0.0f, lut, plain),
+            (std::array<std::uint8_t, 4>{0, 0, 0, 255}));
+  EXPECT_EQ(colourize(INFINITY, 0.0f, lut, plain), colourize(0.0f, 0.0f, lut, plain));
+  const auto shaded = colourize(3.0f, std::nanf(""), lut, plain);
+  EXPECT_EQ(shaded[0], 0) << "a NaN shade clamps to black";
+}
+
 TEST(Palette, BadFilesAreRejectedWithAReason) {
   EXPECT_THROW(parse_palettes("{"), std::runtime_error);
   EXPECT_THROW(parse_palettes(R"({"palettes": []})"), std::runtime_error);

@@ -45,7 +45,8 @@ std::vector<std::uint8_t> decode(const fs::path& file, int w, int h) {
 // The blocks of `rows_per_block` rows, each encoded on a thread of its own (as the render's
 // pool does), written in order.
 void write_in_blocks(const fs::path& file, const std::vector<std::uint8_t>& rgb, int w, int h,
-                     int rows_per_block, int level, std::uint32_t damage_adler = 0) {
+                     int rows_per_block, int level, std::uint32_t damage_adler = 0,
+                     std::uint32_t damage_crc = 0) {
   std::vector<PngBlock> blocks((h + rows_per_block - 1) / rows_per_block);
   std::vector<std::thread> threads;
   for (std::size_t b = 0; b < blocks.size(); ++b)
@@ -58,6 +59,7 @@ void write_in_blocks(const fs::path& file, const std::vector<std::uint8_t>& rgb,
     });
   for (std::thread& t : threads) t.join();
   blocks.back().adler ^= damage_adler;
+  blocks[blocks.size() / 2].crc ^= damage_crc;
   std::FILE* out = std::fopen(file.c_str(), "wb");
   ASSERT_NE(out, nullptr);
   PngBlockWriter writer(out, file.string(), w, h, level);
@@ -137,6 +139,14 @@ TEST_F(PngBlocks, AWrongCheckIsRefusedByTheReader) {
   EXPECT_EQ(decode(dir_ / "ok.png", 40, 30), rgb);
   write_in_blocks(dir_ / "bad.png", rgb, 40, 30, 8, 1, 0x10000);
   EXPECT_TRUE(decode(dir_ / "bad.png", 40, 30).empty());
+}
+
+// Each IDAT chunk's CRC-32 is its block's, computed by the thread that encoded it and joined by
+// the writer: libpng checks them, and one that is off makes the image unreadable.
+TEST_F(PngBlocks, AChunkWhoseEncoderGaveAWrongCrcIsRefusedByTheReader) {
+  const std::vector<std::uint8_t> rgb = test_image(40, 30, 9);
+  write_in_blocks(dir_ / "bad-crc.png", rgb, 40, 30, 8, 1, 0, 0x4);
+  EXPECT_TRUE(decode(dir_ / "bad-crc.png", 40, 30).empty());
 }
 
 TEST_F(PngBlocks, TheWriterRefusesRowsOutOfPlace) {

@@ -145,6 +145,24 @@ TEST_F(RenderBigTest, ColourSettingsGoIntoTheSidecarAndComeBack) {
   EXPECT_THROW(colour_settings_from_json({{"density", 99}}), std::out_of_range);
 }
 
+// A record's "startup": its steps in ms after the process started, in the order they happen.
+void expect_startup_in_order(const nlohmann::json& s) {
+  const char* steps[] = {"devices_probed_ms", "contexts_ready_ms",     "pipeline_entered_ms",
+                         "pool_ready_ms",     "first_band_started_ms", "first_band_rendered_ms",
+                         "ended_ms"};
+  double last = 0;
+  for (const char* step : steps) {
+    ASSERT_TRUE(s.contains(step)) << step << " in " << s.dump();
+    const double t = s[step].get<double>();
+    EXPECT_GE(t, last) << step << " in " << s.dump();
+    last = t;
+  }
+  ASSERT_EQ(s["workers_ready_ms"].size(), 1u);
+  EXPECT_GE(s["workers_ready_ms"][0].get<double>(), s["pool_ready_ms"].get<double>());
+  EXPECT_LE(s["workers_ready_ms"][0].get<double>(), s["first_band_started_ms"].get<double>());
+  EXPECT_LT(s["ended_ms"].get<double>(), 120000) << "ms after the process started";
+}
+
 TEST_F(RenderBigTest, ZoomSequenceWritesNumberedFramesAndTheirParameters) {
   const std::string common = "--cpu --width 64 --height 48 --iters 300 --palette ember";
   const Result r = run("render " + common +
@@ -183,6 +201,8 @@ TEST_F(RenderBigTest, ZoomSequenceWritesNumberedFramesAndTheirParameters) {
   }
   EXPECT_EQ(j["run"]["frames_rendered"], 5);
   EXPECT_GT(j["run"]["wall_ms"].get<double>(), 0);
+  EXPECT_EQ(j["run"]["colour_on"], "CPU");
+  expect_startup_in_order(j["run"]["startup"]);
   EXPECT_NE(j["timing_measured"].get<std::string>().find("colour_encode_ms"), std::string::npos);
   // A frame is the still of its view: frame 2 re-rendered from its parameters alone.
   const auto& f2 = j["frames"][2];
@@ -225,6 +245,10 @@ TEST_F(RenderBigTest, EveryPngLevelGivesThePixelsOfTheDefault) {
   EXPECT_EQ(j["tiling"]["png_block_rows"], 87);
   for (const char* key : {"wall_ms", "cpu_render_ms", "render_ms", "colour_encode_ms", "write_ms"})
     EXPECT_GT(j["timing"][key].get<double>(), 0) << key;
+  EXPECT_EQ(j["timing"]["colour_on"], "CPU");
+  EXPECT_FALSE(j["timing"].contains("gpu_colour_ms"));
+  EXPECT_NE(j["tiling"]["colour"].get<std::string>().find("on the CPU"), std::string::npos);
+  expect_startup_in_order(j["startup"]);
 }
 
 // --devices: "all" or a list of device numbers, each once; a device that is not there (here:

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string>
+#include <thread>
 
 #include "png_image.h"
 #include "program_runner.h"
@@ -27,10 +28,12 @@ using program::Stamp;
 class RenderMpiTest : public program::FolderTest {
  protected:
   // `args` run by `ranks` processes of mpirun (more than this host's cores allowed; as root
-  // where the tests run as root, as CI's containers do), with `env` (NAME=VALUE ...) passed on.
-  Result mpirun(int ranks, const std::string& args, const std::string& env = "") {
+  // where the tests run as root, as CI's containers do), with `env` (NAME=VALUE ...) passed on,
+  // and mpirun's `options`.
+  Result mpirun(int ranks, const std::string& args, const std::string& env = "",
+                const std::string& options = "") {
     std::string line = "env " + env + " " MP_MPIEXEC " -np " + std::to_string(ranks) +
-                       " --oversubscribe --mca btl_vader_single_copy_mechanism none";
+                       " --oversubscribe --mca btl_vader_single_copy_mechanism none " + options;
     if (geteuid() == 0) line += " --allow-run-as-root";
     if (!env.empty()) line += " -x " + env.substr(0, env.find('='));
     return run_line(line + " '" + program::binary() + "' " + args);
@@ -80,6 +83,28 @@ TEST_F(RenderMpiTest, ThreeRanksRenderTheSequenceOfOneProcess) {
   for (int rank = 0; rank < 3; ++rank) EXPECT_EQ(j["run"]["ranks"][rank]["rank"], rank);
 }
 
+// Two ranks: mpirun binds each to one core (its default for two ranks or fewer), and each says so
+// in one line with how to give it more; unbound, they say nothing of it.
+TEST_F(RenderMpiTest, RanksBoundToOneCoreSaySoAndHowToGiveThemMore) {
+  if (std::thread::hardware_concurrency() < 2) GTEST_SKIP() << "one core: no binding to tell of";
+  const Result bound = mpirun(2, kSequence + "--out bound");
+  ASSERT_EQ(bound.code, 0) << bound.err;
+  for (const char* rank : {"rank 0 of 2", "rank 1 of 2"}) {
+    const std::size_t at = bound.err.find(std::string("note: ") + rank);
+    ASSERT_NE(at, std::string::npos) << bound.err;
+    const std::string line = bound.err.substr(at, bound.err.find('\n', at) - at);
+    EXPECT_NE(line.find("may run on 1 core of the host's"), std::string::npos) << line;
+    EXPECT_NE(line.find("--bind-to none"), std::string::npos) << line;
+    EXPECT_NE(line.find("--map-by slot:pe=N"), std::string::npos) << line;
+  }
+  const auto j = nlohmann::json::parse(slurp(dir_ / "bound" / "frames.json"));
+  for (const auto& rank : j["run"]["ranks"]) EXPECT_EQ(rank["encoder_threads"], 1);
+  const Result free = mpirun(2, kSequence + "--out free", "", "--bind-to none");
+  ASSERT_EQ(free.code, 0) << free.err;
+  EXPECT_EQ(free.err.find("may run on 1 core"), std::string::npos) << free.err;
+  EXPECT_EQ(expect_same_pngs("bound", "free"), 7);
+}
+
 // 1000x9000 is three bands of 4194 rows (a band each), the EXR beside it: rank 0 writes both,
 // the bands of ranks 1 and 2 sent to it.
 TEST_F(RenderMpiTest, ThreeRanksRenderTheBandedStillOfOneProcess) {
@@ -104,7 +129,6 @@ TEST_F(RenderMpiTest, ThreeRanksRenderTheBandedStillOfOneProcess) {
   EXPECT_EQ(names_in("."), (std::set<std::string>{"one.exr", "one.json", "one.png", "ranks.exr",
                                                   "ranks.json", "ranks.png"}));
 }
-
 
 // Rank 1 dies once it has written its first frame (frame 1; the test hook): mpirun ends the
 // others, whose frames stay whole and listed. --resume, by three ranks again, renders only the

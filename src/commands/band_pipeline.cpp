@@ -34,10 +34,11 @@ int ceil_div(long long a, long long b) {
 
 // A band's launches' figures into its image's, and into the share of the worker that rendered it.
 void add_stats(ImageRecord& rec, WorkerShare& share, const PieceRenderer& r) {
-  for (auto [launches, gpu, cpu, deep] :
-       {std::tie(rec.launches, rec.gpu, rec.cpu, rec.deep),
-        std::tie(share.launches, share.gpu, share.cpu, share.deep)}) {
+  for (auto [launches, gpu, cpu, deep, colour] :
+       {std::tie(rec.launches, rec.gpu, rec.cpu, rec.deep, rec.colour_ms),
+        std::tie(share.launches, share.gpu, share.cpu, share.deep, share.colour_ms)}) {
     launches += r.launches;
+    colour += r.colour_ms;
     if (r.gpu_stats.launches) gpu += r.gpu_stats;
     if (r.cpu.slices) cpu += r.cpu;
     if (r.deep_stats.launches) deep += r.deep_stats;
@@ -57,6 +58,9 @@ BandPipeline::BandPipeline(const Plan& plan, const Look& look, int png_level,
       hooks_(hooks),
       threads_(threads > 0 ? threads : usable_cores()),
       block_rows_(png_block_rows(plan.width)) {
+  std::copy_n(look_.lut.begin(), std::min<std::size_t>(look_.lut.size(), kLutSize * 4),
+              device_look_.lut);
+  device_look_.params = look_.colour;
   const int workers =
       devices_.empty() ? std::max(1, hooks_.cpu_workers) : static_cast<int>(devices_.size());
   // Enough band buffers that the pool has twice its threads' blocks to take while each worker
@@ -92,12 +96,13 @@ std::string BandPipeline::renderer_description() const {
 
 double BandPipeline::working_mib(bool exr) const {
   const double band_rgb = 3.0 * plan_.width * plan_.band_rows;
-  const double per_slot =
-      plan_.band_bytes() + band_rgb * 1.01 + (exr ? 8.0 : 0.0) * plan_.width * plan_.band_rows;
-  // A thread's rows: one piece's samples coloured, the block's RGB and its filtered copy, and
-  // zlib's state.
-  const double per_thread = 4.0 * plan_.piece_columns * plan_.ss * plan_.ss * block_rows_ +
-                            2 * 3.0 * plan_.width * block_rows_ + (512 << 10);
+  // A band's RGB (coloured on the GPU) or its samples (on the CPU), the samples too where the EXR
+  // needs them; its blocks deflated; the EXR's values.
+  const double per_slot = (colours_on_gpu() ? band_rgb : 0.0) +
+                          (!colours_on_gpu() || exr ? plan_.band_bytes() : 0.0) + band_rgb * 1.01 +
+                          (exr ? 8.0 : 0.0) * plan_.width * plan_.band_rows;
+  // A thread's rows: the block's RGB (coloured on the CPU) and its filtered copy, and zlib's state.
+  const double per_thread = 2 * 3.0 * plan_.width * block_rows_ + (512 << 10);
   return (slots_ * per_slot + threads_ * per_thread) / (1 << 20);
 }
 
@@ -105,7 +110,9 @@ struct BandPipeline::Run {
   struct Slot {
     long long free_for = 0;  // the job (a band rendered here, numbered in order) it takes next
     long long job = -1;      // the job it holds, once rendered
-    HostBuffer<float> data;  // every piece of the band, one after another
+    bool ready = false;      // its buffers made
+    HostBuffer<float> data;  // every piece's samples, one after another (CPU colouring, EXR)
+    HostBuffer<std::uint8_t> rgb;  // the band's rows coloured on the GPU, 3 bytes a pixel
     int image = 0, band = 0, row0 = 0, rows = 0;
     std::vector<PngBlock> blocks;
     std::vector<char> done;
@@ -114,7 +121,7 @@ struct BandPipeline::Run {
     double encode_ms = 0;
   };
   struct Scratch {
-    std::vector<std::uint8_t> rgba, rgb;
+    std::vector<std::uint8_t> rgb;
   };
   // An image's files while it is written: made as its first band starts rendering (so that a
   // file that cannot be made fails early, and the file is there from the start of the work),
@@ -143,17 +150,17 @@ struct BandPipeline::Run {
     rows_to_write =
         writes ? static_cast<long long>(images.size()) * p.plan_.height : rows_to_render;
     in_flight.assign(p.workers_.size(), 0.0);
-    // The page-locked buffers are made on the first GPU asked for, not on device 0 unasked.
-    if (p.gpu()) CUDA_CHECK(cudaSetDevice(p.devices_.front().index));
     const long long n =
         std::min<long long>(p.slots_, std::max<long long>(1, static_cast<long long>(jobs.size())));
-    const std::size_t floats = static_cast<std::size_t>(p.plan_.piece_pixels()) *
-                               p.plan_.pieces_across() * kFloatsPerPixel;
+    const bool exr = std::any_of(images.begin(), images.end(),
+                                 [](const PipelineImage& img) { return !img.exr.empty(); });
+    if (!p.colours_on_gpu() || exr)
+      slot_floats = static_cast<std::size_t>(p.plan_.piece_pixels()) * p.plan_.pieces_across() *
+                    kFloatsPerPixel;
+    if (p.colours_on_gpu())
+      slot_rgb = 3 * static_cast<std::size_t>(p.plan_.width) * p.plan_.band_rows;
     slots.resize(static_cast<std::size_t>(n));
-    for (long long i = 0; i < n; ++i) {
-      slots[i].free_for = i;
-      slots[i].data = HostBuffer<float>(floats, p.gpu());
-    }
+    for (long long i = 0; i < n; ++i) slots[i].free_for = i;
     records.resize(images.size());
     starts.resize(images.size());
     files.resize(images.size());
@@ -162,6 +169,23 @@ struct BandPipeline::Run {
     scratch.resize(static_cast<std::size_t>(p.threads_));
     pool = std::make_unique<WorkPool>(p.threads_);
     live = static_cast<int>(p.workers_.size());
+    // The band buffers, made by the pool (idle until the first band is rendered) while the
+    // workers make their renderers: page-locking takes milliseconds a buffer, which no GPU
+    // should wait for. On the first GPU asked for, not on device 0 unasked.
+    for (Slot& s : slots)
+      pool->submit([this, &s](int) {
+        try {
+          if (p.gpu()) CUDA_CHECK(cudaSetDevice(p.devices_.front().index));
+          make_buffers(s);
+        } catch (...) {
+          fail(std::current_exception());
+        }
+        {
+          std::lock_guard<std::mutex> lock(m);
+          s.ready = true;
+        }
+        changed.notify_all();
+      });
   }
   ~Run() { stop(); }
 
@@ -184,6 +208,11 @@ struct BandPipeline::Run {
     pool.reset();
   }
 
+  // A slot's buffers (page-locked where a GPU copies into them).
+  void make_buffers(Slot& s) const {
+    if (slot_floats && !s.data.get()) s.data = HostBuffer<float>(slot_floats, p.gpu());
+    if (slot_rgb && !s.rgb.get()) s.rgb = HostBuffer<std::uint8_t>(slot_rgb, true);
+  }
   Slot& slot_of(long long job) {
     return slots[static_cast<std::size_t>(job % static_cast<long long>(slots.size()))];
   }
@@ -277,6 +306,7 @@ struct BandPipeline::Run {
   bool making_reference = false;
 
   std::vector<Slot> slots;
+  std::size_t slot_floats = 0, slot_rgb = 0;  // each slot's buffers' sizes (0: none)
   std::vector<ImageRecord> records;
   std::vector<std::optional<Clock::time_point>> starts;
   std::vector<std::unique_ptr<Files>> files;
@@ -315,6 +345,10 @@ void BandPipeline::Run::work(int w) {
   } catch (...) {
     return fail(std::current_exception());
   }
+  {
+    std::lock_guard<std::mutex> lock(m);
+    me.ready = Clock::now();
+  }
   int rendered = 0;
   for (;;) {
     long long job = 0;
@@ -326,10 +360,10 @@ void BandPipeline::Run::work(int w) {
       // An older job left by a failed worker goes first: the writer waits for it, and its
       // buffer may be the one this job waits for.
       changed.wait(lock, [&] {
-        return failed || s->free_for == job || (!retry.empty() && retry.top() < job);
+        return failed || (s->free_for == job && s->ready) || (!retry.empty() && retry.top() < job);
       });
       if (failed) return;
-      if (s->free_for != job) {
+      if (s->free_for != job || !s->ready) {
         retry.push(job);
         --rendering;
         continue;
@@ -341,7 +375,7 @@ void BandPipeline::Run::work(int w) {
     try {
       {
         std::lock_guard<std::mutex> lock(m);
-        if (!starts[k]) starts[k] = start;
+        if (!starts[k]) starts[k] = records[static_cast<std::size_t>(k)].started = start;
       }
       if (writes) files_for(k);
       try {
@@ -358,6 +392,7 @@ void BandPipeline::Run::work(int w) {
     {
       std::lock_guard<std::mutex> lock(m);
       ImageRecord& rec = records[static_cast<std::size_t>(k)];
+      if (rec.first_rendered == Clock::time_point{}) rec.first_rendered = Clock::now();
       WorkerShare& share = rec.by_worker[w];
       add_stats(rec, share, *r);
       share.bands.push_back(b);
@@ -488,8 +523,12 @@ void BandPipeline::Run::render_band(PieceRenderer& r, Slot& s, long long ticket,
     // The piece's first sample where the whole image's grid has it.
     g.x0 = std::fma(static_cast<double>(col0) * ss, whole.dx, whole.x0);
     g.y0 = std::fma(static_cast<double>(s.row0) * ss, whole.dy, whole.y0);
-    float* out =
-        s.data.get() + static_cast<std::size_t>(piece) * plan.piece_pixels() * kFloatsPerPixel;
+    // The samples to the host where the pool colours them or the EXR takes them; on the GPU they
+    // stay there to be coloured.
+    float* out = p.colours_on_gpu() && img.exr.empty()
+                     ? nullptr
+                     : s.data.get() +
+                           static_cast<std::size_t>(piece) * plan.piece_pixels() * kFloatsPerPixel;
     // Progress after each run of the piece (PieceRenderer: about Progress::kStep each).
     const auto run_done = [&](double fraction) {
       std::lock_guard<std::mutex> lock(m);
@@ -502,41 +541,38 @@ void BandPipeline::Run::render_band(PieceRenderer& r, Slot& s, long long ticket,
                     {col0 * ss, s.row0 * ss, g.width, g.height}, out, run_done);
     else
       r.render(img.choice.variant, g, img.view.max_iter, out, run_done);
+    if (p.colours_on_gpu())
+      r.colour(p.device_look_, g.width, g.height, ss,
+               s.rgb.get() + static_cast<std::size_t>(col0) * 3,
+               static_cast<std::size_t>(plan.width) * 3);
   }
 }
 
-// Block `block` of the band: its rows of every piece coloured, their samples averaged, then
-// filtered and deflated; the EXR's values of those rows too where asked.
+// Block `block` of the band: its rows of every piece coloured (here on the CPU path; the GPU's
+// come coloured), their samples averaged, then filtered and deflated; the EXR's values of those
+// rows too where asked.
 void BandPipeline::Run::encode(Slot& s, int block, int thread) {
   if (stopping.load()) return;
   try {
     const Clock::time_point start = Clock::now();
     const Plan& plan = p.plan_;
-    const int ss = plan.ss, n = ss * ss, width = plan.width;
+    const int ss = plan.ss, width = plan.width;
     const int r0 = block * p.block_rows_, rows = std::min(p.block_rows_, s.rows - r0);
     const bool exr = !images[static_cast<std::size_t>(s.image)].exr.empty();
     Scratch& sc = scratch[static_cast<std::size_t>(thread)];
-    sc.rgb.resize(static_cast<std::size_t>(width) * rows * 3);
-    for (int piece = 0; piece < plan.pieces_across(); ++piece) {
+    const bool gpu = p.colours_on_gpu();
+    if (!gpu) sc.rgb.resize(static_cast<std::size_t>(width) * rows * 3);
+    const std::uint8_t* rgb =
+        gpu ? s.rgb.get() + static_cast<std::size_t>(r0) * width * 3 : sc.rgb.data();
+    for (int piece = 0; piece < plan.pieces_across() && (!gpu || exr); ++piece) {
       const int col0 = piece * plan.piece_columns;
       const int cols = std::min(plan.piece_columns, width - col0), gw = cols * ss;
       const float* d = s.data.get() + (static_cast<std::size_t>(piece) * plan.piece_pixels() +
                                        static_cast<std::size_t>(r0) * ss * gw) *
                                           kFloatsPerPixel;
-      sc.rgba.resize(static_cast<std::size_t>(gw) * rows * ss * 4);
-      colourize_image(d, gw, rows * ss, p.look_.lut, p.look_.colour, sc.rgba.data());
-      for (int r = 0; r < rows; ++r)
-        for (int c = 0; c < cols; ++c) {
-          unsigned sum[3] = {0, 0, 0};
-          for (int sy = 0; sy < ss; ++sy) {
-            const std::uint8_t* px =
-                &sc.rgba[(static_cast<std::size_t>(r * ss + sy) * gw + c * ss) * 4];
-            for (int sx = 0; sx < ss; ++sx, px += 4)
-              for (int k = 0; k < 3; ++k) sum[k] += px[k];
-          }
-          std::uint8_t* o = &sc.rgb[(static_cast<std::size_t>(r) * width + col0 + c) * 3];
-          for (int k = 0; k < 3; ++k) o[k] = static_cast<std::uint8_t>((sum[k] + n / 2) / n);
-        }
+      if (!gpu)
+        colour_rows(d, gw, cols, rows, ss, p.look_.lut, p.look_.colour, sc.rgb.data() + col0 * 3,
+                    static_cast<std::size_t>(width) * 3);
       if (exr)  // one sample a pixel (--exr needs --ss 1)
         for (int r = 0; r < rows; ++r)
           for (int c = 0; c < cols; ++c) {
@@ -548,7 +584,7 @@ void BandPipeline::Run::encode(Slot& s, int block, int thread) {
           }
     }
     const bool last = s.band == bands - 1 && r0 + rows == s.rows;
-    encoders[static_cast<std::size_t>(thread)]->encode(sc.rgb.data(), width, rows, last,
+    encoders[static_cast<std::size_t>(thread)]->encode(rgb, width, rows, last,
                                                        s.blocks[static_cast<std::size_t>(block)]);
     const double ms = ms_since(start);
     {
@@ -597,7 +633,8 @@ bool BandPipeline::Run::put_band(long long ticket, long long job, EncodedBand* r
   const int image = static_cast<int>(ticket / bands), band = static_cast<int>(ticket % bands);
   {
     std::lock_guard<std::mutex> lock(m);
-    if (!starts[image]) starts[image] = Clock::now();
+    if (!starts[image])
+      starts[image] = records[static_cast<std::size_t>(image)].started = Clock::now();
   }
   Files& f = files_for(image);
   ImageRecord& rec = records[static_cast<std::size_t>(image)];
@@ -688,7 +725,9 @@ std::vector<ImageRecord> BandPipeline::run(const std::vector<PipelineImage>& ima
       set_exr_threads(threads_);
       break;
     }
+  run_entered_ = Clock::now();
   Run run(*this, images, progress, exchange, idle);
+  buffers_ready_ = Clock::now();
   for (int w = 0; w < static_cast<int>(workers_.size()); ++w)
     run.threads.emplace_back([&run, w] {
       run.work(w);

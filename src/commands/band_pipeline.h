@@ -7,6 +7,7 @@
 // worker whose GPU fails leaves its band to the others.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <functional>
@@ -16,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "colour_kernel.h"
 #include "commands/render_plan.h"
 #include "gpu_renderer.h"
 #include "io/files.h"
@@ -28,7 +30,7 @@
 namespace mp {
 
 struct Look {
-  std::vector<std::uint8_t> lut;
+  std::vector<std::uint8_t> lut;  // kLutSize RGBA8 texels
   ColourParams colour;
 };
 
@@ -49,6 +51,7 @@ struct WorkerShare {
   CpuFrameStats cpu;
   DeepStats deep;
   double render_ms = 0;
+  double colour_ms = 0;  // the colour kernel's time on its bands (GPU workers)
 };
 
 // What an image took, measured.
@@ -59,10 +62,13 @@ struct ImageRecord {
   CpuFrameStats cpu;  // ... on the CPU
   DeepStats deep;     // ... by perturbation
   std::shared_ptr<const DeepReference> reference;  // the deep view's, where one rendered it
-  double render_ms = 0;  // the render worker's wall time on its bands: launches and copies
-  double encode_ms = 0;  // colouring and compression, summed over the pool's threads
+  double render_ms = 0;  // the render worker's wall time on its bands: launches, colour, copies
+  double colour_ms = 0;  // on the GPU: the colour kernel's time (CUDA events), in render_ms
+  double encode_ms = 0;  // the pool's: colouring (on the CPU path) and compression, summed
   double write_ms = 0;   // its blocks written to its file
   double wall_ms = 0;    // from its first band's start to its files written whole
+  // When its first band started rendering, and when the first of its bands was rendered.
+  std::chrono::steady_clock::time_point started, first_rendered;
   // The GPU's kernel time (CUDA events) or, on the CPU, the CPU reference's wall time.
   double compute_ms() const { return gpu.kernel_ms + cpu.ms + deep.ms; }
 };
@@ -75,6 +81,7 @@ struct WorkerReport {
   double compute_ms = 0;            // its kernels' time (the CPU reference's wall time)
   std::string failed;               // why it stopped rendering; "" where it did not
   std::vector<std::string> redone;  // its bands the others rendered again ("frame 3, band 2")
+  std::chrono::steady_clock::time_point ready;  // its renderer made (the GPU's context, buffers)
 };
 
 // Test hooks (render reads them from MANDELPIPE_TEST_CPU_WORKERS and MANDELPIPE_TEST_FAIL_WORKER,
@@ -122,10 +129,17 @@ class BandPipeline {
 
   std::string renderer_description() const;
   bool gpu() const { return !devices_.empty(); }
+  // Where the bands are coloured: by the colour kernel on the GPU that rendered them (the pool
+  // then only filters and deflates), or by the pool on the CPU path.
+  bool colours_on_gpu() const { return gpu(); }
   // After run(): each worker's part, failures included.
   const std::vector<WorkerReport>& workers() const { return workers_; }
   int threads() const { return threads_; }
   int band_buffers() const { return slots_; }
+  // The last run()'s start, and when its pool of encoding threads was ready (the band buffers
+  // are made by the workers as each first renders into one).
+  std::chrono::steady_clock::time_point run_entered() const { return run_entered_; }
+  std::chrono::steady_clock::time_point buffers_ready() const { return buffers_ready_; }
   // Host memory in flight at most: the band buffers, their blocks, the threads' rows.
   double working_mib(bool exr) const;
 
@@ -148,12 +162,14 @@ class BandPipeline {
   struct Run;
   Plan plan_;
   Look look_;
+  ColourLook device_look_;
   int png_level_;
   std::vector<DeviceInfo> devices_;
   bool approximate_;
   PipelineHooks hooks_;
   int threads_, block_rows_, slots_;
   std::vector<WorkerReport> workers_;
+  std::chrono::steady_clock::time_point run_entered_, buffers_ready_;
 };
 
 }  // namespace mp

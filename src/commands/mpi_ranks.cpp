@@ -29,6 +29,10 @@ int launched_processes() {
 
 }  // namespace
 
+bool MpiRanks::launched() {
+  return launched_processes() > 1;
+}
+
 std::string MpiRanks::host() const {
   char name[256] = {};
   if (gethostname(name, sizeof name - 1) != 0) return "?";

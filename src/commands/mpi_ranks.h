@@ -21,6 +21,8 @@ class MpiRanks {
   // PMI_RANK); throws ExitError(2) where one of several processes was launched but this build
   // has no MPI.
   MpiRanks();
+  // Whether a launcher started this process as one of several (read before joining it).
+  static bool launched();
   ~MpiRanks();  // leaves the launch (MPI_Finalize)
   MpiRanks(const MpiRanks&) = delete;
   MpiRanks& operator=(const MpiRanks&) = delete;

@@ -16,6 +16,9 @@ PieceRenderer::PieceRenderer(const std::optional<DeviceInfo>& device, long long 
     CUDA_CHECK(cudaSetDevice(device_->index));
     gpu_ = std::make_unique<GpuRenderer>(*device_);
     scratch_ = DeviceBuffer<float>(static_cast<std::size_t>(max_pixels) * kFloatsPerPixel);
+    rgb_ = DeviceBuffer<std::uint8_t>(static_cast<std::size_t>(max_pixels) * 3);
+    colour_start_ = std::make_unique<Event>();
+    colour_stop_ = std::make_unique<Event>();
   }
 }
 
@@ -56,8 +59,24 @@ void PieceRenderer::render(VariantId variant, const PixelGrid& g, unsigned max_i
     gpu_stats += s;
     if (done) done(static_cast<double>(r0) / down);
   }
+  if (!out) return;
   const std::size_t floats = static_cast<std::size_t>(g.width) * g.height * kFloatsPerPixel;
   CUDA_CHECK(cudaMemcpy(out, scratch_.get(), floats * sizeof(float), cudaMemcpyDeviceToHost));
+}
+
+void PieceRenderer::colour(const ColourLook& look, int gw, int gh, int ss, std::uint8_t* rgb,
+                           std::size_t pitch) {
+  // On the legacy stream, which waits for whatever stream the render's kernels ran on.
+  const std::size_t row = static_cast<std::size_t>(gw / ss) * 3;
+  CUDA_CHECK(cudaEventRecord(colour_start_->get(), cudaStreamLegacy));
+  colour_on_device(scratch_.get(), gw, gh, ss, look, rgb_.get(), row, cudaStreamLegacy);
+  CUDA_CHECK(cudaEventRecord(colour_stop_->get(), cudaStreamLegacy));
+  CUDA_CHECK(cudaMemcpy2DAsync(rgb, pitch, rgb_.get(), row, row, static_cast<std::size_t>(gh / ss),
+                               cudaMemcpyDeviceToHost, cudaStreamLegacy));
+  CUDA_CHECK(cudaStreamSynchronize(cudaStreamLegacy));
+  float ms = 0;
+  CUDA_CHECK(cudaEventElapsedTime(&ms, colour_start_->get(), colour_stop_->get()));
+  colour_ms += ms;
 }
 
 void PieceRenderer::render_deep(DeltaFormat format, const View& view, int width, int height,
@@ -73,10 +92,12 @@ void PieceRenderer::render_deep(DeltaFormat format, const View& view, int width,
     const std::size_t floats = static_cast<std::size_t>(rect.width) * rows * kFloatsPerPixel;
     const Clock::time_point t0 = Clock::now();
     ++launches;
-    deep_stats += deep().render(format, view, width, height, run, gpu_ ? scratch_.get() : out + at);
-    if (gpu_)
-      CUDA_CHECK(
-          cudaMemcpy(out + at, scratch_.get(), floats * sizeof(float), cudaMemcpyDeviceToHost));
+    // On the GPU the run stays at its place in the piece, for colour().
+    deep_stats +=
+        deep().render(format, view, width, height, run, gpu_ ? scratch_.get() + at : out + at);
+    if (gpu_ && out)
+      CUDA_CHECK(cudaMemcpy(out + at, scratch_.get() + at, floats * sizeof(float),
+                            cudaMemcpyDeviceToHost));
     r0 += rows;
     rows_per_s = rows / std::max(std::chrono::duration<double>(Clock::now() - t0).count(), 1e-6);
     if (done) done(static_cast<double>(r0) / rect.height);

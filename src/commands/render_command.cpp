@@ -2,13 +2,16 @@
 // every GPU of the host (or of many hosts, as MPI's ranks) and streamed into PNG so that memory
 // stays bounded whatever the size; plus a JSON of how each was made.
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
+#include <future>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <thread>
 
 #include <signal.h>
 #include <sys/resource.h>
@@ -21,6 +24,7 @@
 #include "commands/piece_renderer.h"
 #include "commands/render_ranks.h"
 #include "commands/sequence_folder.h"
+#include "commands/work_pool.h"
 #include "io/colour_settings.h"
 #include "io/disk_space.h"
 #include "io/exr_file.h"
@@ -139,7 +143,13 @@ nlohmann::json tiling_json(const Plan& plan, const BandPipeline& pipeline, int l
           {"encoder_threads", pipeline.threads()},
           {"png_level", png_level},
           {"png_block_rows", png_block_rows(plan.width)},
-          {"colour", "on the CPU (the colour shader's twin), averaged over ss x ss samples"}};
+          {"colour",
+           pipeline.colours_on_gpu()
+               ? "on the GPU that rendered each band (render's colour kernel, the formula of "
+                 "cuda/host_device/colour.h), averaged over ss x ss samples there; the pool "
+                 "filters and deflates the RGB rows"
+               : "on the CPU by the pool (the formula of cuda/host_device/colour.h), averaged "
+                 "over ss x ss samples, then filtered and deflated"}};
 }
 
 nlohmann::json device_json(const DeviceInfo& d) {
@@ -196,11 +206,59 @@ std::string failures_text(const BandPipeline& pipeline) {
 
 // What an image took, measured by the pipeline's clocks and the GPU's events.
 nlohmann::json timing_json(const ImageRecord& r, bool gpu) {
-  return {{"wall_ms", r.wall_ms},
-          {gpu ? "gpu_kernel_ms" : "cpu_render_ms", r.compute_ms()},
-          {"render_ms", r.render_ms},
-          {"colour_encode_ms", r.encode_ms},
-          {"write_ms", r.write_ms}};
+  nlohmann::json j = {{"wall_ms", r.wall_ms},
+                      {gpu ? "gpu_kernel_ms" : "cpu_render_ms", r.compute_ms()},
+                      {"render_ms", r.render_ms},
+                      {"colour_on", gpu ? "GPU" : "CPU"},
+                      {"colour_encode_ms", r.encode_ms},
+                      {"write_ms", r.write_ms}};
+  if (gpu) j["gpu_colour_ms"] = r.colour_ms;
+  return j;
+}
+
+using Clock = std::chrono::steady_clock;
+
+// The devices a render uses, and when they were found and their contexts made (where made ahead
+// of the workers, else as they were found).
+struct DevicesFound {
+  DeviceChoice choice;
+  Clock::time_point probed, contexts;
+};
+struct Startup {
+  Clock::time_point probed, contexts;
+};
+
+// The run's steps in ms after the process started (process_age_ms): the devices found, the
+// pipeline entered and its pool made, each worker's renderer made, the first band started and
+// rendered, and `end` (the files written, or the run's end).
+nlohmann::json startup_json(const BandPipeline& pipeline, const Startup& probed,
+                            const ImageRecord* first, Clock::time_point end) {
+  nlohmann::json workers = nlohmann::json::array();
+  for (const WorkerReport& w : pipeline.workers())
+    workers.push_back(w.ready == Clock::time_point{} ? nlohmann::json()
+                                                     : nlohmann::json(process_age_ms(w.ready)));
+  nlohmann::json j = {{"devices_probed_ms", process_age_ms(probed.probed)},
+                      {"contexts_ready_ms", process_age_ms(probed.contexts)},
+                      {"pipeline_entered_ms", process_age_ms(pipeline.run_entered())},
+                      {"pool_ready_ms", process_age_ms(pipeline.buffers_ready())},
+                      {"workers_ready_ms", workers}};
+  if (first && first->started != Clock::time_point{})
+    j["first_band_started_ms"] = process_age_ms(first->started);
+  if (first && first->first_rendered != Clock::time_point{})
+    j["first_band_rendered_ms"] = process_age_ms(first->first_rendered);
+  j["ended_ms"] = process_age_ms(end);
+  j["measured"] =
+      "ms after the process started (exec), by the steady clock; the start itself from "
+      "/proc/self/stat in the kernel's ticks (10 ms), an offset every figure shares. "
+      "devices_probed: the CUDA devices found (the driver's start); contexts_ready: their "
+      "contexts made ahead of the workers (where one process renders; else as devices_probed); "
+      "both on a thread of their own from the process's start, beside MPI's start and the "
+      "checks; pipeline_entered: the render's pipeline begun; pool_ready: its encoding threads "
+      "made; workers_ready: each "
+      "worker's renderer made (its stream and buffers, its GPU's context where not made ahead); "
+      "first_band_started and "
+      "first_band_rendered: the first band of this run; ended: its files written";
+  return j;
 }
 
 // What each of timing_json's figures times: once in a sidecar or frames.json.
@@ -208,9 +266,12 @@ std::string timing_note(bool gpu) {
   return std::string("wall_ms: from the image's first band's start to its files written whole; ") +
          (gpu ? "gpu_kernel_ms: CUDA events around its launches"
               : "cpu_render_ms: the CPU reference's wall time") +
-         "; render_ms: the render worker's wall time on its bands (launches, copies); "
-         "colour_encode_ms: colouring and PNG compression, each task's time summed over the "
-         "pool's threads (overlapping the render); write_ms: its blocks and EXR rows written";
+         "; render_ms: the render worker's wall time on its bands (launches, colouring on the "
+         "GPU, copies); colour_on: where the pixels were coloured; gpu_colour_ms (colour_on "
+         "GPU): the colour kernel's time, CUDA events, within render_ms; colour_encode_ms: the "
+         "pool's work (colouring where colour_on is CPU, PNG filtering and compression), each "
+         "task's time summed over the pool's threads (overlapping the render); write_ms: its "
+         "blocks and EXR rows written";
 }
 
 // The most memory the process has held so far (the kernel's count of its resident pages).
@@ -220,18 +281,39 @@ double peak_rss_mib() {
 }
 
 // The run's figures in a few words for stdout: the GPU's (or the CPU reference's) share of the
-// wall time, the colouring and compression's time over its threads, the peak memory.
-std::string run_summary(double wall_ms, double compute_ms, double encode_ms, bool gpu,
-                        int threads) {
-  char text[240];
+// wall time, the colouring's (on the GPU) and compression's time, the peak memory.
+std::string run_summary(double wall_ms, double compute_ms, double colour_ms, double encode_ms,
+                        bool gpu, int threads) {
+  char colour[80];
+  if (gpu)
+    std::snprintf(colour, sizeof colour, "colour on the GPU %.0f ms, PNG", colour_ms);
+  else
+    std::snprintf(colour, sizeof colour, "colour and PNG");
+  char text[320];
   std::snprintf(text, sizeof text,
-                "%s %.0f ms (%.0f%% of the wall time), colour and PNG %.1f s over %d threads, "
-                "peak memory %.0f MiB",
+                "%s %.0f ms (%.0f%% of the wall time), %s %.1f s over %d thread%s, peak memory "
+                "%.0f MiB",
                 gpu ? "GPU kernels" : "CPU reference", compute_ms,
-                wall_ms > 0 ? 100 * compute_ms / wall_ms : 0.0, encode_ms / 1000, threads,
-                peak_rss_mib());
+                wall_ms > 0 ? 100 * compute_ms / wall_ms : 0.0, colour, encode_ms / 1000, threads,
+                threads == 1 ? "" : "s", peak_rss_mib());
   return text;
 }
+
+// The figures stdout sums over the ranks: the GPU's (or the CPU's) time, the colour kernel's,
+// the pool's.
+struct RunTotals {
+  double compute_ms = 0, colour_ms = 0, encode_ms = 0;
+  void add(const ImageRecord& r) {
+    compute_ms += r.compute_ms();
+    colour_ms += r.colour_ms;
+    encode_ms += r.encode_ms;
+  }
+  void add(const nlohmann::json& rank, bool gpu) {
+    compute_ms += rank.value(gpu ? "gpu_kernel_ms" : "cpu_render_ms", 0.0);
+    colour_ms += rank.value("gpu_colour_ms", 0.0);
+    encode_ms += rank.value("colour_encode_ms", 0.0);
+  }
+};
 
 // --auto-iters on: the limit doubled while over 2% of the edge of a small preview of the view
 // reaches it, or over 1% of it escapes only in the limit's last half, and doubling frees some,
@@ -328,20 +410,21 @@ std::string on_root(const MpiRanks& ranks, const std::function<std::string()>& s
 
 // A rank's part of the run, for rank 0's sidecar or frames.json.
 nlohmann::json rank_summary(const MpiRanks& ranks, const BandPipeline& pipeline,
-                            const std::vector<ImageRecord>& records) {
-  double compute_ms = 0, encode_ms = 0;
-  for (const ImageRecord& r : records) {
-    compute_ms += r.compute_ms();
-    encode_ms += r.encode_ms;
-  }
+                            const std::vector<ImageRecord>& records, const Startup& probed) {
+  RunTotals t;
+  for (const ImageRecord& r : records) t.add(r);
   return {{"rank", ranks.rank()},
           {"host", ranks.host()},
           {"cpu", cpu_model_name()},
           {"renderer", pipeline.renderer_description()},
           {"workers", workers_json(pipeline)},
-          {pipeline.gpu() ? "gpu_kernel_ms" : "cpu_render_ms", compute_ms},
-          {"colour_encode_ms", encode_ms},
-          {"encoder_threads", pipeline.threads()}};
+          {pipeline.gpu() ? "gpu_kernel_ms" : "cpu_render_ms", t.compute_ms},
+          {"gpu_colour_ms", t.colour_ms},
+          {"colour_encode_ms", t.encode_ms},
+          {"encoder_threads", pipeline.threads()},
+          {"host_cores", std::thread::hardware_concurrency()},
+          {"startup", startup_json(pipeline, probed, records.empty() ? nullptr : &records.front(),
+                                   Clock::now())}};
 }
 
 // The other ranks' summaries (kTagSummary), which rank 0 waits for, and `own` first; frames
@@ -373,7 +456,7 @@ KillHook kill_hook_from_environment() {
 }
 
 int render_one(const RenderOptions& o, const DeviceChoice& dc, const Palette& palette,
-               const MpiRanks& ranks) {
+               const MpiRanks& ranks, const Startup& probed) {
   const fs::path png = o.out;
   const fs::path json_path = sidecar_path(png);
   const Plan plan = plan_for(o.width, o.height, o.ss);
@@ -435,6 +518,7 @@ int render_one(const RenderOptions& o, const DeviceChoice& dc, const Palette& pa
           j["timing"]["peak_rss_mib"] = std::round(peak_rss_mib());
           j["timing"]["measured"] =
               timing_note(pipeline.gpu()) + "; peak_rss_mib: the process's most resident memory";
+          j["startup"] = startup_json(pipeline, probed, &r, Clock::now());
           if (choice.perturbation) {
             const DeepStats& d = r.deep;
             j["frame"] = {{"measured",
@@ -489,7 +573,7 @@ int render_one(const RenderOptions& o, const DeviceChoice& dc, const Palette& pa
           }
           j["rendered_on"] = shares_json(pipeline, r);
           if (ranks.size() > 1) {
-            ranks_json = gather_summaries(ranks, rank_summary(ranks, pipeline, {r}));
+            ranks_json = gather_summaries(ranks, rank_summary(ranks, pipeline, {r}, probed));
             j["ranks"] = ranks_json;
             j["rendered_on"] = {{"rank 0", j["rendered_on"]},
                                 {"bands", "band b by rank b % " + std::to_string(ranks.size())}};
@@ -504,20 +588,18 @@ int render_one(const RenderOptions& o, const DeviceChoice& dc, const Palette& pa
     throw ExitError(2, e.what());
   }
   if (!ranks.root()) {
-    ranks.send(0, kTagSummary, rank_summary(ranks, pipeline, records).dump());
+    ranks.send(0, kTagSummary, rank_summary(ranks, pipeline, records, probed).dump());
     return 0;
   }
-  double compute_ms = record.compute_ms(), encode_ms = record.encode_ms;
-  for (std::size_t i = 1; i < ranks_json.size(); ++i) {
-    compute_ms += ranks_json[i].value(pipeline.gpu() ? "gpu_kernel_ms" : "cpu_render_ms", 0.0);
-    encode_ms += ranks_json[i].value("colour_encode_ms", 0.0);
-  }
+  RunTotals totals;
+  totals.add(record);
+  for (std::size_t i = 1; i < ranks_json.size(); ++i) totals.add(ranks_json[i], pipeline.gpu());
   std::cout << "wrote " << png.string() << " and " << json_path.string() << " (" << o.width << "x"
             << o.height << (o.ss > 1 ? ", ss " + std::to_string(o.ss) : "") << ", "
             << rendered_by(choice) << ", " << pipeline.renderer_description() << ", "
             << std::lround(progress.elapsed_s() * 1000) << " ms wall, start to end; "
-            << run_summary(record.wall_ms, compute_ms, encode_ms, pipeline.gpu(),
-                           pipeline.threads())
+            << run_summary(record.wall_ms, totals.compute_ms, totals.colour_ms, totals.encode_ms,
+                           pipeline.gpu(), pipeline.threads())
             << failures_text(pipeline)
             << (ranks.size() > 1 ? "; " + std::to_string(ranks.size()) + " MPI ranks" : "")
             << ")\n";
@@ -582,7 +664,7 @@ nlohmann::json sequence_parameters(const RenderOptions& o, const nlohmann::json&
 }
 
 int render_zoom(const RenderOptions& o, const DeviceChoice& dc, const Palette& palette,
-                const MpiRanks& ranks) {
+                const MpiRanks& ranks, const Startup& probed) {
   const fs::path dir = o.out;
   const Plan plan = plan_for(o.width, o.height, o.ss);
   BandPipeline pipeline(plan, look_for(o, palette), o.png_level, dc.devices, !o.no_approximation,
@@ -688,7 +770,7 @@ int render_zoom(const RenderOptions& o, const DeviceChoice& dc, const Palette& p
     frame_of.push_back(k);
   }
   Progress progress(!ranks.root());
-  double compute_ms = 0, encode_ms = 0;
+  RunTotals totals;
   const KillHook kill = kill_hook_from_environment();
   int written = 0;
   // On rank 0, the frames the other ranks have written, listed as their word comes.
@@ -709,8 +791,7 @@ int render_zoom(const RenderOptions& o, const DeviceChoice& dc, const Palette& p
           entry["timing"] = timing_json(r, pipeline.gpu());
           entry["rendered_on"] = shares_json(pipeline, r);
           if (ranks.size() > 1) entry["rank"] = ranks.rank();
-          compute_ms += r.compute_ms();
-          encode_ms += r.encode_ms;
+          totals.add(r);
           // The frame in place first, then frames.json listing it: the listing never names a
           // frame that is not there. Another rank's goes into place, then rank 0 hears of it.
           if (ranks.root()) {
@@ -723,12 +804,13 @@ int render_zoom(const RenderOptions& o, const DeviceChoice& dc, const Palette& p
         },
         nullptr, ranks.size() > 1 && ranks.root() ? listen : std::function<void()>());
     if (!ranks.root()) {
-      ranks.send(0, kTagSummary, rank_summary(ranks, pipeline, records).dump());
+      ranks.send(0, kTagSummary, rank_summary(ranks, pipeline, records, probed).dump());
       return 0;
     }
     nlohmann::json run = {{"frames_rendered", missing},
-                          {pipeline.gpu() ? "gpu_kernel_ms" : "cpu_render_ms", compute_ms},
-                          {"colour_encode_ms", encode_ms},
+                          {pipeline.gpu() ? "gpu_kernel_ms" : "cpu_render_ms", totals.compute_ms},
+                          {"colour_on", pipeline.colours_on_gpu() ? "GPU" : "CPU"},
+                          {"colour_encode_ms", totals.encode_ms},
                           {"encoder_threads", pipeline.threads()},
                           {"peak_rss_mib", std::round(peak_rss_mib())},
                           {"workers", workers_json(pipeline)},
@@ -736,16 +818,17 @@ int render_zoom(const RenderOptions& o, const DeviceChoice& dc, const Palette& p
                            "this run's: its wall time from the start of the rendering, its "
                            "frames' figures (timing in each frame) summed"}};
     if (ranks.size() > 1) {
-      run["ranks"] = gather_summaries(ranks, rank_summary(ranks, pipeline, records), record_frame);
-      for (std::size_t i = 1; i < run["ranks"].size(); ++i) {
-        compute_ms +=
-            run["ranks"][i].value(pipeline.gpu() ? "gpu_kernel_ms" : "cpu_render_ms", 0.0);
-        encode_ms += run["ranks"][i].value("colour_encode_ms", 0.0);
-      }
-      run[pipeline.gpu() ? "gpu_kernel_ms" : "cpu_render_ms"] = compute_ms;
-      run["colour_encode_ms"] = encode_ms;
+      run["ranks"] =
+          gather_summaries(ranks, rank_summary(ranks, pipeline, records, probed), record_frame);
+      for (std::size_t i = 1; i < run["ranks"].size(); ++i)
+        totals.add(run["ranks"][i], pipeline.gpu());
+      run[pipeline.gpu() ? "gpu_kernel_ms" : "cpu_render_ms"] = totals.compute_ms;
+      run["colour_encode_ms"] = totals.encode_ms;
     }
+    if (pipeline.colours_on_gpu()) run["gpu_colour_ms"] = totals.colour_ms;
     run["wall_ms"] = progress.elapsed_s() * 1000;
+    run["startup"] =
+        startup_json(pipeline, probed, records.empty() ? nullptr : &records.front(), Clock::now());
     folder->record_run(run);
   } catch (const CudaError&) {
     throw;
@@ -759,8 +842,8 @@ int render_zoom(const RenderOptions& o, const DeviceChoice& dc, const Palette& p
                     : "")
             << ", " << pipeline.renderer_description() << ", "
             << std::lround(progress.elapsed_s() * 1000) << " ms wall, start to end; "
-            << run_summary(progress.elapsed_s() * 1000, compute_ms, encode_ms, pipeline.gpu(),
-                           pipeline.threads())
+            << run_summary(progress.elapsed_s() * 1000, totals.compute_ms, totals.colour_ms,
+                           totals.encode_ms, pipeline.gpu(), pipeline.threads())
             << failures_text(pipeline)
             << (ranks.size() > 1 ? "; " + std::to_string(ranks.size()) + " MPI ranks" : "")
             << ")\n";
@@ -795,10 +878,34 @@ std::string still_checks(const RenderOptions& o, std::optional<OutputLock>& lock
   return "";
 }
 
-int render_with(const RenderOptions& o, const Palette& palette, const MpiRanks& ranks) {
+// A rank (or a process) that may run on one core of several, as mpirun binds each of two ranks
+// by default, says so in one line: its PNG compression then has that core alone.
+void say_one_core(const MpiRanks& ranks) {
+  const unsigned host = std::thread::hardware_concurrency();
+  if (usable_cores() != 1 || host <= 1) return;
+  const std::string who = ranks.size() > 1
+                              ? "rank " + std::to_string(ranks.rank()) + " of " +
+                                    std::to_string(ranks.size()) + " on " + ranks.host()
+                              : "this process";
+  const std::string more =
+      ranks.size() > 1
+          ? "mpirun binds each rank to one core by default where there are two ranks or fewer; "
+            "give each more with mpirun --bind-to none, or --map-by slot:pe=N for N cores a rank "
+            "(srun: --cpus-per-task=N)"
+          : "its CPU affinity (taskset, a container's or a batch system's limit) allows no more";
+  std::cerr << "mandelpipe: note: " + who + " may run on 1 core of the host's " +
+                   std::to_string(host) + ": PNG compression has that core alone (" + more + ")\n"
+            << std::flush;
+}
+
+// `devices`: found on the thread run_render started, waited for once the outputs are checked.
+int render_with(const RenderOptions& o, const Palette& palette, const MpiRanks& ranks,
+                std::future<DevicesFound>& devices) {
   std::optional<OutputLock> lock;
   if (!o.zoom_to) on_root(ranks, [&] { return still_checks(o, lock); });
-  DeviceChoice dc = choose_devices(o.devices, o.force_cpu);
+  const DevicesFound found = devices.get();
+  DeviceChoice dc = found.choice;
+  const Startup probed{found.probed, found.contexts};
   // Ranks that share a host share its GPUs, unless --devices said which.
   if (ranks.size() > 1 && !o.devices.given && !dc.devices.empty()) {
     dc.devices = host_share(dc.devices, ranks);
@@ -806,21 +913,34 @@ int render_with(const RenderOptions& o, const Palette& palette, const MpiRanks& 
   }
   if (!dc.left_out.empty() && ranks.root())
     std::cerr << "mandelpipe: note: left out: " << dc.left_out << "\n";
-  return o.zoom_to ? render_zoom(o, dc, palette, ranks) : render_one(o, dc, palette, ranks);
+  say_one_core(ranks);
+  return o.zoom_to ? render_zoom(o, dc, palette, ranks, probed)
+                   : render_one(o, dc, palette, ranks, probed);
 }
 
 }  // namespace
 
 int run_render(const RenderOptions& o) {
+  // The CUDA driver's start and the device census and, where the GPUs this process renders on are
+  // known now (alone, or --devices given), their contexts: the longest steps before the first
+  // band, on a thread of their own while MPI starts and the outputs are checked. (Ranks that
+  // share a host deal its GPUs once MPI has started: a context on every GPU would be waste.)
+  const bool known = !MpiRanks::launched() || o.devices.given;
+  std::future<DevicesFound> devices = std::async(std::launch::async, [&o, known] {
+    DevicesFound found{choose_devices(o.devices, o.force_cpu), Clock::now(), {}};
+    if (known) start_contexts(found.choice.devices);
+    found.contexts = Clock::now();
+    return found;
+  });
   const Palette palette = find_palette(o.palette);  // refused as the options are, by every rank
   const MpiRanks ranks;  // one process, unless mpirun or srun started several
   if (!o.size_note.empty() && ranks.root()) std::cerr << "mandelpipe: " << o.size_note << "\n";
-  if (ranks.size() == 1) return render_with(o, palette, ranks);
+  if (ranks.size() == 1) return render_with(o, palette, ranks, devices);
   // A rank that fails leaves the others waiting for it: it says why and ends them all.
   std::string why;
   int code = 1;
   try {
-    return render_with(o, palette, ranks);
+    return render_with(o, palette, ranks, devices);
   } catch (const AgreedExit&) {
     throw;
   } catch (const ExitError& e) {

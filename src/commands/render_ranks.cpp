@@ -59,6 +59,7 @@ std::string encode_band(long long band, const EncodedBand& encoded) {
     put(out, static_cast<std::uint8_t>(b.last));
     put(out, b.adler);
     put(out, b.filtered_bytes);
+    put(out, b.crc);
     put_bytes(out, b.deflated.data(), b.deflated.size());
   }
   put_bytes(out, encoded.exr_n.data(), encoded.exr_n.size() * sizeof(std::uint32_t));
@@ -79,6 +80,7 @@ EncodedBand decode_band(const std::string& bytes, long long& band) {
     b.last = in.get<std::uint8_t>() != 0;
     b.adler = in.get<std::uint32_t>();
     b.filtered_bytes = in.get<std::uint64_t>();
+    b.crc = in.get<std::uint32_t>();
     in.get_bytes(b.deflated);
   }
   in.get_bytes(e.exr_n);

@@ -108,6 +108,7 @@ void PngBlockEncoder::encode(const std::uint8_t* rgb, int width, int rows, bool 
     out.deflated.resize(out.deflated.size() * 2);
   }
   out.deflated.resize(done);
+  out.crc = static_cast<std::uint32_t>(crc32(0, out.deflated.data(), static_cast<uInt>(done)));
 }
 
 PngBlockWriter::PngBlockWriter(std::FILE* out, std::string name, int width, int height, int level)
@@ -130,13 +131,18 @@ PngBlockWriter::PngBlockWriter(std::FILE* out, std::string name, int width, int 
 }
 
 void PngBlockWriter::chunk(const char type[4], const std::uint8_t* a, std::size_t na,
-                           const std::uint8_t* b, std::size_t nb) {
+                           const std::uint8_t* b, std::size_t nb,
+                           std::optional<std::uint32_t> a_crc, std::optional<std::uint32_t> b_crc) {
   std::uint8_t head[8];
   put_u32(head, static_cast<std::uint32_t>(na + nb));
   std::memcpy(head + 4, type, 4);
   uLong crc = crc32(0, head + 4, 4);
-  if (na) crc = crc32(crc, a, static_cast<uInt>(na));
-  if (nb) crc = crc32(crc, b, static_cast<uInt>(nb));
+  if (na)
+    crc = a_crc ? crc32_combine(crc, *a_crc, static_cast<z_off_t>(na))
+                : crc32(crc, a, static_cast<uInt>(na));
+  if (nb)
+    crc = b_crc ? crc32_combine(crc, *b_crc, static_cast<z_off_t>(nb))
+                : crc32(crc, b, static_cast<uInt>(nb));
   std::uint8_t tail[4];
   put_u32(tail, static_cast<std::uint32_t>(crc));
   errno = 0;
@@ -170,9 +176,9 @@ void PngBlockWriter::write(const PngBlock& block) {
     all.insert(all.end(), data, data + n);
     chunk("IDAT", all.data(), all.size(), check, 4);
   } else if (rows_ == block.rows) {
-    chunk("IDAT", header, 2, data, n);
+    chunk("IDAT", header, 2, data, n, {}, block.crc);
   } else {
-    chunk("IDAT", data, n, block.last ? check : nullptr, block.last ? 4 : 0);
+    chunk("IDAT", data, n, block.last ? check : nullptr, block.last ? 4 : 0, block.crc);
   }
   if (block.last) chunk("IEND", nullptr, 0, nullptr, 0);
 }

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,9 @@ struct PngBlock {
   std::vector<std::uint8_t> deflated;  // raw deflate, ended by a sync flush unless last
   std::uint32_t adler = 1;             // Adler-32 of the filtered rows it holds
   std::uint64_t filtered_bytes = 0;    // their length, to join the Adler-32s
+  // CRC-32 of `deflated`, computed by the thread that encoded it: the writer joins it into its
+  // IDAT chunk's (crc32_combine) rather than reading every byte again on its one thread.
+  std::uint32_t crc = 0;
 };
 
 struct PngBlockEncoderState;  // zlib's (png_stream.cpp)
@@ -73,8 +77,11 @@ class PngBlockWriter {
   bool complete() const { return rows_ == height_; }
 
  private:
+  // A chunk of `type` holding a then b; a part's CRC-32 where it is known (a block's), else
+  // computed here.
   void chunk(const char type[4], const std::uint8_t* a, std::size_t na, const std::uint8_t* b,
-             std::size_t nb);
+             std::size_t nb, std::optional<std::uint32_t> a_crc = {},
+             std::optional<std::uint32_t> b_crc = {});
   std::FILE* out_;
   std::string name_;
   int height_, level_, rows_ = 0;

@@ -55,30 +55,27 @@ std::vector<std::uint8_t> build_lut(const Palette& p) {
 
 std::array<std::uint8_t, 4> colourize(float smooth, float aux, const std::vector<std::uint8_t>& lut,
                                       const ColourParams& c) {
-  if (smooth < 0) return {0, 0, 0, 255};
-  const float v = std::log2(smooth + 1.0f) * c.density + c.offset;
-  const float t = v - std::floor(v);
-  // Same sampling as a GL_LINEAR, GL_REPEAT 1D texture of kLutSize texels.
-  const float u = t * kLutSize - 0.5f;
-  const float fl = std::floor(u);
-  const float f = u - fl;
-  const int i0 = (static_cast<int>(fl) % kLutSize + kLutSize) % kLutSize;
-  const int i1 = (i0 + 1) % kLutSize;
-  const float shade = 1.0f + c.stripe * 0.5f * aux;
   std::array<std::uint8_t, 4> rgba{0, 0, 0, 255};
-  for (int k = 0; k < 3; ++k) {
-    const float lin = (lut[i0 * 4 + k] * (1 - f) + lut[i1 * 4 + k] * f) / 255.0f;
-    rgba[k] = static_cast<std::uint8_t>(std::lround(std::clamp(lin * shade, 0.0f, 1.0f) * 255.0f));
-  }
+  colour_rgb(smooth, aux, lut.data(), c, rgba.data());
   return rgba;
+}
+
+void colour_rows(const float* data, int gw, int cols, int rows, int ss,
+                 const std::vector<std::uint8_t>& lut, const ColourParams& c, std::uint8_t* rgb,
+                 std::size_t pitch) {
+  for (int r = 0; r < rows; ++r)
+    for (int x = 0; x < cols; ++x)
+      colour_pixel(data, gw, x, r, ss, lut.data(), c,
+                   rgb + static_cast<std::size_t>(r) * pitch + static_cast<std::size_t>(x) * 3);
 }
 
 void colourize_image(const float* data, int width, int height, const std::vector<std::uint8_t>& lut,
                      const ColourParams& c, std::uint8_t* rgba) {
   const std::size_t n = static_cast<std::size_t>(width) * height;
   for (std::size_t i = 0; i < n; ++i) {
-    const auto px = colourize(data[i * kFloatsPerPixel], data[i * kFloatsPerPixel + 1], lut, c);
-    std::copy(px.begin(), px.end(), rgba + i * 4);
+    colour_rgb(data[i * kFloatsPerPixel], data[i * kFloatsPerPixel + 1], lut.data(), c,
+               rgba + i * 4);
+    rgba[i * 4 + 3] = 255;
   }
 }
 

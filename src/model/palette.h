@@ -1,13 +1,17 @@
 // Palettes (assets/palettes.json) and the colour mapping. The GLSL shader
 // (shaders/colourize.frag) and colourize() below implement the same formula; a test holds
-// them together.
+// them together. The formula itself is colour_rgb (cuda/host_device/colour.h), which render's
+// colour kernel runs too.
 #pragma once
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "colour.h"
 
 namespace mp {
 
@@ -21,23 +25,22 @@ struct Palette {
   std::vector<PaletteStop> stops;
 };
 
-inline constexpr int kLutSize = 256;
-
 // Throws std::runtime_error naming what is wrong with the JSON.
 std::vector<Palette> parse_palettes(std::string_view json);
 // kLutSize RGBA8 texels sampled from the stops (piecewise linear, wrapping).
 std::vector<std::uint8_t> build_lut(const Palette& p);
 
-struct ColourParams {
-  float density = 1.0f;  // palette cycles per doubling of the iteration value
-  float offset = 0.0f;   // palette phase
-  float stripe = 0.6f;   // weight of the variant's aux term (stripes of fma4-sin)
-};
-
 // t = fract(log2(smooth + 1) * density + offset); colour = lut(t) * (1 + stripe * aux / 2);
 // interior points (smooth < 0) are black.
 std::array<std::uint8_t, 4> colourize(float smooth, float aux, const std::vector<std::uint8_t>& lut,
                                       const ColourParams& c);
+// Output pixels (0..cols-1, 0..rows-1) of samples `data` (rows of gw samples, kFloatsPerPixel
+// floats each; ss x ss samples a pixel) coloured by colour_pixel into `rgb`, rows `pitch` bytes
+// apart. Here, in mp_core, the host compiler contracts nothing (-ffp-contract=off), whatever the
+// caller's flags: the bytes of render's colour kernel.
+void colour_rows(const float* data, int gw, int cols, int rows, int ss,
+                 const std::vector<std::uint8_t>& lut, const ColourParams& c, std::uint8_t* rgb,
+                 std::size_t pitch);
 // data: kFloatsPerPixel floats per pixel; rgba: 4 bytes per pixel, same row order.
 void colourize_image(const float* data, int width, int height, const std::vector<std::uint8_t>& lut,
                      const ColourParams& c, std::uint8_t* rgba);
