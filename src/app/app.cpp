@@ -392,12 +392,12 @@ StallLine App::stalls_line() const {
             false, lead ? lead->label : ""};
   }
   if (f) return {f->unavailable, true, ""};
-  return {counters_.stalls_source(last_.gpu, frames_done_), counters_.stalls_refused(), ""};
+  return {counters_.stalls_source(report_ && report_->gpu, frames_done_), counters_.stalls_refused(), ""};
 }
 
 SassStalls App::sass_stalls() const {
   SassStalls s;
-  s.source = counters_.stalls_source(last_.gpu, frames_done_);
+  s.source = counters_.stalls_source(report_ && report_->gpu, frames_done_);
   const std::optional<CounterFigures>& f = counters_.stalls();
   if (f && f->stalls) {
     s.figures = &*f->stalls;
