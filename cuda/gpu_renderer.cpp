@@ -138,6 +138,7 @@ GpuFrameStats& GpuFrameStats::operator+=(const GpuFrameStats& s) {
   sm_cycles += s.sm_cycles;
   sm_cycles_mean += s.sm_cycles_mean;
   sms_used = std::max(sms_used, s.sms_used);
+  warps_launched += s.warps_launched;
   launches += s.launches;
   passes = std::max(passes, s.passes);
   longest_launch_ms = std::max(longest_launch_ms, s.longest_launch_ms);
@@ -275,6 +276,8 @@ GpuFrameStats GpuRenderer::launch_timed(int kernel, const PixelGrid& grid, unsig
   r.by_cost = start.queue && by_cost;
   r.recording = start.recording;
   r.resumable = split.slots != nullptr;
+  // A block is 256 threads, as many warps as a 16x16 block has tiles.
+  r.warps_launched = static_cast<double>(start.blocks) * start.block_rows * kWarpsPerBlock;
   if (start.args.tile_cost) {  // the launch left its tiles' costs: all of them once ranges meet
     const bool extends = begin == m.costs_recorded && m.costs_kernel == kernel &&
                          same_grid(grid, m.costs_grid) && max_iter == m.costs_max_iter;

@@ -60,6 +60,12 @@ const std::vector<Entry>& entries() {
         "the plain float step, does each come near its loop's bound, and how many steps does the "
         "bilinear approximation leave?"},
        lab::run_perturbation_cost},
+      {{"kernel-overhead", "The whole kernel: the work outside the step loop as orbits shorten",
+        "The bound counts the step loop; a frame also runs short first blocks, replays of "
+        "escaping blocks, each pixel's set-up and finish, and what a launch adds. Over views "
+        "from long orbits to short ones, how large a share of the work is outside the step loop, "
+        "by the whole-kernel model and measured?"},
+       lab::run_kernel_overhead},
   };
   return e;
 }

@@ -115,6 +115,7 @@ ExperimentReport run_launch_overhead(const DeviceInfo& d, CounterProbe* counters
 ExperimentReport run_dependent_latency(const DeviceInfo& d, CounterProbe* counters);
 ExperimentReport run_dispatch(const DeviceInfo& d, CounterProbe* counters);
 ExperimentReport run_perturbation_cost(const DeviceInfo& d, CounterProbe* counters);
+ExperimentReport run_kernel_overhead(const DeviceInfo& d, CounterProbe* counters);
 std::vector<DeclaredLoop> throughput_loops(int arch);
 std::vector<DeclaredLoop> chain_loops(int arch);
 

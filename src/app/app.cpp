@@ -329,7 +329,11 @@ void App::record_frame(const gl::FrameMeasurement& m) {
   totals_.slices += m.gpu ? m.gpu_stats.launches : m.cpu_stats.slices;
   ++totals_.renders;
   last_metrics_.reset();
-  if (!m.gpu || !rates_) return;
+  if (ex_.show_overlay) ask_kernel_parts();
+  if (!m.gpu || !rates_) {
+    if (ex_.show_overlay) show_kernel_parts(nullptr);
+    return;
+  }
   const GpuFrameStats& s = m.gpu_stats;
   const InstrMix per_step = per_step_mix(ex_.variant, arch(), sass(), build_of(s));
   // A listing of several paths counts more than runs: no figure to hold the counters against.
@@ -341,15 +345,49 @@ void App::record_frame(const gl::FrameMeasurement& m) {
   last_metrics_ = derive_metrics(*rates_, device_.device->sm_count, per_step, frame_numbers(s));
   if (!ex_.show_overlay) return;
   const auto t0 = std::chrono::steady_clock::now();
-  const VariantInfo& v = variant_info(ex_.variant);
-  const LoopListing* loop = sass() ? sass()->loop(ex_.variant, build_of(s)) : nullptr;
-  const double heavy = loop ? loop->heavy_only / v.steps_per_check : -1;
-  overlay_.update(pipe_loads(*rates_, device_.device->sm_count, per_step, heavy,
-                             static_cast<double>(s.warp_iters), static_cast<double>(s.sm_cycles),
-                             last_metrics_->clock_ghz),
-                  fresh_counters && counters_.figures() ? &*counters_.figures() : nullptr);
+  show_kernel_parts(fresh_counters && counters_.figures() ? &*counters_.figures() : nullptr);
   overlay_cost_ms_ +=
       std::chrono::duration<float, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+KernelPartsFeed::Of App::kernel_parts_of() const {
+  return {last_of_.view, last_of_.variant, last_of_.size,
+          last_.gpu ? build_of(last_.gpu_stats) : sass::KernelBuild::Plain};
+}
+
+void App::ask_kernel_parts() {
+  if (precision_.perturbation || totals_.renders == 0) return;
+  parts_.frame_done(pipeline_, kernel_parts_of(), sass(),
+                    device_.device ? &*device_.device : nullptr,
+                    last_.gpu ? &last_.gpu_stats : nullptr);
+}
+
+// The pipe rows by the whole kernel where its model of this frame is there, else by the step loop
+// (and the lines say the whole kernel is being counted); the parts' lines beside them.
+void App::show_kernel_parts(const CounterFigures* fresh_counters) {
+  const KernelPartsFeed::Of of = kernel_parts_of();
+  if (!last_.gpu || !rates_ || !last_metrics_) {
+    overlay_.set_parts_lines(parts_.lines(of, -1));
+    return;
+  }
+  const GpuFrameStats& s = last_.gpu_stats;
+  const int sms = device_.device->sm_count;
+  const VariantInfo& v = variant_info(ex_.variant);
+  const InstrMix per_step = per_step_mix(ex_.variant, arch(), sass(), build_of(s));
+  const LoopListing* loop = sass() ? sass()->loop(ex_.variant, build_of(s)) : nullptr;
+  const double heavy = loop ? loop->heavy_only / v.steps_per_check : -1;
+  const std::vector<PipeLoad> step_loop =
+      pipe_loads(*rates_, sms, per_step, heavy, static_cast<double>(s.warp_iters),
+                 static_cast<double>(s.sm_cycles), last_metrics_->clock_ghz);
+  const WholeKernel* whole = parts_.model_of(of);
+  double step_issue = -1;
+  for (const PipeLoad& p : step_loop)
+    if (p.name == "issue" && whole) step_issue = p.utilisation;
+  overlay_.update(whole ? whole_kernel_loads(*rates_, sms, *whole, static_cast<double>(s.sm_cycles),
+                                             last_metrics_->clock_ghz)
+                        : step_loop,
+                  fresh_counters);
+  overlay_.set_parts_lines(parts_.lines(of, step_issue));
 }
 
 std::string App::mix_source() const {
@@ -462,6 +500,8 @@ void App::render_frame() {
                          ? pipeline_.warp_buffer()
                          : nullptr);
   }
+  // The whole-kernel model of the last frame, once its thread has it.
+  if (parts_.poll() && ex_.show_overlay) show_kernel_parts(nullptr);
   draw_windows();
   // Which half of an A/B run a frame's UI times go to: the overlay's, as drawn (P or the panel
   // may have just changed it), or the counters'.
@@ -764,6 +804,11 @@ void App::perform(Action a, int index) {
     case Action::Overlay:
       ex_.show_overlay = !ex_.show_overlay;
       overlay_.clear();
+      // The image on screen is the last frame's while none is being rendered.
+      if (ex_.show_overlay && !pipeline_.refining()) {
+        ask_kernel_parts();
+        show_kernel_parts(nullptr);
+      }
       break;
     case Action::Sass: ex_.show_sass = !ex_.show_sass; break;
     case Action::Divergence:

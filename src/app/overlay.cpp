@@ -225,6 +225,11 @@ void PipeOverlay::draw(bool gpu, const std::string& mix_source, const std::strin
     ImGui::TextDisabled("%s", counters_source.c_str());
   else
     ImGui::TextColored(kWarning, "%s", counters_source.c_str());
+  for (const auto& [text, dim] : parts_lines_)
+    if (dim)
+      ImGui::TextDisabled("%s", text.c_str());
+    else
+      ImGui::TextUnformatted(text.c_str());
   if (rows_.empty())
     ImGui::TextUnformatted(gpu ? "no frame measured yet"
                                : "no pipe rows: the CPU path renders, and the rows are a GPU "

@@ -55,4 +55,9 @@ MeasuredRow measured_row(const DeviceInfo& d, VariantId variant, const std::stri
                          const View& view, int width, int height, int frames,
                          const GpuFrameStats& s, const LoadedSass* sass);
 
+// The whole-kernel model of a frame of `variant` whose pixels' step counts are `counts` (width x
+// height), beside the row's other figures: row.whole and row.whole_busy.
+void add_whole_kernel(MeasuredRow& row, const DeviceInfo& d, VariantId variant,
+                      const GpuFrameStats& s, const LoadedSass* sass, const unsigned* counts);
+
 }  // namespace mp

@@ -9,6 +9,7 @@
 #include "io/counter_columns.h"
 #include "io/format_number.h"
 #include "io/table_text.h"
+#include "io/whole_kernel_report.h"
 
 namespace mp {
 namespace {
@@ -107,6 +108,7 @@ nlohmann::json row_json(const MeasuredRow& r, bool with_counters) {
     j["model_busy"] = model_busy_json(r.model_busy);
     j["model_instructions"] = r.model_instructions;
   }
+  if (r.whole) j["whole_kernel"] = whole_kernel_json(r);
   return j;
 }
 
@@ -356,6 +358,7 @@ std::string format_bench(const BenchReport& rep, OutputFormat format) {
                                  : std::string("n/a"))
         << " |\n";
     }
+    s << whole_kernel_md(rep.rows);
   }
   if (!rep.present.empty()) {
     s << "\n| present path (3840x2160) | ms/frame | what is timed |\n|---|---:|---|\n";

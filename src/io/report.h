@@ -11,6 +11,7 @@
 #include "model/metrics.h"
 #include "model/view.h"
 #include "model/view_limit.h"
+#include "model/whole_kernel.h"
 
 namespace mp {
 
@@ -35,6 +36,12 @@ struct MeasuredRow {
   // counts every path's instructions, more than a trip issues, and its bound is an upper one.
   std::size_t loop_branches = 0;
   std::optional<ViewLimit> limit;  // the view's physical limit; empty: no peak clock
+  // The whole-kernel model of the median frame (bench, from the variant's step counts), and each
+  // pipe's busy share by it, %; empty where the counts were not read, unusable (with the reason)
+  // where the variant is not modelled.
+  std::optional<WholeKernel> whole;
+  std::vector<CounterPipe> whole_busy;
+  Bound whole_bound;  // the whole kernel's bound (its instructions at the pipes' rates)
 };
 
 // Giter/s of the steps the pixels count, or -1 where they were not counted (Metrics::giter_per_s
