@@ -300,5 +300,26 @@ TEST(KernelParts, RefillAndPerturbationSayWhyNot) {
             std::string::npos);
 }
 
+// The queue's loop on sm_90 (fma4): a take runs the unit's decode (0x400..0x5d0), the tile loop's
+// exit (0x910, 0x920), lane 0's take from the global counter (0xad0..0xc50) and the next unit's
+// start (0xd40..0xdb0), 65 instructions as read off the listing; the other segments' code and
+// the tail's shared-memory take are the segment changes'.
+TEST(KernelParts, TheQueuesTakeIsTheFallThroughPath) {
+  const auto fns = fixture("sm_90");
+  const sass::Function* f = sass::find_render_kernel(fns, sass::mangled_variant("Fma4"));
+  ASSERT_NE(f, nullptr);
+  const KernelCut c = cut_kernel(*f, VariantId::Fma4);
+  ASSERT_TRUE(c.unusable.empty()) << c.unusable;
+  double take = 0, changes = 0;
+  for (const KernelPiece& p : c.pieces) {
+    if (p.count == PieceCount::QueueTrips) take += p.mix.total();
+    if (p.count == PieceCount::SegmentChanges) changes += p.mix.total();
+    if (p.count == PieceCount::QueueTrips || p.count == PieceCount::SegmentChanges)
+      EXPECT_EQ(p.part, KernelPart::PerLaunch);
+  }
+  EXPECT_EQ(take, 30 + 2 + 25 + 8);
+  EXPECT_EQ(changes, 156 - 65 - 51);  // the queue's loop less the take and the tile loop
+}
+
 }  // namespace
 }  // namespace mp

@@ -216,9 +216,10 @@ FrameTally tally_frame(const BlockSchedule& s, const FrameShape& f, const unsign
                                              static_cast<unsigned>(kTailTilesPerWarp * resident))
                                   : 0;
   const double takes = f.by_cost ? queue_takes(tile_costs, tail) : tiles;
-  // Each warp's first unit is given, and it changes segment up to four times before it ends.
+  // A warp changes segment up to four times before it ends (launch_queue.cuh): counted four.
   constexpr double kSegmentChanges = 4;
-  t.queue_trips = takes + kSegmentChanges * t.warps;
+  t.queue_trips = takes;
+  t.segment_changes = kSegmentChanges * t.warps;
   return t;
 }
 

@@ -17,7 +17,8 @@ struct FrameTally {
   std::vector<double> reached;  // per phase of each copy: warp visits in which a lane reached it
   double pixel_visits = 0;      // warp visits of a copy's pixel code (a tile, a warp's row)
   double warps = 0;             // warps launched
-  double queue_trips = 0;       // the queue's loop: units, tail places and segment changes taken
+  double queue_trips = 0;       // the queue's takes: units and tail places
+  double segment_changes = 0;   // the queue's warps' changes of segment (four a warp at most)
   double block_tallies = 0;     // trips of the blocks' tally loops (a trip per warp of a block)
   double blocks = 0;            // blocks that tally (Grid, Rows)
   double warp_steps = 0;   // each warp's slowest lane's steps, summed (the kernels' warp_iters)

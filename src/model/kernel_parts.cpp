@@ -218,6 +218,33 @@ KernelCut cut_kernel(const sass::Function& f, VariantId v) {
   }
   // The rest, a run of instructions of one context at a time.
   const bool queue = tile_loop.has_value();
+  // The queue's loop: a take runs the path that falls through each conditional branch (a unit
+  // of the current segment, taken by lane 0 from the global counters), around the tile loop;
+  // the rest of the loop's code runs when a warp changes segment.
+  std::vector<bool> take_path(f.code.size(), false);
+  if (unit_loop) {
+    std::size_t i = unit_loop->first;
+    for (std::size_t guard = 0; guard < f.code.size() && i < unit_loop->last; ++guard) {
+      if (tile_loop->holds(i)) {
+        i = tile_loop->last + 1;
+        continue;
+      }
+      take_path[i] = true;
+      const sass::Instruction& x = f.code[i];
+      if (x.base() == "EXIT" && x.predicate.empty()) break;
+      if (is_branch(x.base()) && x.predicate.empty() && x.branch_target) {
+        const auto to = std::find_if(f.code.begin(), f.code.end(), [&](const sass::Instruction& y) {
+          return y.address == *x.branch_target;
+        });
+        const std::size_t j = static_cast<std::size_t>(to - f.code.begin());
+        if (j <= i || !unit_loop->holds(j)) break;
+        i = j;
+        continue;
+      }
+      ++i;
+    }
+    take_path[unit_loop->last] = true;  // the back edge
+  }
   // The trap after the last EXIT (a branch to itself) and the padding after it never run.
   std::size_t trap = f.code.size();
   for (const Span& o : others)
@@ -234,7 +261,10 @@ KernelCut cut_kernel(const sass::Function& f, VariantId v) {
     if (tally_loop && tally_loop->holds(i)) return {PieceCount::BlockTallies, 0};
     if (tally_loop && !queue && i > tally_loop->last) return {PieceCount::Blocks, 0};
     if (queue && !tile_loop->holds(i))
-      return {unit_loop && unit_loop->holds(i) ? PieceCount::QueueTrips : PieceCount::Warps, 0};
+      return {!unit_loop || !unit_loop->holds(i) ? PieceCount::Warps
+              : take_path[i]                     ? PieceCount::QueueTrips
+                                                 : PieceCount::SegmentChanges,
+              0};
     const std::size_t before = static_cast<std::size_t>(std::count_if(
         arithmetic.begin(), arithmetic.end(), [&](const Span& a) { return a.last < i; }));
     if (before == 0 || before == arithmetic.size())
@@ -262,7 +292,8 @@ KernelCut cut_kernel(const sass::Function& f, VariantId v) {
   auto part_of = [&](PieceCount c) {
     switch (c) {
       case PieceCount::PhaseReached: return KernelPart::PerBlock;
-      case PieceCount::QueueTrips: return KernelPart::PerLaunch;
+      case PieceCount::QueueTrips:
+      case PieceCount::SegmentChanges: return KernelPart::PerLaunch;
       case PieceCount::Warps: return queue ? KernelPart::PerLaunch : KernelPart::PerPixel;
       default: return KernelPart::PerPixel;
     }

@@ -48,15 +48,16 @@ const char* kernel_part_name(KernelPart p);
 
 // What a piece's instructions are multiplied by (FrameTally holds each).
 enum class PieceCount {
-  RegionTrips,    // region `index`: warp trips begun (all of a loop's body, or its first half)
-  RegionSeconds,  // region `index`: warp trips that ran the second block of a pair
-  PhaseReached,   // phase `index`: warp visits in which a lane reached it
-  PixelVisits,    // warp visits of a pixel's code (a tile of the queue or the grid, a warp-row)
-  Warps,          // warps launched
-  QueueTrips,     // trips of the queue's loop: units and tail places taken, segment changes
-  BlockTallies,   // a block's tally loop (thread 0, a trip per warp of the block)
-  Blocks,         // blocks launched (thread 0's atomics after its tally loop)
-  Never,          // the trap after EXIT
+  RegionTrips,     // region `index`: warp trips begun (all of a loop's body, or its first half)
+  RegionSeconds,   // region `index`: warp trips that ran the second block of a pair
+  PhaseReached,    // phase `index`: warp visits in which a lane reached it
+  PixelVisits,     // warp visits of a pixel's code (a tile of the queue or the grid, a warp-row)
+  Warps,           // warps launched
+  QueueTrips,      // takes of the queue's loop: units and tail places
+  SegmentChanges,  // the queue's loop's other trips: a warp's changes of segment
+  BlockTallies,    // a block's tally loop (thread 0, a trip per warp of the block)
+  Blocks,          // blocks launched (thread 0's atomics after its tally loop)
+  Never,           // the trap after EXIT
 };
 
 struct KernelPiece {

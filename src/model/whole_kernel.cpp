@@ -68,6 +68,7 @@ WholeKernel model_whole_kernel(const KernelCut& cut, const FrameTally& t, bool s
       case PieceCount::PixelVisits: times = t.pixel_visits; break;
       case PieceCount::Warps: times = t.warps; break;
       case PieceCount::QueueTrips: times = t.queue_trips; break;
+      case PieceCount::SegmentChanges: times = t.segment_changes; break;
       case PieceCount::BlockTallies: times = t.block_tallies; break;
       case PieceCount::Blocks: times = t.blocks; break;
       case PieceCount::Never: times = 0; break;
@@ -79,7 +80,8 @@ WholeKernel model_whole_kernel(const KernelCut& cut, const FrameTally& t, bool s
   }
   if (t.queue_trips > 0)
     w.unplaced.push_back(
-        "the queue's segment changes: four a warp; its persistent warps: as many as the SMs hold");
+        "the queue's segment changes: four a warp; a take: the path through its loop that falls "
+        "through each branch (a unit of the global queue)");
   w.unplaced.push_back(
       "a loop's last trip counted whole where a lane leaves it early; the code between the phases "
       "of the blocks split at the branch that skips the next phase");
