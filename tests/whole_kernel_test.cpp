@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "model/experiment_model.h"
 #include "model/variant_table.h"
 #include "model/whole_kernel.h"
 #include "pixel.h"
@@ -298,6 +299,21 @@ TEST(KernelParts, RefillAndPerturbationSayWhyNot) {
   ASSERT_NE(perturb, nullptr);
   EXPECT_NE(cut_kernel(*perturb, VariantId::PerturbDouble).unusable.find("perturbation"),
             std::string::npos);
+}
+
+// kernel-overhead's shares: of the whole kernel's instructions those outside the step loop, and of
+// its bound the part the step loop's own bound leaves; measured against counted instructions and
+// SM cycles.
+TEST(KernelOverhead, SharesOutsideTheStepLoop) {
+  const WholeKernel w =
+      model_whole_kernel(hand_cut(), one_tile(std::vector<unsigned>(32, 1), 100), false, -1);
+  const PipeRates rates = pipe_rates(9, 0);  // issue-bound: 4 a clock, FMA 4 a clock
+  const OverheadShares p = predicted_overhead(rates, w);
+  EXPECT_NEAR(p.instructions, 1 - 72.0 / 466, 1e-12);
+  // Issue limits both: 466 / 4 against 72 / 4 cycles.
+  EXPECT_NEAR(p.cycles, 1 - 72.0 / 466, 1e-12);
+  EXPECT_NEAR(measured_instruction_overhead(w, 720), 0.9, 1e-12);
+  EXPECT_NEAR(measured_cycle_overhead(rates, 1, w, 180), 1 - 18.0 / 180, 1e-12);
 }
 
 // The queue's loop on sm_90 (fma4): a take runs the unit's decode (0x400..0x5d0), the tile loop's
