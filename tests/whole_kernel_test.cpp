@@ -56,7 +56,7 @@ TEST(FrameTally, ScheduleOfX16IsPairsOf16ThenReplay) {
   EXPECT_EQ(rows[2].block, 16);
   EXPECT_EQ(rows[5].block, 32);
   EXPECT_EQ(rows[7].phase, 2);
-  EXPECT_FALSE(block_schedule(VariantId::Fma4Refill));
+  EXPECT_TRUE(block_schedule(VariantId::Fma4Refill)->refill);
   EXPECT_FALSE(block_schedule(VariantId::PerturbDouble));
 }
 
@@ -262,8 +262,10 @@ TEST(KernelParts, CutsTheCapturedSassOfEveryArchitecture) {
         if (!f || v.perturbation) continue;
         const KernelCut c = cut_kernel(*f, v.id);
         const std::string what = "sm_" + std::to_string(arch) + " " + std::string(v.name);
-        if (v.shape == variants::Shape::Refill) {
-          EXPECT_FALSE(c.unusable.empty()) << what;
+        // On sm_75 ptxas lays lane refill's trip out with the refill in one loop (variants.h):
+        // no loop of two blocks alone to cut, and the cut says so.
+        if (arch == 75 && v.shape == variants::Shape::Refill) {
+          EXPECT_NE(c.unusable.find("loops of steps"), std::string::npos) << c.unusable;
           continue;
         }
         ASSERT_TRUE(c.unusable.empty()) << what << ": " << c.unusable;
@@ -288,17 +290,47 @@ TEST(KernelParts, CutsTheCapturedSassOfEveryArchitecture) {
   }
 }
 
-TEST(KernelParts, RefillAndPerturbationSayWhyNot) {
+TEST(KernelParts, PerturbationSaysWhyNot) {
   const auto fns = fixture("sm_90");
-  const sass::Function* refill = sass::find_render_kernel(fns, sass::mangled_variant("Fma4Refill"));
-  ASSERT_NE(refill, nullptr);
-  EXPECT_NE(cut_kernel(*refill, VariantId::Fma4Refill).unusable.find("lane refill"),
-            std::string::npos);
   const sass::Function* perturb =
       sass::find_render_kernel(fns, sass::mangled_variant("PerturbDouble"));
   ASSERT_NE(perturb, nullptr);
   EXPECT_NE(cut_kernel(*perturb, VariantId::PerturbDouble).unusable.find("perturbation"),
             std::string::npos);
+}
+
+// Lane refill: its loops from the kernel's tallies. 10 trips of two 8-step blocks and 5 rounds;
+// the warps ran 170 steps, so 10 of them were the replays' single steps.
+TEST(FrameTally, RefillTakesTheKernelsTallies) {
+  const BlockSchedule s = *block_schedule(VariantId::Fma4Refill);
+  ASSERT_EQ(orbit_regions(s).size(), 2u);
+  FrameShape f;
+  f.shape = variants::Shape::Refill;
+  f.width = 16;
+  f.height = 2;
+  f.max_iter = 100;
+  f.warps_launched = 16;
+  const std::vector<unsigned> counts(32, 5);
+  EXPECT_FALSE(tally_frame(s, f, counts.data()).missing.empty());  // the CPU path: no tallies
+  f.refill_trips = 10;
+  f.refill_rounds = 5;
+  f.warp_steps_run = 170;
+  const FrameTally t = tally_frame(s, f, counts.data());
+  ASSERT_TRUE(t.missing.empty());
+  EXPECT_EQ(t.trips, (std::vector<double>{10, 10}));
+  EXPECT_EQ(t.reached, (std::vector<double>{5}));
+  EXPECT_EQ(t.pixel_visits, 5);
+  EXPECT_EQ(t.blocks, 2);
+  EXPECT_EQ(t.pixel_steps, 32 * 5);
+}
+
+// Counts that do not give the warp steps the frame ran are named, with the difference.
+TEST(WholeKernel, CountsOtherThanTheFramesAreNamed) {
+  const FrameTally t = one_tile(std::vector<unsigned>(32, 100), 100);
+  EXPECT_EQ(model_whole_kernel(hand_cut(), t, false, 100).unplaced.size(), 1u);
+  const WholeKernel w = model_whole_kernel(hand_cut(), t, false, 80);
+  ASSERT_EQ(w.unplaced.size(), 2u);
+  EXPECT_NE(w.unplaced.front().find("+25.00%"), std::string::npos) << w.unplaced.front();
 }
 
 // kernel-overhead's shares: of the whole kernel's instructions those outside the step loop, and of

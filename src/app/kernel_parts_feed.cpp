@@ -16,6 +16,7 @@ void KernelPartsFeed::frame_done(gl::FramePipeline& pipeline, const Of& of, cons
     none.unusable = l ? l->whole.unusable : "no SASS listing of the kernel";
     done_ = {of, none};
     done_cpu_ = !stats;
+    done_cut_ = false;
     return;
   }
   Job job;
@@ -27,9 +28,13 @@ void KernelPartsFeed::frame_done(gl::FramePipeline& pipeline, const Of& of, cons
   job.shape.height = of.size.second;
   job.shape.max_iter = of.view.max_iter;
   job.cpu = !stats;
+  job.orbits_cut = stats && stats->resumable;
   if (stats) {
     job.shape.by_cost = stats->by_cost;
     job.shape.warps_launched = stats->warps_launched;
+    job.shape.refill_trips = static_cast<double>(stats->refill_trips);
+    job.shape.refill_rounds = static_cast<double>(stats->refill_rounds);
+    job.shape.warp_steps_run = static_cast<double>(stats->warp_iters);
     job.run_warp_steps = static_cast<double>(stats->warp_iters);
   }
   if (device) {
@@ -46,6 +51,7 @@ void KernelPartsFeed::frame_done(gl::FramePipeline& pipeline, const Of& of, cons
 void KernelPartsFeed::start(Job job) {
   running_ = job.of;
   running_cpu_ = job.cpu;
+  running_cut_ = job.orbits_cut;
   task_ = std::make_unique<BackgroundTask<WholeKernel>>([job = std::move(job)] {
     const std::size_t pixels = job.pixels.size() / kFloatsPerPixel;
     if (pixels != static_cast<std::size_t>(job.shape.width) * job.shape.height) {
@@ -72,6 +78,7 @@ bool KernelPartsFeed::poll() {
   if (!w) return false;
   done_ = {running_, std::move(*w)};
   done_cpu_ = running_cpu_;
+  done_cut_ = running_cut_;
   task_.reset();
   if (waiting_) {
     start(std::move(*waiting_));
@@ -125,6 +132,12 @@ std::vector<std::pair<std::string, bool>> KernelPartsFeed::lines(const Of& of,
     out.push_back(
         {"the CPU path rendered: these are the GPU kernel's parts for these pixels, "
          "without the launch's persistent warps (no GPU to size them)",
+         true});
+  if (done_cut_)
+    out.push_back(
+        {"this frame's orbits were cut across launches: each launch starts its blocks "
+         "again where an orbit stood, which the model, counting each orbit from its "
+         "start in one launch, does not place",
          true});
   for (const std::string& u : w.unplaced) out.push_back({"not placed exactly: " + u, true});
   return out;

@@ -52,15 +52,17 @@ class KernelPartsFeed {
     FrameShape shape;
     double run_warp_steps = -1;
     bool cpu = false;  // the CPU path rendered the pixels: no launch of the GPU's to count
+    bool orbits_cut =
+        false;  // the GPU cut the frame's orbits across launches (the resumable kernel)
   };
   void start(Job job);
 
   std::unique_ptr<BackgroundTask<WholeKernel>> task_;
   std::optional<Job> waiting_;
   Of running_;
-  bool running_cpu_ = false;
+  bool running_cpu_ = false, running_cut_ = false;
   std::optional<std::pair<Of, WholeKernel>> done_;
-  bool done_cpu_ = false;
+  bool done_cpu_ = false, done_cut_ = false;
   std::optional<Of> last_asked_;
 };
 

@@ -155,6 +155,26 @@ FrameTally tally_frame(const BlockSchedule& s, const FrameShape& f, const unsign
   auto count_at = [&](int px, int py) {
     return counts[static_cast<std::size_t>(py) * f.width + px];
   };
+  if (f.shape == variants::Shape::Refill) {
+    // The warps' loops from the kernel's tallies: the trips of two blocks, the replays' single
+    // steps (the warp steps that are not the trips'), and per round the finish and refill code.
+    if (f.refill_trips < 0 || f.refill_rounds < 0 || f.warp_steps_run < 0 || nr != 2) {
+      t.missing = "lane refill's counts come from the GPU's tallies of its trips and rounds";
+      return t;
+    }
+    const double trip_steps = 2.0 * s.phases.front().block;
+    t.trips = {f.refill_trips, std::max(0.0, f.warp_steps_run - trip_steps * f.refill_trips)};
+    t.seconds = {f.refill_trips, 0};
+    t.reached = {f.refill_rounds};
+    t.pixel_visits = f.refill_rounds;
+    t.warps = f.warps_launched;
+    t.blocks = f.warps_launched / kWarpsPerBlock;
+    t.block_tallies = f.warps_launched;
+    t.warp_steps = f.warp_steps_run;
+    for (std::size_t i = 0; i < static_cast<std::size_t>(f.width) * f.height; ++i)
+      t.pixel_steps += counts[i];
+    return t;
+  }
   if (f.shape == variants::Shape::Rows) {
     // Blocks of 256 pixels of a pair of rows; eight warps of 32 lanes, each on its row's pixel,
     // then the next row's (launch_rows.cuh).

@@ -4,6 +4,7 @@
 // warps, warp visits of a pixel's code, queue trips and block tallies the launch shape makes.
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "model/kernel_parts.h"
@@ -11,6 +12,7 @@
 namespace mp {
 
 struct FrameTally {
+  std::string missing;          // empty: the counts below are the frame's; else what was missing
   int copies = 1;               // of the orbit's code in the kernel (Shape::Rows: two rows a warp)
   std::vector<double> trips;    // per region of each copy (copy * regions + region): trips begun
   std::vector<double> seconds;  // the same: trips that ran a pair's second block
@@ -36,6 +38,9 @@ struct FrameShape {
   double warps_launched = 0;
   int sm_count = 0;
   int warps_per_sm = 0;
+  // Shape::Refill: the kernel's tallies (GpuFrameStats): trips of two blocks and rounds, and the
+  // warps' steps run (trips and replays); negative: not read (the CPU path).
+  double refill_trips = -1, refill_rounds = -1, warp_steps_run = -1;
 };
 
 // `counts`: width x height step counts, row by row (a pixel whose count is max_iter ran to the

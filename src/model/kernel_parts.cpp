@@ -13,6 +13,7 @@ template <class V>
 BlockSchedule schedule_of() {
   BlockSchedule s;
   s.paired = V::kPaired;
+  s.refill = V::kShape == variants::Shape::Refill;
   if constexpr (V::kPaired) {
     if (V::kFirstStepsPerCheck > 0) s.phases.push_back({V::kFirstStepsPerCheck, V::kFirstUntil});
     if (V::kLongStepsPerCheck > 0) {
@@ -66,11 +67,7 @@ std::vector<Span> loops_of(const sass::Function& f) {
 std::optional<BlockSchedule> block_schedule(VariantId v) {
   if (variant_info(v).perturbation) return std::nullopt;
   return with_plain_variant(v, [](auto variant) -> std::optional<BlockSchedule> {
-    using V = decltype(variant);
-    if constexpr (V::kShape == variants::Shape::Refill)
-      return std::nullopt;
-    else
-      return schedule_of<V>();
+    return schedule_of<decltype(variant)>();
   });
 }
 
@@ -80,7 +77,7 @@ std::vector<OrbitRegion> orbit_regions(const BlockSchedule& s) {
     const int k = s.phases[p].block;
     if (s.paired) {
       r.push_back({RegionKind::Pairs, k, p});
-      if (k > kReplaySteps) r.push_back({RegionKind::Pairs, kReplaySteps, p});
+      if (k > kReplaySteps && !s.refill) r.push_back({RegionKind::Pairs, kReplaySteps, p});
     } else if (k > 1) {
       r.push_back({RegionKind::Blocks, k, p});
     }
@@ -104,10 +101,7 @@ KernelCut cut_kernel(const sass::Function& f, VariantId v) {
   cut.arch = sass::arch_number(f.arch);
   const std::optional<BlockSchedule> schedule = block_schedule(v);
   if (!schedule) {
-    cut.unusable = variant_info(v).perturbation
-                       ? "the perturbation kernel's parts are not modelled"
-                       : "lane refill's lanes change pixels within a warp: its parts are not "
-                         "modelled";
+    cut.unusable = "the perturbation kernel's parts are not modelled";
     return cut;
   }
   cut.regions = orbit_regions(*schedule);
@@ -203,7 +197,8 @@ KernelCut cut_kernel(const sass::Function& f, VariantId v) {
     const OrbitRegion& r = cut.regions[i % per_copy];
     const KernelPart part = main_loop(r) ? KernelPart::StepLoop : KernelPart::PerBlock;
     std::size_t exit = l.last;
-    if (r.kind == RegionKind::Pairs)
+    // Lane refill's trip runs both blocks whatever its lanes do: no exit within it.
+    if (r.kind == RegionKind::Pairs && !schedule->refill)
       for (std::size_t j = l.first; j < l.last; ++j) {
         const sass::Instruction& x = f.code[j];
         if (is_branch(x.base()) && x.branch_target &&
@@ -259,7 +254,7 @@ KernelCut cut_kernel(const sass::Function& f, VariantId v) {
   auto context = [&](std::size_t i) -> std::pair<PieceCount, int> {
     if (i >= trap) return {PieceCount::Never, 0};
     if (tally_loop && tally_loop->holds(i)) return {PieceCount::BlockTallies, 0};
-    if (tally_loop && !queue && i > tally_loop->last) return {PieceCount::Blocks, 0};
+    if (tally_loop && i > tally_loop->last) return {PieceCount::Blocks, 0};
     if (queue && !tile_loop->holds(i))
       return {!unit_loop || !unit_loop->holds(i) ? PieceCount::Warps
               : take_path[i]                     ? PieceCount::QueueTrips

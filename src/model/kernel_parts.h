@@ -23,10 +23,13 @@ struct BlockPhase {
 // with one escape test each (then single steps), phase after phase.
 struct BlockSchedule {
   bool paired = false;
+  // Lane refill (launch_refill.cuh): trips of two blocks while enough lanes run, an escaped
+  // block replayed in single steps; its lanes change pixels within a warp, so its counts come
+  // from the kernel's tallies of trips and rounds, not from the pixels.
+  bool refill = false;
   std::vector<BlockPhase> phases;
 };
-// The schedule of a plain variant whose pixels a warp holds from start to finish; none for the
-// perturbation variants (another kernel) and lane refill (its lanes change pixels mid-warp).
+// The schedule of a plain variant; none for the perturbation variants (another kernel).
 std::optional<BlockSchedule> block_schedule(VariantId v);
 
 // One loop of a pixel's orbit, in the order the code runs them: paired blocks, blocks with a

@@ -33,6 +33,10 @@ WholeKernel model_whole_kernel(const KernelCut& cut, const FrameTally& t, bool s
     w.unusable = cut.unusable;
     return w;
   }
+  if (!t.missing.empty()) {
+    w.unusable = t.missing;
+    return w;
+  }
   const std::size_t regions = cut.regions.size();
   const std::size_t phases = regions ? static_cast<std::size_t>(cut.regions.back().phase) + 1 : 0;
   if (t.copies != cut.copies || t.trips.size() != regions * cut.copies ||
@@ -77,6 +81,17 @@ WholeKernel model_whole_kernel(const KernelCut& cut, const FrameTally& t, bool s
     PartFigures& f = w.parts[static_cast<int>(p.part)];
     f.mix = f.mix + p.mix * times;
     f.heavy_only += p.heavy_only * times;
+  }
+  // The counts give the warps' steps the kernel tallies: where they do not (the window's counts
+  // read back from the smooth values, a frame of other counts), the parts are off by as much.
+  if (!stops_cycles && run_warp_steps > 0 &&
+      std::abs(t.warp_steps - run_warp_steps) > 1e-3 * run_warp_steps) {
+    char line[200];
+    std::snprintf(line, sizeof line,
+                  "the pixels' counts give %.6g warp steps where the frame ran %.6g (%+.2f%%)",
+                  t.warp_steps, run_warp_steps,
+                  100 * (t.warp_steps - run_warp_steps) / run_warp_steps);
+    w.unplaced.push_back(line);
   }
   if (t.queue_trips > 0)
     w.unplaced.push_back(
