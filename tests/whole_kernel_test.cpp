@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "io/report.h"
 #include "model/experiment_model.h"
 #include "model/variant_table.h"
 #include "model/whole_kernel.h"
@@ -331,6 +332,39 @@ TEST(WholeKernel, CountsOtherThanTheFramesAreNamed) {
   const WholeKernel w = model_whole_kernel(hand_cut(), t, false, 80);
   ASSERT_EQ(w.unplaced.size(), 2u);
   EXPECT_NE(w.unplaced.front().find("+25.00%"), std::string::npos) << w.unplaced.front();
+}
+
+// bench: the whole-kernel model beside the counters, in the Markdown table and the JSON.
+TEST(WholeKernelReport, BenchComparesTheModelWithTheCounters) {
+  BenchReport rep;
+  rep.device = {"Test GPU", 9, 0, 132, "issue 4/clk", "SASS"};
+  MeasuredRow r;
+  r.view_name = "A";
+  r.variant = "fma4-x16";
+  r.measured = {0.5, 1000, 2e7, 1e6, 900};
+  r.whole = model_whole_kernel(hand_cut(), one_tile(std::vector<unsigned>(32, 1), 100), false, -1);
+  r.whole_busy = {{"issue", 50.0}, {"FMA", 20.0}};
+  CounterFigures c;
+  c.warp_instructions = 500;
+  c.pipes = {{"issue", 53.5}, {"FMA", 19.0}};
+  r.counters = c;
+  rep.rows.push_back(r);
+  MeasuredRow none = r;
+  none.variant = "fma4-refill";
+  none.whole = WholeKernel{};
+  none.whole->unusable = "no tallies";
+  rep.rows.push_back(none);
+  const std::string md = format_bench(rep, OutputFormat::Markdown);
+  // 466 modelled against 500 counted: -6.8%; issue 50.0 against 53.5: -3.5 points.
+  EXPECT_NE(md.find("466 / 500 | -6.8% |"), std::string::npos) << md;
+  EXPECT_NE(md.find("50.0 / 53.5 (-3.5)"), std::string::npos) << md;
+  EXPECT_NE(md.find("n/a: no tallies"), std::string::npos) << md;
+  const nlohmann::json j = nlohmann::json::parse(format_bench(rep, OutputFormat::Json));
+  const nlohmann::json& w = j["rows"][0]["whole_kernel"];
+  EXPECT_DOUBLE_EQ(w["instructions"].get<double>(), 466);
+  EXPECT_DOUBLE_EQ(w["parts"]["step loop"].get<double>(), 72);
+  EXPECT_DOUBLE_EQ(w["busy"]["issue"].get<double>(), 50);
+  EXPECT_EQ(j["rows"][1]["whole_kernel"]["unusable"], "no tallies");
 }
 
 // kernel-overhead's shares: of the whole kernel's instructions those outside the step loop, and of
