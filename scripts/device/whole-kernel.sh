@@ -78,7 +78,8 @@ print("view %s,%s span %s iters %s, %dx%d, variant %s" % (r["center"][0], r["cen
       r["iters"], r["width"], r["height"], r["variant"]))
 print("measured: SM cycles %.6g, kernel %.4f ms, warp-steps %.6g" % (
       w["measured_sm_cycles"], w["measured_kernel_ms"], w["measured_warp_steps"]))
-for part, n in w["parts"].items():
+for part in ["step loop", "per block", "per pixel", "per launch"]:
+    n = w["parts"][part]
     print("part %-10s %.6g warp-instructions (%.1f%%)" % (part, n, 100 * n / w["instructions"]))
 print("whole kernel %.6g warp-instructions, outside the step loop %.1f%%" % (
       w["instructions"], 100 * w["outside_step_loop"]))
@@ -92,7 +93,7 @@ if c.get("unavailable"):
     print("counters: n/a: " + c["unavailable"])
 else:
     print("counters: %.6g warp-instructions; " % c["warp_instructions"] +
-          ", ".join("%s %.1f%%" % kv for kv in c["pipes"].items()))
+          ", ".join("%s %.1f%%" % kv for kv in c["pipes"].items() if kv[1] is not None))
 for u in w["unplaced"]:
     print("not placed exactly: " + u)
 PY
