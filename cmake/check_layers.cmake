@@ -14,7 +14,7 @@ set(layers
   "cli:^src/cli/:shared model render io"
   "counters:^src/counters/:model"
   # The experiments lab (mp_experiments): its kernels, timed and predicted by the model.
-  "lab:^cuda/lab/:shared cuda model render"
+  "lab:^cuda/lab/:shared cuda model render io"
   # The render kernel and its host wrapper (mp_cuda): CUDA runtime, nothing of the host library.
   "cuda:^cuda/:shared"
   "gl:^src/gl/:shared cuda model render io"

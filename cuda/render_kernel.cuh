@@ -57,6 +57,10 @@ struct RenderLaunch {
   // launch; warp k takes from counter k % kRefillCounters the tiles that follow the ones given at
   // the start, kRefillCounters apart (render_kernel.cu says why more than one).
   unsigned* refill_units = nullptr;
+  // Shape::Refill, per SM: the warps' trips of two blocks and their rounds of replays and refills,
+  // for the whole-kernel model (model/frame_tally.h), which cannot rebuild them from the pixels.
+  unsigned long long* sm_refill_trips = nullptr;
+  unsigned long long* sm_refill_rounds = nullptr;
 };
 inline constexpr int kRefillCounters = 8;
 inline constexpr int kRefillCounterStride = 32;  // unsigned words: 128 bytes
@@ -71,15 +75,8 @@ inline constexpr int kRefillCounterStride = 32;  // unsigned words: 128 bytes
 // kCostlyBuckets costliest buckets: tiles down to 1/32 of the costliest one's cost) have a
 // queue of their own, which the first kSeniorBlocksPerSm waves of blocks take from first; the
 // others take it up only when the rest is done. Both numbers were picked by measurement at
-// bench view B (docs/measurements.md: tile order and the queue).
-inline constexpr int kUnitBucket = 7;
-// The tail: the cheapest places of an order by cost, kTailTilesPerWarp for each warp the GPU
-// holds (at most 1/kTailShare of the tiles), handed out by block, one tile at a time from a
-// counter in shared memory. A warp that finds the queue empty near the frame's end takes
-// them while the warps beside it finish their last units, instead of waiting, which evens out
-// the SMs' ends (docs/measurements.md).
-inline constexpr int kTailTilesPerWarp = 2;
-inline constexpr unsigned kTailShare = 4;
+// bench view B (docs/measurements.md: tile order and the queue). kUnitBucket and the tail's
+// sizes are in kernel_params.h, where the whole-kernel model reads them too.
 inline constexpr int kCostlyBuckets = 5;
 inline constexpr int kSeniorBlocksPerSm = 3;
 struct TilePlan {

@@ -88,5 +88,15 @@ MP_HD int cost_bucket(unsigned steps) {
   return b;
 #endif
 }
+// A unit of the queue (render_kernel.cuh) is as many tiles of a bucket as make about
+// 2^kUnitBucket steps.
+inline constexpr int kUnitBucket = 7;
+// The tail: the cheapest places of an order by cost, kTailTilesPerWarp for each warp the GPU
+// holds (at most 1/kTailShare of the tiles), handed out by block, one tile at a time from a
+// counter in shared memory. A warp that finds the queue empty near the frame's end takes
+// them while the warps beside it finish their last units, instead of waiting, which evens out
+// the SMs' ends (docs/measurements.md).
+inline constexpr int kTailTilesPerWarp = 2;
+inline constexpr unsigned kTailShare = 4;
 
 }  // namespace mp

@@ -80,6 +80,15 @@ const std::vector<Entry>& entries() {
        lab::run_perturbation_cost,
        nullptr,
        "the steps the bilinear approximation leaves to iterate, which it counts on the GPU"},
+      {{"kernel-overhead", "The whole kernel: the work outside the step loop as orbits shorten",
+        "The bound counts the step loop; a frame also runs short first blocks, replays of "
+        "escaping blocks, each pixel's set-up and finish, and what a launch adds. Over views "
+        "from long orbits to short ones, how large a share of the work is outside the step loop, "
+        "by the whole-kernel model and measured?"},
+       lab::run_kernel_overhead,
+       nullptr,
+       "each frame's counts (pixels, blocks, replays) and the SASS of the kernel that ran, both "
+       "from the GPU"},
   };
   return e;
 }

@@ -122,6 +122,7 @@ ExperimentReport predict_sin_overlap(const DeviceInfo& d);
 ExperimentReport predict_warps_per_smsp(const DeviceInfo& d);
 ExperimentReport predict_single_warp_ilp(const DeviceInfo& d);
 ExperimentReport predict_dependent_latency(const DeviceInfo& d);
+ExperimentReport run_kernel_overhead(const DeviceInfo& d, CounterProbe* counters);
 std::vector<DeclaredLoop> throughput_loops(int arch);
 std::vector<DeclaredLoop> chain_loops(int arch);
 

@@ -342,12 +342,48 @@ void App::record_frame(const gl::FrameMeasurement& m) {
   report_ = counters_.complete(
       m.gpu ? gpu_frame_report(of, m.gpu_stats, facts_, sass()) : cpu_frame_report(of, m.cpu_stats),
       frames_done_);
-  if (!report_->metrics || !ex_.show_overlay) return;
+  if (!ex_.show_overlay) return;
+  ask_kernel_parts();
   const auto t0 = std::chrono::steady_clock::now();
-  overlay_.update(report_->pipe_loads,
-                  report_->counters_fresh && report_->counters ? &*report_->counters : nullptr);
+  show_kernel_parts(report_->metrics && report_->counters_fresh && report_->counters
+                        ? &*report_->counters
+                        : nullptr);
   overlay_cost_ms_ +=
       std::chrono::duration<float, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+KernelPartsFeed::Of App::kernel_parts_of() const {
+  if (!report_) return {};
+  return {report_->of.view,
+          report_->of.variant,
+          {report_->of.width, report_->of.height},
+          report_->gpu ? report_->build : sass::KernelBuild::Plain};
+}
+
+void App::ask_kernel_parts() {
+  if (precision_.perturbation || !report_) return;
+  parts_.frame_done(pipeline_, kernel_parts_of(), sass(), facts_.device ? &*facts_.device : nullptr,
+                    report_->gpu ? &report_->gpu_stats : nullptr);
+}
+
+// The pipe rows by the whole kernel where its model of this frame is there, else by the step loop
+// (and the lines say the whole kernel is being counted); the parts' lines beside them.
+void App::show_kernel_parts(const CounterFigures* fresh_counters) {
+  const KernelPartsFeed::Of of = kernel_parts_of();
+  if (!report_ || !report_->metrics || !facts_.rates) {
+    overlay_.set_parts_lines(parts_.lines(of, -1));
+    return;
+  }
+  const WholeKernel* whole = parts_.model_of(of);
+  double step_issue = -1;
+  for (const PipeLoad& p : report_->pipe_loads)
+    if (p.name == "issue" && whole) step_issue = p.utilisation;
+  overlay_.update(whole ? whole_kernel_loads(*facts_.rates, facts_.sm_count, *whole,
+                                             static_cast<double>(report_->gpu_stats.sm_cycles),
+                                             report_->metrics->clock_ghz)
+                        : report_->pipe_loads,
+                  fresh_counters);
+  overlay_.set_parts_lines(parts_.lines(of, step_issue));
 }
 
 std::string App::mix_source() const {
@@ -392,7 +428,8 @@ StallLine App::stalls_line() const {
             false, lead ? lead->label : ""};
   }
   if (f) return {f->unavailable, true, ""};
-  return {counters_.stalls_source(report_ && report_->gpu, frames_done_), counters_.stalls_refused(), ""};
+  return {counters_.stalls_source(report_ && report_->gpu, frames_done_),
+          counters_.stalls_refused(), ""};
 }
 
 SassStalls App::sass_stalls() const {
@@ -484,6 +521,8 @@ void App::render_frame() {
                          ? pipeline_.warp_buffer()
                          : nullptr);
   }
+  // The whole-kernel model of the last frame, once its thread has it.
+  if (parts_.poll() && ex_.show_overlay) show_kernel_parts(nullptr);
   draw_windows();
   // Which half of an A/B run a frame's UI times go to: the overlay's, as drawn (P or the panel
   // may have just changed it), or the counters'.
@@ -810,6 +849,11 @@ void App::perform(Action a, int index) {
     case Action::Overlay:
       ex_.show_overlay = !ex_.show_overlay;
       overlay_.clear();
+      // The image on screen is the last frame's while none is being rendered.
+      if (ex_.show_overlay && !pipeline_.refining()) {
+        ask_kernel_parts();
+        show_kernel_parts(nullptr);
+      }
       break;
     case Action::Sass: ex_.show_sass = !ex_.show_sass; break;
     case Action::Divergence:

@@ -19,6 +19,7 @@
 #include "app/explorer.h"
 #include "app/history.h"
 #include "app/imgui_layer.h"
+#include "app/kernel_parts_feed.h"
 #include "app/key_bindings.h"
 #include "app/layout.h"
 #include "app/overlay.h"
@@ -83,6 +84,11 @@ class App {
   // A finished frame's measurement: added to the totals, made into the frame's report (its
   // metrics and pipe loads, the counters' figures) that the panel, overlay and capture read.
   void record_frame(const gl::FrameMeasurement& m);
+  // The whole-kernel model of the last frame for the overlay (kernel_parts_feed.h): what it is
+  // of, asking for it, and the overlay's rows and lines once it is there.
+  KernelPartsFeed::Of kernel_parts_of() const;
+  void ask_kernel_parts();
+  void show_kernel_parts(const CounterFigures* fresh_counters);
   void print_summary() const;  // --frames: what the frames cost
   // The window's back buffer, UI included, as PNG; --screenshot and F12 (with its sidecar).
   std::string screenshot_png() const;
@@ -161,6 +167,7 @@ class App {
   std::vector<BannerLine> banner_;
   PanelFit panel_fit_;  // for the --frames summary
   PipeOverlay overlay_;
+  KernelPartsFeed parts_;
   CompareWindow compare_;
   ExperimentsWindow experiments_;
   SweepWindow sweep_;

@@ -235,6 +235,11 @@ void PipeOverlay::draw(bool gpu, const std::string& mix_source, const std::strin
   else
     ImGui::TextDisabled("%s", stalls.text.c_str());
   if (!stalls.term.empty()) explain_last_item(stalls.term);
+  for (const auto& [text, dim] : parts_lines_)
+    if (dim)
+      ImGui::TextDisabled("%s", text.c_str());
+    else
+      ImGui::TextUnformatted(text.c_str());
   if (rows_.empty())
     ImGui::TextUnformatted(gpu ? "no frame measured yet"
                                : "no pipe rows: the CPU path renders, and the rows are a GPU "

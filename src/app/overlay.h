@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "app/history.h"
@@ -38,6 +39,10 @@ class PipeOverlay {
   // each pipe stays), with `unavailable` set when they cannot be read (the readings go).
   void update(const std::vector<PipeLoad>& loads, const CounterFigures* counters);
   void clear();
+  // Lines under the header (the whole kernel's parts, kernel_parts_feed.h); second: dimmed.
+  void set_parts_lines(std::vector<std::pair<std::string, bool>> lines) {
+    parts_lines_ = std::move(lines);
+  }
   // gpu: the CUDA path renders (else the overlay says it needs it); mix_source says where the
   // instruction mix came from (SASS at run time, or declared); counters_source where the
   // counters' figures come from, or why there are none and how to allow them; stalls: the frame's
@@ -68,6 +73,7 @@ class PipeOverlay {
   std::vector<CounterPipe> counters_;
   bool counters_ok_ = false;  // figures came since the last clear() or `unavailable`
   std::map<std::string, History> model_history_, counters_history_;
+  std::vector<std::pair<std::string, bool>> parts_lines_;
 };
 
 // The step loop of `v` one instruction per line, coloured by pipe, with per-pipe counts, at the

@@ -206,6 +206,20 @@ double FramePipeline::late_share(unsigned max_iter) {
   return share;
 }
 
+std::vector<float> FramePipeline::pixels() {
+  const std::size_t n =
+      static_cast<std::size_t>(surface_->width()) * surface_->height() * kFloatsPerPixel;
+  std::vector<float> out(n);
+  if (n == 0) return out;
+  const float* image = surface_->begin_frame();
+  if (gpu_ && surface_->device_memory())
+    CUDA_CHECK(cudaMemcpy(out.data(), image, n * sizeof(float), cudaMemcpyDeviceToHost));
+  else
+    std::copy(image, image + n, out.begin());
+  surface_->end_frame();
+  return out;
+}
+
 void FramePipeline::reproject(const PixelGrid& grid) {
   const PixelGrid from = std::exchange(shown_grid_, grid);
   // Another variant or iteration limit keeps the view: its old image is already in place.

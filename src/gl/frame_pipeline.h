@@ -64,6 +64,9 @@ class FramePipeline {
   // Of the finished frame's pixels, the share that escaped only in the last half of `max_iter`
   // steps (counted where the image is, on the GPU without reading it back).
   double late_share(unsigned max_iter);
+  // The frame's pixels as they are now (kFloatsPerPixel floats each, row by row), on the host:
+  // the whole-kernel model reads their step counts back from them.
+  std::vector<float> pixels();
   double progress() const { return gpu_ ? gpu_frame_.progress() : cpu_frame_.progress(); }
   // Passes over the image so far: more than one where the GPU cut orbits (GpuSlicedFrame).
   int passes() const { return gpu_ ? gpu_frame_.passes() : 1; }

@@ -9,6 +9,7 @@
 #include "io/counter_columns.h"
 #include "io/format_number.h"
 #include "io/table_text.h"
+#include "io/whole_kernel_report.h"
 
 namespace mp {
 namespace {
@@ -141,6 +142,7 @@ nlohmann::json row_json(const MeasuredRow& r, bool with_counters) {
     j["model_instructions"] = r.model_instructions;
   }
   if (r.stalls) j["stalls"] = stalls_json(r);
+  if (r.whole) j["whole_kernel"] = whole_kernel_json(r);
   return j;
 }
 
@@ -424,6 +426,7 @@ std::string format_bench(const BenchReport& rep, OutputFormat format) {
                                  : std::string("n/a"))
         << " |\n";
     }
+    s << whole_kernel_md(rep.rows);
   }
   if (std::any_of(rep.rows.begin(), rep.rows.end(),
                   [](const MeasuredRow& r) { return r.stalls.has_value(); })) {

@@ -11,6 +11,7 @@
 #include "model/metrics.h"
 #include "model/view.h"
 #include "model/view_limit.h"
+#include "model/whole_kernel.h"
 
 namespace mp {
 
@@ -40,6 +41,12 @@ struct MeasuredRow {
   std::optional<CounterFigures> stalls;
   std::string stall_kernel;      // the kernel most samples were in, mangled
   double stall_loop_share = -1;  // of its samples, those on its step loop's lines; -1: no listing
+  // The whole-kernel model of the median frame (bench, from the variant's step counts), and each
+  // pipe's busy share by it, %; empty where the counts were not read, unusable (with the reason)
+  // where the variant is not modelled.
+  std::optional<WholeKernel> whole;
+  std::vector<CounterPipe> whole_busy;
+  Bound whole_bound;  // the whole kernel's bound (its instructions at the pipes' rates)
 };
 
 // Giter/s of the steps the pixels count, or -1 where they were not counted (Metrics::giter_per_s

@@ -129,11 +129,14 @@ void find_loops(const std::string& text, LoadedSass& r) {
   using sass::KernelBuild;
   for (const VariantInfo& v : all_variants())
     for (KernelBuild b : {KernelBuild::Plain, KernelBuild::Recording, KernelBuild::Resumable})
-      if (auto l =
-              listing(sass::find_render_kernel(functions, sass::mangled_variant(v.type_name), b)))
-        (b == KernelBuild::Recording   ? r.loops_recording
-         : b == KernelBuild::Resumable ? r.loops_resumable
-                                       : r.loops)[v.id] = *l;
+      if (const sass::Function* f =
+              sass::find_render_kernel(functions, sass::mangled_variant(v.type_name), b))
+        if (auto l = listing(f)) {
+          l->whole = cut_kernel(*f, v.id);
+          (b == KernelBuild::Recording   ? r.loops_recording
+           : b == KernelBuild::Resumable ? r.loops_resumable
+                                         : r.loops)[v.id] = *l;
+        }
   for (int m = 1; m <= variants::kMaxSweepSines;
        ++m)  // SinBalance<m>: "variants10SinBalanceILi2EE"
     if (auto l = listing(sass::find_render_kernel(

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "model/kernel_parts.h"
 #include "model/sass.h"
 #include "variants.h"
 
@@ -20,6 +21,7 @@ struct LoopListing {
   double heavy_only = 0;                // of mix.fma, those only fmaheavy executes (IMAD & co.)
   std::size_t copies = 1;               // step loops found; above 1 the first one is modelled
   std::size_t branches_within = 0;      // sass::branches_within: above 0, paths a trip chooses
+  KernelCut whole;  // the whole kernel's listing in parts (the whole-kernel model's), or why not
 };
 
 struct LoadedSass {

@@ -134,4 +134,26 @@ SerialisedCost fit_serialised(double time_one_target, double time_two_targets) {
   return {time_one_target - per_target, per_target};
 }
 
+OverheadShares predicted_overhead(const PipeRates& rates, const WholeKernel& w) {
+  OverheadShares o;
+  o.instructions = w.outside_step_loop();
+  const double all = compute_bound(rates, 1, w.total(), 1).max_cycles;
+  const double loop = compute_bound(rates, 1, w.part(KernelPart::StepLoop).mix, 1).max_cycles;
+  o.cycles = all > 0 ? 1 - loop / all : 0;
+  return o;
+}
+
+double measured_instruction_overhead(const WholeKernel& w, double counted_instructions) {
+  return counted_instructions > 0
+             ? 1 - w.part(KernelPart::StepLoop).mix.total() / counted_instructions
+             : 0;
+}
+
+double measured_cycle_overhead(const PipeRates& rates, int sm_count, const WholeKernel& w,
+                               double sm_cycles) {
+  const double loop =
+      compute_bound(rates, sm_count, w.part(KernelPart::StepLoop).mix, 1).max_cycles;
+  return sm_cycles > 0 ? 1 - loop / sm_cycles : 0;
+}
+
 }  // namespace mp

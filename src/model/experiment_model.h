@@ -9,6 +9,7 @@
 #include "bound_model.h"
 #include "instr_mix.h"
 #include "pipe_rates.h"
+#include "whole_kernel.h"
 
 namespace mp {
 
@@ -75,5 +76,18 @@ struct SerialisedCost {
   double time(double distinct_targets) const { return shared + distinct_targets * per_target; }
 };
 SerialisedCost fit_serialised(double time_one_target, double time_two_targets);
+
+// kernel-overhead: the share of a frame's work outside the step loop. By the whole-kernel model:
+// of its instructions, and of its bound (the slowest of issue and the pipes) the part that the
+// step loop's own bound leaves. Measured: of the instructions the counters counted, those beyond
+// the model's step loop; of the SM cycles, those beyond the step loop's bound.
+struct OverheadShares {
+  double instructions = 0;
+  double cycles = 0;
+};
+OverheadShares predicted_overhead(const PipeRates& rates, const WholeKernel& w);
+double measured_instruction_overhead(const WholeKernel& w, double counted_instructions);
+double measured_cycle_overhead(const PipeRates& rates, int sm_count, const WholeKernel& w,
+                               double sm_cycles);
 
 }  // namespace mp

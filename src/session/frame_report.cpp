@@ -93,4 +93,36 @@ DeviceSummary summarize(const DeviceInfo& d, const LoadedSass* sass) {
                                    (sass ? " (" + sass->source + ")" : std::string())};
 }
 
+void add_whole_kernel(MeasuredRow& row, const DeviceInfo& d, VariantId variant,
+                      const GpuFrameStats& s, const LoadedSass* sass, const unsigned* counts) {
+  const LoopListing* l = sass ? sass->loop(variant, build_of(s)) : nullptr;
+  if (!l) {
+    WholeKernel none;
+    none.unusable = "no SASS listing of the kernel that ran";
+    row.whole = none;
+    return;
+  }
+  FrameShape shape;
+  shape.shape = variant_info(variant).shape;
+  shape.width = row.width;
+  shape.height = row.height;
+  shape.max_iter = row.view.max_iter;
+  shape.by_cost = s.by_cost;
+  shape.warps_launched = s.warps_launched;
+  shape.refill_trips = static_cast<double>(s.refill_trips);
+  shape.refill_rounds = static_cast<double>(s.refill_rounds);
+  shape.warp_steps_run = static_cast<double>(s.warp_iters);
+  shape.sm_count = d.sm_count;
+  shape.warps_per_sm = max_warps_per_sm(d.cc_major, d.cc_minor);
+  row.whole =
+      whole_kernel_of_frame(variant, l->whole, shape, counts, static_cast<double>(s.warp_iters));
+  row.whole_busy.clear();
+  if (!row.whole->ok()) return;
+  const PipeRates rates = pipe_rates(d.cc_major, d.cc_minor);
+  row.whole_bound = compute_bound(rates, d.sm_count, row.whole->total(), 1);
+  for (const PipeLoad& p : whole_kernel_loads(rates, d.sm_count, *row.whole, row.measured.sm_cycles,
+                                              row.metrics.clock_ghz))
+    row.whole_busy.push_back({p.name, 100 * p.utilisation});
+}
+
 }  // namespace mp

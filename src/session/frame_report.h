@@ -83,6 +83,11 @@ FrameReport cpu_frame_report(const FrameOf& of, const CpuFrameStats& s);
 // The report as the row bench, compare, capture and render's sidecar write.
 MeasuredRow measured_row(const FrameReport& r, const std::string& view_name);
 
+// The whole-kernel model of a frame of `variant` whose pixels' step counts are `counts` (width x
+// height), beside the row's other figures: row.whole and row.whole_busy.
+void add_whole_kernel(MeasuredRow& row, const DeviceInfo& d, VariantId variant,
+                      const GpuFrameStats& s, const LoadedSass* sass, const unsigned* counts);
+
 // The device as the records name it, with where the instruction mix comes from.
 DeviceSummary summarize(const DeviceInfo& d, const LoadedSass* sass);
 

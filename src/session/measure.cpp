@@ -92,6 +92,10 @@ MeasuredRow VariantMeasurer::measure(VariantId v) {
       gpu_frame_report({view_, v, width_, height_}, timed.middle().stats, device_, sass_, frames_),
       view_name_);
   row.limit = limit_;
+  // The whole kernel's instructions, from this variant's own counts (the view's, as the timed
+  // frames ran it) and the listing of the build the median frame ran.
+  if (!variant_info(v).perturbation)
+    add_whole_kernel(row, gpu_.device(), v, timed.middle().stats, sass_, mine.data());
   if (counters) {
     // Every frame's figures are taken (so none are left behind); the median frame's kept.
     for (std::size_t i = 0; i < timed.runs.size(); ++i) {

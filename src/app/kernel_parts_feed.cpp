@@ -1,0 +1,146 @@
+#include "app/kernel_parts_feed.h"
+
+#include <cstdio>
+
+#include "model/variant_table.h"
+
+namespace mp {
+
+void KernelPartsFeed::frame_done(gl::FramePipeline& pipeline, const Of& of, const LoadedSass* sass,
+                                 const DeviceInfo* device, const GpuFrameStats* stats) {
+  if (last_asked_ && *last_asked_ == of) return;  // the same frame again ("live")
+  last_asked_ = of;
+  const LoopListing* l = sass ? sass->loop(of.variant, of.build) : nullptr;
+  if (!l || !l->whole.unusable.empty()) {
+    WholeKernel none;
+    none.unusable = l ? l->whole.unusable : "no SASS listing of the kernel";
+    done_ = {of, none};
+    done_cpu_ = !stats;
+    done_cut_ = false;
+    return;
+  }
+  Job job;
+  job.of = of;
+  job.pixels = pipeline.pixels();
+  job.cut = l->whole;
+  job.shape.shape = variant_info(of.variant).shape;
+  job.shape.width = of.size.first;
+  job.shape.height = of.size.second;
+  job.shape.max_iter = of.view.max_iter;
+  job.cpu = !stats;
+  job.orbits_cut = stats && stats->resumable;
+  if (stats) {
+    job.shape.by_cost = stats->by_cost;
+    job.shape.warps_launched = stats->warps_launched;
+    job.shape.refill_trips = static_cast<double>(stats->refill_trips);
+    job.shape.refill_rounds = static_cast<double>(stats->refill_rounds);
+    job.shape.warp_steps_run = static_cast<double>(stats->warp_iters);
+    job.run_warp_steps = static_cast<double>(stats->warp_iters);
+  }
+  if (device) {
+    job.shape.sm_count = device->sm_count;
+    job.shape.warps_per_sm = max_warps_per_sm(device->cc_major, device->cc_minor);
+  }
+  if (task_ && !task_->done()) {
+    waiting_ = std::move(job);
+    return;
+  }
+  start(std::move(job));
+}
+
+void KernelPartsFeed::start(Job job) {
+  running_ = job.of;
+  running_cpu_ = job.cpu;
+  running_cut_ = job.orbits_cut;
+  task_ = std::make_unique<BackgroundTask<WholeKernel>>([job = std::move(job)] {
+    const std::size_t pixels = job.pixels.size() / kFloatsPerPixel;
+    if (pixels != static_cast<std::size_t>(job.shape.width) * job.shape.height) {
+      WholeKernel w;
+      w.unusable = "the frame's pixels are not of its size";
+      return w;
+    }
+    const std::vector<unsigned> counts =
+        counts_from_pixels(job.pixels.data(), pixels, job.shape.max_iter);
+    return whole_kernel_of_frame(job.of.variant, job.cut, job.shape, counts.data(),
+                                 job.run_warp_steps);
+  });
+}
+
+bool KernelPartsFeed::poll() {
+  if (!task_) return false;
+  std::optional<WholeKernel> w;
+  try {
+    w = task_->poll();
+  } catch (const std::exception& e) {
+    w = WholeKernel{};
+    w->unusable = e.what();
+  }
+  if (!w) return false;
+  done_ = {running_, std::move(*w)};
+  done_cpu_ = running_cpu_;
+  done_cut_ = running_cut_;
+  task_.reset();
+  if (waiting_) {
+    start(std::move(*waiting_));
+    waiting_.reset();
+  }
+  return true;
+}
+
+const WholeKernel* KernelPartsFeed::model_of(const Of& of) const {
+  return done_ && done_->first == of && done_->second.ok() ? &done_->second : nullptr;
+}
+
+std::vector<std::pair<std::string, bool>> KernelPartsFeed::lines(const Of& of,
+                                                                 double step_loop_issue) const {
+  std::vector<std::pair<std::string, bool>> out;
+  char line[200];
+  if (!done_ || !(done_->first == of)) {
+    out.push_back({"Whole kernel: counting this frame's parts...", true});
+    return out;
+  }
+  const WholeKernel& w = done_->second;
+  if (!w.ok()) {
+    out.push_back({"Whole kernel: not modelled: " + w.unusable, true});
+    return out;
+  }
+  const double all = w.instructions();
+  std::snprintf(line, sizeof line,
+                "Whole kernel (model: the SASS's parts x this frame's counts): %.4g "
+                "warp-instructions",
+                all);
+  out.push_back({line, false});
+  constexpr KernelPart kParts[] = {KernelPart::StepLoop, KernelPart::PerBlock, KernelPart::PerPixel,
+                                   KernelPart::PerLaunch};
+  constexpr const char* kWhat[] = {
+      "the long blocks' loop", "short first blocks, replays, single steps, between phases",
+      "set-up, finish, colouring value, tallies", "the queue, each warp's start and end"};
+  for (int i = 0; i < kKernelPartCount; ++i) {
+    const double n = w.part(kParts[i]).mix.total();
+    std::snprintf(line, sizeof line, "  %-10s %5.1f%%  %10.4g  %s", kernel_part_name(kParts[i]),
+                  all > 0 ? 100 * n / all : 0.0, n, kWhat[i]);
+    out.push_back({line, false});
+  }
+  if (step_loop_issue >= 0) {
+    std::snprintf(line, sizeof line,
+                  "the rows below are the whole kernel's; the step loop alone would keep issue "
+                  "%.1f%% busy",
+                  100 * step_loop_issue);
+    out.push_back({line, true});
+  }
+  if (done_cpu_)
+    out.push_back(
+        {"the CPU path rendered: these are the GPU kernel's parts for these pixels, "
+         "without the launch's persistent warps (no GPU to size them)",
+         true});
+  if (done_cut_)
+    out.push_back(
+        {"this frame's orbits were cut across launches: each launch starts its blocks "
+         "again where an orbit stood, which the model, counting each orbit from its "
+         "start in one launch, does not place",
+         true});
+  for (const std::string& u : w.unplaced) out.push_back({"not placed exactly: " + u, true});
+  return out;
+}
+
+}  // namespace mp

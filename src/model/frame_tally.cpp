@@ -1,0 +1,246 @@
+#include "model/frame_tally.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+
+#include "kernel_params.h"
+#include "pixel.h"
+
+namespace mp {
+namespace {
+
+constexpr int kMaxRegions = 16;
+
+// One lane's pass through the orbit's regions: trips begun, a pair's second blocks, phases reached.
+struct LaneRun {
+  std::array<unsigned, kMaxRegions> trips{}, seconds{};
+  std::array<bool, kMaxRegions> reached{};
+};
+
+class LaneWalker {
+ public:
+  LaneWalker(const BlockSchedule& s, const std::vector<OrbitRegion>& regions, unsigned limit)
+      : s_(s), regions_(regions), limit_(limit) {}
+
+  // `count` steps: escaped at that step where below the limit, else ran to it.
+  LaneRun walk(unsigned count) const {
+    LaneRun r;
+    const bool escaped = count < limit_;
+    unsigned n = 0;
+    std::size_t at = 0;  // the phase's first region
+    for (int p = 0; p < static_cast<int>(s_.phases.size()); ++p) {
+      const BlockPhase& ph = s_.phases[p];
+      const unsigned lim = ph.until ? std::min(limit_, ph.until) : limit_;
+      r.reached[p] = true;
+      bool out = false;
+      if (s_.paired) {
+        out = pairs(r, at, ph.block, n, lim, escaped, count);
+      } else if (ph.block > 1) {
+        out = blocks(r, at, ph.block, n, lim, escaped, count);
+      } else {
+        out = single(r, at, n, lim, escaped, count);
+      }
+      if (out || n >= limit_) break;
+      while (at < regions_.size() && regions_[at].phase == p) ++at;
+    }
+    return r;
+  }
+
+ private:
+  // Paired blocks of k steps from n to lim, then the replay (pairs of kReplaySteps) and single
+  // steps; true where the orbit escaped in them.
+  bool pairs(LaneRun& r, std::size_t at, int k, unsigned& n, unsigned lim, bool escaped,
+             unsigned e) const {
+    const unsigned trip = 2u * static_cast<unsigned>(k);
+    const unsigned count = (lim - n) / trip;
+    if (escaped && e <= n + trip * count) {
+      const unsigned j = (e - 1 - n) / trip;
+      const bool second = e - n - trip * j > static_cast<unsigned>(k);
+      r.trips[at] = j + 1;
+      r.seconds[at] = j + second;
+      n += trip * j + (second ? k : 0);
+    } else {
+      r.trips[at] = r.seconds[at] = count;
+      n += trip * count;
+    }
+    if (k > kReplaySteps) return pairs(r, at + 1, kReplaySteps, n, lim, escaped, e);
+    return single(r, at + 1, n, lim, escaped, e);
+  }
+  // Blocks of k steps with a test each (iterate_blocks), then single steps where any are left.
+  bool blocks(LaneRun& r, std::size_t at, int k, unsigned& n, unsigned lim, bool escaped,
+              unsigned e) const {
+    const unsigned full = (lim - n) / k;
+    if (escaped && e <= n + k * full) {
+      const unsigned j = (e - 1 - n) / k;
+      r.trips[at] = j + 1;
+      n += k * j;
+    } else {
+      r.trips[at] = full;
+      n += k * full;
+    }
+    if (n >= lim) return false;
+    return single(r, at + 1, n, lim, escaped, e);
+  }
+  bool single(LaneRun& r, std::size_t at, unsigned& n, unsigned lim, bool escaped,
+              unsigned e) const {
+    const bool here = escaped && e <= lim;
+    const unsigned to = here ? e : lim;
+    r.trips[at] = to > n ? to - n : 0;
+    n = std::max(n, to);
+    return here;
+  }
+
+  const BlockSchedule& s_;
+  const std::vector<OrbitRegion>& regions_;
+  unsigned limit_;
+};
+
+// A warp's visit of one copy of the orbit's code: the lanes' runs, the warp's maxima.
+struct WarpVisit {
+  std::array<unsigned, kMaxRegions> trips{}, seconds{};
+  std::array<bool, kMaxRegions> reached{};
+  unsigned steps = 0;
+  double lane_steps = 0;
+  void add(const LaneRun& r, unsigned count, std::size_t regions) {
+    for (std::size_t i = 0; i < regions; ++i) {
+      trips[i] = std::max(trips[i], r.trips[i]);
+      seconds[i] = std::max(seconds[i], r.seconds[i]);
+      reached[i] = reached[i] || r.reached[i];
+    }
+    steps = std::max(steps, count);
+    lane_steps += count;
+  }
+};
+
+}  // namespace
+
+double queue_takes(const std::vector<unsigned>& tile_costs, unsigned tail) {
+  std::array<unsigned, kCostBuckets> histogram{};
+  for (unsigned c : tile_costs) ++histogram[cost_bucket(c)];
+  const unsigned tiles = static_cast<unsigned>(tile_costs.size());
+  const unsigned tail_start = tiles - std::min(tail, tiles);
+  double units = 0;
+  unsigned places = 0;  // the costliest bucket first
+  for (int bucket = kCostBuckets - 1; bucket >= 0; --bucket) {
+    const unsigned count = histogram[bucket];
+    const unsigned group = bucket < kUnitBucket ? std::min(32u, 1u << (kUnitBucket - bucket)) : 1u;
+    const unsigned start = places, end = places + count;
+    places = end;
+    const unsigned in_units = std::min(end, tail_start) - std::min(start, tail_start);
+    units += (in_units + group - 1) / group;
+  }
+  return units + (tiles - tail_start);
+}
+
+FrameTally tally_frame(const BlockSchedule& s, const FrameShape& f, const unsigned* counts) {
+  const std::vector<OrbitRegion> regions = orbit_regions(s);
+  const std::size_t nr = regions.size(), np = s.phases.size();
+  FrameTally t;
+  t.copies = f.shape == variants::Shape::Rows ? 2 : 1;
+  t.trips.assign(t.copies * nr, 0);
+  t.seconds.assign(t.copies * nr, 0);
+  t.reached.assign(t.copies * np, 0);
+  if (f.width <= 0 || f.height <= 0 || nr > kMaxRegions) return t;
+  const LaneWalker walker(s, regions, f.max_iter);
+  auto visit_done = [&](const WarpVisit& v, int copy) {
+    for (std::size_t i = 0; i < nr; ++i) {
+      t.trips[copy * nr + i] += v.trips[i];
+      t.seconds[copy * nr + i] += v.seconds[i];
+    }
+    for (std::size_t p = 0; p < np; ++p) t.reached[copy * np + p] += v.reached[p];
+    t.warp_steps += v.steps;
+    t.pixel_steps += v.lane_steps;
+  };
+  auto count_at = [&](int px, int py) {
+    return counts[static_cast<std::size_t>(py) * f.width + px];
+  };
+  if (f.shape == variants::Shape::Refill) {
+    // The warps' loops from the kernel's tallies: the trips of two blocks, the replays' single
+    // steps (the warp steps that are not the trips'), and per round the finish and refill code.
+    if (f.refill_trips < 0 || f.refill_rounds < 0 || f.warp_steps_run < 0 || nr != 2) {
+      t.missing = "lane refill's counts come from the GPU's tallies of its trips and rounds";
+      return t;
+    }
+    const double trip_steps = 2.0 * s.phases.front().block;
+    t.trips = {f.refill_trips, std::max(0.0, f.warp_steps_run - trip_steps * f.refill_trips)};
+    t.seconds = {f.refill_trips, 0};
+    t.reached = {f.refill_rounds};
+    t.pixel_visits = f.refill_rounds;
+    t.warps = f.warps_launched;
+    t.blocks = f.warps_launched / kWarpsPerBlock;
+    t.block_tallies = f.warps_launched;
+    t.warp_steps = f.warp_steps_run;
+    for (std::size_t i = 0; i < static_cast<std::size_t>(f.width) * f.height; ++i)
+      t.pixel_steps += counts[i];
+    return t;
+  }
+  if (f.shape == variants::Shape::Rows) {
+    // Blocks of 256 pixels of a pair of rows; eight warps of 32 lanes, each on its row's pixel,
+    // then the next row's (launch_rows.cuh).
+    constexpr int kBlockPixels = 256;
+    const int across = (f.width + kBlockPixels - 1) / kBlockPixels;
+    for (int py = 0; py < f.height; py += 2)
+      for (int c = 0; c < across; ++c) {
+        t.block_tallies += kWarpsPerBlock;
+        t.blocks += 1;
+        for (int w = 0; w < kWarpsPerBlock; ++w) {
+          t.warps += 1;
+          for (int copy = 0; copy < 2; ++copy) {
+            t.pixel_visits += copy == 0;  // a copy's code per warp: counted once a copy
+            const int y = py + copy;
+            WarpVisit v;
+            if (y < f.height)
+              for (int lane = 0; lane < 32; ++lane) {
+                const int x = c * kBlockPixels + w * 32 + lane;
+                if (x >= f.width) break;
+                const unsigned n = count_at(x, y);
+                v.add(walker.walk(n), n, nr);
+              }
+            visit_done(v, copy);
+          }
+        }
+      }
+    return t;
+  }
+  // Tiles of 16x2 pixels, eight to a 16x16 block, a warp's lane k on (k % 16, k / 16).
+  std::vector<unsigned> tile_costs;
+  const int bw = (f.width + kBlockW - 1) / kBlockW, bh = (f.height + kBlockH - 1) / kBlockH;
+  for (int by = 0; by < bh; ++by)
+    for (int bx = 0; bx < bw; ++bx)
+      for (int w = 0; w < kWarpsPerBlock; ++w) {
+        WarpVisit v;
+        const int x0 = bx * kBlockW, y0 = by * kBlockH + w * 2;
+        for (int lane = 0; lane < 32; ++lane) {
+          const int x = x0 + lane % kBlockW, y = y0 + lane / kBlockW;
+          if (x >= f.width || y >= f.height) continue;
+          const unsigned n = count_at(x, y);
+          v.add(walker.walk(n), n, nr);
+        }
+        t.pixel_visits += 1;
+        tile_costs.push_back(v.steps);
+        visit_done(v, 0);
+      }
+  const double tiles = static_cast<double>(tile_costs.size());
+  if (f.shape == variants::Shape::Grid) {
+    t.warps = tiles;
+    t.block_tallies = tiles;  // each block's thread 0 goes over its eight warps
+    t.blocks = tiles / kWarpsPerBlock;
+    return t;
+  }
+  // The queue: persistent warps, each taking units until none are left, then the tail's places.
+  const double resident = static_cast<double>(f.sm_count) * f.warps_per_sm;
+  const double blocks_of_tiles = std::ceil(tiles / kWarpsPerBlock) * kWarpsPerBlock;
+  t.warps = f.warps_launched > 0 ? f.warps_launched : std::min(resident, blocks_of_tiles);
+  const unsigned tail = f.by_cost ? std::min(static_cast<unsigned>(tiles) / kTailShare,
+                                             static_cast<unsigned>(kTailTilesPerWarp * resident))
+                                  : 0;
+  const double takes = f.by_cost ? queue_takes(tile_costs, tail) : tiles;
+  // A warp changes segment up to four times before it ends (launch_queue.cuh): counted four.
+  constexpr double kSegmentChanges = 4;
+  t.queue_trips = takes;
+  t.segment_changes = kSegmentChanges * t.warps;
+  return t;
+}
+
+}  // namespace mp

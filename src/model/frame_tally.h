@@ -1,0 +1,55 @@
+// A frame's own counts for the whole-kernel model (model/kernel_parts.h): from each pixel's step
+// count, how often each warp ran each loop of the orbit (its slowest lane's trips: the warp runs a
+// loop until its last lane leaves it), how often it reached each phase of the blocks, and how many
+// warps, warp visits of a pixel's code, queue trips and block tallies the launch shape makes.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "model/kernel_parts.h"
+
+namespace mp {
+
+struct FrameTally {
+  std::string missing;          // empty: the counts below are the frame's; else what was missing
+  int copies = 1;               // of the orbit's code in the kernel (Shape::Rows: two rows a warp)
+  std::vector<double> trips;    // per region of each copy (copy * regions + region): trips begun
+  std::vector<double> seconds;  // the same: trips that ran a pair's second block
+  std::vector<double> reached;  // per phase of each copy: warp visits in which a lane reached it
+  double pixel_visits = 0;      // warp visits of a copy's pixel code (a tile, a warp's row)
+  double warps = 0;             // warps launched
+  double queue_trips = 0;       // the queue's takes: units and tail places
+  double segment_changes = 0;   // the queue's warps' changes of segment (four a warp at most)
+  double block_tallies = 0;     // trips of the blocks' tally loops (a trip per warp of a block)
+  double blocks = 0;            // blocks that tally (Grid, Rows)
+  double warp_steps = 0;   // each warp's slowest lane's steps, summed (the kernels' warp_iters)
+  double pixel_steps = 0;  // every pixel's steps
+};
+
+struct FrameShape {
+  variants::Shape shape = variants::Shape::Queue;
+  int width = 0, height = 0;
+  unsigned max_iter = 0;
+  // Shape::Queue: the tiles went costliest first (units of several cheap tiles and a tail);
+  // the persistent warps launched (0: sm_count x warps_per_sm, at most one per tile), and the
+  // SMs and warps an SM holds, which size the tail (render_kernel.cuh).
+  bool by_cost = false;
+  double warps_launched = 0;
+  int sm_count = 0;
+  int warps_per_sm = 0;
+  // Shape::Refill: the kernel's tallies (GpuFrameStats): trips of two blocks and rounds, and the
+  // warps' steps run (trips and replays); negative: not read (the CPU path).
+  double refill_trips = -1, refill_rounds = -1, warp_steps_run = -1;
+};
+
+// `counts`: width x height step counts, row by row (a pixel whose count is max_iter ran to the
+// limit; fewer: it escaped at that step). The schedule's regions are orbit_regions(s).
+FrameTally tally_frame(const BlockSchedule& s, const FrameShape& f, const unsigned* counts);
+
+// The queue's units for a frame ordered by cost (tile_order.cuh): the tiles' costs (their slowest
+// lane's steps) in buckets by powers of two, cheap buckets cut into units of several tiles, the
+// cheapest `tail` places handed out one at a time. Returns units + tail places.
+double queue_takes(const std::vector<unsigned>& tile_costs, unsigned tail);
+
+}  // namespace mp

@@ -1,0 +1,317 @@
+#include "model/kernel_parts.h"
+
+#include <algorithm>
+#include <set>
+
+#include "model/variant_table.h"
+#include "pixel.h"
+
+namespace mp {
+namespace {
+
+template <class V>
+BlockSchedule schedule_of() {
+  BlockSchedule s;
+  s.paired = V::kPaired;
+  s.refill = V::kShape == variants::Shape::Refill;
+  if constexpr (V::kPaired) {
+    if (V::kFirstStepsPerCheck > 0) s.phases.push_back({V::kFirstStepsPerCheck, V::kFirstUntil});
+    if (V::kLongStepsPerCheck > 0) {
+      s.phases.push_back({V::kStepsPerCheck, V::kLongAfter});
+      s.phases.push_back({V::kLongStepsPerCheck, 0});
+    } else {
+      s.phases.push_back({V::kStepsPerCheck, 0});
+    }
+  } else {
+    s.phases.push_back({V::kStepsPerCheck, 0});
+  }
+  return s;
+}
+
+bool is_float_op(const std::string& base) {
+  return base == "FFMA" || base == "FADD" || base == "FMUL" || base == "DFMA" || base == "DADD" ||
+         base == "DMUL";
+}
+bool is_branch(const std::string& base) {
+  return base == "BRA" || base == "BRX" || base == "JMP" || base == "JMX";
+}
+bool touches_memory(const std::string& base) {
+  static const std::set<std::string> memory = {"ST",  "STG",  "STS",   "STL",   "LDG", "LD",
+                                               "LDS", "ATOM", "ATOMG", "ATOMS", "RED", "REDG"};
+  return memory.count(base) > 0;
+}
+
+struct Span {
+  std::size_t first = 0, last = 0;
+  bool contains(const Span& o) const { return first <= o.first && o.last <= last; }
+  bool holds(std::size_t i) const { return first <= i && i <= last; }
+};
+
+// Every backward branch whose target comes before it in the listing: [target, branch].
+std::vector<Span> loops_of(const sass::Function& f) {
+  std::vector<Span> loops;
+  for (std::size_t i = 0; i < f.code.size(); ++i) {
+    const sass::Instruction& br = f.code[i];
+    if (!br.branch_target || *br.branch_target > br.address) continue;
+    for (std::size_t j = 0; j <= i; ++j)
+      if (f.code[j].address == *br.branch_target) {
+        loops.push_back({j, i});
+        break;
+      }
+  }
+  return loops;
+}
+
+}  // namespace
+
+std::optional<BlockSchedule> block_schedule(VariantId v) {
+  if (variant_info(v).perturbation) return std::nullopt;
+  return with_plain_variant(v, [](auto variant) -> std::optional<BlockSchedule> {
+    return schedule_of<decltype(variant)>();
+  });
+}
+
+std::vector<OrbitRegion> orbit_regions(const BlockSchedule& s) {
+  std::vector<OrbitRegion> r;
+  for (int p = 0; p < static_cast<int>(s.phases.size()); ++p) {
+    const int k = s.phases[p].block;
+    if (s.paired) {
+      r.push_back({RegionKind::Pairs, k, p});
+      if (k > kReplaySteps && !s.refill) r.push_back({RegionKind::Pairs, kReplaySteps, p});
+    } else if (k > 1) {
+      r.push_back({RegionKind::Blocks, k, p});
+    }
+    r.push_back({RegionKind::Single, 1, p});
+  }
+  return r;
+}
+
+const char* kernel_part_name(KernelPart p) {
+  switch (p) {
+    case KernelPart::StepLoop: return "step loop";
+    case KernelPart::PerBlock: return "per block";
+    case KernelPart::PerPixel: return "per pixel";
+    case KernelPart::PerLaunch: return "per launch";
+  }
+  return "?";
+}
+
+KernelCut cut_kernel(const sass::Function& f, VariantId v) {
+  KernelCut cut;
+  cut.arch = sass::arch_number(f.arch);
+  const std::optional<BlockSchedule> schedule = block_schedule(v);
+  if (!schedule) {
+    cut.unusable = "the perturbation kernel's parts are not modelled";
+    return cut;
+  }
+  cut.regions = orbit_regions(*schedule);
+  const int per_copy = static_cast<int>(cut.regions.size());
+  // A step's floating-point instructions, and the escape test's two (|z|^2's multiply and FMA).
+  const InstrMix step = variant_info(v).step(cut.arch);
+  const int f_step = static_cast<int>(step.fma + step.fp64 + 0.5);
+  constexpr int kTest = 2;
+  auto float_ops = [&](const Span& l) {
+    return static_cast<int>(
+        std::count_if(f.code.begin() + l.first, f.code.begin() + l.last + 1,
+                      [](const sass::Instruction& x) { return is_float_op(x.base()); }));
+  };
+  auto expected_ops = [&](const OrbitRegion& r) {
+    switch (r.kind) {
+      case RegionKind::Pairs: return 2 * r.block * f_step + 2 * kTest;
+      case RegionKind::Blocks: return r.block * f_step + kTest;
+      case RegionKind::Single: return f_step + kTest;
+    }
+    return 0;
+  };
+  const std::vector<Span> loops = loops_of(f);
+  std::vector<Span> arithmetic, others;
+  for (const Span& l : loops) {
+    const bool inner = std::none_of(loops.begin(), loops.end(), [&](const Span& o) {
+      return &o != &l && l.contains(o) && !(o.first == l.first && o.last == l.last);
+    });
+    const bool memory =
+        std::any_of(f.code.begin() + l.first, f.code.begin() + l.last + 1,
+                    [](const sass::Instruction& x) { return touches_memory(x.base()); });
+    (inner && !memory && float_ops(l) > 0 ? arithmetic : others).push_back(l);
+  }
+  std::sort(arithmetic.begin(), arithmetic.end(),
+            [](const Span& a, const Span& b) { return a.first < b.first; });
+  if (arithmetic.empty() || arithmetic.size() % per_copy != 0) {
+    cut.unusable = "the listing holds " + std::to_string(arithmetic.size()) +
+                   " loops of steps, not a whole number of the " + std::to_string(per_copy) +
+                   " a pixel's orbit runs";
+    return cut;
+  }
+  for (std::size_t i = 0; i < arithmetic.size(); ++i) {
+    const OrbitRegion& r = cut.regions[i % per_copy];
+    if (float_ops(arithmetic[i]) != expected_ops(r)) {
+      cut.unusable = "loop " + std::to_string(i + 1) + " of the listing (at " +
+                     std::to_string(f.code[arithmetic[i].first].address) + ") holds " +
+                     std::to_string(float_ops(arithmetic[i])) +
+                     " floating-point instructions where the orbit's blocks give " +
+                     std::to_string(expected_ops(r));
+      return cut;
+    }
+  }
+  cut.copies = static_cast<int>(arithmetic.size()) / per_copy;
+  const int last_phase = static_cast<int>(schedule->phases.size()) - 1;
+  // The long blocks' loop: the one the model counted before it counted the whole kernel.
+  auto main_loop = [&](const OrbitRegion& r) {
+    const BlockPhase& lp = schedule->phases.back();
+    if (r.phase != last_phase) return false;
+    if (schedule->paired) return r.kind == RegionKind::Pairs && r.block == lp.block;
+    return lp.block > 1 ? r.kind == RegionKind::Blocks : r.kind == RegionKind::Single;
+  };
+  // The loops around the orbit's: the innermost one that holds one of them is the tile loop (the
+  // queue's), the one around it the queue's loop of units.
+  std::optional<Span> tile_loop, unit_loop;
+  for (const Span& o : others)
+    if (o.contains(arithmetic.front()) && (!tile_loop || tile_loop->contains(o))) tile_loop = o;
+  if (tile_loop)
+    for (const Span& o : others)
+      if (o.contains(*tile_loop) && !(o.first == tile_loop->first && o.last == tile_loop->last) &&
+          (!unit_loop || unit_loop->contains(o)))
+        unit_loop = o;
+
+  auto heavy_of = [&](std::size_t a, std::size_t b) {
+    double h = 0;
+    for (std::size_t i = a; i <= b; ++i) h += sass::fma_heavy_only(cut.arch, f.code[i].base());
+    return h;
+  };
+  auto add = [&](KernelPart part, PieceCount count, int index, std::size_t a, std::size_t b) {
+    if (a > b) return;
+    KernelPiece p;
+    p.part = part;
+    p.count = count;
+    p.index = index;
+    p.mix = sass::mix_of(f, {a, b});
+    p.heavy_only = heavy_of(a, b);
+    p.first = a;
+    p.last = b;
+    cut.pieces.push_back(p);
+  };
+  // The orbit's loops; a pair's first block and its test, then the rest of the trip.
+  for (std::size_t i = 0; i < arithmetic.size(); ++i) {
+    const Span& l = arithmetic[i];
+    const int region = static_cast<int>(i);  // copy * per_copy + the region
+    const OrbitRegion& r = cut.regions[i % per_copy];
+    const KernelPart part = main_loop(r) ? KernelPart::StepLoop : KernelPart::PerBlock;
+    std::size_t exit = l.last;
+    // Lane refill's trip runs both blocks whatever its lanes do: no exit within it.
+    if (r.kind == RegionKind::Pairs && !schedule->refill)
+      for (std::size_t j = l.first; j < l.last; ++j) {
+        const sass::Instruction& x = f.code[j];
+        if (is_branch(x.base()) && x.branch_target &&
+            (*x.branch_target > f.code[l.last].address ||
+             *x.branch_target < f.code[l.first].address)) {
+          exit = j;
+          break;
+        }
+      }
+    add(part, PieceCount::RegionTrips, region, l.first, exit);
+    add(part, PieceCount::RegionSeconds, region, exit + 1, l.last);
+  }
+  // The rest, a run of instructions of one context at a time.
+  const bool queue = tile_loop.has_value();
+  // The queue's loop: a take runs the path that falls through each conditional branch (a unit
+  // of the current segment, taken by lane 0 from the global counters), around the tile loop;
+  // the rest of the loop's code runs when a warp changes segment.
+  std::vector<bool> take_path(f.code.size(), false);
+  if (unit_loop) {
+    std::size_t i = unit_loop->first;
+    for (std::size_t guard = 0; guard < f.code.size() && i < unit_loop->last; ++guard) {
+      if (tile_loop->holds(i)) {
+        i = tile_loop->last + 1;
+        continue;
+      }
+      take_path[i] = true;
+      const sass::Instruction& x = f.code[i];
+      if (x.base() == "EXIT" && x.predicate.empty()) break;
+      if (is_branch(x.base()) && x.predicate.empty() && x.branch_target) {
+        const auto to = std::find_if(f.code.begin(), f.code.end(), [&](const sass::Instruction& y) {
+          return y.address == *x.branch_target;
+        });
+        const std::size_t j = static_cast<std::size_t>(to - f.code.begin());
+        if (j <= i || !unit_loop->holds(j)) break;
+        i = j;
+        continue;
+      }
+      ++i;
+    }
+    take_path[unit_loop->last] = true;  // the back edge
+  }
+  // The trap after the last EXIT (a branch to itself) and the padding after it never run.
+  std::size_t trap = f.code.size();
+  for (const Span& o : others)
+    if (o.first == o.last) trap = std::min(trap, o.first);
+  // Grid and Rows: a block's tally loop (thread 0 over its warps' slots), and its atomics after
+  // it, once a block.
+  std::optional<Span> tally_loop;
+  for (const Span& o : others)
+    if (o.first != o.last && !o.contains(arithmetic.front()) &&
+        !(unit_loop && unit_loop->contains(o)))
+      tally_loop = o;
+  auto context = [&](std::size_t i) -> std::pair<PieceCount, int> {
+    if (i >= trap) return {PieceCount::Never, 0};
+    if (tally_loop && tally_loop->holds(i)) return {PieceCount::BlockTallies, 0};
+    if (tally_loop && i > tally_loop->last) return {PieceCount::Blocks, 0};
+    if (queue && !tile_loop->holds(i))
+      return {!unit_loop || !unit_loop->holds(i) ? PieceCount::Warps
+              : take_path[i]                     ? PieceCount::QueueTrips
+                                                 : PieceCount::SegmentChanges,
+              0};
+    const std::size_t before = static_cast<std::size_t>(std::count_if(
+        arithmetic.begin(), arithmetic.end(), [&](const Span& a) { return a.last < i; }));
+    if (before == 0 || before == arithmetic.size())
+      return {queue ? PieceCount::PixelVisits : PieceCount::Warps, 0};
+    const int prev = static_cast<int>((before - 1) % per_copy),
+              next = static_cast<int>(before % per_copy);
+    const int copy = static_cast<int>(before / per_copy);
+    if (next == 0) return {PieceCount::PixelVisits, 0};
+    const int pp = cut.regions[prev].phase, np = cut.regions[next].phase;
+    if (pp == np) return {PieceCount::PhaseReached, copy * (last_phase + 1) + np};
+    // Between two phases: up to the last branch that skips the whole next phase, the earlier
+    // one's; the next phase's set-up after it.
+    std::size_t phase_end = before;
+    while (phase_end + 1 < arithmetic.size() && (phase_end + 1) % per_copy != 0 &&
+           cut.regions[(phase_end + 1) % per_copy].phase == np)
+      ++phase_end;
+    const unsigned beyond = f.code[arithmetic[phase_end].last].address;
+    std::size_t split = arithmetic[before - 1].last;
+    for (std::size_t j = arithmetic[before - 1].last + 1; j < arithmetic[before].first; ++j) {
+      const sass::Instruction& x = f.code[j];
+      if (is_branch(x.base()) && x.branch_target && *x.branch_target > beyond) split = j;
+    }
+    return {PieceCount::PhaseReached, copy * (last_phase + 1) + (i <= split ? pp : np)};
+  };
+  auto part_of = [&](PieceCount c) {
+    switch (c) {
+      case PieceCount::PhaseReached: return KernelPart::PerBlock;
+      case PieceCount::QueueTrips:
+      case PieceCount::SegmentChanges: return KernelPart::PerLaunch;
+      case PieceCount::Warps: return queue ? KernelPart::PerLaunch : KernelPart::PerPixel;
+      default: return KernelPart::PerPixel;
+    }
+  };
+  std::size_t run_start = 0;
+  std::pair<PieceCount, int> run_context{};
+  bool in_run = false;
+  for (std::size_t i = 0; i <= f.code.size(); ++i) {
+    const bool orbit = i < f.code.size() && std::any_of(arithmetic.begin(), arithmetic.end(),
+                                                        [&](const Span& a) { return a.holds(i); });
+    const bool end = i == f.code.size() || orbit;
+    const auto c = end ? run_context : context(i);
+    if (in_run && (end || c != run_context)) {
+      add(part_of(run_context.first), run_context.first, run_context.second, run_start, i - 1);
+      in_run = false;
+    }
+    if (!end && !in_run) {
+      in_run = true;
+      run_start = i;
+      run_context = c;
+    }
+  }
+  return cut;
+}
+
+}  // namespace mp

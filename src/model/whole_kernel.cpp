@@ -1,0 +1,144 @@
+#include "model/whole_kernel.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "kernel_params.h"
+#include "model/variant_table.h"
+
+namespace mp {
+
+InstrMix WholeKernel::total() const {
+  InstrMix m;
+  for (const PartFigures& p : parts) m = m + p.mix;
+  return m;
+}
+
+double WholeKernel::heavy_only() const {
+  double h = 0;
+  for (const PartFigures& p : parts) h += p.heavy_only;
+  return h;
+}
+
+double WholeKernel::outside_step_loop() const {
+  const double all = instructions();
+  return all > 0 ? 1 - part(KernelPart::StepLoop).mix.total() / all : 0;
+}
+
+WholeKernel model_whole_kernel(const KernelCut& cut, const FrameTally& t, bool stops_cycles,
+                               double run_warp_steps) {
+  WholeKernel w;
+  if (!cut.unusable.empty()) {
+    w.unusable = cut.unusable;
+    return w;
+  }
+  if (!t.missing.empty()) {
+    w.unusable = t.missing;
+    return w;
+  }
+  const std::size_t regions = cut.regions.size();
+  const std::size_t phases = regions ? static_cast<std::size_t>(cut.regions.back().phase) + 1 : 0;
+  if (t.copies != cut.copies || t.trips.size() != regions * cut.copies ||
+      t.reached.size() != phases * cut.copies) {
+    w.unusable = "the frame's counts are of another launch shape than the listing's (" +
+                 std::to_string(t.copies) + " copies of the orbit's code against " +
+                 std::to_string(cut.copies) + ")";
+    return w;
+  }
+  // A variant that stops periodic orbits ran fewer long blocks than the counts give: the long
+  // loop's trips scaled to the warp steps that ran, the other loops as counted.
+  double main_scale = 1;
+  if (stops_cycles && run_warp_steps >= 0) {
+    double main_steps = 0;
+    for (const KernelPiece& p : cut.pieces)
+      if (p.part == KernelPart::StepLoop && p.count == PieceCount::RegionTrips)
+        main_steps += t.trips[p.index] * 2.0 * cut.regions[p.index % regions].block;
+    const double others = t.warp_steps - main_steps;
+    main_scale = main_steps > 0 ? std::max(0.0, (run_warp_steps - others) / main_steps) : 1;
+    char line[160];
+    std::snprintf(line, sizeof line,
+                  "orbits stopped as periodic: the long blocks' loop counted at %.1f%% of the "
+                  "trips the step counts give (the warp steps that ran)",
+                  100 * main_scale);
+    w.unplaced.push_back(line);
+  }
+  for (const KernelPiece& p : cut.pieces) {
+    double times = 0;
+    switch (p.count) {
+      case PieceCount::RegionTrips: times = t.trips[p.index]; break;
+      case PieceCount::RegionSeconds: times = t.seconds[p.index]; break;
+      case PieceCount::PhaseReached: times = t.reached[p.index]; break;
+      case PieceCount::PixelVisits: times = t.pixel_visits; break;
+      case PieceCount::Warps: times = t.warps; break;
+      case PieceCount::QueueTrips: times = t.queue_trips; break;
+      case PieceCount::SegmentChanges: times = t.segment_changes; break;
+      case PieceCount::BlockTallies: times = t.block_tallies; break;
+      case PieceCount::Blocks: times = t.blocks; break;
+      case PieceCount::Never: times = 0; break;
+    }
+    if (p.part == KernelPart::StepLoop) times *= main_scale;
+    PartFigures& f = w.parts[static_cast<int>(p.part)];
+    f.mix = f.mix + p.mix * times;
+    f.heavy_only += p.heavy_only * times;
+  }
+  // The counts give the warps' steps the kernel tallies: where they do not (the window's counts
+  // read back from the smooth values, a frame of other counts), the parts are off by as much.
+  if (!stops_cycles && run_warp_steps > 0 &&
+      std::abs(t.warp_steps - run_warp_steps) > 1e-3 * run_warp_steps) {
+    char line[200];
+    std::snprintf(line, sizeof line,
+                  "the pixels' counts give %.6g warp steps where the frame ran %.6g (%+.2f%%)",
+                  t.warp_steps, run_warp_steps,
+                  100 * (t.warp_steps - run_warp_steps) / run_warp_steps);
+    w.unplaced.push_back(line);
+  }
+  if (t.queue_trips > 0)
+    w.unplaced.push_back(
+        "the queue's segment changes: four a warp; a take: the path through its loop that falls "
+        "through each branch (a unit of the global queue)");
+  w.unplaced.push_back(
+      "a loop's last trip counted whole where a lane leaves it early; the code between the phases "
+      "of the blocks split at the branch that skips the next phase");
+  return w;
+}
+
+std::vector<PipeLoad> whole_kernel_loads(const PipeRates& rates, int sm_count, const WholeKernel& w,
+                                         double measured_cycles, double clock_ghz) {
+  return pipe_loads(rates, sm_count, w.total(), w.heavy_only(), 1.0, measured_cycles, clock_ghz);
+}
+
+WholeKernel whole_kernel_of_frame(VariantId v, const KernelCut& cut, const FrameShape& shape,
+                                  const unsigned* counts, double run_warp_steps) {
+  const std::optional<BlockSchedule> s = block_schedule(v);
+  if (!s || !cut.unusable.empty()) {
+    WholeKernel w;
+    w.unusable = cut.unusable.empty() ? "no schedule of blocks for this variant" : cut.unusable;
+    return w;
+  }
+  return model_whole_kernel(cut, tally_frame(*s, shape, counts), variant_info(v).stops_cycles,
+                            run_warp_steps);
+}
+
+std::vector<unsigned> counts_from_pixels(const float* pixels, std::size_t count,
+                                         unsigned max_iter) {
+  std::vector<unsigned> n(count);
+  for (std::size_t i = 0; i < count; ++i) {
+    const float smooth = pixels[i * kFloatsPerPixel];
+    // Escaped: smooth + 2 lies in [n - 0.002, n + 1) (log2 log2 |z|^2 is in (3, 4.002] at the
+    // escape for |c| below 3); the overlap of two counts' ranges is split in its middle.
+    n[i] = smooth < 0 ? max_iter
+                      : static_cast<unsigned>(
+                            std::min<double>(max_iter, std::max(1.0, std::floor(smooth + 2.001))));
+  }
+  return n;
+}
+
+int max_warps_per_sm(int cc_major, int cc_minor) {
+  const int cc = cc_major * 10 + cc_minor;
+  if (cc == 75) return 32;
+  if (cc == 86 || cc == 87 || cc == 89 || cc >= 120) return 48;
+  return 64;
+}
+
+}  // namespace mp

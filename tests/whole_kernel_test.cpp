@@ -1,0 +1,407 @@
+// The whole-kernel model (model/kernel_parts.h, frame_tally.h, whole_kernel.h): its arithmetic on
+// frames worked out by hand, and the cut of the captured SASS of every architecture into parts.
+#include <gtest/gtest.h>
+#include <zlib.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "io/report.h"
+#include "model/experiment_model.h"
+#include "model/variant_table.h"
+#include "model/whole_kernel.h"
+#include "pixel.h"
+
+namespace mp {
+namespace {
+
+std::vector<sass::Function> fixture(const std::string& arch) {
+  const std::string path = std::string(MP_FIXTURES) + "/sass/" + arch + ".sass.gz";
+  gzFile f = gzopen(path.c_str(), "rb");
+  if (!f) return {};
+  std::string text;
+  char buf[1 << 16];
+  for (int n; (n = gzread(f, buf, sizeof buf)) > 0;) text.append(buf, static_cast<std::size_t>(n));
+  gzclose(f);
+  return sass::parse_cuobjdump(text);
+}
+
+// fma4-x16's schedule: paired blocks of 16, replayed in pairs of 4, then single steps.
+BlockSchedule x16() {
+  return *block_schedule(VariantId::Fma4X16);
+}
+
+// One 16x2 tile of a 16x2 image (the rest of its 16x16 block empty), counts row by row.
+FrameTally one_tile(const std::vector<unsigned>& counts, unsigned max_iter) {
+  FrameShape shape;
+  shape.shape = variants::Shape::Grid;
+  shape.width = 16;
+  shape.height = 2;
+  shape.max_iter = max_iter;
+  return tally_frame(x16(), shape, counts.data());
+}
+
+TEST(FrameTally, ScheduleOfX16IsPairsOf16ThenReplay) {
+  const std::vector<OrbitRegion> r = orbit_regions(x16());
+  ASSERT_EQ(r.size(), 3u);
+  EXPECT_EQ(r[0].kind, RegionKind::Pairs);
+  EXPECT_EQ(r[0].block, 16);
+  EXPECT_EQ(r[1].kind, RegionKind::Pairs);
+  EXPECT_EQ(r[1].block, 4);
+  EXPECT_EQ(r[2].kind, RegionKind::Single);
+  // fma4-rows: blocks of 4 to 32 steps, 16 to 512, then 32; each with its replay.
+  const std::vector<OrbitRegion> rows = orbit_regions(*block_schedule(VariantId::Fma4Rows));
+  ASSERT_EQ(rows.size(), 8u);
+  EXPECT_EQ(rows[0].block, 4);
+  EXPECT_EQ(rows[2].block, 16);
+  EXPECT_EQ(rows[5].block, 32);
+  EXPECT_EQ(rows[7].phase, 2);
+  EXPECT_TRUE(block_schedule(VariantId::Fma4Refill)->refill);
+  EXPECT_FALSE(block_schedule(VariantId::PerturbDouble));
+}
+
+// Every pixel escapes at its first step: each loop of the orbit begins one trip (the 16-step
+// pair's first block fails its test, the 4-step replay's too, one single step), no second block.
+TEST(FrameTally, EveryPixelEscapesInTheFirstBlock) {
+  const FrameTally t = one_tile(std::vector<unsigned>(32, 1), 100);
+  EXPECT_EQ(t.trips, (std::vector<double>{1, 1, 1}));
+  EXPECT_EQ(t.seconds, (std::vector<double>{0, 0, 0}));
+  EXPECT_EQ(t.reached, (std::vector<double>{1}));
+  EXPECT_EQ(t.warp_steps, 1);
+  EXPECT_EQ(t.pixel_steps, 32);
+  // The tile's block holds eight tiles: the launch runs them all, empty ones too.
+  EXPECT_EQ(t.pixel_visits, 8);
+  EXPECT_EQ(t.warps, 8);
+  EXPECT_EQ(t.blocks, 1);
+  EXPECT_EQ(t.block_tallies, 8);
+}
+
+// Every pixel runs to the limit of 100: three whole pairs of 16 (96 steps), no pair of 4 fits in
+// the 4 left, four single steps.
+TEST(FrameTally, EveryPixelReachesTheLimit) {
+  const FrameTally t = one_tile(std::vector<unsigned>(32, 100), 100);
+  EXPECT_EQ(t.trips, (std::vector<double>{3, 0, 4}));
+  EXPECT_EQ(t.seconds, (std::vector<double>{3, 0, 0}));
+  EXPECT_EQ(t.warp_steps, 100);
+}
+
+// Half the tile escapes at step 40: pair 2 of 16 escapes in its first block (steps 33..48), so
+// it begins 2 trips and runs 1 second block; the replay from 32: one pair of 4, whose second block
+// (37..40) escapes; then single steps 37..40, four. The other half runs to the limit as above.
+// The warp runs each loop as long as its slowest lane: the maxima.
+TEST(FrameTally, MixedTileTakesEachLoopsSlowestLane) {
+  std::vector<unsigned> counts(32, 100);
+  std::fill(counts.begin(), counts.begin() + 16, 40u);
+  const FrameTally t = one_tile(counts, 100);
+  EXPECT_EQ(t.trips, (std::vector<double>{3, 1, 4}));
+  EXPECT_EQ(t.seconds, (std::vector<double>{3, 1, 0}));
+  EXPECT_EQ(t.warp_steps, 100);
+  EXPECT_EQ(t.pixel_steps, 16 * 40 + 16 * 100);
+}
+
+// A cut made by hand, one pipe a piece, so that each total is one count times one piece.
+KernelCut hand_cut() {
+  KernelCut c;
+  c.regions = orbit_regions(x16());
+  c.copies = 1;
+  auto piece = [&](KernelPart part, PieceCount count, int index, InstrMix mix) {
+    KernelPiece p;
+    p.part = part;
+    p.count = count;
+    p.index = index;
+    p.mix = mix;
+    c.pieces.push_back(p);
+  };
+  piece(KernelPart::StepLoop, PieceCount::RegionTrips, 0, {70, 0, 0, 0, 2});
+  piece(KernelPart::StepLoop, PieceCount::RegionSeconds, 0, {66, 0, 0, 0, 1});
+  piece(KernelPart::PerBlock, PieceCount::RegionTrips, 1, {18, 1, 0, 0, 1});
+  piece(KernelPart::PerBlock, PieceCount::RegionSeconds, 1, {18, 2, 0, 0, 1});
+  piece(KernelPart::PerBlock, PieceCount::RegionTrips, 2, {6, 2, 0, 0, 1});
+  piece(KernelPart::PerBlock, PieceCount::PhaseReached, 0, {0, 5, 0, 0, 0});
+  piece(KernelPart::PerPixel, PieceCount::Warps, 0, {10, 20, 2, 0, 8});
+  piece(KernelPart::PerPixel, PieceCount::BlockTallies, 0, {0, 3, 0, 0, 1});
+  piece(KernelPart::PerPixel, PieceCount::Blocks, 0, {0, 0, 0, 0, 5, 3});
+  piece(KernelPart::PerPixel, PieceCount::Never, 0, {0, 0, 0, 0, 99});
+  return c;
+}
+
+TEST(WholeKernel, EveryPixelEscapingInTheFirstBlockIsMostlyOutsideTheStepLoop) {
+  const WholeKernel w =
+      model_whole_kernel(hand_cut(), one_tile(std::vector<unsigned>(32, 1), 100), false, -1);
+  ASSERT_TRUE(w.ok()) << w.unusable;
+  // Step loop: 1 first half (72). Per block: 1 x 20 + 0 + 1 x 9 + 1 x 5 = 34. Per pixel: 8 warps
+  // x 40, 8 tally trips x 4, 1 block x 8: 360.
+  EXPECT_DOUBLE_EQ(w.part(KernelPart::StepLoop).mix.total(), 72);
+  EXPECT_DOUBLE_EQ(w.part(KernelPart::PerBlock).mix.total(), 34);
+  EXPECT_DOUBLE_EQ(w.part(KernelPart::PerPixel).mix.total(), 8 * 40 + 8 * 4 + 8);
+  EXPECT_DOUBLE_EQ(w.part(KernelPart::PerPixel).mix.lsu, 3);
+  EXPECT_DOUBLE_EQ(w.instructions(), 72 + 34 + 360);
+  EXPECT_NEAR(w.outside_step_loop(), 1 - 72.0 / 466, 1e-12);
+}
+
+TEST(WholeKernel, EveryPixelAtTheLimitIsMostlyTheStepLoop) {
+  const WholeKernel w =
+      model_whole_kernel(hand_cut(), one_tile(std::vector<unsigned>(32, 100), 100), false, -1);
+  // Step loop: 3 x 72 + 3 x 67 = 417. Per block: no pair of 4, 4 single steps x 9, phase 5: 41.
+  EXPECT_DOUBLE_EQ(w.part(KernelPart::StepLoop).mix.total(), 417);
+  EXPECT_DOUBLE_EQ(w.part(KernelPart::StepLoop).mix.fma, 3 * 70 + 3 * 66);
+  EXPECT_DOUBLE_EQ(w.part(KernelPart::PerBlock).mix.total(), 41);
+  EXPECT_DOUBLE_EQ(w.part(KernelPart::PerPixel).mix.total(), 360);
+}
+
+TEST(WholeKernel, MixedTile) {
+  std::vector<unsigned> counts(32, 100);
+  std::fill(counts.begin(), counts.begin() + 16, 40u);
+  const WholeKernel w = model_whole_kernel(hand_cut(), one_tile(counts, 100), false, -1);
+  // Per block: pair of 4 1 x 20 + 1 x 21, 4 single steps x 9, phase 5: 82.
+  EXPECT_DOUBLE_EQ(w.part(KernelPart::StepLoop).mix.total(), 417);
+  EXPECT_DOUBLE_EQ(w.part(KernelPart::PerBlock).mix.total(), 82);
+  // Each pipe's load is the sum over parts, over the measured cycles.
+  const PipeRates rates = pipe_rates(9, 0);
+  const std::vector<PipeLoad> loads = whole_kernel_loads(rates, 1, w, 1000, 1.0);
+  const auto issue =
+      std::find_if(loads.begin(), loads.end(), [](const PipeLoad& p) { return p.name == "issue"; });
+  ASSERT_NE(issue, loads.end());
+  EXPECT_DOUBLE_EQ(issue->busy_cycles, (417 + 82 + 360) / rates[Pipe::Issue]);
+}
+
+// A variant that stops periodic orbits runs fewer long blocks than its counts give: the long loop
+// is scaled to the warp steps that ran, and the overlay is told so.
+TEST(WholeKernel, PeriodicOrbitsScaleTheLongLoopToTheStepsRun) {
+  const FrameTally t = one_tile(std::vector<unsigned>(32, 100), 100);
+  // 96 of the 100 warp steps are the long loop's; 52 ran: 48 of them long blocks, half.
+  const WholeKernel w = model_whole_kernel(hand_cut(), t, true, 52);
+  EXPECT_DOUBLE_EQ(w.part(KernelPart::StepLoop).mix.total(), 417 / 2.0);
+  ASSERT_FALSE(w.unplaced.empty());
+  EXPECT_NE(w.unplaced.front().find("50.0%"), std::string::npos) << w.unplaced.front();
+}
+
+TEST(WholeKernel, AnotherShapesCountsAreRefused) {
+  FrameShape rows;
+  rows.shape = variants::Shape::Rows;
+  rows.width = 32;
+  rows.height = 2;
+  rows.max_iter = 10;
+  const std::vector<unsigned> counts(64, 10);
+  const WholeKernel w =
+      model_whole_kernel(hand_cut(), tally_frame(x16(), rows, counts.data()), false, -1);
+  EXPECT_FALSE(w.ok());
+}
+
+// Shape::Rows: a warp is 32 pixels of a row and then of the next, two copies of the orbit's code.
+TEST(FrameTally, RowsWarpsRunTwoRows) {
+  FrameShape rows;
+  rows.shape = variants::Shape::Rows;
+  rows.width = 32;
+  rows.height = 2;
+  rows.max_iter = 8;
+  std::vector<unsigned> counts(64, 8);
+  std::fill(counts.begin(), counts.begin() + 32, 1u);  // the first row escapes at once
+  const BlockSchedule s = *block_schedule(VariantId::Fma4Rows);
+  const FrameTally t = tally_frame(s, rows, counts.data());
+  EXPECT_EQ(t.copies, 2);
+  // One block of 256 pixels: eight warps, one with pixels. Copy 0 (row 0): the pair of 4 begins
+  // once, escapes in its first block; one single step. Copy 1 (row 1, limit 8): one whole pair.
+  EXPECT_EQ(t.warps, 8);
+  EXPECT_EQ(t.blocks, 1);
+  EXPECT_EQ(t.trips[0], 1);
+  EXPECT_EQ(t.seconds[0], 0);
+  EXPECT_EQ(t.trips[1], 1);
+  EXPECT_EQ(t.trips[8], 1);
+  EXPECT_EQ(t.seconds[8], 1);
+  EXPECT_EQ(t.trips[9], 0);
+  // Phase 1 (blocks of 16) is reached by neither row: both are done by then.
+  EXPECT_EQ(t.reached[0], 1);
+  EXPECT_EQ(t.reached[1], 0);
+  EXPECT_EQ(t.reached[3], 1);
+  EXPECT_EQ(t.warp_steps, 1 + 8);
+}
+
+// The queue's takes: units of a bucket's tiles (cheap buckets several to a unit), then the tail.
+TEST(FrameTally, QueueTakesUnitsThenTheTail) {
+  std::vector<unsigned> costs(10, 1);  // bucket 0: units of 32 tiles
+  costs.push_back(1000);               // bucket 9: one tile a unit
+  costs.push_back(1000);
+  EXPECT_EQ(queue_takes(costs, 0), 2 + 1);
+  // The 4 cheapest places are the tail, one at a time; 6 of bucket 0 are left in one unit.
+  EXPECT_EQ(queue_takes(costs, 4), 2 + 1 + 4);
+}
+
+// The window keeps its pixels, not their counts: the smooth value gives the count back.
+TEST(WholeKernel, CountsComeBackFromTheSmoothValues) {
+  const unsigned max_iter = 500;
+  std::vector<float> pixels;
+  std::vector<unsigned> iters;
+  for (int i = 0; i < 4000; ++i) {
+    const float cx = -2.2f + 3.0f * (i % 80) / 80, cy = -1.3f + 2.6f * (i / 80) / 50;
+    const PixelResult r = iterate<variants::Fma4>(cx, cy, max_iter);
+    pixels.push_back(r.smooth);
+    pixels.push_back(r.aux);
+    iters.push_back(r.iters);
+  }
+  const std::vector<unsigned> back = counts_from_pixels(pixels.data(), iters.size(), max_iter);
+  int off = 0;
+  for (std::size_t i = 0; i < iters.size(); ++i) {
+    EXPECT_LE(std::max(back[i], iters[i]) - std::min(back[i], iters[i]), 1u) << i;
+    off += back[i] != iters[i];
+  }
+  EXPECT_LE(off, 4);  // of 4000: the overlap of two counts' ranges is thin
+}
+
+// The captured SASS of every architecture, each kernel build: the cut finds the orbit's loops in
+// the schedule's order (two copies for a pair of rows), covers every instruction once, and its
+// step loop is the one the model counted before (find_step_loop).
+TEST(KernelParts, CutsTheCapturedSassOfEveryArchitecture) {
+  for (int arch : {75, 80, 86, 89, 90}) {
+    const auto fns = fixture("sm_" + std::to_string(arch));
+    ASSERT_FALSE(fns.empty()) << arch;
+    for (const VariantInfo& v : all_variants())
+      for (auto b : {sass::KernelBuild::Plain, sass::KernelBuild::Recording}) {
+        const sass::Function* f =
+            sass::find_render_kernel(fns, sass::mangled_variant(v.type_name), b);
+        if (!f || v.perturbation) continue;
+        const KernelCut c = cut_kernel(*f, v.id);
+        const std::string what = "sm_" + std::to_string(arch) + " " + std::string(v.name);
+        // On sm_75 ptxas lays lane refill's trip out with the refill in one loop (variants.h):
+        // no loop of two blocks alone to cut, and the cut says so.
+        if (arch == 75 && v.shape == variants::Shape::Refill) {
+          EXPECT_NE(c.unusable.find("loops of steps"), std::string::npos) << c.unusable;
+          continue;
+        }
+        ASSERT_TRUE(c.unusable.empty()) << what << ": " << c.unusable;
+        EXPECT_EQ(c.copies, v.shape == variants::Shape::Rows ? 2 : 1) << what;
+        std::vector<KernelPiece> pieces = c.pieces;
+        std::sort(pieces.begin(), pieces.end(),
+                  [](const KernelPiece& a, const KernelPiece& p) { return a.first < p.first; });
+        std::size_t next = 0;
+        for (const KernelPiece& p : pieces) {
+          EXPECT_EQ(p.first, next) << what;
+          next = p.last + 1;
+        }
+        EXPECT_EQ(next, f->code.size()) << what;
+        InstrMix main;
+        const std::optional<sass::Loop> loop = sass::find_step_loop(*f);
+        ASSERT_TRUE(loop) << what;
+        for (const KernelPiece& p : c.pieces)
+          if (p.part == KernelPart::StepLoop && p.first >= loop->first && p.last <= loop->last)
+            main = main + p.mix;
+        EXPECT_EQ(main, sass::mix_of(*f, *loop)) << what;
+      }
+  }
+}
+
+TEST(KernelParts, PerturbationSaysWhyNot) {
+  const auto fns = fixture("sm_90");
+  const sass::Function* perturb =
+      sass::find_render_kernel(fns, sass::mangled_variant("PerturbDouble"));
+  ASSERT_NE(perturb, nullptr);
+  EXPECT_NE(cut_kernel(*perturb, VariantId::PerturbDouble).unusable.find("perturbation"),
+            std::string::npos);
+}
+
+// Lane refill: its loops from the kernel's tallies. 10 trips of two 8-step blocks and 5 rounds;
+// the warps ran 170 steps, so 10 of them were the replays' single steps.
+TEST(FrameTally, RefillTakesTheKernelsTallies) {
+  const BlockSchedule s = *block_schedule(VariantId::Fma4Refill);
+  ASSERT_EQ(orbit_regions(s).size(), 2u);
+  FrameShape f;
+  f.shape = variants::Shape::Refill;
+  f.width = 16;
+  f.height = 2;
+  f.max_iter = 100;
+  f.warps_launched = 16;
+  const std::vector<unsigned> counts(32, 5);
+  EXPECT_FALSE(tally_frame(s, f, counts.data()).missing.empty());  // the CPU path: no tallies
+  f.refill_trips = 10;
+  f.refill_rounds = 5;
+  f.warp_steps_run = 170;
+  const FrameTally t = tally_frame(s, f, counts.data());
+  ASSERT_TRUE(t.missing.empty());
+  EXPECT_EQ(t.trips, (std::vector<double>{10, 10}));
+  EXPECT_EQ(t.reached, (std::vector<double>{5}));
+  EXPECT_EQ(t.pixel_visits, 5);
+  EXPECT_EQ(t.blocks, 2);
+  EXPECT_EQ(t.pixel_steps, 32 * 5);
+}
+
+// Counts that do not give the warp steps the frame ran are named, with the difference.
+TEST(WholeKernel, CountsOtherThanTheFramesAreNamed) {
+  const FrameTally t = one_tile(std::vector<unsigned>(32, 100), 100);
+  EXPECT_EQ(model_whole_kernel(hand_cut(), t, false, 100).unplaced.size(), 1u);
+  const WholeKernel w = model_whole_kernel(hand_cut(), t, false, 80);
+  ASSERT_EQ(w.unplaced.size(), 2u);
+  EXPECT_NE(w.unplaced.front().find("+25.00%"), std::string::npos) << w.unplaced.front();
+}
+
+// bench: the whole-kernel model beside the counters, in the Markdown table and the JSON.
+TEST(WholeKernelReport, BenchComparesTheModelWithTheCounters) {
+  BenchReport rep;
+  rep.device = {"Test GPU", 9, 0, 132, "issue 4/clk", "SASS"};
+  MeasuredRow r;
+  r.view_name = "A";
+  r.variant = "fma4-x16";
+  r.measured = {0.5, 1000, 2e7, 1e6, 900};
+  r.whole = model_whole_kernel(hand_cut(), one_tile(std::vector<unsigned>(32, 1), 100), false, -1);
+  r.whole_busy = {{"issue", 50.0}, {"FMA", 20.0}};
+  CounterFigures c;
+  c.warp_instructions = 500;
+  c.pipes = {{"issue", 53.5}, {"FMA", 19.0}};
+  r.counters = c;
+  rep.rows.push_back(r);
+  MeasuredRow none = r;
+  none.variant = "fma4-refill";
+  none.whole = WholeKernel{};
+  none.whole->unusable = "no tallies";
+  rep.rows.push_back(none);
+  const std::string md = format_bench(rep, OutputFormat::Markdown);
+  // 466 modelled against 500 counted: -6.8%; issue 50.0 against 53.5: -3.5 points.
+  EXPECT_NE(md.find("466 / 500 | -6.8% |"), std::string::npos) << md;
+  EXPECT_NE(md.find("50.0 / 53.5 (-3.5)"), std::string::npos) << md;
+  EXPECT_NE(md.find("n/a: no tallies"), std::string::npos) << md;
+  const nlohmann::json j = nlohmann::json::parse(format_bench(rep, OutputFormat::Json));
+  const nlohmann::json& w = j["rows"][0]["whole_kernel"];
+  EXPECT_DOUBLE_EQ(w["instructions"].get<double>(), 466);
+  EXPECT_DOUBLE_EQ(w["parts"]["step loop"].get<double>(), 72);
+  EXPECT_DOUBLE_EQ(w["busy"]["issue"].get<double>(), 50);
+  EXPECT_EQ(j["rows"][1]["whole_kernel"]["unusable"], "no tallies");
+}
+
+// kernel-overhead's shares: of the whole kernel's instructions those outside the step loop, and of
+// its bound the part the step loop's own bound leaves; measured against counted instructions and
+// SM cycles.
+TEST(KernelOverhead, SharesOutsideTheStepLoop) {
+  const WholeKernel w =
+      model_whole_kernel(hand_cut(), one_tile(std::vector<unsigned>(32, 1), 100), false, -1);
+  const PipeRates rates = pipe_rates(9, 0);  // issue-bound: 4 a clock, FMA 4 a clock
+  const OverheadShares p = predicted_overhead(rates, w);
+  EXPECT_NEAR(p.instructions, 1 - 72.0 / 466, 1e-12);
+  // Issue limits both: 466 / 4 against 72 / 4 cycles.
+  EXPECT_NEAR(p.cycles, 1 - 72.0 / 466, 1e-12);
+  EXPECT_NEAR(measured_instruction_overhead(w, 720), 0.9, 1e-12);
+  EXPECT_NEAR(measured_cycle_overhead(rates, 1, w, 180), 1 - 18.0 / 180, 1e-12);
+}
+
+// The queue's loop on sm_90 (fma4): a take runs the unit's decode (0x400..0x5d0), the tile loop's
+// exit (0x910, 0x920), lane 0's take from the global counter (0xad0..0xc50) and the next unit's
+// start (0xd40..0xdb0), 65 instructions as read off the listing; the other segments' code and
+// the tail's shared-memory take are the segment changes'.
+TEST(KernelParts, TheQueuesTakeIsTheFallThroughPath) {
+  const auto fns = fixture("sm_90");
+  const sass::Function* f = sass::find_render_kernel(fns, sass::mangled_variant("Fma4"));
+  ASSERT_NE(f, nullptr);
+  const KernelCut c = cut_kernel(*f, VariantId::Fma4);
+  ASSERT_TRUE(c.unusable.empty()) << c.unusable;
+  double take = 0, changes = 0;
+  for (const KernelPiece& p : c.pieces) {
+    if (p.count == PieceCount::QueueTrips) take += p.mix.total();
+    if (p.count == PieceCount::SegmentChanges) changes += p.mix.total();
+    if (p.count == PieceCount::QueueTrips || p.count == PieceCount::SegmentChanges)
+      EXPECT_EQ(p.part, KernelPart::PerLaunch);
+  }
+  EXPECT_EQ(take, 30 + 2 + 25 + 8);
+  EXPECT_EQ(changes, 156 - 65 - 51);  // the queue's loop less the take and the tile loop
+}
+
+}  // namespace
+}  // namespace mp
