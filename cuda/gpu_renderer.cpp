@@ -111,7 +111,7 @@ struct GpuRenderer::Impl {
   unsigned order_begin = 0, order_end = 0;
 
   explicit Impl(const DeviceInfo& d)
-      : device(d), kit(d.index, SpanLayout{false, 6, 2 * kQueueGap + kRefillWords}) {}
+      : device(d), kit(d.index, SpanLayout{false, 4, 2 * kQueueGap + kRefillWords}) {}
 };
 
 GpuRenderer::GpuRenderer(const DeviceInfo& device) : impl_(std::make_unique<Impl>(device)) {}
@@ -150,8 +150,6 @@ GpuFrameStats& GpuFrameStats::operator+=(const GpuFrameStats& s) {
   sm_cycles_mean += s.sm_cycles_mean;
   sms_used = std::max(sms_used, s.sms_used);
   warps_launched += s.warps_launched;
-  refill_trips += s.refill_trips;
-  refill_rounds += s.refill_rounds;
   launches += s.launches;
   passes = std::max(passes, s.passes);
   longest_launch_ms = std::max(longest_launch_ms, s.longest_launch_ms);
@@ -226,8 +224,6 @@ GpuFrameStats GpuRenderer::launch_timed(int kernel, const PixelGrid& grid, unsig
   args.split = split;
   args.sm_finished = span.extra + 2 * kSmSlots;
   args.sm_pending = span.extra + 3 * kSmSlots;
-  args.sm_refill_trips = span.extra + 4 * kSmSlots;
-  args.sm_refill_rounds = span.extra + 5 * kSmSlots;
   args.next_unit = reinterpret_cast<unsigned*>(span.scratch);
   args.next_costly_unit = reinterpret_cast<unsigned*>(span.scratch + Impl::kQueueGap);
   args.refill_units = reinterpret_cast<unsigned*>(span.scratch + 2 * Impl::kQueueGap);
@@ -288,8 +284,6 @@ GpuFrameStats GpuRenderer::launch_timed(int kernel, const PixelGrid& grid, unsig
   r.warp_iters = reading.extras[1];
   r.pixels_finished = reading.extras[2];
   r.pixels_pending = reading.extras[3];
-  r.refill_trips = reading.extras[4];
-  r.refill_rounds = reading.extras[5];
   r.by_cost = start.queue && by_cost;
   r.recording = start.recording;
   r.resumable = split.slots != nullptr;

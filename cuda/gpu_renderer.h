@@ -56,9 +56,6 @@ struct GpuFrameStats {
   unsigned long long pixel_iters = 0;  // sum of per-pixel step counts
   unsigned long long warp_iters = 0;   // sum over warps of the warp's max step count
   double warps_launched = 0;           // the launches' warps (blocks x 8), summed
-  // Shape::Refill: the warps' trips of two blocks and their rounds of refills, summed (the
-  // whole-kernel model's; 0 for the other shapes).
-  unsigned long long refill_trips = 0, refill_rounds = 0;
   bool by_cost = false;  // tiles went costliest first, by the previous frame's costs
   // The frame ran the recording kernel: the view's tile costs were not yet this kernel's, or
   // the frame wanted per-pixel counts or per-tile efficiencies.

@@ -163,8 +163,6 @@ __device__ __forceinline__ void render_refill(const RenderLaunch& a) {
   unsigned long long pixel_iters = 0, warp_iters = 0, lane_steps = 0;
   unsigned trips = 0, lane_trips = 0;
   unsigned finished = 0, pending = 0;  // kResume: the lane's pixels, for count_orbits
-  // The whole-kernel model's tallies: the warp's trips and rounds, reported once at its end.
-  unsigned all_trips = 0, rounds = 0;
   // The warp's current tile and the next of its 32 pixels to hand out; a tile past the last one
   // means there is no more work.
   unsigned tile = warp_max(a.tile_begin + blockIdx.x * kRenderWarps + threadIdx.x / 32), next = 0;
@@ -176,7 +174,6 @@ __device__ __forceinline__ void render_refill(const RenderLaunch& a) {
   bool wait = !p.has || p.blocked();
   bool holds = p.has;  // the lane has a pixel to finish (running or waiting)
   for (;;) {
-    ++rounds;
     const unsigned quorum = tile < tiles ? kRefillWait : 32;
     while (__popc(__ballot_sync(kAll, wait)) < quorum) {
       ++trips;
@@ -196,7 +193,6 @@ __device__ __forceinline__ void render_refill(const RenderLaunch& a) {
     }
     warp_iters += static_cast<unsigned long long>(trips) * (2 * K) + warp_max(replayed);
     lane_steps += static_cast<unsigned long long>(lane_trips) * (2 * K) + replayed;
-    all_trips += trips;
     trips = lane_trips = 0;
     // New pixels for the waiting lanes, in rank order: the rest of the current tile, then the
     // start of the next one.
@@ -224,11 +220,6 @@ __device__ __forceinline__ void render_refill(const RenderLaunch& a) {
     }
   }
   share.leave<kRecord, kResume>(a, tile, tiles, lane, warp_iters, lane_steps);
-  if (lane == 0 && a.sm_refill_trips) {
-    const unsigned sm = sm_id();
-    atomicAdd(&a.sm_refill_trips[sm], static_cast<unsigned long long>(all_trips + trips));
-    atomicAdd(&a.sm_refill_rounds[sm], static_cast<unsigned long long>(rounds));
-  }
   pixel_iters = warp_sum64(pixel_iters);
   if constexpr (kResume) {
     finished = warp_sum(finished);

@@ -57,10 +57,6 @@ struct RenderLaunch {
   // launch; warp k takes from counter k % kRefillCounters the tiles that follow the ones given at
   // the start, kRefillCounters apart (render_kernel.cu says why more than one).
   unsigned* refill_units = nullptr;
-  // Shape::Refill, per SM: the warps' trips of two blocks and their rounds of replays and refills,
-  // for the whole-kernel model (model/frame_tally.h), which cannot rebuild them from the pixels.
-  unsigned long long* sm_refill_trips = nullptr;
-  unsigned long long* sm_refill_rounds = nullptr;
 };
 inline constexpr int kRefillCounters = 8;
 inline constexpr int kRefillCounterStride = 32;  // unsigned words: 128 bytes

@@ -50,8 +50,11 @@ TEST_P(ExperimentGpuTest, RunsAndFillsEveryRow) {
       EXPECT_GT(*row.predicted, 0) << row.label;
     }
   }
-  // The first experiment of the process also pays for loading the module.
-  EXPECT_LT(seconds, 4.0) << "experiments should take about 2 s or less";
+  // The first experiment of the process also pays for loading the module; kernel-overhead also
+  // reads the executable's SASS (cuobjdump over every kernel: 5-6 s on the H100 machine) before
+  // its first run, as the window does at its start.
+  const double limit = GetParam() == "kernel-overhead" ? 10.0 : 4.0;
+  EXPECT_LT(seconds, limit) << "experiments should take about 2 s or less (and the SASS read)";
 }
 
 INSTANTIATE_TEST_SUITE_P(All, ExperimentGpuTest, ::testing::ValuesIn(experiment_names()),

@@ -32,8 +32,6 @@ void KernelPartsFeed::frame_done(gl::FramePipeline& pipeline, const Of& of, cons
   if (stats) {
     job.shape.by_cost = stats->by_cost;
     job.shape.warps_launched = stats->warps_launched;
-    job.shape.refill_trips = static_cast<double>(stats->refill_trips);
-    job.shape.refill_rounds = static_cast<double>(stats->refill_rounds);
     job.shape.warp_steps_run = static_cast<double>(stats->warp_iters);
     job.run_warp_steps = static_cast<double>(stats->warp_iters);
   }

@@ -159,7 +159,9 @@ FrameTally tally_frame(const BlockSchedule& s, const FrameShape& f, const unsign
     // The warps' loops from the kernel's tallies: the trips of two blocks, the replays' single
     // steps (the warp steps that are not the trips'), and per round the finish and refill code.
     if (f.refill_trips < 0 || f.refill_rounds < 0 || f.warp_steps_run < 0 || nr != 2) {
-      t.missing = "lane refill's counts come from the GPU's tallies of its trips and rounds";
+      t.missing = "lane refill: its lanes change pixels inside a warp, so its trips and rounds "
+                  "cannot be rebuilt from the pixels, and its kernel does not count them (doing "
+                  "so cost it a quarter of its time: docs/measurements.md)";
       return t;
     }
     const double trip_steps = 2.0 * s.phases.front().block;
