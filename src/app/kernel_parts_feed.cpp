@@ -9,11 +9,14 @@ namespace mp {
 void KernelPartsFeed::frame_done(gl::FramePipeline& pipeline, const Of& of, const LoadedSass* sass,
                                  const DeviceInfo* device, const GpuFrameStats* stats) {
   if (last_asked_ && *last_asked_ == of) return;  // the same frame again ("live")
-  last_asked_ = of;
+  // Until the SASS is read the frame is not taken as asked, so that the next one is counted.
+  if (sass) last_asked_ = of;
   const LoopListing* l = sass ? sass->loop(of.variant, of.build) : nullptr;
   if (!l || !l->whole.unusable.empty()) {
     WholeKernel none;
-    none.unusable = l ? l->whole.unusable : "no SASS listing of the kernel";
+    none.unusable = l      ? l->whole.unusable
+                    : sass ? "no SASS listing of the kernel"
+                           : "reading the kernels' SASS";
     done_ = {of, none};
     done_cpu_ = !stats;
     done_cut_ = false;
