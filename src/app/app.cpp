@@ -193,6 +193,11 @@ int App::run() {
     if (last && (!opts_.screenshot.empty() || pipeline_.gpu()) &&
         (pipeline_.refining() || deep_.busy()) && !closing())
       last = false;
+    // A scripted screenshot shows the overlay's whole-kernel lines of the frame shown, once worked
+    // out (a fraction of a second after the SASS is read).
+    if (last && !opts_.screenshot.empty() && ex_.show_overlay && report_ &&
+        !precision_.perturbation && !parts_.settled(kernel_parts_of()) && !closing())
+      last = false;
     // So does the work queued for later steps (a capture whose files wait for its compare).
     if (last && !ex_.jobs.empty() && !closing()) last = false;
     if (last) {
@@ -521,7 +526,10 @@ void App::render_frame() {
                          ? pipeline_.warp_buffer()
                          : nullptr);
   }
-  // The whole-kernel model of the last frame, once its thread has it.
+  // The whole-kernel model of the last frame, once its thread has it; asked again each frame (the
+  // same frame is asked once): a frame drawn before the SASS was read is counted once it is,
+  // whether or not another frame renders.
+  if (ex_.show_overlay) ask_kernel_parts();
   if (parts_.poll() && ex_.show_overlay) show_kernel_parts(nullptr);
   draw_windows();
   // Which half of an A/B run a frame's UI times go to: the overlay's, as drawn (P or the panel

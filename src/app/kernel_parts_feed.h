@@ -39,6 +39,11 @@ class KernelPartsFeed {
   bool poll();
   // The model of frame `of`, once worked out.
   const WholeKernel* model_of(const Of& of) const;
+  // Whether frame `of` has its final answer (a model, or why there is none): asked for with the
+  // SASS read, and nothing is being worked out for it.
+  bool settled(const Of& of) const {
+    return last_asked_ && *last_asked_ == of && !task_ && !waiting_ && done_ && done_->first == of;
+  }
   // The overlay's lines for frame `of`: the parts side by side and what the model leaves out;
   // with `loads` (the pipe rows' figures, by the whole kernel) and `step_loop_issue` (the issue
   // share of the step loop alone), a line comparing the two. Second: shown dimmed.
