@@ -196,8 +196,10 @@ int App::run() {
     // A scripted screenshot shows the overlay's whole-kernel lines of the frame shown, once worked
     // out (a fraction of a second after the SASS is read).
     if (last && !opts_.screenshot.empty() && ex_.show_overlay && report_ &&
-        !precision_.perturbation && !parts_.settled(kernel_parts_of()) && !closing())
+        !precision_.perturbation && !parts_.settled(kernel_parts_of()) && !closing()) {
       last = false;
+      settle_frames = 2;  // and two frames more once they are, for the overlay to fit them
+    }
     // So does the work queued for later steps (a capture whose files wait for its compare).
     if (last && !ex_.jobs.empty() && !closing()) last = false;
     if (last) {
