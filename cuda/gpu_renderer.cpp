@@ -8,6 +8,7 @@
 #include "device_buffer.h"
 #include "measure_kit.h"
 #include "render_kernel.cuh"
+#include "sm_arch.h"
 
 namespace mp {
 
@@ -40,8 +41,8 @@ DeviceProbe probe_index(int index) {
   d.cc_minor = prop.minor;
   d.sm_count = prop.multiProcessorCount;
   CUDA_CHECK(cudaDeviceGetAttribute(&d.peak_clock_khz, cudaDevAttrClockRate, index));
-  if (d.cc_major * 10 + d.cc_minor < 75)
-    return {std::nullopt, d.name + " is sm_" + std::to_string(d.cc_major * 10 + d.cc_minor) +
+  if (sm_arch(d.cc_major, d.cc_minor) < 75)
+    return {std::nullopt, d.name + " is sm_" + std::to_string(sm_arch(d.cc_major, d.cc_minor)) +
                               "; mandelpipe's kernels need sm_75 or newer"};
   return {d, ""};
 }

@@ -15,6 +15,7 @@
 #include "experiments.h"
 #include "measure_kit.h"
 #include "model/median.h"
+#include "sm_arch.h"
 #include "sm_id.cuh"
 
 namespace mp::lab {
@@ -97,7 +98,7 @@ class Bench {
 // Host helpers for building reports.
 std::string device_text(const DeviceInfo& d);
 inline int arch_of(const DeviceInfo& d) {
-  return d.cc_major * 10 + d.cc_minor;
+  return sm_arch(d.cc_major, d.cc_minor);
 }
 std::string fmt(const char* format, double v);  // snprintf of one number
 std::string mix_text(const InstrMix& m);        // "FMA 256, ALU 1, other 2 = 259 issue slots"

@@ -2,10 +2,12 @@
 
 #include <algorithm>
 
+#include "sm_arch.h"
+
 namespace mp {
 
 bool has_heavy_lite_split(const PipeRates& r) {
-  return r.cc_major * 10 + r.cc_minor >= 86 && r[Pipe::Fma] >= 4;
+  return sm_arch(r.cc_major, r.cc_minor) >= 86 && r[Pipe::Fma] >= 4;
 }
 
 std::vector<PipeLoad> pipe_loads(const PipeRates& rates, int sm_count, const InstrMix& per_step,

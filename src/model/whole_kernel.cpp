@@ -6,6 +6,7 @@
 
 #include "kernel_params.h"
 #include "model/variant_table.h"
+#include "sm_arch.h"
 
 namespace mp {
 
@@ -135,7 +136,7 @@ std::vector<unsigned> counts_from_pixels(const float* pixels, std::size_t count,
 }
 
 int max_warps_per_sm(int cc_major, int cc_minor) {
-  const int cc = cc_major * 10 + cc_minor;
+  const int cc = sm_arch(cc_major, cc_minor);
   if (cc == 75) return 32;
   if (cc == 86 || cc == 87 || cc == 89 || cc >= 120) return 48;
   return 64;

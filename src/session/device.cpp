@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "cli/exit_error.h"
+#include "sm_arch.h"
 
 namespace mp {
 
@@ -56,7 +57,7 @@ DeviceFacts device_facts(const std::optional<DeviceInfo>& device) {
   DeviceFacts f;
   f.device = device;
   if (!device) return f;
-  f.arch = device->cc_major * 10 + device->cc_minor;
+  f.arch = sm_arch(device->cc_major, device->cc_minor);
   f.rates = pipe_rates(device->cc_major, device->cc_minor);
   f.sm_count = device->sm_count;
   f.cc = ComputeCapability{device->cc_major, device->cc_minor};
