@@ -1,5 +1,3 @@
-#include <zlib.h>
-
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -24,6 +22,7 @@
 #include "io/sass_loader.h"
 #include "model/sass.h"
 #include "model/variant_table.h"
+#include "sass_fixture_text.h"
 
 namespace mp::sass {
 // Failures name the pipe instead of printing the enum's bytes.
@@ -168,20 +167,8 @@ TEST(Sass, PipeTablesDifferByComputeCapability) {
 namespace mp {
 namespace {
 
-// The captured SASS of one architecture, gzipped in the repository (a fifth of the size).
-std::string fixture_text(const std::string& arch) {
-  const std::string path = std::string(MP_FIXTURES) + "/sass/" + arch + ".sass.gz";
-  gzFile f = gzopen(path.c_str(), "rb");
-  if (!f) return {};
-  std::string text;
-  char buf[1 << 16];
-  for (int n; (n = gzread(f, buf, sizeof buf)) > 0;) text.append(buf, static_cast<std::size_t>(n));
-  gzclose(f);
-  return text;
-}
-
 std::vector<sass::Function> fixture(const std::string& arch) {
-  const std::string text = fixture_text(arch);
+  const std::string text = sass_fixture_text(arch);
   EXPECT_FALSE(text.empty()) << "no fixture for " << arch;
   return sass::parse_cuobjdump(text);
 }
@@ -521,7 +508,7 @@ TEST(SassLoader, ReadsALargeOutputToTheEndAndLeavesNoChild) {
     // Megabytes before the kernels: they are found only if the pipe is read to its end.
     std::ofstream out(fake.sass());
     for (int i = 0; i < 100'000; ++i) out << "        /* filler line of cuobjdump's text */\n";
-    out << fixture_text("sm_90");
+    out << sass_fixture_text("sm_90");
   }
   ASSERT_GT(fs::file_size(fake.sass()), 4'000'000u);
   const LoadedSass s = load_kernel_sass("mandelpipe", 90);

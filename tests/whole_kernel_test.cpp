@@ -1,7 +1,6 @@
 // The whole-kernel model (model/kernel_parts.h, frame_tally.h, whole_kernel.h): its arithmetic on
 // frames worked out by hand, and the cut of the captured SASS of every architecture into parts.
 #include <gtest/gtest.h>
-#include <zlib.h>
 
 #include <algorithm>
 #include <string>
@@ -12,19 +11,13 @@
 #include "model/variant_table.h"
 #include "model/whole_kernel.h"
 #include "pixel.h"
+#include "sass_fixture_text.h"
 
 namespace mp {
 namespace {
 
 std::vector<sass::Function> fixture(const std::string& arch) {
-  const std::string path = std::string(MP_FIXTURES) + "/sass/" + arch + ".sass.gz";
-  gzFile f = gzopen(path.c_str(), "rb");
-  if (!f) return {};
-  std::string text;
-  char buf[1 << 16];
-  for (int n; (n = gzread(f, buf, sizeof buf)) > 0;) text.append(buf, static_cast<std::size_t>(n));
-  gzclose(f);
-  return sass::parse_cuobjdump(text);
+  return sass::parse_cuobjdump(sass_fixture_text(arch));
 }
 
 // fma4-x16's schedule: paired blocks of 16, replayed in pairs of 4, then single steps.
