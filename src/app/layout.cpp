@@ -63,7 +63,13 @@ float Layout::place_banner() const {
 
 float Layout::place_overlay() const {
   const Rect b = band();
-  ImGui::SetNextWindowPos(ImVec2(b.right(), b.bottom() + pad), ImGuiCond_Always, ImVec2(1, 0));
+  const float top = b.bottom() + pad;
+  ImGui::SetNextWindowPos(ImVec2(b.right(), top), ImGuiCond_Always, ImVec2(1, 0));
+  // No taller than the area below the band: in a small window (or at a large UI size) its lines
+  // scroll instead of running past the window's edge.
+  const Rect a = area();
+  ImGui::SetNextWindowSizeConstraints(ImVec2(0, 0),
+                                      ImVec2(FLT_MAX, std::max(a.bottom() - top, 6 * line)));
   return b.w - 2 * ImGui::GetStyle().WindowPadding.x;
 }
 

@@ -205,7 +205,7 @@ void PipeOverlay::draw(bool gpu, const std::string& mix_source, const std::strin
                        Layout& layout) const {
   const float room = layout.place_overlay();
   ImGui::SetNextWindowBgAlpha(0.8f);
-  ImGui::Begin("##pipes", nullptr, kOverlayFlags);
+  ImGui::Begin("##pipes", nullptr, kOverlayFlags & ~ImGuiWindowFlags_NoScrollbar);
   layout.placed(FixedWindow::Overlay);
   // Plain edges: anti-aliasing adds triangles, and on a datacenter GPU's slow raster path what
   // the overlay draws shows in the frame time. Its area too: the window's background took 10
