@@ -140,7 +140,9 @@ CuptiFunctions fake_gpu_target(const CuptiFunctions& host) {
     g.sampled_ns += g.stopped - g.started;
     return CUPTI_SUCCESS;
   };
-  // Moves every record the buffer holds by now into the image, a slot per sample.
+  // Moves every record the buffer holds by now into the image, a slot per sample. Where the
+  // image has no room, the records left are dropped, as an H100 did (a launch at view C lost
+  // the decode round's worth of samples after its image filled).
   f.decode = [](CUpti_PmSampling_DecodeData_Params* p) {
     FakeGpu& g = gpu();
     std::lock_guard<std::mutex> lock(g.m);
@@ -149,25 +151,29 @@ CuptiFunctions fake_gpu_target(const CuptiFunctions& host) {
     const std::uint64_t t = clock_ns();
     ImageHeader* h = header(p->pCounterDataImage);
     Slot* s = slots(p->pCounterDataImage);
+    bool dropping = false;
     for (;;) {
       const std::uint64_t start = g.started + g.next_sample * g.interval;
       const std::uint64_t end = start + g.interval;
       if (!g.sampling && end > g.stopped) break;
       if (end + g.next_unit * g.stagger > t) break;
       Slot* last = h->populated ? &s[h->populated - 1] : nullptr;
-      if (!last || last->sample != g.next_sample) {
+      if (!dropping && (!last || last->sample != g.next_sample)) {
         if (h->populated == h->slots) {
           p->decodeStopReason = CUPTI_PM_SAMPLING_DECODE_STOP_REASON_COUNTER_DATA_FULL;
-          break;
+          dropping = true;
+        } else {
+          last = &s[h->populated++];
+          *last = Slot{g.next_sample, start, end, 0, false, 0};
         }
-        last = &s[h->populated++];
-        *last = Slot{g.next_sample, start, end, 0, false, 0};
       }
       if (g.next_unit == 0) g.unit_work = g.work(start, end) / kUnits;
-      ++last->units;
-      last->instructions += g.unit_work;
+      if (!dropping) {
+        ++last->units;
+        last->instructions += g.unit_work;
+      }
       if (++g.next_unit == kUnits) {
-        last->complete = true;
+        if (!dropping) last->complete = true;
         g.next_unit = 0;
         ++g.next_sample;
       }
@@ -273,6 +279,7 @@ std::unique_ptr<PmSampler> sampler_on_fake_gpu(const SamplerOptions& o) {
 struct Launched {
   std::uint64_t reading = 0;
   double instructions = 0;  // what its kernel ran
+  std::uint64_t ns = 0;     // how long it ran
 };
 
 // One kernel of `ns`, between a begin() and an end() of `s` where one is given.
@@ -291,6 +298,7 @@ Launched launch(PmSampler* s, std::uint64_t ns, double rate, double head_rate = 
     gpu().kernels.push_back(k);
   }
   l.instructions = k.total();
+  l.ns = ns;
   while (clock_ns() < k.end + 10000) std::this_thread::sleep_for(std::chrono::microseconds(50));
   if (s) s->end(l.reading, 2.0 * ns);
   return l;
@@ -336,23 +344,25 @@ TEST(PmSamplerOnAFakeGpu, RenewingTheImageCutsNoSampleShort) {
   EXPECT_EQ(missing, 0);
 }
 
-TEST(PmSamplerOnAFakeGpu, ALaunchThatFillsTheImageLosesNothingAndKeepsTheInterval) {
-  // At 50 us a 1024-sample image fills in about 51 ms: a 250 ms launch fills it several times,
-  // its decodes mostly ending within a sample, so the image is renewed full rather than at
-  // half. The launches after it must be read whole too, at the interval asked for.
+TEST(PmSamplerOnAFakeGpu, ALaunchLongerThanTheImageIsCutOnceInsteadOfFillingIt) {
+  // At 50 us a 4096-sample image fills in about 205 ms, and a 400 ms launch's decodes mostly end
+  // within a sample, so no boundary comes to renew it on. Left to fill, it would drop a decode
+  // round's records (25 ms, 6% of the launch: withheld); cut, the launch loses one sample of
+  // 8,000. The launches after it are read whole, at the interval asked for.
   SamplerOptions o;
   o.interval_us = 50;
   auto s = sampler_on_fake_gpu(o);
   if (!s) GTEST_SKIP() << "CUPTI's host library is not installed here";
   ASSERT_EQ(s->unavailable(), "");
   std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  std::vector<Launched> runs{launch(s.get(), 250000000, 3.0)};
+  std::vector<Launched> runs{launch(s.get(), 400000000, 3.0)};
   for (int i = 0; i < 6; ++i) runs.push_back(launch(s.get(), 20000000, 2.0));
   for (const Launched& l : runs) {
     const auto f = s->take(l.reading, true);
     ASSERT_TRUE(f.has_value());
     EXPECT_EQ(f->unavailable, "") << "launch " << l.reading;
-    EXPECT_NEAR(f->warp_instructions, l.instructions, 1e-6 * l.instructions)
+    const double samples = l.ns / 50000.0;
+    EXPECT_NEAR(f->warp_instructions, l.instructions, l.instructions * 2.0 / samples)
         << "launch " << l.reading;
   }
   EXPECT_EQ(s->description().find("raised"), std::string::npos) << s->description();

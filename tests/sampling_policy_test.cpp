@@ -11,10 +11,17 @@
 namespace mp::counters {
 namespace {
 
-TEST(Renewal, AnImageIsReadUntilHalfFull) {
+TEST(Renewal, UnderALaunchAnImageIsReadUntilHalfFull) {
   EXPECT_EQ(renewal({1024, 0, 0, false}, false), Renewal::Keep);
-  EXPECT_EQ(renewal({1024, 300, 299, false}, false), Renewal::Keep);
+  EXPECT_EQ(renewal({1024, 300, 299, false}, true), Renewal::Keep);
   EXPECT_EQ(renewal({1024, 511, 511, false}, true), Renewal::Keep);
+}
+
+TEST(Renewal, BetweenLaunchesAnEighthFullImageIsRenewed) {
+  // So that the next run of launches starts on an almost empty image.
+  EXPECT_EQ(renewal({1024, 127, 127, false}, false), Renewal::Keep);
+  EXPECT_EQ(renewal({1024, 128, 128, false}, false), Renewal::AtBoundary);
+  EXPECT_EQ(renewal({1024, 301, 300, false}, false), Renewal::Cut);
 }
 
 TEST(Renewal, HalfFullItIsRenewedOnASampleBoundary) {
@@ -26,9 +33,15 @@ TEST(Renewal, ASamplePartlyReadIsNotCutUnderALaunch) {
   // The last sample has some of its units' records in the image: renewing would leave them
   // behind and read the rest as a whole sample. While a launch runs, the decode goes on.
   EXPECT_EQ(renewal({1024, 513, 512, false}, true), Renewal::Keep);
-  EXPECT_EQ(renewal({1024, 900, 899, false}, true), Renewal::Keep);
+  EXPECT_EQ(renewal({1024, 896, 895, false}, true), Renewal::Keep);
   // With no launch under way, the cut sample is left unread and costs nothing.
   EXPECT_EQ(renewal({1024, 513, 512, false}, false), Renewal::Cut);
+}
+
+TEST(Renewal, UnderALaunchANearlyFullImageCutsOneSampleRatherThanFill) {
+  // A full image drops what the hardware buffer holds; a cut costs the launch one sample.
+  EXPECT_EQ(renewal({1024, 897, 896, false}, true), Renewal::Cut);
+  EXPECT_EQ(renewal({1024, 1000, 999, false}, true), Renewal::Cut);
 }
 
 TEST(Renewal, AFullImageIsRenewedWhateverItCuts) {

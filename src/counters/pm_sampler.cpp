@@ -10,9 +10,9 @@ namespace mp::counters {
 namespace {
 
 // Samples per counter data image. A decode that fills the image drops the records it has no
-// room for, so the image is renewed once half full (renewal()): the other half takes what the
-// hardware buffer gathers until a sample boundary comes.
-constexpr std::uint32_t kImageSamples = 1024;
+// room for, so the image is renewed early (renewal()); this many hold the launches of a bench
+// view at 4K (ten frames of 55 ms, 2,750 samples at 200 us) without a renewal among them.
+constexpr std::uint32_t kImageSamples = 4096;
 constexpr std::size_t kHardwareBuffer = 128u << 20;
 constexpr unsigned kMaxIntervalUs = 3200;
 // The samples' times are the GPU's, put on the host's clock by CUPTI: a launch's bracket and the
@@ -450,9 +450,9 @@ bool PmSampler::decode() {
              dd.decodeStopReason == CUPTI_PM_SAMPLING_DECODE_STOP_REASON_COUNTER_DATA_FULL ||
                  gi.numCompletedSamples >= gi.numTotalSamples};
     // The hardware buffer overwrote records before they were read: the coverage check sees it.
-    // An image that filled lost nothing (a full one ends on a sample boundary and what did not
-    // fit is decoded into the next), so it neither counts as a loss nor raises the interval,
-    // whose restart would itself leave a gap in a launch under way.
+    // An image that filled dropped what did not fit (renewal() keeps it from filling), but that
+    // is no sign of samples coming faster than they are read, so it does not raise the
+    // interval, whose restart would itself leave a gap in a launch under way.
     if (dd.overflow) {
       std::lock_guard<std::mutex> lock(mutex_);
       ++overflows_;
@@ -475,9 +475,11 @@ bool PmSampler::decode() {
 
 void PmSampler::renew_if_due() {
   Renewal r = Renewal::Keep;
+  bool under_launch = false;
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    r = renewal(fill_, !pending_.empty());
+    under_launch = !pending_.empty();
+    r = renewal(fill_, under_launch);
     // The rest of the cut sample lands in the new image, unread (as is every sample begun
     // before the renewal, with the margin); no launch begins until they have passed.
     if (r == Renewal::Cut)
@@ -485,7 +487,11 @@ void PmSampler::renew_if_due() {
                                               2 * std::chrono::nanoseconds(kMarginNs));
   }
   if (r == Renewal::Keep) return;
-  if (r == Renewal::Cut) discard_before_ = now() + kMarginNs;
+  // Under a launch only the cut sample, which begins where the last one read ended, is passed
+  // over: the samples after it, still in the hardware buffer, are the launch's.
+  if (r == Renewal::Cut)
+    discard_before_ =
+        under_launch && read_until_ > 0 ? read_until_ + 500ull * interval_us_ : now() + kMarginNs;
   if (opts_.trace)
     opts_.trace(std::string("image renewed ") +
                 (r == Renewal::Cut ? "mid-sample, samples begun before " +

@@ -6,9 +6,14 @@
 namespace mp::counters {
 
 Renewal renewal(const ImageFill& fill, bool launch_under_way) {
-  if (fill.populated == 0 || (!fill.full && fill.completed < fill.total / 2)) return Renewal::Keep;
+  if (fill.populated == 0) return Renewal::Keep;
+  const std::size_t due = launch_under_way ? fill.total / 2 : fill.total / 8;
+  if (!fill.full && fill.completed < due) return Renewal::Keep;
   if (fill.populated == fill.completed) return Renewal::AtBoundary;
-  return launch_under_way && !fill.full ? Renewal::Keep : Renewal::Cut;
+  // Under a launch, cutting one sample costs it a sample; filling up costs it what the hardware
+  // buffer holds, a decode round's worth.
+  const bool nearly_full = fill.completed >= fill.total - fill.total / 8;
+  return launch_under_way && !fill.full && !nearly_full ? Renewal::Keep : Renewal::Cut;
 }
 
 DutyCycle::DutyCycle() : DutyCycle(Settings()) {}

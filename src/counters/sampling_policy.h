@@ -22,10 +22,13 @@ enum class Renewal {
 };
 
 // A sample's records reach the hardware buffer one after another, so a decode can end with the
-// last sample partly in the image; renewing then would cut it short. An image is renewed once
-// half full, on a sample boundary; while a launch is under way its other half waits for one
-// (decodes take records as they come, so one is near); without a launch, or once the image is
-// full, it is renewed at once and the cut sample is left unread.
+// last sample partly in the image; renewing then would cut it short. A decode that fills the
+// image drops the records it has no room for (a launch under way loses them), so the image is
+// renewed early: between launches once an eighth full, whatever the last sample (it is left
+// unread, and no launch begins over it), so that each run of launches starts on an almost empty
+// image; under a launch once half full, on a sample boundary, the other half waiting for one
+// until an eighth of it is left: then the sample under way is cut (it alone is not read). A full
+// image is renewed at once.
 Renewal renewal(const ImageFill& fill, bool launch_under_way);
 
 // When the window's counter thread samples. It pays for every sample it decodes, the idle GPU's
