@@ -274,6 +274,35 @@ TEST(PcRecords, TheSyntheticFixtureOnItsKernelsLines) {
   EXPECT_EQ(l.over_lines.leading_stall()->label, "dispatch stall");
 }
 
+// The records an H100 gave at view C (scripts/device/counters.sh stalls, one reading each): what
+// bench --stalls printed there over three frames, from the one reading kept here. fma4-x16's
+// issue slots went to dispatch stalls (12.1% of its samples in that run); fma4-rows's step loop
+// held a small part of its samples (17.6%), the rest in the pixel's start and finish.
+TEST(PcRecords, TheH100sRecordsAtViewC) {
+  const auto figures = [](const char* name) {
+    return figures_of(parse_fixture(read_file(std::string(MP_FIXTURES) + "/stalls/" + name)));
+  };
+  const StallFigures x16 = figures("recorded-fma4-x16-C.txt");
+  EXPECT_EQ(x16.readings, 1);
+  const StallSummary s = summarize(x16);
+  ASSERT_NE(s.leading_stall(), nullptr);
+  EXPECT_EQ(s.leading_stall()->label, "dispatch stall");
+  const double dispatch = static_cast<double>(s.leading_stall()->samples) / x16.samples_in();
+  EXPECT_NEAR(dispatch, 0.121, 0.01);  // one reading of the three
+
+  const StallFigures rows = figures("recorded-fma4-rows-C.txt");
+  const Fixture fx =
+      parse_fixture(read_file(std::string(MP_FIXTURES) + "/stalls/recorded-fma4-rows-C.txt"));
+  const std::vector<sass::Function> fns = sass::parse_cuobjdump(fx.sass);
+  ASSERT_EQ(fns.size(), 1u);
+  const std::optional<sass::Loop> loop = sass::find_step_loop(fns[0]);
+  ASSERT_TRUE(loop);
+  const ListingStalls l = attribute_to_lines(
+      rows, fns[0].name, {fns[0].code.begin() + loop->first, fns[0].code.begin() + loop->last + 1});
+  const double on_loop = static_cast<double>(l.on_lines) / l.function_samples;
+  EXPECT_NEAR(on_loop, 0.176, 0.01);
+}
+
 // What holds for any recorded fixture, the GPU machine's too: every sample of the kernel sits on
 // one of its instructions, not-issued parts never pass their states, lines add up.
 TEST(PcRecords, EveryFixtureAttributesToItsSass) {
