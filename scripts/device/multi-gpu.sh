@@ -1,6 +1,6 @@
 #!/bin/bash
 # Runs on a GPU machine of two or more GPUs (nvidia-h100-x2, -x4) over a carried build
-# (carry.sh): render on every GPU of the host (issue 33). Each check is a row of the outcome
+# (carry.sh): render on every GPU of the host. Each check is a row of the outcome
 # table (non-zero where it failed); log.txt has the figures, $OUT/multi-gpu.tgz the outputs.
 #  1. The band queue: an 8192x8192 still (fma4-rows, 4096 iterations, 32 bands) on GPU 0 alone and
 #     on all of them: the PNGs byte for byte the same; the sidecar names every GPU and its bands.
@@ -9,16 +9,18 @@
 #     worker fails as a CUDA error would, after 3 bands): the still again, the same bytes, stderr
 #     and the sidecar say which GPU failed and which band the others rendered again.
 #  4. Throughput where frames cost >= 100 ms of GPU each (a 4K zoom at bench's view C, where
-#     almost every pixel runs all its steps, at 200,000 iterations, 24 frames): wall time on 1
+#     almost every pixel runs all its steps, at 200,000 iterations, 24 frames, or
+#     HEAVY_FRAMES=N: a longer run weighs each process's fixed start and exit less): wall time on 1
 #     GPU, on 2 and on 4 where there are; targets >= 1.9x one GPU's on 2, >= 3.7x on 4, by the
 #     process's wall time (the target's rows) and by the render's (frames.json's run wall_ms,
 #     from the render's start to its end: start-up and exit apart), with each GPU's busy share
 #     of the render and each run's start-up split (frames.json's run startup).
-#  5. The same frames through MPI, one GPU a rank, each rank given half the cores
+#  5. The same frames through MPI, one GPU a rank, each rank given its share of the cores
 #     (mpirun -np 2 --map-by slot:pe=N, as docs/many-hosts.md says; where this machine has Open
 #     MPI's mpirun): the same bytes, and the wall time within 5% of --devices 0,1's, by the
 #     process's wall time (mpirun's launch and MPI's start included) and by the render's (rank
-#     0's). Under mpirun's default binding (a core a rank) each rank says so in one line.
+#     0's); on four GPUs also -np 4 against --devices 0,1,2,3. Under mpirun's default binding (a
+#     core a rank) each rank says so in one line.
 #  6. bench --devices all --format json: a report per GPU.
 set -u
 A=/tmp/multi-gpu
@@ -80,7 +82,7 @@ w = json.load(open('$A/still-failure/still.json'))['workers']
 sys.exit(0 if w[1].get('failed') and w[1].get('redone_by_others') else 1)"
 # Frames of >= 100 ms of GPU each: bench's view C, most pixels at the limit.
 heavy=(render --width 3840 --height 2160 --iters 200000 --variant fma4-rows --center -0.75,0
-  --span 0.05 --zoom-to -0.75,0,0.02 --frames 24 --out seq)
+  --span 0.05 --zoom-to -0.75,0,0.02 --frames "${HEAVY_FRAMES:-24}" --out seq)
 render_in heavy-1 $M "${heavy[@]}" --devices 0
 render_in heavy-2 $M "${heavy[@]}" --devices 0,1
 ((n >= 4)) && render_in heavy-4 $M "${heavy[@]}" --devices 0,1,2,3
@@ -100,7 +102,7 @@ print(f"heavy frames on one GPU: kernel ms median {gpu[len(gpu) // 2]:.0f}, leas
 print("| run | process s | render s | devices found ms | contexts ms | first band ms | "
       "end (exit) ms | per GPU: bands, kernels s, busy of the render |")
 print("|---|---|---|---|---|---|---|---|")
-for name in ["heavy-1", "heavy-2", "heavy-4", "heavy-mpi2"]:
+for name in ["heavy-1", "heavy-2", "heavy-4", "heavy-mpi2", "heavy-mpi4"]:
     f = f"{a}/{name}/seq/frames.json"
     if not os.path.exists(f):
         continue
@@ -141,20 +143,30 @@ if command -v mpirun >/dev/null; then
   check "heavy frames: the same through two MPI ranks" same_pngs heavy-1 heavy-mpi2
   check "heavy frames through MPI: no rank bound to one core" \
     test "$(grep -c 'may run on 1 core' "$A/heavy-mpi2.txt")" -eq 0
+  if ((n >= 4)); then
+    render_in heavy-mpi4 mpirun --allow-run-as-root -np 4 --map-by slot:pe=$(($(nproc) / 4)) \
+      $M "${heavy[@]}"
+    check "heavy frames: the same through four MPI ranks" same_pngs heavy-1 heavy-mpi4
+  fi
   python3 - "$A" <<'EOF' | tee -a "$log"
-import json, sys
+import json, os, sys
 a = sys.argv[1]
-ranks, devices = (float(open(f"{a}/{n}.ms").read()) for n in ("heavy-mpi2", "heavy-2"))
-rr, rd = (json.load(open(f"{a}/{n}/seq/frames.json"))["run"]["wall_ms"]
-          for n in ("heavy-mpi2", "heavy-2"))
-threads = [r["encoder_threads"] for r in json.load(open(f"{a}/heavy-mpi2/seq/frames.json"))["run"]["ranks"]]
-print(f"MPI against --devices 0,1 by the render's wall time (rank 0's, from its render's start: "
-      f"mpirun's launch and MPI's start apart): {rr / 1000:.2f} s against {rd / 1000:.2f} s "
-      f"({100 * (rr / rd - 1):+.1f}%); encoder threads by rank {threads}")
-line = (f"target: mpirun -np 2 within 5% of --devices 0,1 (process wall, mpirun's launch "
-        f"included): {ranks / 1000:.2f} s against {devices / 1000:.2f} s")
-print(line)
-open(f"{a}/mpi-target.txt", "w").write(f"{line} {int(ranks > 1.05 * devices)}\n")
+with open(f"{a}/mpi-target.txt", "w") as t:
+    for k in (2, 4):
+        mpi, dev = f"heavy-mpi{k}", f"heavy-{k}"
+        if not os.path.exists(f"{a}/{mpi}/seq/frames.json"):
+            continue
+        ranks, devices = (float(open(f"{a}/{n}.ms").read()) for n in (mpi, dev))
+        rr, rd = (json.load(open(f"{a}/{n}/seq/frames.json"))["run"]["wall_ms"] for n in (mpi, dev))
+        threads = [r["encoder_threads"]
+                   for r in json.load(open(f"{a}/{mpi}/seq/frames.json"))["run"]["ranks"]]
+        print(f"MPI -np {k} against --devices of {k} by the render's wall time (rank 0's, from its "
+              f"render's start: mpirun's launch and MPI's start apart): {rr / 1000:.2f} s against "
+              f"{rd / 1000:.2f} s ({100 * (rr / rd - 1):+.1f}%); encoder threads by rank {threads}")
+        line = (f"target: mpirun -np {k} within 5% of --devices of {k} (process wall, mpirun's "
+                f"launch included): {ranks / 1000:.2f} s against {devices / 1000:.2f} s")
+        print(line)
+        t.write(f"{line} {int(ranks > 1.05 * devices)}\n")
 EOF
   while read -r line; do record "${line% *}" "${line##* }"; done <"$A/mpi-target.txt"
 else
