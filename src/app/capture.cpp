@@ -96,13 +96,12 @@ void App::capture_with_sidecar() {
          : compare_stopped.empty()               ? ""
                                                  : " (compare " + compare_stopped + ")");
   };
-  GpuRenderer* gpu = pipeline_.gpu();
-  if (gpu && !compare_.current(shown, fw, fh)) {
+  if (gpu_.has_renderer() && !compare_.current(shown, fw, fh)) {
     if (const char* busy = ex_.measuring()) {
       write(std::string(busy) + " running", false);
       return;
     }
-    compare_.request(ex_, *gpu, shown, fw, fh, sass(), counters_.probe(),
+    compare_.request(ex_, gpu_, shown, fw, fh, sass(), counters_.probe(),
                      [this, write](const std::string& stopped) mutable {
                        try {  // reported as the capture's failure, not the compare's
                          write(stopped, true);
