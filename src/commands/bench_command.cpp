@@ -124,24 +124,18 @@ std::vector<PresentRow> bench_present(GpuRenderer& gpu, int frames) {
 }
 
 // A deep view's frame, timed as the variants are: warm-ups, then the median of timed frames,
-// with the approximation and with every step iterated.
+// with the approximation and with every step iterated; the row is read from the two median
+// frames' reports.
 DeepRow measure_deep(DeepRenderer& r, const std::string& name, const View& view, DeltaFormat f,
                      int width, int height, int frames) {
-  DeepRow row;
-  row.view_name = name;
-  row.rendered_by = perturbation_name(f);
-  row.width = width;
-  row.height = height;
-  row.view = view;
-  row.frames = frames;
   if (!r.reference() || !serves(*r.reference(), view, width, height))
     r.use(make_reference(view, width, height));
-  const DeepReference& ref = *r.reference();
-  row.reference_bits = ref.orbit.bits;
-  row.reference_steps = static_cast<double>(ref.orbit.z.size() - 1);
-  row.reference_ms = ref.orbit.ms;
-  row.table_ms = ref.bla_ms;
   DeviceBuffer<float> out(static_cast<std::size_t>(width) * height * kFloatsPerPixel);
+  VariantId variant = VariantId::PerturbDouble;  // the variant whose differences are in f
+  for (const VariantInfo& v : all_variants())
+    if (v.perturbation == f) variant = v.id;
+  const FrameOf of{view, variant, width, height, false, true};
+  std::optional<FrameReport> approximated, every_step;
   for (bool approximate : {true, false}) {
     r.set_approximation(approximate);
     std::vector<DeepStats> runs;
@@ -151,18 +145,11 @@ DeepRow measure_deep(DeepRenderer& r, const std::string& name, const View& view,
     }
     std::sort(runs.begin(), runs.end(),
               [](const DeepStats& a, const DeepStats& b) { return a.ms < b.ms; });
-    const DeepStats& median = runs[runs.size() / 2];
-    (approximate ? row.kernel_ms : row.every_step_ms) = median.ms;
-    (approximate ? row.simt : row.every_step_simt) =
-        median.warp_iterated ? median.iterated / (32.0 * median.warp_iterated) : 0;
-    if (approximate) {
-      row.counted = static_cast<double>(median.pixel_iters);
-      row.iterated = static_cast<double>(median.iterated);
-      row.rebases = static_cast<double>(median.rebases);
-    }
+    (approximate ? approximated : every_step) =
+        deep_frame_report(of, runs[runs.size() / 2], frames);
   }
   r.set_approximation(true);
-  return row;
+  return deep_row(name, *approximated, *every_step, *r.reference());
 }
 
 // Every view (and the sweep and present paths where asked) on one GPU.
