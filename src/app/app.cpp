@@ -514,7 +514,7 @@ void App::render_frame() {
   // While an experiment measures the GPU on its worker, the window launches none of its kernels
   // and reads no counters, which would land in the experiment's figures: it shows the image it
   // has, and what changed meanwhile renders once the experiment ends.
-  const bool gpu_lent = ex_.jobs.off_thread().has_value();
+  const bool gpu_lent = gpu_.lent();
   counters_.want_stalls(ex_.show_overlay || ex_.show_sass);
   const double image_start = glfwGetTime();
   if (fw > 0 && fh > 0 && !gpu_lent) render_image(fw, fh, b_half);
