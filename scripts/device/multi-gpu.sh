@@ -1,6 +1,6 @@
 #!/bin/bash
 # Runs on a GPU machine of two or more GPUs (nvidia-h100-x2, -x4) over a carried build
-# (carry.sh): render on every GPU of the host, as one does on one. Each check is a row of the outcome
+# (carry.sh): render on every GPU of the host. Each check is a row of the outcome
 # table (non-zero where it failed); log.txt has the figures, $OUT/multi-gpu.tgz the outputs.
 #  1. The band queue: an 8192x8192 still (fma4-rows, 4096 iterations, 32 bands) on GPU 0 alone and
 #     on all of them: the PNGs byte for byte the same; the sidecar names every GPU and its bands.
