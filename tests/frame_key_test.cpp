@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <memory>
+
 #include "session/renderer_lease.h"
 
 namespace mp {
@@ -57,15 +59,14 @@ TEST(FrameKey, AnIterationLimitIsPartOfTheView) {
 // the generation, and the key the window wants with it.
 TEST(FrameKey, AJobGivingTheRendererBackAsksForAFreshFrame) {
   struct Renderer {};
-  RendererLease<Renderer> lease;
-  Renderer r;
+  RendererLease<Renderer> lease(std::make_unique<Renderer>());
   FrameKey shown = shown_key();
   shown.renderer_generation = lease.generation();
   lease.lend("compare");
   FrameKey wanted = shown;
   wanted.renderer_generation = lease.generation();
   EXPECT_EQ(frame_start(wanted, shown, false, true), FrameStart::None);
-  lease.give_back(&r);
+  lease.give_back();
   wanted.renderer_generation = lease.generation();
   EXPECT_EQ(frame_start(wanted, shown, false, true), FrameStart::Fresh);
 }

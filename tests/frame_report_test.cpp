@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include "model/precision_choice.h"
 #include "model/variant_table.h"
 
 namespace mp {
@@ -110,6 +111,93 @@ TEST(FrameReport, ACpuFrameIsMeasuredOnlyWithTheStepsCounted) {
   EXPECT_DOUBLE_EQ(r.render_ms(), 100);
   EXPECT_DOUBLE_EQ(r.pixel_iters(), 1000);
   EXPECT_DOUBLE_EQ(r.counted_iters, 1500);
+}
+
+// render's sidecar writes a CPU frame from its report: every figure written is the report's.
+TEST(FrameReport, TheCpuSidecarsFrameIsReadFromTheReport) {
+  CpuFrameStats c;
+  c.ms = 250;
+  c.pixel_iters = 2'000'000'000;
+  c.pixel_counted = 3'000'000'000;
+  c.threads = 6;
+  const nlohmann::json j = nlohmann::json::parse(
+      frame_json(cpu_frame_report({View(), VariantId::Fma4Cycles, 640, 360}, c))
+          .dump());  // as written, then read back
+  EXPECT_DOUBLE_EQ(j["measured"]["cpu_ms"].get<double>(), 250);
+  EXPECT_EQ(j["measured"]["pixel_iters"].get<std::uint64_t>(), 2'000'000'000u);
+  EXPECT_EQ(j["measured"]["pixel_iters_counted"].get<std::uint64_t>(), 3'000'000'000u);
+  EXPECT_EQ(j["measured"]["threads"].get<unsigned>(), 6u);
+  EXPECT_DOUBLE_EQ(j["derived"]["giter_per_s"].get<double>(), 8);           // 2e9 in 0.25 s
+  EXPECT_DOUBLE_EQ(j["derived"]["giter_per_s_counted"].get<double>(), 12);  // 3e9 in 0.25 s
+  EXPECT_TRUE(j["model"].is_string()) << "says why there is no model: no GPU pipes";
+}
+
+DeepStats deep_frame(double ms, unsigned long long iterated, unsigned long long warp_iterated) {
+  DeepStats d;
+  d.format = DeltaFormat::Extended;
+  d.gpu = true;
+  d.ms = ms;
+  d.launches = 3;
+  d.pixel_iters = 4'000'000;
+  d.iterated = iterated;
+  d.rebases = 70;
+  d.warp_iterated = warp_iterated;
+  return d;
+}
+
+// A deep view's frame: render's sidecar and bench's row read the same report.
+TEST(FrameReport, TheDeepSidecarsFrameIsReadFromTheReport) {
+  const FrameOf of{View(), VariantId::PerturbExtended, 320, 200, false, true};
+  const FrameReport r = deep_frame_report(of, deep_frame(8, 1'000'000, 40'000));
+  EXPECT_TRUE(r.gpu);
+  EXPECT_DOUBLE_EQ(r.render_ms(), 8);
+  EXPECT_DOUBLE_EQ(r.pixel_iters(), 4'000'000);
+  EXPECT_DOUBLE_EQ(r.counted_iters, 4'000'000);
+  const nlohmann::json j = nlohmann::json::parse(frame_json(r).dump());
+  EXPECT_DOUBLE_EQ(j["measured"]["kernel_ms"].get<double>(), 8);
+  EXPECT_FALSE(j["measured"].contains("cpu_ms"));
+  EXPECT_EQ(j["measured"]["pixel_iters"].get<unsigned long long>(), 4'000'000u);
+  EXPECT_EQ(j["measured"]["iterated"].get<unsigned long long>(), 1'000'000u);
+  EXPECT_EQ(j["measured"]["skipped_by_approximation"].get<unsigned long long>(), 3'000'000u);
+  EXPECT_EQ(j["measured"]["rebases"].get<unsigned long long>(), 70u);
+  EXPECT_EQ(j["measured"]["launches"].get<int>(), 3);
+  EXPECT_DOUBLE_EQ(j["derived"]["giter_per_s_counted"].get<double>(), 0.5);  // 4e6 in 8 ms
+  EXPECT_DOUBLE_EQ(j["derived"]["giter_per_s_iterated"].get<double>(), 0.125);
+  EXPECT_TRUE(j["model"].is_string());
+}
+
+// A plain GPU frame's sidecar is the records' row of its report.
+TEST(FrameReport, TheGpuSidecarsFrameIsTheReportsRow) {
+  const FrameReport r = gpu_frame_report({View(), VariantId::Fma4, 1920, 1080}, frame(),
+                                         device_facts(sm90()), nullptr);
+  EXPECT_EQ(frame_json(r), to_json(measured_row(r, "render")));
+}
+
+TEST(FrameReport, BenchsDeepRowIsReadFromItsTwoFramesReports) {
+  const FrameOf of{View(), VariantId::PerturbExtended, 320, 200, false, true};
+  const FrameReport approximated = deep_frame_report(of, deep_frame(8, 1'000'000, 40'000), 5);
+  const FrameReport every_step = deep_frame_report(of, deep_frame(20, 4'000'000, 250'000), 5);
+  DeepReference ref;
+  ref.orbit.bits = 180;
+  ref.orbit.z.resize(1001);
+  ref.orbit.ms = 12;
+  ref.bla_ms = 3;
+  const DeepRow row = deep_row("deep 1", approximated, every_step, ref);
+  EXPECT_EQ(row.view_name, "deep 1");
+  EXPECT_EQ(row.rendered_by, perturbation_name(DeltaFormat::Extended));
+  EXPECT_EQ(row.width, 320);
+  EXPECT_EQ(row.frames, 5);
+  EXPECT_DOUBLE_EQ(row.kernel_ms, 8);
+  EXPECT_DOUBLE_EQ(row.every_step_ms, 20);
+  EXPECT_DOUBLE_EQ(row.counted, 4'000'000);
+  EXPECT_DOUBLE_EQ(row.iterated, 1'000'000);
+  EXPECT_DOUBLE_EQ(row.rebases, 70);
+  EXPECT_DOUBLE_EQ(row.simt, 1'000'000 / (32.0 * 40'000));
+  EXPECT_DOUBLE_EQ(row.every_step_simt, 4'000'000 / (32.0 * 250'000));
+  EXPECT_EQ(row.reference_bits, 180);
+  EXPECT_DOUBLE_EQ(row.reference_steps, 1000);
+  EXPECT_DOUBLE_EQ(row.reference_ms, 12);
+  EXPECT_DOUBLE_EQ(row.table_ms, 3);
 }
 
 }  // namespace

@@ -39,13 +39,14 @@ TEST(Interop, EveryPresentPathRoundTripsBitExactUnderEgl) {
   }
   for (PresentMode mode :
        {PresentMode::TextureBuffer, PresentMode::PboTexture, PresentMode::ImageCopy}) {
+    GpuRenderer renderer(*p.device);  // lent to the pipeline for each frame, as the session's is
     gl::FramePipeline pipe(p.device, "", mode);
     pipe.resize(w, h);
     ASSERT_EQ(pipe.fallback_reason(), "") << present_mode_name(mode);
     ASSERT_TRUE(pipe.surface().device_memory());
     ASSERT_EQ(pipe.surface().mode(), mode);
     for (int frame = 0; frame < 3; ++frame) {  // shared once, handed over every frame
-      const auto m = pipe.render(VariantId::Fma4Sin, view);
+      const auto m = pipe.render(&renderer, VariantId::Fma4Sin, view);
       EXPECT_TRUE(m.gpu);
       const std::vector<float> got = pipe.surface().read_back();
       ASSERT_EQ(got.size(), want.size());

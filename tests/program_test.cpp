@@ -512,6 +512,16 @@ TEST_F(ProgramTest, RenderWritesPngAndSidecar) {
   EXPECT_EQ(j["parameters"]["iters"], 200);
   EXPECT_GT(j["frame"]["measured"]["pixel_iters"].get<double>(), 96 * 64);
   EXPECT_NE(j["renderer"].get<std::string>().find("CPU"), std::string::npos);
+  // The records a newcomer looked for: when, the whole run's wall time beside the CPU's render
+  // time (each labelled), the CPU, Giter/s of the steps run and counted, and why the CPU renders.
+  EXPECT_FALSE(j["created"].get<std::string>().empty());
+  EXPECT_GT(j["timing"]["wall_ms"].get<double>(), 0);
+  EXPECT_GT(j["timing"]["cpu_render_ms"].get<double>(), 0);
+  EXPECT_TRUE(j["timing"]["measured"].is_string());
+  EXPECT_TRUE(j["cpu"].is_string());
+  EXPECT_GT(j["frame"]["derived"]["giter_per_s"].get<double>(), 0);
+  EXPECT_GT(j["frame"]["derived"]["giter_per_s_counted"].get<double>(), 0);
+  EXPECT_NE(j["fallback"].get<std::string>().find("--cpu"), std::string::npos);
   // Nothing half-written left behind.
   for (const auto& e : fs::directory_iterator(dir_))
     EXPECT_EQ(e.path().string().find(".part"), std::string::npos) << e.path();
@@ -563,6 +573,10 @@ TEST_F(ProgramTest, WindowRendersThirtyCpuFramesAndSavesAScreenshot) {
     colours.insert(px[4 * i] << 16 | px[4 * i + 1] << 8 | px[4 * i + 2]);
   stbi_image_free(px);
   EXPECT_GT(colours.size(), 100u) << "screenshot looks blank";
+  // The CPU path's summary speaks of what rendered: the CPU's render time, no kernel or launch.
+  EXPECT_NE(r.out.find("mean CPU render "), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("kernel"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("launch"), std::string::npos) << r.out;
   // Per-user state lives under $XDG_CONFIG_HOME/mandelpipe, never in the working folder.
   EXPECT_TRUE(fs::exists(dir_ / "config" / "mandelpipe" / "settings.json"));
   EXPECT_TRUE(fs::exists(dir_ / "config" / "mandelpipe" / "imgui.ini"));
@@ -983,8 +997,9 @@ TEST_F(ProgramGpuTest, BenchCounterColumnsParseBack) {
 
 // The whole-kernel model (docs/model.md, "The whole kernel") against the counters, every plain
 // variant at one view where short and long orbits meet (view A's place, 1920x1080): the model's
-// instructions within 3% of those the counters counted (lane refill: not modelled, and says why). Where the counters cannot be read it
-// checks that each row has the model's figures, and skips saying why.
+// instructions within 3% of those the counters counted (lane refill: not modelled, and says why).
+// Where the counters cannot be read it checks that each row has the model's figures, and skips
+// saying why.
 TEST_F(ProgramGpuTest, WholeKernelModelMeetsTheCounters) {
   const Result r =
       run("bench --variant all --view -0.5,0,3,1024 --width 1920 --height 1080 "

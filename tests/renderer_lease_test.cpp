@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <memory>
+#include <stdexcept>
+#include <vector>
+
 namespace mp {
 namespace {
 
@@ -15,28 +19,52 @@ struct FakeRenderer {
   }
 };
 
+RendererLease<FakeRenderer> owning() {
+  return RendererLease<FakeRenderer>(std::make_unique<FakeRenderer>());
+}
+
+TEST(RendererLease, TheSessionOwnsTheRendererAndTheWindowHasItWhileNoJobDoes) {
+  RendererLease<FakeRenderer> lease = owning();
+  ASSERT_TRUE(lease.has_renderer());
+  EXPECT_EQ(lease.for_window(), lease.peek());
+  FakeRenderer* lent = lease.lend("compare");
+  EXPECT_EQ(lent, lease.peek());
+  EXPECT_EQ(lease.for_window(), nullptr) << "the window's frames get none while a job has it";
+  EXPECT_EQ(&lease.for_job(), lent);
+  lease.give_back();
+  EXPECT_EQ(lease.for_window(), lease.peek());
+}
+
+TEST(RendererLease, AJobAskingForItOutsideItsLeaseFails) {
+  RendererLease<FakeRenderer> lease = owning();
+  EXPECT_THROW(lease.for_job(), std::logic_error);
+  lease.lend("sine sweep");
+  EXPECT_NO_THROW(lease.for_job());
+  lease.give_back();
+  EXPECT_THROW(lease.for_job(), std::logic_error);
+}
+
 TEST(RendererLease, AChangeIsMadeAtOnceWhileTheWindowHoldsTheRenderer) {
-  FakeRenderer r;
-  RendererLease<FakeRenderer> lease;
-  EXPECT_TRUE(lease.change(&r, [](FakeRenderer& g) { g.set(1); }));
-  EXPECT_EQ(r.tile_order, 1);
+  RendererLease<FakeRenderer> lease = owning();
+  EXPECT_TRUE(lease.change([](FakeRenderer& g) { g.set(1); }));
+  EXPECT_EQ(lease.peek()->tile_order, 1);
   EXPECT_FALSE(lease.lent());
 }
 
 TEST(RendererLease, WhileLentTheRendererIsNotTouchedAndChangesWaitInOrder) {
-  FakeRenderer r;
-  RendererLease<FakeRenderer> lease;
+  RendererLease<FakeRenderer> lease = owning();
+  const FakeRenderer& r = *lease.peek();
   lease.lend("compare");
   EXPECT_TRUE(lease.lent());
   EXPECT_EQ(lease.holder(), "compare");
   // What the job reads stays as it was lent, however often the window's control is used.
-  EXPECT_FALSE(lease.change(&r, [](FakeRenderer& g) { g.set(1); }));
-  EXPECT_FALSE(lease.change(&r, [](FakeRenderer& g) { g.set(0); }));
-  EXPECT_FALSE(lease.change(&r, [](FakeRenderer& g) { g.set(1); }));
+  EXPECT_FALSE(lease.change([](FakeRenderer& g) { g.set(1); }));
+  EXPECT_FALSE(lease.change([](FakeRenderer& g) { g.set(0); }));
+  EXPECT_FALSE(lease.change([](FakeRenderer& g) { g.set(1); }));
   EXPECT_EQ(r.tile_order, 0);
   EXPECT_TRUE(r.history.empty());
   EXPECT_EQ(lease.waiting(), 3u);
-  lease.give_back(&r);
+  lease.give_back();
   EXPECT_FALSE(lease.lent());
   EXPECT_EQ(lease.waiting(), 0u);
   EXPECT_EQ(r.history, (std::vector<int>{1, 0, 1}));
@@ -44,26 +72,28 @@ TEST(RendererLease, WhileLentTheRendererIsNotTouchedAndChangesWaitInOrder) {
 }
 
 TEST(RendererLease, NoRendererMeansNoChange) {
-  RendererLease<FakeRenderer> lease;
-  EXPECT_FALSE(lease.change(nullptr, [](FakeRenderer& g) { g.set(1); }));
-  lease.lend("");
+  RendererLease<FakeRenderer> lease;  // the CPU path
+  EXPECT_FALSE(lease.has_renderer());
+  EXPECT_EQ(lease.for_window(), nullptr);
+  EXPECT_FALSE(lease.change([](FakeRenderer& g) { g.set(1); }));
+  EXPECT_EQ(lease.lend(""), nullptr);
   EXPECT_EQ(lease.holder(), "a job");
-  lease.give_back(nullptr);  // the CPU path: nothing to make
+  EXPECT_THROW(lease.for_job(), std::logic_error);
+  lease.give_back();  // nothing to make
   EXPECT_FALSE(lease.lent());
 }
 
 // The window renders again once the generation moves: a job that drew with the renderer, or a
 // change of its settings, made now or when the job gives it back.
 TEST(RendererLease, TheGenerationMovesWhenAJobGivesItBackOrAChangeIsMade) {
-  FakeRenderer r;
-  RendererLease<FakeRenderer> lease;
+  RendererLease<FakeRenderer> lease = owning();
   EXPECT_EQ(lease.generation(), 0u);
   lease.lend("sine sweep");
-  EXPECT_FALSE(lease.change(&r, [](FakeRenderer& g) { g.set(1); }));
+  EXPECT_FALSE(lease.change([](FakeRenderer& g) { g.set(1); }));
   EXPECT_EQ(lease.generation(), 0u);  // nothing changed yet: the window draws what it has
-  lease.give_back(&r);
+  lease.give_back();
   EXPECT_EQ(lease.generation(), 1u);
-  EXPECT_TRUE(lease.change(&r, [](FakeRenderer& g) { g.set(0); }));
+  EXPECT_TRUE(lease.change([](FakeRenderer& g) { g.set(0); }));
   EXPECT_EQ(lease.generation(), 2u);
 }
 

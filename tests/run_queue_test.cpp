@@ -1,9 +1,13 @@
 #include "app/run_queue.h"
 
+#include "session/renderer_lease.h"
+
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -164,7 +168,7 @@ TEST(RunQueue, AnOffThreadStepRunsOnAWorkerAndItsResultComesBackOnTheCallersThre
         };
       },
       nullptr);
-  EXPECT_TRUE(q.off_thread_starting());
+  EXPECT_EQ(q.off_thread_starting(), "experiment");
   EXPECT_FALSE(q.off_thread());
   q.run();  // starts step 0, does not wait for it
   EXPECT_FALSE(q.off_thread_starting());
@@ -233,6 +237,49 @@ TEST(RunQueue, AnOffThreadStepThatThrowsIsReportedOnceOnTheCallersThread) {
   EXPECT_EQ(results, 1);
   EXPECT_EQ(failures, (std::vector<std::string>{"CUDA error: out of memory"}));
   EXPECT_EQ(failed_on, std::this_thread::get_id());
+}
+
+// The window's loop over two jobs that measure with the GPU renderer (compare and the sine sweep
+// queued together): one step is on a worker at a time, the job it belongs to named before it
+// starts, so that the window lends the renderer to that job alone and has it back in between.
+TEST(RunQueue, TwoJobsOnTheWorkerTakeTurnsWithTheLentRenderer) {
+  struct Renderer {
+    std::atomic<int> users{0}, most{0};
+  };
+  RendererLease<Renderer> lease(std::make_unique<Renderer>());
+  RunQueue q;
+  std::vector<std::string> lent_to, window_frames;
+  const auto job = [&](const std::string& name) {
+    q.push_steps_off_thread(
+        name, 3,
+        [&lease](int) -> RunQueue::Then {
+          Renderer& r = lease.for_job();  // throws outside the job's lease: the job would fail
+          r.most = std::max(r.most.load(), ++r.users);
+          std::this_thread::sleep_for(std::chrono::milliseconds(2));
+          --r.users;
+          return nullptr;
+        },
+        [](const std::string& why) { ADD_FAILURE() << why; });
+  };
+  job("compare");
+  job("sine sweep");
+  for (int i = 0; i < 5000 && !q.empty(); ++i) {
+    if (lease.for_window()) window_frames.push_back("frame");
+    if (const auto name = q.off_thread_starting()) {
+      ASSERT_FALSE(lease.lent());
+      lease.lend(*name);
+      lent_to.push_back(*name);
+    }
+    q.run();
+    if (lease.lent() && q.off_thread())
+      EXPECT_EQ(q.off_thread()->job, lease.holder()) << "the step on the worker is the holder's";
+    if (lease.lent() && !q.off_thread()) lease.give_back();
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  ASSERT_TRUE(q.empty());
+  EXPECT_EQ(lease.peek()->most.load(), 1) << "never two jobs on the renderer at once";
+  EXPECT_EQ(lent_to.size(), 6u) << "lent once per step";
+  EXPECT_FALSE(window_frames.empty()) << "the window has it back between steps";
 }
 
 }  // namespace

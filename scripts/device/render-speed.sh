@@ -1,11 +1,11 @@
 #!/bin/bash
-# Runs on the GPU machine over a carried build (carry.sh): render at the GPU's speed (issue 33).
+# Runs on the GPU machine over a carried build (carry.sh): render at the GPU's speed.
 # The 16384x16384 still (fma4-rows, 4096 iterations, at a view of our own) at the default PNG
 # level and at levels 0, 2, 3 and 6, and a 120-frame 3840x2160 zoom sequence at 4096 iterations,
 # each with its wall time (the whole process's, start-up included, and the render's from its
 # first band), the GPU's busy share (kernel time over wall time), the colouring and
 # compression's CPU time, the peak memory (from the program and /usr/bin/time -v where it is
-# there) and the bytes written. Targets (issue 33, one GPU, 16 cores): the still <= 1.5 s wall,
+# there) and the bytes written. The render-speed targets (one GPU, 16 cores): the still <= 1.5 s wall,
 # the sequence <= 8 s wall with the GPU busy >= 50% of it; each is a row of the outcome table.
 # The split of each run's process wall time, from its record's "startup" (ms after exec): start-up
 # (to the first band's start), the render (first band to files written), and the end (process

@@ -73,6 +73,7 @@ App::App(const WindowOptions& o)
       window_(settings_.window_width, settings_.window_height, "mandelpipe"),
       imgui_(window_.get(), window_.content_scale(), settings_.ui_scale,
              config_.empty() ? "" : config_file(config_, "imgui.ini").string()),
+      gpu_(session_renderer(device_.device)),
       pipeline_(device_.device, device_.cpu_reason, o.present),
       deep_(device_.device),
       ab_(o.overlay_ab || o.counters_ab) {
@@ -103,13 +104,13 @@ App::App(const WindowOptions& o)
   if (settings_.window_x && settings_.window_y && !o.window_size_given)
     window_.move_to(*settings_.window_x, *settings_.window_y);
   window_.set_vsync(ex_.vsync);
-  if (pipeline_.gpu() && !o.no_counters)
+  if (gpu_.has_renderer() && !o.no_counters)
     counters_.start(device_.device->index, o.counter_interval_us, o.stalls);
   if (!o.open_experiment.empty()) {
     experiments_.select(o.open_experiment);
     ex_.show_experiments = true;
-    if (pipeline_.gpu())
-      experiments_.request(ex_.jobs, pipeline_.gpu()->device(), counters_.probe());
+    if (gpu_.has_renderer())
+      experiments_.request(ex_.jobs, gpu_.peek()->device(), counters_.probe());
     else  // the window says so too, where it is seen
       std::cerr << "mandelpipe: --open-experiment " << o.open_experiment
                 << ": not run; the experiments time GPU kernels and the CPU path renders ("
@@ -183,14 +184,14 @@ int App::run() {
     phases_.render = jobs_start - render_start;
     // The point of the frame where queued work runs: drawn (a capture reads the back buffer),
     // not yet shown.
-    if (ex_.jobs.off_thread_starting()) lend_gpu();
+    if (const auto job = ex_.jobs.off_thread_starting()) lend_gpu(*job);
     ex_.jobs.run();
     sync_lease();
     const double swap_start = glfwGetTime();
     phases_.jobs = swap_start - jobs_start;
     // A scripted screenshot shows the finished image, and a scripted CUDA run ends on a finished
     // frame, as when a window frame was a whole frame: the frame's last slices come first.
-    if (last && (!opts_.screenshot.empty() || pipeline_.gpu()) &&
+    if (last && (!opts_.screenshot.empty() || pipeline_.on_gpu()) &&
         (pipeline_.refining() || deep_.busy()) && !closing())
       last = false;
     // A scripted screenshot shows the overlay's whole-kernel lines of the frame shown, once worked
@@ -222,7 +223,9 @@ int App::run() {
   return 0;
 }
 
-void App::lend_gpu() {
+void App::lend_gpu(const std::string& job) {
+  // Lent before the worker starts, so that the step finds it its own from its first line.
+  gpu_.lend(job);
   // The counters' reading open over an unfinished frame would hold the experiment's samples:
   // dropped, and the frame starts again once the job gives the renderer back (its generation
   // moves).
@@ -230,11 +233,7 @@ void App::lend_gpu() {
 }
 
 void App::sync_lease() {
-  if (const auto job = ex_.jobs.off_thread()) {
-    if (!gpu_lease_.lent()) gpu_lease_.lend(job->job);
-  } else if (gpu_lease_.lent()) {
-    gpu_lease_.give_back(pipeline_.gpu());
-  }
+  if (gpu_.lent() && !ex_.jobs.off_thread()) gpu_.give_back();
 }
 
 void App::print_summary() const {
@@ -303,7 +302,7 @@ FrameKey App::wanted_key(int sw, int sh) const {
   FrameKey k;
   k.of = {window_view(), ex_.variant, sw, sh, ex_.divergence, precision_.perturbation.has_value()};
   k.auto_iters = ex_.auto_iters;
-  k.renderer_generation = gpu_lease_.generation();
+  k.renderer_generation = gpu_.generation();
   return k;
 }
 
@@ -515,7 +514,7 @@ void App::render_frame() {
   // While an experiment measures the GPU on its worker, the window launches none of its kernels
   // and reads no counters, which would land in the experiment's figures: it shows the image it
   // has, and what changed meanwhile renders once the experiment ends.
-  const bool gpu_lent = ex_.jobs.off_thread().has_value();
+  const bool gpu_lent = gpu_.lent();
   counters_.want_stalls(ex_.show_overlay || ex_.show_sass);
   const double image_start = glfwGetTime();
   if (fw > 0 && fh > 0 && !gpu_lent) render_image(fw, fh, b_half);
@@ -585,8 +584,8 @@ void App::render_image(int fw, int fh, bool b_half) {
     if (deep_.rendering() && !std::exchange(reading_asked_, true))
       counter_reading_ = counters_.begin();
     float* out = pipeline_.begin_external();
-    const std::optional<DeepStats> done =
-        deep_.step(out, pipeline_.gpu() ? kGpuLaunchMs : kCpuSliceMs, pipeline_.external_warps());
+    const std::optional<DeepStats> done = deep_.step(
+        out, pipeline_.on_gpu() ? kGpuLaunchMs : kCpuSliceMs, pipeline_.external_warps());
     pipeline_.end_external();
     if (done) {
       gl::FrameMeasurement m;
@@ -612,7 +611,8 @@ void App::render_image(int fw, int fh, bool b_half) {
   // drawing between them included (where they read it at all: one frame in a few).
   if (pipeline_.refining() && !std::exchange(reading_asked_, true))
     counter_reading_ = counters_.begin();
-  if (const auto fm = pipeline_.render_slice(pipeline_.gpu() ? kGpuLaunchMs : kCpuSliceMs)) {
+  if (const auto fm = pipeline_.render_slice(gpu_.for_window(),
+                                             pipeline_.on_gpu() ? kGpuLaunchMs : kCpuSliceMs)) {
     if (counter_reading_)
       counters_.end(*std::exchange(counter_reading_, std::nullopt), frames_done_,
                     fm->gpu ? static_cast<double>(fm->gpu_stats.sm_cycles) : 0);
@@ -664,8 +664,8 @@ void App::draw_windows() {
   draw_banner(banner_, layout);
   if (ex_.show_panel) {
     const PanelInputs in{facts_,
-                         panel_path(pipeline_),
-                         gpu_lease_,
+                         panel_path(pipeline_, gpu_),
+                         gpu_,
                          deep_.status(),
                          report_.get(),
                          sass(),
@@ -709,7 +709,7 @@ void App::draw_windows() {
   compare_.draw(ex_, layout, window_view(), fw, fh, opts_.capture_dir);
   if (ex_.show_experiments)
     experiments_.draw(&ex_.show_experiments, ex_, layout,
-                      pipeline_.gpu() ? &pipeline_.gpu()->device() : nullptr, counters_.probe());
+                      gpu_.has_renderer() ? &gpu_.peek()->device() : nullptr, counters_.probe());
   sweep_.draw(ex_, layout, facts_.arch);
   if (ex_.show_help) draw_help_window(&ex_.show_help, layout);
 }
@@ -736,12 +736,12 @@ void App::act_on(const PanelActions& a) {
       naming_.focus = true;  // the status says why; the name stays to be mended
   }
   if (a.measure_balance)
-    if (GpuRenderer* gpu = pipeline_.gpu()) sweep_.request(ex_.jobs, *gpu, sass());
+    if (gpu_.has_renderer()) sweep_.request(ex_.jobs, gpu_, sass());
   if (a.tile_order) {
     // Made now or once a job gives the renderer back; either moves its generation, and the
     // frame is rendered again.
     const TileOrder order = *a.tile_order;
-    gpu_lease_.change(pipeline_.gpu(), [order](GpuRenderer& g) { g.set_tile_order(order); });
+    gpu_.change([order](GpuRenderer& g) { g.set_tile_order(order); });
     ex_.render_ms.clear();
   }
 }
@@ -876,7 +876,7 @@ void App::perform(Action a, int index) {
             "path renders them a row at a time, with no warps";
       break;
     case Action::Compare:
-      if (!pipeline_.gpu()) {  // said where it is seen, not silently ignored
+      if (!gpu_.has_renderer()) {  // said where it is seen, not silently ignored
         ex_.status = "compare (C) times the variants' kernels: it needs the CUDA path";
         ex_.show_panel = true;
       } else if (float_precision(window_view(), std::max(fw, 1), std::max(fh, 1),
@@ -974,13 +974,13 @@ void App::apply_precision() {
   // says which.
   precision_ = choose_precision(window_view(), std::max(fw, 1), std::max(fh, 1), ex_.variant,
                                 ex_.own_variant, ex_.pin_variant,
-                                pipeline_.gpu() ? facts_.cc : std::nullopt);
+                                gpu_.has_renderer() ? facts_.cc : std::nullopt);
   ex_.show_variant(precision_.variant);
 }
 
 void App::queue_compare() {
   const auto [fw, fh] = window_.framebuffer_size();
-  compare_.request(ex_, *pipeline_.gpu(), window_view(), fw, fh, sass(), counters_.probe());
+  compare_.request(ex_, gpu_, window_view(), fw, fh, sass(), counters_.probe());
 }
 
 int App::view_left(int fb_width) const {

@@ -46,7 +46,6 @@
 #include "session/device.h"
 #include "session/frame_key.h"
 #include "session/frame_report.h"
-#include "session/renderer_lease.h"
 #include "session/sass_listings.h"
 
 namespace mp {
@@ -62,9 +61,10 @@ class App {
   // This frame's share of a view's image: a plain frame's slice or launch, or a deep frame's
   // band; a frame other than the one shown (frame_start) starts first.
   void render_image(int fw, int fh, bool b_half);
-  // Before a step starts on the run queue's worker: the window lets go of what it shares with it.
-  void lend_gpu();
-  // The GPU renderer lent to the job on the worker, or back: the controls' changes made then.
+  // Before a step of `job` starts on the run queue's worker: the window lends it the GPU
+  // renderer, and lets go of what else it shares with it.
+  void lend_gpu(const std::string& job);
+  // Once no step is on the worker, the GPU renderer back: the controls' changes made then.
   void sync_lease();
   void handle_input();
   // What the panel's controls asked for this frame.
@@ -136,8 +136,10 @@ class App {
   GlfwSession glfw_;
   Window window_;
   ImGuiLayer imgui_;
+  // The session's GPU renderer (none on the CPU path): the window's frames borrow it for each
+  // launch while no job on the run queue's worker has it.
+  GpuLease gpu_;
   gl::FramePipeline pipeline_;
-  RendererLease<GpuRenderer> gpu_lease_;
   // Deep views (past double): perturbation, its reference made on a worker.
   DeepSession deep_;
   // The frame whose image the surface holds (or is refining towards); none before the first.

@@ -54,16 +54,7 @@ void App::capture_with_sidecar() {
     j["frame"] = to_json(measured_row(r, "current"));
     j["clock_ghz"] = r.metrics ? r.metrics->clock_ghz : 0.0;
   } else {
-    const CpuFrameStats& c = r.cpu_stats;
-    const double ms = c.ms > 0 ? c.ms : 0;
-    j["frame"] = {{"cpu_ms", c.ms},
-                  {"pixel_iters", c.pixel_iters},
-                  {"pixel_iters_counted", c.pixel_counted},
-                  {"giter_per_s", ms > 0 ? c.pixel_iters / (ms * 1e6) : 0.0},
-                  {"giter_per_s_counted", ms > 0 ? c.pixel_counted / (ms * 1e6) : 0.0},
-                  {"steps",
-                   "pixel_iters and giter_per_s: of the steps run; _counted: of the "
-                   "steps the pixels count"}};
+    j["frame"] = frame_json(r);  // as render's sidecar writes a CPU frame
   }
   j["instruction_mix"] = mix_source();
   j["counters_source"] = counters_source(false);
@@ -96,13 +87,12 @@ void App::capture_with_sidecar() {
          : compare_stopped.empty()               ? ""
                                                  : " (compare " + compare_stopped + ")");
   };
-  GpuRenderer* gpu = pipeline_.gpu();
-  if (gpu && !compare_.current(shown, fw, fh)) {
+  if (gpu_.has_renderer() && !compare_.current(shown, fw, fh)) {
     if (const char* busy = ex_.measuring()) {
       write(std::string(busy) + " running", false);
       return;
     }
-    compare_.request(ex_, *gpu, shown, fw, fh, sass(), counters_.probe(),
+    compare_.request(ex_, gpu_, shown, fw, fh, sass(), counters_.probe(),
                      [this, write](const std::string& stopped) mutable {
                        try {  // reported as the capture's failure, not the compare's
                          write(stopped, true);

@@ -19,12 +19,12 @@
 
 namespace mp {
 
-void CompareWindow::request(Explorer& ex, GpuRenderer& gpu, const View& view, int width, int height,
+void CompareWindow::request(Explorer& ex, GpuLease& lease, const View& view, int width, int height,
                             const LoadedSass* sass, CounterProbe* counters, Finished finished) {
   if (ex.jobs.pending(kJob)) return;
   const auto& all = all_variants();
   report_.emplace();
-  report_->device = summarize(gpu.device(), sass);
+  report_->device = summarize(lease.peek()->device(), sass);
   view_ = view;
   width_ = width;
   height_ = height;
@@ -39,7 +39,8 @@ void CompareWindow::request(Explorer& ex, GpuRenderer& gpu, const View& view, in
   // kept on the window's thread (the returned functions).
   ex.jobs.push_steps_off_thread(
       kJob, variants_ + 1,
-      [this, &ex, &gpu, view, width, height, sass, counters](int step) -> RunQueue::Then {
+      [this, &lease, view, width, height, sass, counters](int step) -> RunQueue::Then {
+        GpuRenderer& gpu = lease.for_job();
         gpu.bind_thread();
         if (step == 0) {
           auto m = std::make_shared<VariantMeasurer>(gpu, "current", view, width, height, 5, 1,

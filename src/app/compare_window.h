@@ -9,6 +9,7 @@
 #include "app/explorer.h"
 #include "app/layout.h"
 #include "io/report.h"
+#include "session/device.h"
 #include "session/measure.h"
 
 namespace mp {
@@ -22,8 +23,8 @@ class CompareWindow {
   // Queues the timing of every variant at `view`, width x height, each step on the run queue's
   // worker (the window draws meanwhile, its own kernels paused): fma4's step counts first (every
   // row's reference), then one variant a step; the table fills as they come and replaces the
-  // last.
-  void request(Explorer& ex, GpuRenderer& gpu, const View& view, int width, int height,
+  // last. `lease`: the session's renderer, which each step uses while it is lent to the job.
+  void request(Explorer& ex, GpuLease& lease, const View& view, int width, int height,
                const LoadedSass* sass, CounterProbe* counters, Finished finished = nullptr);
   // The table is of this view and size.
   bool current(const View& view, int width, int height) const;

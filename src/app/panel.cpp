@@ -758,9 +758,9 @@ void key_line() {
 
 }  // namespace
 
-PanelPath panel_path(gl::FramePipeline& pipeline) {
+PanelPath panel_path(const gl::FramePipeline& pipeline, const GpuLease& gpu_lease) {
   PanelPath p;
-  const GpuRenderer* gpu = pipeline.gpu();
+  const GpuRenderer* gpu = gpu_lease.peek();
   p.gpu_renderer = gpu != nullptr;
   p.on_gpu = pipeline.on_gpu();
   if (gpu) p.tile_order = gpu->tile_order();

@@ -17,7 +17,6 @@
 #include "session/deep_session.h"
 #include "session/device.h"
 #include "session/frame_report.h"
-#include "session/renderer_lease.h"
 
 namespace mp {
 
@@ -46,14 +45,14 @@ struct PanelPath {
   int passes = 1;
   std::string fallback_reason, renderer, present;
 };
-PanelPath panel_path(gl::FramePipeline& pipeline);
+PanelPath panel_path(const gl::FramePipeline& pipeline, const GpuLease& gpu);
 
 // What the panel shows besides the Explorer, gathered by the App each frame.
 struct PanelInputs {
   const DeviceFacts& facts;  // the device (none on the CPU path), the arch whose mixes are shown
   PanelPath path;
-  const RendererLease<GpuRenderer>& gpu_lease;  // who holds the renderer, changes waiting
-  const DeepStatus& deep;  // deep views: the reference and the perturbation frame
+  const GpuLease& gpu_lease;  // who holds the renderer, changes waiting
+  const DeepStatus& deep;     // deep views: the reference and the perturbation frame
   // The last finished frame: measured, modelled, the counters' figures; null before the first.
   const FrameReport* report;
   const LoadedSass* sass;

@@ -91,16 +91,20 @@ class RunQueue {
       if (e.task) return OffThread{e.name, e.done, e.task->elapsed_s()};
     return std::nullopt;
   }
-  // The next run() starts a step on a worker: what the step shares must be let go of first.
-  bool off_thread_starting() const {
+  // The job whose step the next run() starts on a worker, if any: what the step shares (the GPU
+  // renderer) must be let go of first. One step is on a worker at a time, of whichever job: the
+  // others wait their turn, so that two jobs never share the renderer.
+  std::optional<std::string> off_thread_starting() const {
+    if (off_thread()) return std::nullopt;
     for (const Entry& e : jobs_)
-      if (e.off_thread_step && !e.task) return true;
-    return false;
+      if (e.off_thread_step && !e.task) return e.name;
+    return std::nullopt;
   }
 
   // Runs the next step of each job queued before the call, oldest first; one queued by a job
   // waits for the next call, so that a frame's work stays bounded.
   void run() {
+    bool worker_free = !off_thread();
     for (std::size_t n = jobs_.size(); n > 0; --n) {
       Entry e = std::move(jobs_.front());
       jobs_.pop_front();
@@ -112,8 +116,10 @@ class RunQueue {
           e.step(e.done);
           again = ++e.done < e.steps;
         } else if (!e.task) {
-          e.task = std::make_unique<BackgroundTask<Then>>(
-              [step = e.off_thread_step, i = e.done] { return step(i); });
+          // Else its turn comes in a later run(), named by off_thread_starting() before it.
+          if (std::exchange(worker_free, false))
+            e.task = std::make_unique<BackgroundTask<Then>>(
+                [step = e.off_thread_step, i = e.done] { return step(i); });
         } else if (std::optional<Then> then = e.task->poll()) {
           e.task.reset();
           if (*then) (*then)();

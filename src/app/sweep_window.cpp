@@ -11,7 +11,7 @@
 
 namespace mp {
 
-void SweepWindow::request(RunQueue& jobs, GpuRenderer& gpu, const LoadedSass* sass) {
+void SweepWindow::request(RunQueue& jobs, GpuLease& lease, const LoadedSass* sass) {
   shown_ = true;
   if (jobs.pending(kJob)) return;
   rows_.clear();
@@ -24,7 +24,8 @@ void SweepWindow::request(RunQueue& jobs, GpuRenderer& gpu, const LoadedSass* sa
       kJob, variants::kMaxSweepSines + 1,
       // The sweep draws with the renderer the window's frame uses: the window renders again
       // once it has the renderer back (the lease's generation).
-      [this, &gpu, sass](int sines) -> RunQueue::Then {
+      [this, &lease, sass](int sines) -> RunQueue::Then {
+        GpuRenderer& gpu = lease.for_job();
         gpu.bind_thread();
         return [this, row = sine_sweep_row(gpu, sass, sines, 5, 2)] {
           rows_.push_back(row);

@@ -8,18 +8,19 @@
 #include "app/explorer.h"
 #include "app/layout.h"
 #include "io/report.h"
+#include "session/device.h"
 
 namespace mp {
 
-class GpuRenderer;
 struct LoadedSass;
 
 class SweepWindow {
  public:
   static constexpr const char* kJob = kMeasuringJobs[2];
 
-  // Queues the sweep, a sine count per window frame, and opens the window.
-  void request(RunQueue& jobs, GpuRenderer& gpu, const LoadedSass* sass);
+  // Queues the sweep, a sine count per window frame, and opens the window. `lease`: the session's
+  // renderer, which each step uses while it is lent to the job.
+  void request(RunQueue& jobs, GpuLease& lease, const LoadedSass* sass);
   bool shown() const { return shown_; }
   void draw(Explorer& ex, Layout& layout, int arch);
 

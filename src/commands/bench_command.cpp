@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "commands/commands.h"
 #include "commands/common.h"
@@ -48,12 +49,15 @@ std::string beyond_the_kernel(double frame_ms, double kernel_ms, double draw_ms)
 
 // Wall time per frame of each way to hand a 4K frame to GL, next to its parts. View A at 64
 // iterations keeps the kernel small beside the hand-over being measured.
-std::vector<PresentRow> bench_present(const DeviceInfo& dev, int frames) {
+// `gpu`: the session's renderer, lent to the bench; put back as a fresh one is, for the window's
+// way of rendering.
+std::vector<PresentRow> bench_present(GpuRenderer& gpu, int frames) {
   gl::EglContext egl;
   const View view = view_at(-0.5, 0.0, 3.0, 64);
   const VariantId variant = VariantId::Fma4;
   std::vector<PresentRow> rows;
-  GpuRenderer gpu(dev);
+  gpu.set_tile_order(TileOrder::CostliestFirst);
+  gpu.forget_view();
   DeviceBuffer<float> out(static_cast<std::size_t>(kWidth) * kHeight * kFloatsPerPixel);
   const PixelGrid grid = pixel_grid(view, kWidth, kHeight);
   const auto kernel = [&] { gpu.render(variant, grid, view.max_iter, out.get()); };
@@ -86,7 +90,7 @@ std::vector<PresentRow> bench_present(const DeviceInfo& dev, int frames) {
   }
   for (PresentMode mode :
        {PresentMode::TextureBuffer, PresentMode::PboTexture, PresentMode::ImageCopy}) {
-    gl::FramePipeline pipe(dev, "", mode);
+    gl::FramePipeline pipe(gpu.device(), "", mode);
     pipe.resize(kWidth, kHeight);
     if (!pipe.fallback_reason().empty()) {
       rows.push_back({present_mode_name(mode), 0, "unavailable: " + pipe.fallback_reason()});
@@ -97,12 +101,12 @@ std::vector<PresentRow> bench_present(const DeviceInfo& dev, int frames) {
     rows.push_back({name,
                     time_median_ms(frames,
                                    [&] {
-                                     pipe.render(variant, view);
+                                     pipe.render(&gpu, variant, view);
                                      glFinish();
                                    }),
                     "hand-over + kernel (map/unmap, copy or fence), GL finished"});
     const double frame_ms = time_median_ms(frames, [&] {
-      pipe.render(variant, view);
+      pipe.render(&gpu, variant, view);
       colourizer.draw(pipe.surface(), ColourParams{});
       glFinish();
     });
@@ -120,24 +124,18 @@ std::vector<PresentRow> bench_present(const DeviceInfo& dev, int frames) {
 }
 
 // A deep view's frame, timed as the variants are: warm-ups, then the median of timed frames,
-// with the approximation and with every step iterated.
+// with the approximation and with every step iterated; the row is read from the two median
+// frames' reports.
 DeepRow measure_deep(DeepRenderer& r, const std::string& name, const View& view, DeltaFormat f,
                      int width, int height, int frames) {
-  DeepRow row;
-  row.view_name = name;
-  row.rendered_by = perturbation_name(f);
-  row.width = width;
-  row.height = height;
-  row.view = view;
-  row.frames = frames;
   if (!r.reference() || !serves(*r.reference(), view, width, height))
     r.use(make_reference(view, width, height));
-  const DeepReference& ref = *r.reference();
-  row.reference_bits = ref.orbit.bits;
-  row.reference_steps = static_cast<double>(ref.orbit.z.size() - 1);
-  row.reference_ms = ref.orbit.ms;
-  row.table_ms = ref.bla_ms;
   DeviceBuffer<float> out(static_cast<std::size_t>(width) * height * kFloatsPerPixel);
+  VariantId variant = VariantId::PerturbDouble;  // the variant whose differences are in f
+  for (const VariantInfo& v : all_variants())
+    if (v.perturbation == f) variant = v.id;
+  const FrameOf of{view, variant, width, height, false, true};
+  std::optional<FrameReport> approximated, every_step;
   for (bool approximate : {true, false}) {
     r.set_approximation(approximate);
     std::vector<DeepStats> runs;
@@ -147,18 +145,11 @@ DeepRow measure_deep(DeepRenderer& r, const std::string& name, const View& view,
     }
     std::sort(runs.begin(), runs.end(),
               [](const DeepStats& a, const DeepStats& b) { return a.ms < b.ms; });
-    const DeepStats& median = runs[runs.size() / 2];
-    (approximate ? row.kernel_ms : row.every_step_ms) = median.ms;
-    (approximate ? row.simt : row.every_step_simt) =
-        median.warp_iterated ? median.iterated / (32.0 * median.warp_iterated) : 0;
-    if (approximate) {
-      row.counted = static_cast<double>(median.pixel_iters);
-      row.iterated = static_cast<double>(median.iterated);
-      row.rebases = static_cast<double>(median.rebases);
-    }
+    (approximate ? approximated : every_step) =
+        deep_frame_report(of, runs[runs.size() / 2], frames);
   }
   r.set_approximation(true);
-  return row;
+  return deep_row(name, *approximated, *every_step, *r.reference());
 }
 
 // Every view (and the sweep and present paths where asked) on one GPU.
@@ -172,7 +163,10 @@ BenchReport bench_on(const BenchOptions& o, const DeviceInfo& dev) {
   if (variants.empty())
     for (const VariantInfo& v : all_variants()) variants.push_back(v.id);
 
-  GpuRenderer gpu(dev);
+  // The session's renderer, lent to the bench for the whole run: every view, the sweep, the
+  // present paths.
+  GpuLease session = session_renderer(dev);
+  GpuRenderer& gpu = *session.lend("bench");
   gpu.set_tile_order(o.tiles_in_rows ? TileOrder::Rows : TileOrder::CostliestFirst);
   const std::unique_ptr<CounterProbe> counters =
       start_counters(o.counters, o.counter_interval_us, dev);
@@ -232,7 +226,7 @@ BenchReport bench_on(const BenchOptions& o, const DeviceInfo& dev) {
   if (o.sin_sweep) rep.sweep = sine_sweep(gpu, &sass, o.frames, kWarmup);
   if (o.present) {
     try {
-      rep.present = bench_present(dev, o.frames);
+      rep.present = bench_present(gpu, o.frames);
     } catch (const CudaError&) {
       throw;
     } catch (const std::runtime_error& e) {

@@ -44,11 +44,6 @@ namespace mp {
 namespace {
 namespace fs = std::filesystem;
 
-// Giter/s of `iters` steps in `ms`.
-double giter_per_s(double iters, double ms) {
-  return ms > 0 ? iters / (ms * 1e6) : 0.0;
-}
-
 // Why the CPU renders where it does (null: the GPU did).
 nlohmann::json fallback_json(const DeviceChoice& dc) {
   return dc.cpu_reason.empty() ? nlohmann::json() : nlohmann::json(dc.cpu_reason);
@@ -519,45 +514,20 @@ int render_one(const RenderOptions& o, const DeviceChoice& dc, const Palette& pa
           j["timing"]["measured"] =
               timing_note(pipeline.gpu()) + "; peak_rss_mib: the process's most resident memory";
           j["startup"] = startup_json(pipeline, probed, &r, Clock::now());
-          if (choice.perturbation) {
-            const DeepStats& d = r.deep;
-            j["frame"] = {{"measured",
-                           {{d.gpu ? "kernel_ms" : "cpu_ms", d.ms},
-                            {"pixel_iters", d.pixel_iters},
-                            {"iterated", d.iterated},
-                            {"skipped_by_approximation", d.pixel_iters - d.iterated},
-                            {"rebases", d.rebases},
-                            {"warp_iterated", d.warp_iterated},
-                            {"launches", d.launches}}},
-                          {"derived",
-                           {{"giter_per_s_counted", giter_per_s(d.pixel_iters, d.ms)},
-                            {"giter_per_s_iterated", giter_per_s(d.iterated, d.ms)}}},
-                          {"model",
-                           "n/a here: bench and compare time the perturbation variants' "
-                           "every-step loop against its bound"}};
-          } else if (pipeline.gpu()) {
-            j["device"] = device_json(*dc.device);
-            const FrameOf of{view, choice.variant, o.width * o.ss, o.height * o.ss};
-            j["frame"] = to_json(measured_row(
-                gpu_frame_report(of, r.gpu, device_facts(dc.device), nullptr), "render"));
+          // The frame's figures, from its report: measured, derived, the model's where it has
+          // one (a plain frame on the GPU, with the first GPU's rates where several rendered).
+          const FrameOf of{view,           choice.variant,
+                           o.width * o.ss, o.height * o.ss,
+                           false,          choice.perturbation.has_value()};
+          if (pipeline.gpu() && !choice.perturbation) j["device"] = device_json(*dc.device);
+          j["frame"] = frame_json(
+              choice.perturbation ? deep_frame_report(of, r.deep)
+              : pipeline.gpu()    ? gpu_frame_report(of, r.gpu, device_facts(dc.device), nullptr)
+                                  : cpu_frame_report(of, r.cpu));
+          if (pipeline.gpu() && !choice.perturbation) {
             j["frame"]["summed_over_launches"] = r.launches;
             if (dc.devices.size() > 1)
               j["frame"]["summed_over_gpus"] = "the bands of every GPU, with the first's model";
-          } else {
-            const CpuFrameStats& c = r.cpu;
-            j["frame"] = {{"measured",
-                           {{"cpu_ms", c.ms},
-                            {"pixel_iters", c.pixel_iters},
-                            {"pixel_iters_counted", c.pixel_counted},
-                            {"threads", c.threads}}},
-                          {"derived",
-                           {{"giter_per_s", giter_per_s(c.pixel_iters, c.ms)},
-                            {"giter_per_s_counted", giter_per_s(c.pixel_counted, c.ms)},
-                            {"steps",
-                             "pixel_iters and giter_per_s: of the steps run; _counted: of "
-                             "the steps the pixels count (more where orbits found periodic "
-                             "stop early); cpu_ms: the CPU's wall time computing them"}}},
-                          {"model", "n/a: the bound model describes GPU pipes"}};
           }
           // Every worker: the bands of this image it rendered, with its launches' figures by the
           // model of its own GPU.
@@ -566,10 +536,8 @@ int render_one(const RenderOptions& o, const DeviceChoice& dc, const Palette& pa
             const std::optional<DeviceInfo>& d =
                 pipeline.workers()[static_cast<std::size_t>(w)].device;
             if (d && !choice.perturbation && dc.devices.size() > 1)
-              j["workers"][static_cast<std::size_t>(w)]["frame"] = to_json(measured_row(
-                  gpu_frame_report({view, choice.variant, o.width * o.ss, o.height * o.ss},
-                                   share.gpu, device_facts(d), nullptr),
-                  "render"));
+              j["workers"][static_cast<std::size_t>(w)]["frame"] =
+                  frame_json(gpu_frame_report(of, share.gpu, device_facts(d), nullptr));
           }
           j["rendered_on"] = shares_json(pipeline, r);
           if (ranks.size() > 1) {

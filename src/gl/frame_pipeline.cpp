@@ -28,12 +28,10 @@ void fill(float* p, std::size_t n, float v, bool device) {
 
 FramePipeline::FramePipeline(const std::optional<DeviceInfo>& device, std::string cpu_reason,
                              PresentMode mode)
-    : mode_(mode), cpu_reason_(std::move(cpu_reason)) {
-  if (device) gpu_ = std::make_unique<GpuRenderer>(*device);
-}
+    : device_(device), mode_(mode), cpu_reason_(std::move(cpu_reason)) {}
 
 std::string FramePipeline::renderer_description() const {
-  if (gpu_) return "CUDA on " + gpu_->device().name;
+  if (device_) return "CUDA on " + device_->name;
   return "CPU reference (" + std::to_string(cpu_.threads()) + " threads)";
 }
 
@@ -58,7 +56,7 @@ void FramePipeline::resize(int width, int height) {
   warp_scratch_ = DeviceBuffer<float>();
   fallback_reason_ = clamped;
   shown_grid_ = PixelGrid();  // the new surface starts black: nothing to move
-  if (!gpu_) {
+  if (!on_gpu()) {
     fallback_reason_ = clamped.empty() ? cpu_reason_ : clamped + "; " + cpu_reason_;
     surface_ = make_host_surface(width, height);
     // Black (never escaped) until the first slices land, rather than the palette's first colour.
@@ -89,32 +87,33 @@ float* FramePipeline::warp_output() {
   const int w = surface_->width(), h = surface_->height();
   if (!warps_) {
     // Interop for the warp buffer exactly when the frame itself goes through interop.
-    const bool interop = gpu_ && surface_->device_memory();
+    const bool interop = on_gpu() && surface_->device_memory();
     warps_ = std::make_unique<WarpBuffer>(warp_count(w, h), interop);
-    if (gpu_ && !interop) warp_scratch_ = DeviceBuffer<float>(warp_count(w, h));
+    if (on_gpu() && !interop) warp_scratch_ = DeviceBuffer<float>(warp_count(w, h));
   }
   return warps_->begin_frame();
 }
 
-FrameMeasurement FramePipeline::render(VariantId variant, const View& view, bool divergence) {
+FrameMeasurement FramePipeline::render(GpuRenderer* gpu, VariantId variant, const View& view,
+                                       bool divergence) {
   start_slices(variant, view, divergence);
-  return render_slice(0).value_or(FrameMeasurement{});  // an empty frame has no slice
+  return render_slice(gpu, 0).value_or(FrameMeasurement{});  // an empty frame has no slice
 }
 
 void FramePipeline::start_slices(VariantId variant, const View& view, bool divergence) {
   const int w = surface_->width(), h = surface_->height();
   const PixelGrid grid = pixel_grid(view, w, h);
   reproject(grid);
-  if (gpu_)
+  if (on_gpu())
     gpu_frame_.start(variant, grid, view.max_iter);
   else
     cpu_frame_ = CpuSlicedFrame(variant, grid, view.max_iter);
   divergence_ = divergence;
   if (divergence) {
-    if (!gpu_) cpu_counts_.resize(static_cast<std::size_t>(w) * h);
+    if (!on_gpu()) cpu_counts_.resize(static_cast<std::size_t>(w) * h);
     if (!warps_) {  // no tint until the frame's warps are known, rather than GL's leftovers
       float* warp_out = warp_output();
-      fill(warp_out, warps_->size(), 1.0f, gpu_ && surface_->device_memory());
+      fill(warp_out, warps_->size(), 1.0f, on_gpu() && surface_->device_memory());
       if (warp_scratch_.size() > 0) fill(warp_scratch_.get(), warp_scratch_.size(), 1.0f, true);
       warps_->end_frame();
     }
@@ -125,7 +124,7 @@ void FramePipeline::start_external(const PixelGrid& from, const PixelGrid& to, b
   gpu_frame_ = GpuSlicedFrame();
   cpu_frame_ = CpuSlicedFrame();
   // The external renderers (perturbation) record warps on the GPU path only.
-  divergence_ = divergence && gpu_;
+  divergence_ = divergence && on_gpu();
   if (divergence_ && !warps_) {
     float* warp_out = warp_output();
     fill(warp_out, warps_->size(), 1.0f, surface_->device_memory());
@@ -141,7 +140,7 @@ void FramePipeline::start_external(const PixelGrid& from, const PixelGrid& to, b
 float* FramePipeline::begin_external() {
   external_out_ = surface_->begin_frame();
   external_warps_ = divergence_ ? warp_output() : nullptr;
-  return gpu_ && !surface_->device_memory() ? scratch_.get() : external_out_;
+  return on_gpu() && !surface_->device_memory() ? scratch_.get() : external_out_;
 }
 
 float* FramePipeline::external_warps() {
@@ -151,7 +150,7 @@ float* FramePipeline::external_warps() {
 
 void FramePipeline::end_external() {
   // Where the surface is host memory the frame builds up in device scratch, copied whole.
-  if (gpu_ && !surface_->device_memory()) {
+  if (on_gpu() && !surface_->device_memory()) {
     CUDA_CHECK(cudaMemcpy(external_out_, scratch_.get(), scratch_.size() * sizeof(float),
                           cudaMemcpyDeviceToHost));
     if (external_warps_)
@@ -170,7 +169,7 @@ double FramePipeline::edge_inside_share() {
   std::vector<float> top(row), bottom(row), left(static_cast<std::size_t>(h) * kFloatsPerPixel),
       right(left.size());
   const float* image = surface_->begin_frame();
-  const bool device = gpu_ && surface_->device_memory();
+  const bool device = on_gpu() && surface_->device_memory();
   const auto copy = [&](float* to, const float* from, std::size_t width_floats, int rows,
                         std::size_t pitch_floats) {
     if (device)
@@ -195,7 +194,7 @@ double FramePipeline::late_share(unsigned max_iter) {
   if (pixels == 0) return 0;
   const float* image = surface_->begin_frame();
   double share = 0;
-  if (gpu_ && surface_->device_memory()) {
+  if (on_gpu() && surface_->device_memory()) {
     if (census_.size() == 0) census_ = DeviceBuffer<unsigned long long>(1);
     share = static_cast<double>(count_pixels_above(image, pixels, max_iter / 2.0f, census_.get())) /
             pixels;
@@ -212,7 +211,7 @@ std::vector<float> FramePipeline::pixels() {
   std::vector<float> out(n);
   if (n == 0) return out;
   const float* image = surface_->begin_frame();
-  if (gpu_ && surface_->device_memory())
+  if (on_gpu() && surface_->device_memory())
     CUDA_CHECK(cudaMemcpy(out.data(), image, n * sizeof(float), cudaMemcpyDeviceToHost));
   else
     std::copy(image, image + n, out.begin());
@@ -230,9 +229,9 @@ void FramePipeline::reproject(const PixelGrid& grid) {
   // On the CPU the move is one thread's pass over the image, a few ms at 1080p: past that it
   // would hold up the window on every drag, so larger images keep the old image unmoved.
   constexpr std::size_t kCpuPreviewPixels = std::size_t{1} << 22;
-  if (!gpu_ && n / kFloatsPerPixel > kCpuPreviewPixels) return;
+  if (!on_gpu() && n / kFloatsPerPixel > kCpuPreviewPixels) return;
   float* out = surface_->begin_frame();
-  if (!gpu_) {
+  if (!on_gpu()) {
     cpu_preview_from_.assign(out, out + n);
     reproject_on_host(from, cpu_preview_from_.data(), grid, out);
   } else {
@@ -249,18 +248,21 @@ void FramePipeline::reproject(const PixelGrid& grid) {
   surface_->end_frame();
 }
 
-std::optional<FrameMeasurement> FramePipeline::render_slice(double target_ms) {
+std::optional<FrameMeasurement> FramePipeline::render_slice(GpuRenderer* gpu, double target_ms) {
   if (!refining()) return std::nullopt;
-  return gpu_ ? gpu_slice(target_ms) : cpu_slice(target_ms);
+  if (!on_gpu()) return cpu_slice(target_ms);
+  // Lent to a job meanwhile: nothing renders, and the frame goes on once it is back.
+  if (!gpu) return std::nullopt;
+  return gpu_slice(*gpu, target_ms);
 }
 
-std::optional<FrameMeasurement> FramePipeline::gpu_slice(double target_ms) {
+std::optional<FrameMeasurement> FramePipeline::gpu_slice(GpuRenderer& gpu, double target_ms) {
   float* out = surface_->begin_frame();
   float* warp_out = divergence_ ? warp_output() : nullptr;
   // Where the surface is host memory the frame builds up in device scratch, copied whole after
   // each launch: the pixels not yet rendered are the previous frame's there too.
   const bool device_frame = surface_->device_memory();
-  const GpuFrameStats& s = gpu_frame_.step(*gpu_, device_frame ? out : scratch_.get(), nullptr,
+  const GpuFrameStats& s = gpu_frame_.step(gpu, device_frame ? out : scratch_.get(), nullptr,
                                            !warp_out      ? nullptr
                                            : device_frame ? warp_out
                                                           : warp_scratch_.get(),

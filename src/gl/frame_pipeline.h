@@ -1,6 +1,7 @@
 // Produces frames into a GL surface: CUDA through interop when it can, CUDA plus a host copy
 // when interop registration fails, the CPU reference when there is no CUDA device. Always
-// able to say which path is in use and why.
+// able to say which path is in use and why. The GPU renderer is not its own: the session owns
+// it (session/renderer_lease.h), and each call that launches kernels borrows it for that call.
 #pragma once
 
 #include <memory>
@@ -30,24 +31,26 @@ struct FrameMeasurement {
 
 class FramePipeline {
  public:
-  // device: the CUDA device to render with, or nullopt for the CPU, with cpu_reason saying why.
-  // Needs a current GL context.
+  // device: the CUDA device frames render on (with the renderer each call lends), or nullopt
+  // for the CPU, with cpu_reason saying why. Needs a current GL context.
   FramePipeline(const std::optional<DeviceInfo>& device, std::string cpu_reason, PresentMode mode);
 
   void resize(int width, int height);
   // With `divergence`, also fills warp_buffer() with each warp's SIMT efficiency. Renders the
-  // whole frame before it returns (one launch on the GPU).
-  FrameMeasurement render(VariantId variant, const View& view, bool divergence = false);
+  // whole frame before it returns (one launch on the GPU, with `gpu`: the device's renderer).
+  FrameMeasurement render(GpuRenderer* gpu, VariantId variant, const View& view,
+                          bool divergence = false);
 
   // A frame rendered in slices across calls, so that the window keeps drawing and taking input
   // meanwhile (the CPU reference's slices of pixels, the GPU's launches of ranges of tiles):
   // start_slices() drops any unfinished frame and starts this one; each render_slice() renders
   // about target_ms of it (0: all that is left; one launch on the GPU) and hands the surface to
   // GL, the pixels not yet rendered still holding the previous frame. It returns the frame's
-  // measurement, summed over its slices or launches, once the last one is done.
+  // measurement, summed over its slices or launches, once the last one is done. On the GPU path
+  // `gpu` is the device's renderer, lent for the call; null (lent to a job): nothing renders.
   void start_slices(VariantId variant, const View& view, bool divergence = false);
-  std::optional<FrameMeasurement> render_slice(double target_ms);
-  bool refining() const { return gpu_ ? !gpu_frame_.done() : !cpu_frame_.done(); }
+  std::optional<FrameMeasurement> render_slice(GpuRenderer* gpu, double target_ms);
+  bool refining() const { return on_gpu() ? !gpu_frame_.done() : !cpu_frame_.done(); }
 
   // A frame that another renderer writes into this surface (the deep views' perturbation): the
   // unfinished plain frame is dropped and the image shown moved from `from` to `to`, grids in
@@ -67,17 +70,16 @@ class FramePipeline {
   // The frame's pixels as they are now (kFloatsPerPixel floats each, row by row), on the host:
   // the whole-kernel model reads their step counts back from them.
   std::vector<float> pixels();
-  double progress() const { return gpu_ ? gpu_frame_.progress() : cpu_frame_.progress(); }
+  double progress() const { return on_gpu() ? gpu_frame_.progress() : cpu_frame_.progress(); }
   // Passes over the image so far: more than one where the GPU cut orbits (GpuSlicedFrame).
-  int passes() const { return gpu_ ? gpu_frame_.passes() : 1; }
+  int passes() const { return on_gpu() ? gpu_frame_.passes() : 1; }
   // The longest GPU launch so far, of finished frames and dropped ones alike.
   double longest_launch_ms() const { return longest_launch_ms_; }
 
   Surface& surface() { return *surface_; }
   const WarpBuffer* warp_buffer() const { return warps_.get(); }
-  GpuRenderer* gpu() { return gpu_.get(); }
   // Frames render on the GPU (else on the CPU reference), from the first one on.
-  bool on_gpu() const { return gpu_ != nullptr; }
+  bool on_gpu() const { return device_.has_value(); }
   std::string renderer_description() const;  // "CUDA on NVIDIA H200" / "CPU reference (8 threads)"
   std::string present_description() const { return surface_ ? surface_->describe() : ""; }
   // Why the path differs from the best one (no GPU, interop failed, ...); "" if it doesn't.
@@ -85,13 +87,13 @@ class FramePipeline {
 
  private:
   float* warp_output();  // where this frame's per-warp efficiency goes (device or host)
-  std::optional<FrameMeasurement> gpu_slice(double target_ms);
+  std::optional<FrameMeasurement> gpu_slice(GpuRenderer& gpu, double target_ms);
   std::optional<FrameMeasurement> cpu_slice(double target_ms);
   // The surface's image moved and scaled from shown_grid_ to `grid`: the preview a new view
   // shows while its frame renders.
   void reproject(const PixelGrid& grid);
 
-  std::unique_ptr<GpuRenderer> gpu_;
+  std::optional<DeviceInfo> device_;
   CpuRenderer cpu_;
   PresentMode mode_;
   std::string cpu_reason_;

@@ -1,6 +1,7 @@
 #include "session/device.h"
 
 #include <algorithm>
+#include <memory>
 
 #include "cli/exit_error.h"
 #include "sm_arch.h"
@@ -62,6 +63,11 @@ DeviceFacts device_facts(const std::optional<DeviceInfo>& device) {
   f.sm_count = device->sm_count;
   f.cc = ComputeCapability{device->cc_major, device->cc_minor};
   return f;
+}
+
+GpuLease session_renderer(const std::optional<DeviceInfo>& device) {
+  if (!device) return GpuLease();
+  return GpuLease(std::make_unique<GpuRenderer>(*device));
 }
 
 std::string DeviceFacts::compute_capability() const {

@@ -10,6 +10,7 @@
 #include "gpu_renderer.h"
 #include "model/pipe_rates.h"
 #include "model/precision_choice.h"
+#include "session/renderer_lease.h"
 
 namespace mp {
 
@@ -45,5 +46,10 @@ struct DeviceFacts {
   std::string compute_capability() const;  // "9.0", "" without a device
 };
 DeviceFacts device_facts(const std::optional<DeviceInfo>& device);
+
+// The session's GPU renderer on `device` (none on the CPU path): the window, compare, the sine
+// sweep, the experiments and bench each use it while it is lent to them.
+using GpuLease = RendererLease<GpuRenderer>;
+GpuLease session_renderer(const std::optional<DeviceInfo>& device);
 
 }  // namespace mp

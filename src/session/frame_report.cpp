@@ -1,5 +1,6 @@
 #include "session/frame_report.h"
 
+#include "model/precision_choice.h"
 #include "model/variant_table.h"
 
 namespace mp {
@@ -61,6 +62,85 @@ FrameReport cpu_frame_report(const FrameOf& of, const CpuFrameStats& s) {
   r.cpu_stats = s;
   r.counted_iters = static_cast<double>(s.pixel_counted);
   return r;
+}
+
+FrameReport deep_frame_report(const FrameOf& of, const DeepStats& s, int frames) {
+  FrameReport r;
+  r.of = of;
+  r.frames = frames;
+  r.gpu = s.gpu;
+  r.deep = s;
+  if (s.gpu) r.gpu_stats = s.frame_stats();
+  r.counted_iters = static_cast<double>(s.pixel_iters);
+  return r;
+}
+
+namespace {
+
+// Giter/s of `iters` steps in `ms`.
+double giter_per_s(double iters, double ms) {
+  return ms > 0 ? iters / (ms * 1e6) : 0.0;
+}
+
+}  // namespace
+
+nlohmann::json frame_json(const FrameReport& r) {
+  if (r.deep) {
+    const DeepStats& d = *r.deep;
+    return {{"measured",
+             {{d.gpu ? "kernel_ms" : "cpu_ms", d.ms},
+              {"pixel_iters", d.pixel_iters},
+              {"iterated", d.iterated},
+              {"skipped_by_approximation", d.pixel_iters - d.iterated},
+              {"rebases", d.rebases},
+              {"warp_iterated", d.warp_iterated},
+              {"launches", d.launches}}},
+            {"derived",
+             {{"giter_per_s_counted", giter_per_s(static_cast<double>(d.pixel_iters), d.ms)},
+              {"giter_per_s_iterated", giter_per_s(static_cast<double>(d.iterated), d.ms)}}},
+            {"model",
+             "n/a here: bench and compare time the perturbation variants' every-step loop "
+             "against its bound"}};
+  }
+  if (r.gpu) return to_json(measured_row(r, "render"));
+  const CpuFrameStats& c = r.cpu_stats;
+  return {{"measured",
+           {{"cpu_ms", c.ms},
+            {"pixel_iters", c.pixel_iters},
+            {"pixel_iters_counted", c.pixel_counted},
+            {"threads", c.threads}}},
+          {"derived",
+           {{"giter_per_s", giter_per_s(static_cast<double>(c.pixel_iters), c.ms)},
+            {"giter_per_s_counted", giter_per_s(static_cast<double>(c.pixel_counted), c.ms)},
+            {"steps",
+             "pixel_iters and giter_per_s: of the steps run; _counted: of the steps the pixels "
+             "count (more where orbits found periodic stop early); cpu_ms: the CPU's wall time "
+             "computing them"}}},
+          {"model", "n/a: the bound model describes GPU pipes"}};
+}
+
+DeepRow deep_row(const std::string& view_name, const FrameReport& approximated,
+                 const FrameReport& every_step, const DeepReference& reference) {
+  DeepRow row;
+  row.view_name = view_name;
+  const DeepStats& a = *approximated.deep;
+  row.rendered_by = perturbation_name(a.format);
+  row.width = approximated.of.width;
+  row.height = approximated.of.height;
+  row.view = approximated.of.view;
+  row.frames = approximated.frames;
+  row.kernel_ms = approximated.render_ms();
+  row.every_step_ms = every_step.render_ms();
+  row.simt = approximated.deep_simt();
+  row.every_step_simt = every_step.deep_simt();
+  row.counted = approximated.counted_iters;
+  row.iterated = static_cast<double>(a.iterated);
+  row.rebases = static_cast<double>(a.rebases);
+  row.reference_bits = reference.orbit.bits;
+  row.reference_steps = static_cast<double>(reference.orbit.z.size() - 1);
+  row.reference_ms = reference.orbit.ms;
+  row.table_ms = reference.bla_ms;
+  return row;
 }
 
 MeasuredRow measured_row(const FrameReport& r, const std::string& view_name) {

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -18,6 +19,7 @@
 #include "model/sass.h"
 #include "model/view.h"
 #include "render/cpu_renderer.h"
+#include "session/deep_renderer.h"
 #include "session/device.h"
 #include "session/frame_of.h"
 #include "variants.h"
@@ -35,6 +37,9 @@ struct FrameReport {
   GpuFrameStats gpu_stats;  // the CUDA path: the frame's launches summed
   CpuFrameStats cpu_stats;  // the CPU path
   FrameNumbers measured;    // the CUDA path: events, clock64 and the kernels' step counts
+  // A deep view's frame (perturbation, on either path): its time, the steps counted and those
+  // run one at a time, its rebases and launches.
+  std::optional<DeepStats> deep;
   // Steps the pixels count: equal to those run for a plain variant that stops no orbit early; 0
   // where they were not counted (the caller may fill them: bench reads its counts).
   double counted_iters = 0;
@@ -56,10 +61,16 @@ struct FrameReport {
   long long counters_frame = -1;
   bool counters_fresh = false;
 
-  double render_ms() const { return gpu ? gpu_stats.kernel_ms : cpu_stats.ms; }
+  double render_ms() const { return deep ? deep->ms : gpu ? gpu_stats.kernel_ms : cpu_stats.ms; }
+  // Steps run: a deep frame's counted ones, as the plain variants' pixels count theirs.
   double pixel_iters() const {
-    return gpu ? static_cast<double>(gpu_stats.pixel_iters)
-               : static_cast<double>(cpu_stats.pixel_iters);
+    return deep  ? static_cast<double>(deep->pixel_iters)
+           : gpu ? static_cast<double>(gpu_stats.pixel_iters)
+                 : static_cast<double>(cpu_stats.pixel_iters);
+  }
+  // A deep frame's SIMT efficiency of the steps run one at a time (0 where none were).
+  double deep_simt() const {
+    return deep && deep->warp_iterated ? deep->iterated / (32.0 * deep->warp_iterated) : 0;
   }
   // A listing of several paths counts more than a step runs: no figure to hold counters against.
   double comparable_instructions() const { return loop_branches > 0 ? 0 : model_instructions; }
@@ -80,8 +91,21 @@ FrameReport gpu_frame_report(const FrameOf& of, const GpuFrameStats& s, const De
 // path's SM cycles.
 FrameReport cpu_frame_report(const FrameOf& of, const CpuFrameStats& s);
 
+// A deep view's frame report (perturbation): measured; the bound model times the plain
+// variants' loops, and the perturbation variants' every-step loop only in bench and compare.
+FrameReport deep_frame_report(const FrameOf& of, const DeepStats& s, int frames = 1);
+
 // The report as the row bench, compare, capture and render's sidecar write.
 MeasuredRow measured_row(const FrameReport& r, const std::string& view_name);
+
+// The report as render's sidecar writes its frame: measured, derived, and the model's figures
+// (or why there are none), labelled by where each comes from.
+nlohmann::json frame_json(const FrameReport& r);
+
+// bench's row of a deep view: its frame with the approximation and with every step iterated (the
+// median frames' reports), and the reference both were rendered from.
+DeepRow deep_row(const std::string& view_name, const FrameReport& approximated,
+                 const FrameReport& every_step, const DeepReference& reference);
 
 // The whole-kernel model of a frame of `variant` whose pixels' step counts are `counts` (width x
 // height), beside the row's other figures: row.whole and row.whole_busy.
