@@ -8,11 +8,14 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <random>
 #include <stdexcept>
 #include <thread>
 #include <vector>
 
+#include "io/png_frame.h"
 #include "io/png_stream.h"
 #include "png_image.h"
 
@@ -34,6 +37,11 @@ std::vector<std::uint8_t> test_image(int w, int h, unsigned seed) {
                        : static_cast<std::uint8_t>(x * (k + 1) + y * (3 - k));
     }
   return rgb;
+}
+
+std::string file_bytes(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
 // Decoded by libpng's reader as RGB; empty if it is not a whole, valid PNG of w x h.
@@ -175,6 +183,81 @@ TEST(PngBlockRows, AboutAMebibyteOfRowsAndAtLeastOne) {
   EXPECT_EQ(png_block_rows(65536), 5);
   EXPECT_EQ(png_block_rows(1), (1 << 20) / 4);
   EXPECT_GE(png_block_rows(1 << 20), 1);
+}
+
+// A sequence's frame encoded whole (png_frame.h): its rows laid out as the pipeline lays them
+// out, a byte before each for the filter type, then encoded and written as the pool's thread does.
+void write_whole(const fs::path& file, const std::vector<std::uint8_t>& rgb, int w, int h,
+                 PngFrameEncoder& encoder) {
+  const std::size_t row = png_row_bytes(w);
+  std::vector<std::uint8_t> rows(row * static_cast<std::size_t>(h), 0xAB);
+  for (int y = 0; y < h; ++y)
+    std::copy_n(&rgb[static_cast<std::size_t>(y) * w * 3], static_cast<std::size_t>(w) * 3,
+                &rows[row * static_cast<std::size_t>(y) + 1]);
+  const PngFrameEncoder::Bytes png = encoder.encode(rows.data(), w, h);
+  std::FILE* out = std::fopen(file.c_str(), "wb");
+  ASSERT_NE(out, nullptr);
+  ASSERT_EQ(std::fwrite(png.data, 1, png.size, out), png.size);
+  ASSERT_EQ(std::fclose(out), 0);
+}
+
+using PngFrames = PngBlocks;
+
+TEST_F(PngFrames, DecodeToTheImageAtEveryLevel) {
+  for (const auto [w, h] : {std::pair{1, 1}, {5, 3}, {257, 65}}) {
+    const std::vector<std::uint8_t> rgb = test_image(w, h, 11);
+    for (int level = kMinPngLevel; level <= kMaxPngLevel; ++level) {
+      PngFrameEncoder encoder(level);
+      const fs::path file = dir_ / "frame.png";
+      write_whole(file, rgb, w, h, encoder);
+      EXPECT_EQ(decode(file, w, h), rgb) << w << "x" << h << " level " << level;
+    }
+  }
+}
+
+TEST_F(PngFrames, LevelZeroStoresAndHigherLevelsCompress) {
+  const std::vector<std::uint8_t> rgb = test_image(300, 200, 5);
+  std::vector<std::size_t> sizes;
+  for (const int level : {0, 1, 9}) {
+    PngFrameEncoder encoder(level);
+    write_whole(dir_ / "f.png", rgb, 300, 200, encoder);
+    sizes.push_back(fs::file_size(dir_ / "f.png"));
+  }
+  EXPECT_GT(sizes[0], rgb.size());
+  EXPECT_LT(sizes[1], sizes[0]);
+  EXPECT_LE(sizes[2], sizes[1]);
+}
+
+// The encoder keeps its buffer from frame to frame: a large frame, a small one, a large one.
+TEST_F(PngFrames, OneEncoderServesFramesOfEverySizeInTurn) {
+  PngFrameEncoder encoder(1);
+  for (const auto [w, h] : {std::pair{400, 300}, {7, 2}, {401, 301}}) {
+    const std::vector<std::uint8_t> rgb = test_image(w, h, static_cast<unsigned>(w));
+    write_whole(dir_ / "f.png", rgb, w, h, encoder);
+    EXPECT_EQ(decode(dir_ / "f.png", w, h), rgb) << w << "x" << h;
+  }
+}
+
+// Its chunks' CRCs are real: a byte changed in the compressed data is refused by libpng.
+TEST_F(PngFrames, AChangedByteIsRefusedByTheReader) {
+  const std::vector<std::uint8_t> rgb = test_image(64, 64, 3);
+  PngFrameEncoder encoder(1);
+  write_whole(dir_ / "f.png", rgb, 64, 64, encoder);
+  std::string bytes = file_bytes(dir_ / "f.png");
+  bytes[bytes.size() / 2] = static_cast<char>(bytes[bytes.size() / 2] ^ 0x10);
+  std::FILE* out = std::fopen((dir_ / "g.png").c_str(), "wb");
+  ASSERT_NE(out, nullptr);
+  std::fwrite(bytes.data(), 1, bytes.size(), out);
+  std::fclose(out);
+  EXPECT_TRUE(decode(dir_ / "g.png", 64, 64).empty());
+}
+
+TEST(PngFrameEncoder, LevelsOutsideZeroToNineAreRefused) {
+  EXPECT_THROW(PngFrameEncoder(-1), std::invalid_argument);
+  EXPECT_THROW(PngFrameEncoder(10), std::invalid_argument);
+  PngFrameEncoder encoder(1);
+  std::uint8_t row[4] = {};
+  EXPECT_THROW(encoder.encode(row, 0, 1), std::invalid_argument);
 }
 
 }  // namespace
