@@ -252,20 +252,23 @@ TEST_F(RenderBigTest, EveryPngLevelGivesThePixelsOfTheDefault) {
 }
 
 // A sequence's frames are each encoded whole (libdeflate, png_frame.h), here of two bands (2048
-// and 52 rows): the same bytes whoever rendered the bands, the still's pixels at every level.
+// and 52 rows): the same bytes whoever rendered the bands, the still's pixels at every level, and
+// the still's EXR beside each.
 TEST_F(RenderBigTest, WholeFramesOfTwoBandsAreTheStillsPixelsOnAnyWorkersAtEveryLevel) {
   const std::string seq =
       "render --cpu --width 2048 --height 2100 --iters 30 --center -0.745,0.113 --span 0.05 "
       "--zoom-to -0.745,0.113,0.02 --frames 2 ";
-  const Result one = run(seq + "--out one");
+  const Result one = run(seq + "--exr-frames --out one");
   ASSERT_EQ(one.code, 0) << one.err;
   EXPECT_NE(one.err.find("2048x2100 in 2 bands of 2048 rows"), std::string::npos) << one.err;
-  const Result two = run_with("MANDELPIPE_TEST_CPU_WORKERS=2", seq + "--out two");
+  const Result two = run_with("MANDELPIPE_TEST_CPU_WORKERS=2", seq + "--exr-frames --out two");
   ASSERT_EQ(two.code, 0) << two.err;
   ASSERT_EQ(run(seq + "--png-level 0 --out stored").code, 0);
   ASSERT_EQ(run(seq + "--png-level 9 --out small").code, 0);
   for (const char* frame : {"frame-00000.png", "frame-00001.png"}) {
     EXPECT_EQ(slurp(dir_ / "two" / frame), slurp(dir_ / "one" / frame)) << frame;
+    const fs::path exr = fs::path(frame).replace_extension(".exr");
+    EXPECT_EQ(slurp(dir_ / "two" / exr), slurp(dir_ / "one" / exr)) << exr;
     const Image image = read_png(dir_ / "one" / frame);
     ASSERT_EQ(image.width, 2048) << frame;
     EXPECT_EQ(read_png(dir_ / "stored" / frame).rgb, image.rgb) << frame;
@@ -283,10 +286,11 @@ TEST_F(RenderBigTest, WholeFramesOfTwoBandsAreTheStillsPixelsOnAnyWorkersAtEvery
   const auto& f1 = j["frames"][1];
   ASSERT_EQ(run("render --cpu --width 2048 --height 2100 --iters 30 --center " +
                 f1["center"][0].get<std::string>() + "," + f1["center"][1].get<std::string>() +
-                " --span " + f1["span"].get<std::string>() + " --out still.png")
+                " --span " + f1["span"].get<std::string>() + " --out still.png --exr still.exr")
                 .code,
             0);
   EXPECT_EQ(read_png(dir_ / "still.png").rgb, read_png(dir_ / "one" / "frame-00001.png").rgb);
+  EXPECT_EQ(slurp(dir_ / "still.exr"), slurp(dir_ / "one" / "frame-00001.exr"));
 }
 
 // A frame the pool cannot write (over RLIMIT_FSIZE: EFBIG) ends the run with one line, and leaves
