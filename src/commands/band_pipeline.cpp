@@ -360,6 +360,7 @@ struct BandPipeline::Run {
   void encode_frame(long long first_job, int thread);
   void write(const Done& done);
   void write_frames(const Done& done);
+  void free_frame(long long first);
   bool put_band(long long ticket, long long job, EncodedBand* remote, Slot* s, const Done& done);
   bool send_band(long long ticket, long long job, Slot& s);
 
@@ -823,11 +824,27 @@ void BandPipeline::Run::write_frames(const Done& done) {
       copy = rec;
     }
     changed.notify_all();
+    // Buffers no later frame takes are given back now, by an idle pool thread, rather than all
+    // at the end: page-locked memory is slow to free.
+    if (first + count >= static_cast<long long>(jobs.size()))
+      pool->submit([this, first](int) { free_frame(first); });
     done(k, *f.png, copy);
     std::lock_guard<std::mutex> lock(m);
     files[i].reset();
     rec.reference.reset();
   }
+}
+
+// The buffers of the frame at jobs `first`.., once no later frame will take them.
+void BandPipeline::Run::free_frame(long long first) {
+  for (int b = 0; b < bands; ++b) {
+    Slot& s = slot_of(first + b);
+    s.data = {};
+    s.rgb_rows = nullptr;
+  }
+  const std::size_t group = static_cast<std::size_t>(first % static_cast<long long>(slots.size())) /
+                            static_cast<std::size_t>(bands);
+  frame_rows[group] = {};
 }
 
 // Band `ticket` into its image's files, its blocks from `remote` or, as they are encoded, from
