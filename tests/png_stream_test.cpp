@@ -194,10 +194,11 @@ void write_whole(const fs::path& file, const std::vector<std::uint8_t>& rgb, int
   for (int y = 0; y < h; ++y)
     std::copy_n(&rgb[static_cast<std::size_t>(y) * w * 3], static_cast<std::size_t>(w) * 3,
                 &rows[row * static_cast<std::size_t>(y) + 1]);
-  const PngFrameEncoder::Bytes png = encoder.encode(rows.data(), w, h);
   std::FILE* out = std::fopen(file.c_str(), "wb");
   ASSERT_NE(out, nullptr);
-  ASSERT_EQ(std::fwrite(png.data, 1, png.size, out), png.size);
+  encoder.encode(rows.data(), w, h, [&](const std::uint8_t* data, std::size_t size) {
+    ASSERT_EQ(std::fwrite(data, 1, size, out), size);
+  });
   ASSERT_EQ(std::fclose(out), 0);
 }
 
@@ -213,6 +214,44 @@ TEST_F(PngFrames, DecodeToTheImageAtEveryLevel) {
       EXPECT_EQ(decode(file, w, h), rgb) << w << "x" << h << " level " << level;
     }
   }
+}
+
+// Over a mebibyte of rows: stored, in several IDAT chunks of many stored blocks each.
+TEST_F(PngFrames, ALargeFrameDecodesToTheImageStoredAndDeflated) {
+  const std::vector<std::uint8_t> rgb = test_image(700, 600, 7);
+  for (const int level : {0, 1}) {
+    PngFrameEncoder encoder(level);
+    int calls = 0;
+    const fs::path file = dir_ / "large.png";
+    std::FILE* out = std::fopen(file.c_str(), "wb");
+    ASSERT_NE(out, nullptr);
+    std::vector<std::uint8_t> rows(png_row_bytes(700) * 600);
+    for (int y = 0; y < 600; ++y)
+      std::copy_n(&rgb[static_cast<std::size_t>(y) * 700 * 3], 700 * 3,
+                  &rows[png_row_bytes(700) * y + 1]);
+    encoder.encode(rows.data(), 700, 600, [&](const std::uint8_t* data, std::size_t size) {
+      ++calls;
+      ASSERT_EQ(std::fwrite(data, 1, size, out), size);
+    });
+    ASSERT_EQ(std::fclose(out), 0);
+    EXPECT_EQ(decode(file, 700, 600), rgb) << "level " << level;
+    // Stored: the header, two chunks of the rows, the end; deflated: all at once.
+    EXPECT_EQ(calls, level == 0 ? 4 : 1) << "level " << level;
+  }
+}
+
+// What the sink throws (a write that failed) ends the encoding there.
+TEST(PngFrameEncoder, AFailedWriteEndsTheEncoding) {
+  PngFrameEncoder encoder(0);
+  std::vector<std::uint8_t> rows(png_row_bytes(10) * 10);
+  int calls = 0;
+  EXPECT_THROW(encoder.encode(rows.data(), 10, 10,
+                              [&](const std::uint8_t*, std::size_t) {
+                                ++calls;
+                                throw std::runtime_error("cannot write x.png: No space left");
+                              }),
+               std::runtime_error);
+  EXPECT_EQ(calls, 1);
 }
 
 TEST_F(PngFrames, LevelZeroStoresAndHigherLevelsCompress) {
@@ -257,7 +296,8 @@ TEST(PngFrameEncoder, LevelsOutsideZeroToNineAreRefused) {
   EXPECT_THROW(PngFrameEncoder(10), std::invalid_argument);
   PngFrameEncoder encoder(1);
   std::uint8_t row[4] = {};
-  EXPECT_THROW(encoder.encode(row, 0, 1), std::invalid_argument);
+  EXPECT_THROW(encoder.encode(row, 0, 1, [](const std::uint8_t*, std::size_t) {}),
+               std::invalid_argument);
 }
 
 }  // namespace

@@ -144,10 +144,10 @@ double BandPipeline::frame_mib(bool exr) const {
 
 double BandPipeline::working_mib(bool exr) const {
   if (whole_frames()) {
-    // The frames in flight, and a thread's PNG (the compressed frame; the whole rows where
-    // stored) and libdeflate's state.
+    // The frames in flight, and a thread's PNG (the compressed frame, taken as half the rows; a
+    // chunk of a mebibyte where stored) and libdeflate's state.
     const double rows = static_cast<double>(png_row_bytes(plan_.width)) * plan_.height;
-    const double per_thread = (png_level_ == 0 ? rows : rows / 2) + (1 << 20);
+    const double per_thread = (png_level_ == 0 ? 1 << 20 : rows / 2) + (1 << 20);
     return frames_in_flight(exr) * frame_mib(exr) + threads_ * per_thread / (1 << 20);
   }
   const double band_rgb = 3.0 * plan_.width * plan_.band_rows;
@@ -727,17 +727,20 @@ void BandPipeline::Run::encode_frame(long long first_job, int thread) {
       colour_block(s, 0, s.rows, s.rgb_rows, s.rgb_pitch);
     }
     std::uint8_t* rows = slot_of(first_job).rgb_rows - 1;
-    const PngFrameEncoder::Bytes png =
-        frame_encoders[static_cast<std::size_t>(thread)]->encode(rows, plan.width, plan.height);
-    const Clock::time_point encoded = Clock::now();
     Files& f = files_for(image);
-    errno = 0;
-    if (std::fwrite(png.data, 1, png.size, f.png->stream()) != png.size)
-      throw std::runtime_error("cannot write " +
-                               images[static_cast<std::size_t>(image)].png.string() + ": " +
-                               std::strerror(errno ? errno : EIO));
-    const double encode_ms = std::chrono::duration<double, std::milli>(encoded - start).count();
-    const double write_ms = ms_since(encoded);
+    // The time in the encoder, less its writes (at level 0 they come in chunks as it goes).
+    double write_ms = 0;
+    frame_encoders[static_cast<std::size_t>(thread)]->encode(
+        rows, plan.width, plan.height, [&](const std::uint8_t* data, std::size_t size) {
+          const Clock::time_point t = Clock::now();
+          errno = 0;
+          if (std::fwrite(data, 1, size, f.png->stream()) != size)
+            throw std::runtime_error("cannot write " +
+                                     images[static_cast<std::size_t>(image)].png.string() + ": " +
+                                     std::strerror(errno ? errno : EIO));
+          write_ms += ms_since(t);
+        });
+    const double encode_ms = ms_since(start) - write_ms;
     {
       std::lock_guard<std::mutex> lock(m);
       ImageRecord& rec = records[static_cast<std::size_t>(image)];

@@ -2,6 +2,7 @@
 
 #include <libdeflate.h>
 
+#include <algorithm>
 #include <cstring>
 #include <stdexcept>
 #include <string>
@@ -29,6 +30,8 @@ std::uint8_t* close_chunk(std::uint8_t* p, const char type[4], std::size_t lengt
 }
 
 constexpr std::size_t kSignature = 8, kChunk = 12, kIhdr = 13;
+// A stored frame's IDAT chunks' data.
+constexpr std::size_t kStoredChunk = std::size_t{1} << 20;
 
 }  // namespace
 
@@ -47,7 +50,7 @@ PngFrameEncoder::~PngFrameEncoder() {
   libdeflate_free_compressor(compressor_);
 }
 
-PngFrameEncoder::Bytes PngFrameEncoder::encode(std::uint8_t* rows, int width, int height) {
+void PngFrameEncoder::encode(std::uint8_t* rows, int width, int height, const Sink& write) {
   if (width < 1 || height < 1)
     throw std::invalid_argument("PNG: size " + std::to_string(width) + "x" +
                                 std::to_string(height) + " is not at least 1x1");
@@ -66,17 +69,19 @@ PngFrameEncoder::Bytes PngFrameEncoder::encode(std::uint8_t* rows, int width, in
     const std::uint8_t* above = r - row;
     for (std::size_t i = 1; i < row; ++i) r[i] = static_cast<std::uint8_t>(r[i] - above[i]);
   }
-  const std::size_t bound = libdeflate_zlib_compress_bound(compressor_, n);
-  const std::size_t most = kSignature + kChunk + kIhdr + kChunk + bound + kChunk;
+  // Stored: the rows go out in IDAT chunks of kStoredChunk through a buffer of one chunk, not a
+  // copy of the whole frame.
+  const std::size_t bound = level_ == 0 ? 0 : libdeflate_zlib_compress_bound(compressor_, n);
+  const std::size_t most =
+      level_ == 0 ? kChunk + kStoredChunk : kSignature + kChunk + kIhdr + kChunk + bound + kChunk;
   if (most > capacity_) {
     png_.reset(new std::uint8_t[most]);
     capacity_ = most;
   }
-  std::uint8_t* p = png_.get();
+  std::uint8_t head[kSignature + kChunk + kIhdr];
   static const std::uint8_t kMagic[kSignature] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
-  std::memcpy(p, kMagic, kSignature);
-  p += kSignature;
-  std::uint8_t* ihdr = p + 8;
+  std::memcpy(head, kMagic, kSignature);
+  std::uint8_t* ihdr = head + kSignature + 8;
   put_u32(ihdr, static_cast<std::uint32_t>(width));
   put_u32(ihdr + 4, static_cast<std::uint32_t>(height));
   ihdr[8] = 8;   // bits per sample
@@ -84,12 +89,56 @@ PngFrameEncoder::Bytes PngFrameEncoder::encode(std::uint8_t* rows, int width, in
   ihdr[10] = 0;  // deflate
   ihdr[11] = 0;  // adaptive filtering, a filter byte a row
   ihdr[12] = 0;  // not interlaced
-  p = close_chunk(p, "IHDR", kIhdr);
-  const std::size_t z = libdeflate_zlib_compress(compressor_, rows, n, p + 8, bound);
-  if (z == 0) throw std::runtime_error("PNG encoder: libdeflate's output overran its bound");
-  p = close_chunk(p, "IDAT", z);
-  p = close_chunk(p, "IEND", 0);
-  return {png_.get(), static_cast<std::size_t>(p - png_.get())};
+  close_chunk(head + kSignature, "IHDR", kIhdr);
+  std::uint8_t end[kChunk];
+  close_chunk(end, "IEND", 0);
+  if (level_ > 0) {
+    std::uint8_t* p = png_.get();
+    std::memcpy(p, head, sizeof head);
+    p += sizeof head;
+    const std::size_t z = libdeflate_zlib_compress(compressor_, rows, n, p + 8, bound);
+    if (z == 0) throw std::runtime_error("PNG encoder: libdeflate's output overran its bound");
+    p = close_chunk(p, "IDAT", z);
+    std::memcpy(p, end, kChunk);
+    write(png_.get(), static_cast<std::size_t>(p + kChunk - png_.get()));
+    return;
+  }
+  write(head, sizeof head);
+  // The zlib stream: its header (deflate, 32 KiB window, the fastest level), stored blocks of at
+  // most 65535 bytes, the Adler-32 of the rows; cut into chunks as the buffer fills.
+  std::uint8_t* chunk = png_.get();
+  std::size_t fill = 0;
+  const auto flush = [&] {
+    write(chunk, static_cast<std::size_t>(close_chunk(chunk, "IDAT", fill) - chunk));
+    fill = 0;
+  };
+  const auto append = [&](const std::uint8_t* data, std::size_t size) {
+    while (size) {
+      const std::size_t take = std::min(size, kStoredChunk - fill);
+      std::memcpy(chunk + 8 + fill, data, take);
+      fill += take;
+      data += take;
+      size -= take;
+      if (fill == kStoredChunk) flush();
+    }
+  };
+  const std::uint8_t zlib_head[2] = {0x78, 0x01};
+  append(zlib_head, 2);
+  for (std::size_t at = 0; at < n;) {
+    const std::size_t len = std::min<std::size_t>(n - at, 65535);
+    const std::uint8_t block[5] = {
+        static_cast<std::uint8_t>(at + len == n ? 1 : 0), static_cast<std::uint8_t>(len),
+        static_cast<std::uint8_t>(len >> 8), static_cast<std::uint8_t>(~len),
+        static_cast<std::uint8_t>(~len >> 8)};
+    append(block, 5);
+    append(rows + at, len);
+    at += len;
+  }
+  std::uint8_t adler[4];
+  put_u32(adler, libdeflate_adler32(1, rows, n));
+  append(adler, 4);
+  if (fill) flush();
+  write(end, kChunk);
 }
 
 }  // namespace mp

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 
 struct libdeflate_compressor;
@@ -30,13 +31,12 @@ class PngFrameEncoder {
 
   // rows: `height` rows of png_row_bytes(width) bytes, each a byte left free for its filter type,
   // then its RGB. They are filtered in place (by the row above, "up", the first row by none; none
-  // at level 0, where filtering cannot pay), so the pixels are gone afterwards. Returns the whole
-  // 8-bit RGB PNG, valid until the next call; its buffer is kept for the next image.
-  struct Bytes {
-    const std::uint8_t* data;
-    std::size_t size;
-  };
-  Bytes encode(std::uint8_t* rows, int width, int height);
+  // at level 0, where filtering cannot pay), so the pixels are gone afterwards, and the whole
+  // 8-bit RGB PNG goes to `write` in order: at once where deflated (into a buffer kept for the
+  // next image), in chunks of a mebibyte where stored (no copy of the frame). What `write`
+  // throws ends the encoding.
+  using Sink = std::function<void(const std::uint8_t* data, std::size_t size)>;
+  void encode(std::uint8_t* rows, int width, int height, const Sink& write);
 
  private:
   int level_;
