@@ -8,11 +8,14 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <random>
 #include <stdexcept>
 #include <thread>
 #include <vector>
 
+#include "io/png_frame.h"
 #include "io/png_stream.h"
 #include "png_image.h"
 
@@ -34,6 +37,11 @@ std::vector<std::uint8_t> test_image(int w, int h, unsigned seed) {
                        : static_cast<std::uint8_t>(x * (k + 1) + y * (3 - k));
     }
   return rgb;
+}
+
+std::string file_bytes(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
 // Decoded by libpng's reader as RGB; empty if it is not a whole, valid PNG of w x h.
@@ -175,6 +183,121 @@ TEST(PngBlockRows, AboutAMebibyteOfRowsAndAtLeastOne) {
   EXPECT_EQ(png_block_rows(65536), 5);
   EXPECT_EQ(png_block_rows(1), (1 << 20) / 4);
   EXPECT_GE(png_block_rows(1 << 20), 1);
+}
+
+// A sequence's frame encoded whole (png_frame.h): its rows laid out as the pipeline lays them
+// out, a byte before each for the filter type, then encoded and written as the pool's thread does.
+void write_whole(const fs::path& file, const std::vector<std::uint8_t>& rgb, int w, int h,
+                 PngFrameEncoder& encoder) {
+  const std::size_t row = png_row_bytes(w);
+  std::vector<std::uint8_t> rows(row * static_cast<std::size_t>(h), 0xAB);
+  for (int y = 0; y < h; ++y)
+    std::copy_n(&rgb[static_cast<std::size_t>(y) * w * 3], static_cast<std::size_t>(w) * 3,
+                &rows[row * static_cast<std::size_t>(y) + 1]);
+  std::FILE* out = std::fopen(file.c_str(), "wb");
+  ASSERT_NE(out, nullptr);
+  encoder.encode(rows.data(), w, h, [&](const std::uint8_t* data, std::size_t size) {
+    ASSERT_EQ(std::fwrite(data, 1, size, out), size);
+  });
+  ASSERT_EQ(std::fclose(out), 0);
+}
+
+using PngFrames = PngBlocks;
+
+TEST_F(PngFrames, DecodeToTheImageAtEveryLevel) {
+  for (const auto [w, h] : {std::pair{1, 1}, {5, 3}, {257, 65}}) {
+    const std::vector<std::uint8_t> rgb = test_image(w, h, 11);
+    for (int level = kMinPngLevel; level <= kMaxPngLevel; ++level) {
+      PngFrameEncoder encoder(level);
+      const fs::path file = dir_ / "frame.png";
+      write_whole(file, rgb, w, h, encoder);
+      EXPECT_EQ(decode(file, w, h), rgb) << w << "x" << h << " level " << level;
+    }
+  }
+}
+
+// Over a mebibyte of rows: stored, in several IDAT chunks of many stored blocks each.
+TEST_F(PngFrames, ALargeFrameDecodesToTheImageStoredAndDeflated) {
+  const std::vector<std::uint8_t> rgb = test_image(700, 600, 7);
+  for (const int level : {0, 1}) {
+    PngFrameEncoder encoder(level);
+    int calls = 0;
+    const fs::path file = dir_ / "large.png";
+    std::FILE* out = std::fopen(file.c_str(), "wb");
+    ASSERT_NE(out, nullptr);
+    std::vector<std::uint8_t> rows(png_row_bytes(700) * 600);
+    for (int y = 0; y < 600; ++y)
+      std::copy_n(&rgb[static_cast<std::size_t>(y) * 700 * 3], 700 * 3,
+                  &rows[png_row_bytes(700) * y + 1]);
+    encoder.encode(rows.data(), 700, 600, [&](const std::uint8_t* data, std::size_t size) {
+      ++calls;
+      ASSERT_EQ(std::fwrite(data, 1, size, out), size);
+    });
+    ASSERT_EQ(std::fclose(out), 0);
+    EXPECT_EQ(decode(file, 700, 600), rgb) << "level " << level;
+    // Stored: the header, two chunks of the rows, the end; deflated: all at once.
+    EXPECT_EQ(calls, level == 0 ? 4 : 1) << "level " << level;
+  }
+}
+
+// What the sink throws (a write that failed) ends the encoding there.
+TEST(PngFrameEncoder, AFailedWriteEndsTheEncoding) {
+  PngFrameEncoder encoder(0);
+  std::vector<std::uint8_t> rows(png_row_bytes(10) * 10);
+  int calls = 0;
+  EXPECT_THROW(encoder.encode(rows.data(), 10, 10,
+                              [&](const std::uint8_t*, std::size_t) {
+                                ++calls;
+                                throw std::runtime_error("cannot write x.png: No space left");
+                              }),
+               std::runtime_error);
+  EXPECT_EQ(calls, 1);
+}
+
+TEST_F(PngFrames, LevelZeroStoresAndHigherLevelsCompress) {
+  const std::vector<std::uint8_t> rgb = test_image(300, 200, 5);
+  std::vector<std::size_t> sizes;
+  for (const int level : {0, 1, 9}) {
+    PngFrameEncoder encoder(level);
+    write_whole(dir_ / "f.png", rgb, 300, 200, encoder);
+    sizes.push_back(fs::file_size(dir_ / "f.png"));
+  }
+  EXPECT_GT(sizes[0], rgb.size());
+  EXPECT_LT(sizes[1], sizes[0]);
+  EXPECT_LE(sizes[2], sizes[1]);
+}
+
+// The encoder keeps its buffer from frame to frame: a large frame, a small one, a large one.
+TEST_F(PngFrames, OneEncoderServesFramesOfEverySizeInTurn) {
+  PngFrameEncoder encoder(1);
+  for (const auto [w, h] : {std::pair{400, 300}, {7, 2}, {401, 301}}) {
+    const std::vector<std::uint8_t> rgb = test_image(w, h, static_cast<unsigned>(w));
+    write_whole(dir_ / "f.png", rgb, w, h, encoder);
+    EXPECT_EQ(decode(dir_ / "f.png", w, h), rgb) << w << "x" << h;
+  }
+}
+
+// Its chunks' CRCs are real: a byte changed in the compressed data is refused by libpng.
+TEST_F(PngFrames, AChangedByteIsRefusedByTheReader) {
+  const std::vector<std::uint8_t> rgb = test_image(64, 64, 3);
+  PngFrameEncoder encoder(1);
+  write_whole(dir_ / "f.png", rgb, 64, 64, encoder);
+  std::string bytes = file_bytes(dir_ / "f.png");
+  bytes[bytes.size() / 2] = static_cast<char>(bytes[bytes.size() / 2] ^ 0x10);
+  std::FILE* out = std::fopen((dir_ / "g.png").c_str(), "wb");
+  ASSERT_NE(out, nullptr);
+  std::fwrite(bytes.data(), 1, bytes.size(), out);
+  std::fclose(out);
+  EXPECT_TRUE(decode(dir_ / "g.png", 64, 64).empty());
+}
+
+TEST(PngFrameEncoder, LevelsOutsideZeroToNineAreRefused) {
+  EXPECT_THROW(PngFrameEncoder(-1), std::invalid_argument);
+  EXPECT_THROW(PngFrameEncoder(10), std::invalid_argument);
+  PngFrameEncoder encoder(1);
+  std::uint8_t row[4] = {};
+  EXPECT_THROW(encoder.encode(row, 0, 1, [](const std::uint8_t*, std::size_t) {}),
+               std::invalid_argument);
 }
 
 }  // namespace

@@ -251,6 +251,62 @@ TEST_F(RenderBigTest, EveryPngLevelGivesThePixelsOfTheDefault) {
   expect_startup_in_order(j["startup"]);
 }
 
+// A sequence's frames are each encoded whole (libdeflate, png_frame.h), here of two bands (2048
+// and 52 rows): the same bytes whoever rendered the bands, the still's pixels at every level, and
+// the still's EXR beside each.
+TEST_F(RenderBigTest, WholeFramesOfTwoBandsAreTheStillsPixelsOnAnyWorkersAtEveryLevel) {
+  const std::string seq =
+      "render --cpu --width 2048 --height 2100 --iters 30 --center -0.745,0.113 --span 0.05 "
+      "--zoom-to -0.745,0.113,0.02 --frames 2 ";
+  const Result one = run(seq + "--exr-frames --out one");
+  ASSERT_EQ(one.code, 0) << one.err;
+  EXPECT_NE(one.err.find("2048x2100 in 2 bands of 2048 rows"), std::string::npos) << one.err;
+  const Result two = run_with("MANDELPIPE_TEST_CPU_WORKERS=2", seq + "--exr-frames --out two");
+  ASSERT_EQ(two.code, 0) << two.err;
+  ASSERT_EQ(run(seq + "--png-level 0 --out stored").code, 0);
+  ASSERT_EQ(run(seq + "--png-level 9 --out small").code, 0);
+  for (const char* frame : {"frame-00000.png", "frame-00001.png"}) {
+    EXPECT_EQ(slurp(dir_ / "two" / frame), slurp(dir_ / "one" / frame)) << frame;
+    const fs::path exr = fs::path(frame).replace_extension(".exr");
+    EXPECT_EQ(slurp(dir_ / "two" / exr), slurp(dir_ / "one" / exr)) << exr;
+    const Image image = read_png(dir_ / "one" / frame);
+    ASSERT_EQ(image.width, 2048) << frame;
+    EXPECT_EQ(read_png(dir_ / "stored" / frame).rgb, image.rgb) << frame;
+    EXPECT_EQ(read_png(dir_ / "small" / frame).rgb, image.rgb) << frame;
+    EXPECT_GT(fs::file_size(dir_ / "stored" / frame), 2048u * 2100 * 3) << frame;
+    EXPECT_LE(fs::file_size(dir_ / "small" / frame), fs::file_size(dir_ / "one" / frame));
+  }
+  const auto j = nlohmann::json::parse(slurp(dir_ / "one" / "frames.json"));
+  EXPECT_NE(j["tiling"]["png_encoder"].get<std::string>().find("libdeflate"), std::string::npos);
+  EXPECT_EQ(j["tiling"]["bands"], 2);
+  for (const auto& f : j["frames"])
+    for (const char* key : {"wall_ms", "cpu_render_ms", "colour_encode_ms", "write_ms"})
+      EXPECT_GT(f["timing"][key].get<double>(), 0) << key;
+  // Frame 1 is the still of its view.
+  const auto& f1 = j["frames"][1];
+  ASSERT_EQ(run("render --cpu --width 2048 --height 2100 --iters 30 --center " +
+                f1["center"][0].get<std::string>() + "," + f1["center"][1].get<std::string>() +
+                " --span " + f1["span"].get<std::string>() + " --out still.png --exr still.exr")
+                .code,
+            0);
+  EXPECT_EQ(read_png(dir_ / "still.png").rgb, read_png(dir_ / "one" / "frame-00001.png").rgb);
+  EXPECT_EQ(slurp(dir_ / "still.exr"), slurp(dir_ / "one" / "frame-00001.exr"));
+}
+
+// A frame the pool cannot write (over RLIMIT_FSIZE: EFBIG) ends the run with one line, and leaves
+// no frame and no temporary file: only the listing, which names none.
+TEST_F(RenderBigTest, AFrameOverTheFileSizeLimitLeavesNoHalfWrittenFile) {
+  const Result r = run_line("ulimit -f 8 && '" + program::binary() +
+                            "' render --cpu --width 200 --height 200 --iters 200 --zoom-to "
+                            "-0.7,0.1,0.1 --frames 3 --png-level 0 --out seq");
+  expect_one_line_error(r, "cannot write seq/frame-0000");
+  EXPECT_NE(r.err.find("File too large"), std::string::npos) << r.err;
+  std::vector<std::string> left;
+  for (const auto& e : fs::directory_iterator(dir_ / "seq")) left.push_back(e.path().filename());
+  EXPECT_EQ(left, std::vector<std::string>{"frames.json"});
+  EXPECT_EQ(nlohmann::json::parse(slurp(dir_ / "seq" / "frames.json"))["frames"].size(), 0u);
+}
+
 // --devices: "all" or a list of device numbers, each once; a device that is not there (here:
 // none is, or not that many) is refused before any work; with --cpu it has no meaning.
 TEST_F(RenderBigTest, BadDevicesAreOneLineAndExitCode2) {

@@ -13,7 +13,10 @@
 # (the colour kernel) and the pool's PNG work beside them. A 64x64 render gives the fixed cost;
 # the sequence again at level 0 (stored) shows the GPU's share where deflate is not the limit.
 # log.txt has the short tables; the runs' outputs are in $OUT/render-speed.tgz.
+# `render-speed.sh sequence`: the 64x64 render and the two sequences only (a sequence's frames are
+# encoded whole by libdeflate, a frame a thread: the table's first lines name the encoder).
 set -u
+mode=${1:-all}
 A=/tmp/render-speed
 source "$(dirname "$0")/common.sh"
 echo "cores: $(nproc)" | tee -a "$log"
@@ -31,10 +34,12 @@ measure() {
 measure tiny render --width 64 --height 64 --iters 256 --out tiny.png
 still=(render --width 16384 --height 16384 --iters 4096 --variant fma4-rows
   --center -0.16070135,1.0375665 --span 0.02)
-measure still "${still[@]}" --out still.png
-for level in 0 2 3 6; do
-  measure "still-level$level" "${still[@]}" --png-level $level --out still.png
-done
+if [ "$mode" != sequence ]; then
+  measure still "${still[@]}" --out still.png
+  for level in 0 2 3 6; do
+    measure "still-level$level" "${still[@]}" --png-level $level --out still.png
+  done
+fi
 sequence=(render --width 3840 --height 2160 --iters 4096 --center -0.5,0 --span 3
   --zoom-to -0.7436447860,0.1318252536,0.001 --frames 120 --out seq)
 measure sequence "${sequence[@]}"
@@ -72,6 +77,9 @@ for name in ["sequence", "sequence-level0"]:
     except OSError:
         continue
     r = j["run"]
+    ti = j["tiling"]
+    print(f"{name}: {ti.get('png_encoder', 'zlib blocks')}; {ti['band_buffers']} band buffers, "
+          f"about {ti['working_mib']} MiB working memory, {ti['encoder_threads']} threads")
     rows.append((name, process_ms(name), r["wall_ms"], r.get("gpu_kernel_ms", 0), r["colour_encode_ms"],
                  r["peak_rss_mib"], size(f"{a}/{name}/seq"), j["frames"][0]["png_level"]))
     splits.append((name, process_ms(name), r.get("startup", {}), r.get("gpu_kernel_ms", 0),

@@ -2,9 +2,12 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <condition_variable>
+#include <cstdio>
+#include <cstring>
 #include <exception>
 #include <functional>
 #include <iostream>
@@ -12,11 +15,15 @@
 #include <queue>
 #include <thread>
 
+#include <libdeflate.h>
+#include <zlib.h>
+
 #include "commands/piece_renderer.h"
 #include "commands/work_pool.h"
 #include "cuda_check.h"
 #include "host_buffer.h"
 #include "io/exr_file.h"
+#include "io/png_frame.h"
 #include "io/png_stream.h"
 
 namespace mp {
@@ -31,6 +38,12 @@ double ms_since(Clock::time_point t) {
 int ceil_div(long long a, long long b) {
   return static_cast<int>((a + b - 1) / b);
 }
+
+// A sequence's frame is encoded whole (png_frame.h) where its rows take at most this: a 4K
+// frame's 25 MB, an 8K one's 100 MB; larger frames go in blocks as a still does.
+constexpr std::size_t kMaxWholeFrameBytes = std::size_t{256} << 20;
+// The frames in flight's bytes together at most, beyond the fewest the workers need.
+constexpr double kWholeFramesMib = 512;
 
 // A band's launches' figures into its image's, and into the share of the worker that rendered it.
 void add_stats(ImageRecord& rec, WorkerShare& share, const PieceRenderer& r) {
@@ -47,7 +60,7 @@ void add_stats(ImageRecord& rec, WorkerShare& share, const PieceRenderer& r) {
 
 }  // namespace
 
-BandPipeline::BandPipeline(const Plan& plan, const Look& look, int png_level,
+BandPipeline::BandPipeline(const Plan& plan, const Look& look, PipelineOutput output, int png_level,
                            const std::vector<DeviceInfo>& devices, bool approximate,
                            const PipelineHooks& hooks, int threads)
     : plan_(plan),
@@ -67,6 +80,9 @@ BandPipeline::BandPipeline(const Plan& plan, const Look& look, int png_level,
   // renders its next band.
   const int blocks = ceil_div(plan_.band_rows, block_rows_);
   slots_ = std::clamp(ceil_div(2LL * threads_, blocks) + workers, 2, 8 + workers);
+  const std::size_t frame_bytes =
+      png_row_bytes(plan_.width) * static_cast<std::size_t>(plan_.height);
+  whole_frames_ = output == PipelineOutput::kSequence && frame_bytes <= kMaxWholeFrameBytes;
   for (int w = 0; w < workers; ++w) {
     WorkerReport r;
     if (devices_.empty()) {
@@ -94,7 +110,46 @@ std::string BandPipeline::renderer_description() const {
   return "CUDA on " + std::to_string(devices_.size()) + " GPUs (" + names + ")";
 }
 
+std::string BandPipeline::encoder_description() const {
+  if (whole_frames())
+    return "libdeflate " LIBDEFLATE_VERSION_STRING
+           ", each frame whole on one of the pool's "
+           "threads, rows filtered by the row above (none at level 0)";
+  return "zlib " ZLIB_VERSION " in blocks of " + std::to_string(block_rows_) +
+         " rows on the pool's threads, joined by sync flushes into one stream, rows filtered by "
+         "the row above";
+}
+
+int BandPipeline::frames_in_flight(bool exr) const {
+  if (!whole_frames_) return 0;
+  // A frame for each thread to encode and one for each worker to render into, where memory
+  // allows; at least one more than the workers, so that one is always being encoded.
+  const int workers = static_cast<int>(workers_.size());
+  const int most = static_cast<int>(kWholeFramesMib / frame_mib(exr));
+  return std::max(workers + 1, std::min(threads_ + workers, most));
+}
+
+int BandPipeline::band_buffers(bool exr) const {
+  return whole_frames_ ? frames_in_flight(exr) * plan_.bands() : slots_;
+}
+
+double BandPipeline::frame_mib(bool exr) const {
+  const double pixels = static_cast<double>(plan_.width) * plan_.height;
+  // Its rows, the samples where the pool colours them or the EXR takes them, the EXR's values.
+  return (static_cast<double>(png_row_bytes(plan_.width)) * plan_.height +
+          (!colours_on_gpu() || exr ? plan_.band_bytes() * plan_.bands() : 0.0) +
+          (exr ? 8.0 * pixels : 0.0)) /
+         (1 << 20);
+}
+
 double BandPipeline::working_mib(bool exr) const {
+  if (whole_frames()) {
+    // The frames in flight, and a thread's PNG (the compressed frame, taken as half the rows; a
+    // chunk of a mebibyte where stored) and libdeflate's state.
+    const double rows = static_cast<double>(png_row_bytes(plan_.width)) * plan_.height;
+    const double per_thread = (png_level_ == 0 ? 1 << 20 : rows / 2) + (1 << 20);
+    return frames_in_flight(exr) * frame_mib(exr) + threads_ * per_thread / (1 << 20);
+  }
   const double band_rgb = 3.0 * plan_.width * plan_.band_rows;
   // A band's RGB (coloured on the GPU) or its samples (on the CPU), the samples too where the EXR
   // needs them; its blocks deflated; the EXR's values.
@@ -113,6 +168,10 @@ struct BandPipeline::Run {
     bool ready = false;      // its buffers made
     HostBuffer<float> data;  // every piece's samples, one after another (CPU colouring, EXR)
     HostBuffer<std::uint8_t> rgb;  // the band's rows coloured on the GPU, 3 bytes a pixel
+    // Where its rows' RGB go (in `rgb`, or in its frame's buffer for whole frames) and a row's
+    // bytes there; none where the pool colours blocks of the band in its own rows.
+    std::uint8_t* rgb_rows = nullptr;
+    std::size_t rgb_pitch = 0;
     int image = 0, band = 0, row0 = 0, rows = 0;
     std::vector<PngBlock> blocks;
     std::vector<char> done;
@@ -128,7 +187,7 @@ struct BandPipeline::Run {
   // written by the writer, committed by `done`.
   struct Files {
     std::optional<StreamedFile> png;
-    std::optional<PngBlockWriter> writer;
+    std::optional<PngBlockWriter> writer;  // blocks only: whole frames are written by the pool
     std::unique_ptr<ExrStream> exr;
   };
 
@@ -150,39 +209,51 @@ struct BandPipeline::Run {
     rows_to_write =
         writes ? static_cast<long long>(images.size()) * p.plan_.height : rows_to_render;
     in_flight.assign(p.workers_.size(), 0.0);
-    const long long n =
-        std::min<long long>(p.slots_, std::max<long long>(1, static_cast<long long>(jobs.size())));
     const bool exr = std::any_of(images.begin(), images.end(),
                                  [](const PipelineImage& img) { return !img.exr.empty(); });
+    // Whole frames: every band of a frame renders here, so the jobs come in whole frames.
+    const long long n = std::min<long long>(
+        p.band_buffers(exr), std::max<long long>(1, static_cast<long long>(jobs.size())));
     if (!p.colours_on_gpu() || exr)
       slot_floats = static_cast<std::size_t>(p.plan_.piece_pixels()) * p.plan_.pieces_across() *
                     kFloatsPerPixel;
-    if (p.colours_on_gpu())
+    if (p.colours_on_gpu() && !p.whole_frames_)
       slot_rgb = 3 * static_cast<std::size_t>(p.plan_.width) * p.plan_.band_rows;
     slots.resize(static_cast<std::size_t>(n));
+    if (p.whole_frames_) {
+      frame_rows.resize(slots.size() / static_cast<std::size_t>(bands));
+      bands_rendered.assign(images.size(), 0);
+      frame_written.assign(images.size(), 0);
+    }
     for (long long i = 0; i < n; ++i) slots[i].free_for = i;
     records.resize(images.size());
     starts.resize(images.size());
     files.resize(images.size());
     for (int t = 0; t < p.threads_; ++t)
-      encoders.push_back(std::make_unique<PngBlockEncoder>(p.png_level_));
+      if (p.whole_frames_)
+        frame_encoders.push_back(std::make_unique<PngFrameEncoder>(p.png_level_));
+      else
+        encoders.push_back(std::make_unique<PngBlockEncoder>(p.png_level_));
     scratch.resize(static_cast<std::size_t>(p.threads_));
     pool = std::make_unique<WorkPool>(p.threads_);
     live = static_cast<int>(p.workers_.size());
     // The band buffers, made by the pool (idle until the first band is rendered) while the
     // workers make their renderers: page-locking takes milliseconds a buffer, which no GPU
     // should wait for. On the first GPU asked for, not on device 0 unasked.
-    for (Slot& s : slots)
-      pool->submit([this, &s](int) {
+    // Whole frames: a task a frame buffer, which makes its bands' slots' buffers too.
+    const std::size_t group = p.whole_frames_ ? static_cast<std::size_t>(bands) : 1;
+    for (std::size_t first = 0; first < slots.size(); first += group)
+      pool->submit([this, first, group](int) {
         try {
           if (p.gpu()) CUDA_CHECK(cudaSetDevice(p.devices_.front().index));
-          make_buffers(s);
+          if (p.whole_frames_) make_frame_rows(first / group);
+          for (std::size_t i = first; i < first + group; ++i) make_buffers(i);
         } catch (...) {
           fail(std::current_exception());
         }
         {
           std::lock_guard<std::mutex> lock(m);
-          s.ready = true;
+          for (std::size_t i = first; i < first + group; ++i) slots[i].ready = true;
         }
         changed.notify_all();
       });
@@ -208,10 +279,28 @@ struct BandPipeline::Run {
     pool.reset();
   }
 
-  // A slot's buffers (page-locked where a GPU copies into them).
-  void make_buffers(Slot& s) const {
+  // Slot i's buffers (page-locked where a GPU copies into them); for whole frames, its rows in
+  // its frame's buffer, at its band's place.
+  void make_buffers(std::size_t i) {
+    Slot& s = slots[i];
     if (slot_floats && !s.data.get()) s.data = HostBuffer<float>(slot_floats, p.gpu());
     if (slot_rgb && !s.rgb.get()) s.rgb = HostBuffer<std::uint8_t>(slot_rgb, true);
+    if (p.whole_frames_) {
+      s.rgb_pitch = png_row_bytes(p.plan_.width);
+      // A byte before each row for its PNG filter type.
+      s.rgb_rows = frame_rows[i / static_cast<std::size_t>(bands)].get() + 1 +
+                   s.rgb_pitch * static_cast<std::size_t>(i % static_cast<std::size_t>(bands)) *
+                       static_cast<std::size_t>(p.plan_.band_rows);
+    } else if (s.rgb.get()) {
+      s.rgb_rows = s.rgb.get();
+      s.rgb_pitch = 3 * static_cast<std::size_t>(p.plan_.width);
+    }
+  }
+  // Frame buffer f: a whole frame's rows as the PNG encoder reads them (png_frame.h).
+  void make_frame_rows(std::size_t f) {
+    if (!frame_rows[f].get())
+      frame_rows[f] = HostBuffer<std::uint8_t>(
+          png_row_bytes(p.plan_.width) * static_cast<std::size_t>(p.plan_.height), p.gpu());
   }
   Slot& slot_of(long long job) {
     return slots[static_cast<std::size_t>(job % static_cast<long long>(slots.size()))];
@@ -266,8 +355,12 @@ struct BandPipeline::Run {
   Files& files_for(int image);
   std::shared_ptr<const DeepReference> reference_for(int image);
   void render_band(PieceRenderer& r, Slot& s, long long ticket, int worker);
+  void colour_block(Slot& s, int r0, int rows, std::uint8_t* rgb, std::size_t pitch);
   void encode(Slot& s, int block, int thread);
+  void encode_frame(long long first_job, int thread);
   void write(const Done& done);
+  void write_frames(const Done& done);
+  void free_frame(long long first);
   bool put_band(long long ticket, long long job, EncodedBand* remote, Slot* s, const Done& done);
   bool send_band(long long ticket, long long job, Slot& s);
 
@@ -310,8 +403,14 @@ struct BandPipeline::Run {
   std::vector<ImageRecord> records;
   std::vector<std::optional<Clock::time_point>> starts;
   std::vector<std::unique_ptr<Files>> files;
-  std::vector<std::unique_ptr<PngBlockEncoder>> encoders;  // one per pool thread
-  std::vector<Scratch> scratch;                            // one per pool thread
+  std::vector<std::unique_ptr<PngBlockEncoder>> encoders;        // one per pool thread (blocks)
+  std::vector<std::unique_ptr<PngFrameEncoder>> frame_encoders;  // ... (whole frames)
+  // Whole frames: the frame buffers (a slot's rows are in buffer slot / bands); each image's bands
+  // rendered, and whether its PNG is written.
+  std::vector<HostBuffer<std::uint8_t>> frame_rows;
+  std::vector<int> bands_rendered;
+  std::vector<char> frame_written;
+  std::vector<Scratch> scratch;  // one per pool thread
   std::unique_ptr<WorkPool> pool;
   std::vector<std::thread> threads;  // the workers
 };
@@ -407,7 +506,16 @@ void BandPipeline::Run::work(int w) {
     }
     ++rendered;
     r->reset_stats();
+    bool frame_whole = false;
+    if (p.whole_frames_) {
+      std::lock_guard<std::mutex> lock(m);
+      frame_whole = ++bands_rendered[static_cast<std::size_t>(k)] == bands;
+    }
     changed.notify_all();
+    if (frame_whole) {
+      const long long first = job - b;  // whole frames: every band renders here, in order
+      pool->submit([this, first](int thread) { encode_frame(first, thread); });
+    }
     for (int j = 0; j < static_cast<int>(s->blocks.size()); ++j)
       pool->submit([this, s, j](int thread) { encode(*s, j, thread); });
   }
@@ -452,8 +560,9 @@ BandPipeline::Run::Files& BandPipeline::Run::files_for(int image) {
   const PipelineImage& img = images[static_cast<std::size_t>(image)];
   auto made = std::make_unique<Files>();
   made->png.emplace(img.png);
-  made->writer.emplace(made->png->stream(), img.png.string(), plan.width, plan.height,
-                       p.png_level_);
+  if (!p.whole_frames_)
+    made->writer.emplace(made->png->stream(), img.png.string(), plan.width, plan.height,
+                         p.png_level_);
   if (!img.exr.empty())
     made->exr = std::make_unique<ExrStream>(img.exr, plan.width, plan.height, img.view.max_iter,
                                             img.exr_attributes);
@@ -504,7 +613,7 @@ void BandPipeline::Run::render_band(PieceRenderer& r, Slot& s, long long ticket,
   s.band = band;
   s.row0 = band * plan.band_rows;
   s.rows = std::min(plan.band_rows, plan.height - s.row0);
-  const int blocks = ceil_div(s.rows, p.block_rows_);
+  const int blocks = p.whole_frames_ ? 0 : ceil_div(s.rows, p.block_rows_);
   s.blocks.resize(static_cast<std::size_t>(blocks));
   s.done.assign(static_cast<std::size_t>(blocks), 0);
   s.encode_ms = 0;
@@ -543,46 +652,52 @@ void BandPipeline::Run::render_band(PieceRenderer& r, Slot& s, long long ticket,
       r.render(img.choice.variant, g, img.view.max_iter, out, run_done);
     if (p.colours_on_gpu())
       r.colour(p.device_look_, g.width, g.height, ss,
-               s.rgb.get() + static_cast<std::size_t>(col0) * 3,
-               static_cast<std::size_t>(plan.width) * 3);
+               s.rgb_rows + static_cast<std::size_t>(col0) * 3, s.rgb_pitch);
   }
 }
 
-// Block `block` of the band: its rows of every piece coloured (here on the CPU path; the GPU's
-// come coloured), their samples averaged, then filtered and deflated; the EXR's values of those
-// rows too where asked.
+// Rows r0.. of the band's pieces coloured into `rgb` (a row every `pitch` bytes) where the pool
+// colours them (the CPU path; the GPU's come coloured), their samples averaged; the EXR's values
+// of those rows too where asked.
+void BandPipeline::Run::colour_block(Slot& s, int r0, int rows, std::uint8_t* rgb,
+                                     std::size_t pitch) {
+  const Plan& plan = p.plan_;
+  const int ss = plan.ss, width = plan.width;
+  const bool exr = !images[static_cast<std::size_t>(s.image)].exr.empty();
+  const bool gpu = p.colours_on_gpu();
+  for (int piece = 0; piece < plan.pieces_across() && (!gpu || exr); ++piece) {
+    const int col0 = piece * plan.piece_columns;
+    const int cols = std::min(plan.piece_columns, width - col0), gw = cols * ss;
+    const float* d = s.data.get() + (static_cast<std::size_t>(piece) * plan.piece_pixels() +
+                                     static_cast<std::size_t>(r0) * ss * gw) *
+                                        kFloatsPerPixel;
+    if (!gpu)
+      colour_rows(d, gw, cols, rows, ss, p.look_.lut, p.look_.colour, rgb + col0 * 3, pitch);
+    if (exr)  // one sample a pixel (--exr needs --ss 1)
+      for (int r = 0; r < rows; ++r)
+        for (int c = 0; c < cols; ++c) {
+          const float smooth = d[(static_cast<std::size_t>(r) * gw + c) * kFloatsPerPixel];
+          const ExrSample e = smooth < 0 ? ExrSample{kExrInterior, 0.0f} : exr_escaped(smooth);
+          const std::size_t at = static_cast<std::size_t>(r0 + r) * width + col0 + c;
+          s.exr_n[at] = e.n;
+          s.exr_nf[at] = e.nf;
+        }
+  }
+}
+
+// Block `block` of the band: coloured where the pool colours it, then filtered and deflated.
 void BandPipeline::Run::encode(Slot& s, int block, int thread) {
   if (stopping.load()) return;
   try {
     const Clock::time_point start = Clock::now();
-    const Plan& plan = p.plan_;
-    const int ss = plan.ss, width = plan.width;
+    const int width = p.plan_.width;
     const int r0 = block * p.block_rows_, rows = std::min(p.block_rows_, s.rows - r0);
-    const bool exr = !images[static_cast<std::size_t>(s.image)].exr.empty();
     Scratch& sc = scratch[static_cast<std::size_t>(thread)];
     const bool gpu = p.colours_on_gpu();
     if (!gpu) sc.rgb.resize(static_cast<std::size_t>(width) * rows * 3);
-    const std::uint8_t* rgb =
-        gpu ? s.rgb.get() + static_cast<std::size_t>(r0) * width * 3 : sc.rgb.data();
-    for (int piece = 0; piece < plan.pieces_across() && (!gpu || exr); ++piece) {
-      const int col0 = piece * plan.piece_columns;
-      const int cols = std::min(plan.piece_columns, width - col0), gw = cols * ss;
-      const float* d = s.data.get() + (static_cast<std::size_t>(piece) * plan.piece_pixels() +
-                                       static_cast<std::size_t>(r0) * ss * gw) *
-                                          kFloatsPerPixel;
-      if (!gpu)
-        colour_rows(d, gw, cols, rows, ss, p.look_.lut, p.look_.colour, sc.rgb.data() + col0 * 3,
-                    static_cast<std::size_t>(width) * 3);
-      if (exr)  // one sample a pixel (--exr needs --ss 1)
-        for (int r = 0; r < rows; ++r)
-          for (int c = 0; c < cols; ++c) {
-            const float smooth = d[(static_cast<std::size_t>(r) * gw + c) * kFloatsPerPixel];
-            const ExrSample e = smooth < 0 ? ExrSample{kExrInterior, 0.0f} : exr_escaped(smooth);
-            const std::size_t at = static_cast<std::size_t>(r0 + r) * width + col0 + c;
-            s.exr_n[at] = e.n;
-            s.exr_nf[at] = e.nf;
-          }
-    }
+    std::uint8_t* rgb =
+        gpu ? s.rgb_rows + static_cast<std::size_t>(r0) * s.rgb_pitch : sc.rgb.data();
+    colour_block(s, r0, rows, rgb, static_cast<std::size_t>(width) * 3);
     const bool last = s.band == bands - 1 && r0 + rows == s.rows;
     encoders[static_cast<std::size_t>(thread)]->encode(rgb, width, rows, last,
                                                        s.blocks[static_cast<std::size_t>(block)]);
@@ -591,6 +706,47 @@ void BandPipeline::Run::encode(Slot& s, int block, int thread) {
       std::lock_guard<std::mutex> lock(m);
       s.done[static_cast<std::size_t>(block)] = 1;
       s.encode_ms += ms;
+    }
+    changed.notify_all();
+  } catch (...) {
+    fail(std::current_exception());
+  }
+}
+
+// A whole frame, its bands rendered (jobs first.. in its frame buffer): coloured where the pool
+// colours it, encoded as one PNG and written into its file by this thread, beside the others'
+// frames; the writer commits it in order.
+void BandPipeline::Run::encode_frame(long long first_job, int thread) {
+  if (stopping.load()) return;
+  try {
+    const Clock::time_point start = Clock::now();
+    const Plan& plan = p.plan_;
+    const int image = slot_of(first_job).image;
+    for (int b = 0; b < bands; ++b) {
+      Slot& s = slot_of(first_job + b);
+      colour_block(s, 0, s.rows, s.rgb_rows, s.rgb_pitch);
+    }
+    std::uint8_t* rows = slot_of(first_job).rgb_rows - 1;
+    Files& f = files_for(image);
+    // The time in the encoder, less its writes (at level 0 they come in chunks as it goes).
+    double write_ms = 0;
+    frame_encoders[static_cast<std::size_t>(thread)]->encode(
+        rows, plan.width, plan.height, [&](const std::uint8_t* data, std::size_t size) {
+          const Clock::time_point t = Clock::now();
+          errno = 0;
+          if (std::fwrite(data, 1, size, f.png->stream()) != size)
+            throw std::runtime_error("cannot write " +
+                                     images[static_cast<std::size_t>(image)].png.string() + ": " +
+                                     std::strerror(errno ? errno : EIO));
+          write_ms += ms_since(t);
+        });
+    const double encode_ms = ms_since(start) - write_ms;
+    {
+      std::lock_guard<std::mutex> lock(m);
+      ImageRecord& rec = records[static_cast<std::size_t>(image)];
+      rec.encode_ms += encode_ms;
+      rec.write_ms += write_ms;
+      frame_written[static_cast<std::size_t>(image)] = 1;
     }
     changed.notify_all();
   } catch (...) {
@@ -623,6 +779,75 @@ void BandPipeline::Run::write(const Done& done) {
     if (!(writes ? put_band(t, job, nullptr, &s, done) : send_band(t, job, s))) return;
     ++job;
   }
+}
+
+// Whole frames, on the calling thread: each, once the pool has written it, committed by `done`
+// in order, its EXR written beside it, and its buffers freed for the frames after.
+void BandPipeline::Run::write_frames(const Done& done) {
+  const int workers = static_cast<int>(p.workers_.size());
+  const long long count = static_cast<long long>(slots.size());
+  for (int k = 0; k < static_cast<int>(images.size()); ++k) {
+    const std::size_t i = static_cast<std::size_t>(k);
+    const long long first = static_cast<long long>(k) * bands;
+    {
+      std::unique_lock<std::mutex> lock(m);
+      wait_writer(lock, [&] {
+        return failed || frame_written[i] || (exited == workers && bands_rendered[i] < bands);
+      });
+      if (failed) return;
+      if (!frame_written[i]) {  // every worker has ended: this frame will not come
+        if (render_error) std::rethrow_exception(render_error);
+        throw std::logic_error("render: " + images[i].label + " was never rendered");
+      }
+    }
+    Files& f = files_for(k);
+    ImageRecord& rec = records[i];
+    if (f.exr) {
+      const Clock::time_point start = Clock::now();
+      for (int b = 0; b < bands; ++b) {
+        Slot& s = slot_of(first + b);
+        f.exr->write_rows(s.exr_n.data(), s.exr_nf.data(), s.rows);
+      }
+      f.exr->finish();
+      const double ms = ms_since(start);
+      std::lock_guard<std::mutex> lock(m);
+      rec.write_ms += ms;
+    }
+    ImageRecord copy;
+    {
+      std::lock_guard<std::mutex> lock(m);
+      for (int b = 0; b < bands; ++b) {
+        Slot& s = slot_of(first + b);
+        s.job = -1;
+        s.free_for = first + b + count;
+      }
+      rows_written += p.plan_.height;
+      report_locked(first + bands - 1);
+      rec.wall_ms = ms_since(*starts[i]);
+      copy = rec;
+    }
+    changed.notify_all();
+    // Buffers no later frame takes are given back now, by an idle pool thread, rather than all
+    // at the end: page-locked memory is slow to free.
+    if (first + count >= static_cast<long long>(jobs.size()))
+      pool->submit([this, first](int) { free_frame(first); });
+    done(k, *f.png, copy);
+    std::lock_guard<std::mutex> lock(m);
+    files[i].reset();
+    rec.reference.reset();
+  }
+}
+
+// The buffers of the frame at jobs `first`.., once no later frame will take them.
+void BandPipeline::Run::free_frame(long long first) {
+  for (int b = 0; b < bands; ++b) {
+    Slot& s = slot_of(first + b);
+    s.data = {};
+    s.rgb_rows = nullptr;
+  }
+  const std::size_t group = static_cast<std::size_t>(first % static_cast<long long>(slots.size())) /
+                            static_cast<std::size_t>(bands);
+  frame_rows[group] = {};
 }
 
 // Band `ticket` into its image's files, its blocks from `remote` or, as they are encoded, from
@@ -720,6 +945,8 @@ std::vector<ImageRecord> BandPipeline::run(const std::vector<PipelineImage>& ima
                                            BandExchange* exchange,
                                            const std::function<void()>& idle) {
   if (images.empty()) return {};
+  if (whole_frames() && exchange)
+    throw std::logic_error("render: whole frames are written by the process that renders them");
   for (const PipelineImage& img : images)
     if (!img.exr.empty()) {
       set_exr_threads(threads_);
@@ -738,7 +965,10 @@ std::vector<ImageRecord> BandPipeline::run(const std::vector<PipelineImage>& ima
       run.changed.notify_all();
     });
   try {
-    run.write(done);
+    if (whole_frames())
+      run.write_frames(done);
+    else
+      run.write(done);
   } catch (...) {
     run.fail(std::current_exception());
   }

@@ -1,10 +1,14 @@
 // render's pipeline: the images (a still, or a zoom sequence's frames) cut into bands, which the
 // render workers (one per GPU, each with its own renderer, or one on the CPU reference) take
 // from one queue and compute into a few band buffers while a pool of threads, one per core,
-// colours and compresses the bands before them, each in blocks of rows (png_stream.h), and the
-// calling thread writes the blocks in order: each image one PNG, streamed, with its EXR beside it
-// where asked. Memory is the band buffers and the blocks in flight, whatever the image's size. A
-// worker whose GPU fails leaves its band to the others.
+// colours and compresses the bands before them, and the calling thread writes them in order. A
+// still is encoded in blocks of rows (png_stream.h) that the writer streams into its one PNG, so
+// that memory is the band buffers and the blocks in flight, whatever the image's size. A
+// sequence's frames, where a frame is small enough to hold whole, are each encoded whole by one
+// pool thread (png_frame.h: libdeflate, faster a core than zlib's blocks), which writes it into
+// its file too, frames side by side; the writer then only commits them in order. Memory is then
+// the frames in flight, a few more than the pool's threads. A worker whose GPU fails leaves its
+// band to the others.
 #pragma once
 
 #include <chrono>
@@ -116,11 +120,14 @@ class BandExchange {
   virtual void send(long long band, EncodedBand&& encoded) = 0;
 };
 
+// What the pipeline writes: one image (a still), or several as a sequence's frames.
+enum class PipelineOutput { kStill, kSequence };
+
 class BandPipeline {
  public:
   // A worker per device, each rendering on its own; none: the CPU reference. `threads`: the
   // pool's (usable_cores() where 0).
-  BandPipeline(const Plan& plan, const Look& look, int png_level,
+  BandPipeline(const Plan& plan, const Look& look, PipelineOutput output, int png_level,
                const std::vector<DeviceInfo>& devices, bool approximate,
                const PipelineHooks& hooks = {}, int threads = 0);
   ~BandPipeline();
@@ -135,7 +142,13 @@ class BandPipeline {
   // After run(): each worker's part, failures included.
   const std::vector<WorkerReport>& workers() const { return workers_; }
   int threads() const { return threads_; }
-  int band_buffers() const { return slots_; }
+  // The band buffers a run uses (a frame's bands each, for whole frames), with an EXR or not.
+  int band_buffers(bool exr) const;
+  // Each frame encoded whole by one thread (a sequence's frames of at most kMaxWholeFrameBytes),
+  // rather than in blocks of rows streamed by the writer.
+  bool whole_frames() const { return whole_frames_; }
+  // The encoder, in a phrase for the sidecar and frames.json.
+  std::string encoder_description() const;
   // The last run()'s start, and when its pool of encoding threads was ready (the band buffers
   // are made by the workers as each first renders into one).
   std::chrono::steady_clock::time_point run_entered() const { return run_entered_; }
@@ -160,6 +173,9 @@ class BandPipeline {
 
  private:
   struct Run;
+  // Whole frames: one in flight's memory, and how many are (0 for blocks).
+  double frame_mib(bool exr) const;
+  int frames_in_flight(bool exr) const;
   Plan plan_;
   Look look_;
   ColourLook device_look_;
@@ -168,6 +184,7 @@ class BandPipeline {
   bool approximate_;
   PipelineHooks hooks_;
   int threads_, block_rows_, slots_;
+  bool whole_frames_ = false;
   std::vector<WorkerReport> workers_;
   std::chrono::steady_clock::time_point run_entered_, buffers_ready_;
 };

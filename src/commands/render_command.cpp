@@ -122,7 +122,7 @@ void say_plan(const Plan& plan, const BandPipeline& pipeline, bool exr) {
       "buffers, colour and compression on %d threads)\n",
       plan.width, plan.height,
       plan.ss > 1 ? (" at " + std::to_string(plan.ss * plan.ss) + " samples a pixel").c_str() : "",
-      plan.bands(), plan.band_rows, pipeline.working_mib(exr), pipeline.band_buffers(),
+      plan.bands(), plan.band_rows, pipeline.working_mib(exr), pipeline.band_buffers(exr),
       pipeline.threads());
   std::cerr << line;
 }
@@ -133,10 +133,11 @@ nlohmann::json tiling_json(const Plan& plan, const BandPipeline& pipeline, int l
           {"band_rows", plan.band_rows},
           {"pieces_per_band", plan.pieces_across()},
           {"launches", launches},
-          {"band_buffers", pipeline.band_buffers()},
+          {"band_buffers", pipeline.band_buffers(exr)},
           {"working_mib", std::round(pipeline.working_mib(exr))},
           {"encoder_threads", pipeline.threads()},
           {"png_level", png_level},
+          {"png_encoder", pipeline.encoder_description()},
           {"png_block_rows", png_block_rows(plan.width)},
           {"colour",
            pipeline.colours_on_gpu()
@@ -455,8 +456,8 @@ int render_one(const RenderOptions& o, const DeviceChoice& dc, const Palette& pa
   const fs::path png = o.out;
   const fs::path json_path = sidecar_path(png);
   const Plan plan = plan_for(o.width, o.height, o.ss);
-  BandPipeline pipeline(plan, look_for(o, palette), o.png_level, dc.devices, !o.no_approximation,
-                        hooks_from_environment());
+  BandPipeline pipeline(plan, look_for(o, palette), PipelineOutput::kStill, o.png_level, dc.devices,
+                        !o.no_approximation, hooks_from_environment());
   if (ranks.root()) say_plan(plan, pipeline, !o.exr.empty());
   Progress progress(!ranks.root());
   View view = o.view;
@@ -635,8 +636,8 @@ int render_zoom(const RenderOptions& o, const DeviceChoice& dc, const Palette& p
                 const MpiRanks& ranks, const Startup& probed) {
   const fs::path dir = o.out;
   const Plan plan = plan_for(o.width, o.height, o.ss);
-  BandPipeline pipeline(plan, look_for(o, palette), o.png_level, dc.devices, !o.no_approximation,
-                        hooks_from_environment());
+  BandPipeline pipeline(plan, look_for(o, palette), PipelineOutput::kSequence, o.png_level,
+                        dc.devices, !o.no_approximation, hooks_from_environment());
   const std::vector<View> views = zoom_sequence(o.view, *o.zoom_to, o.zoom_frames);
 
   const nlohmann::json colour = colour_settings_json({palette.name, o.colour});
