@@ -159,15 +159,68 @@ TEST(WholeKernel, MixedTile) {
   EXPECT_DOUBLE_EQ(issue->busy_cycles, (417 + 82 + 360) / rates[Pipe::Issue]);
 }
 
-// A variant that stops periodic orbits runs fewer long blocks than its counts give: the long loop
-// is scaled to the warp steps that ran, and the overlay is told so.
-TEST(WholeKernel, PeriodicOrbitsScaleTheLongLoopToTheStepsRun) {
+// The FMA pipe as a whole: no fmaheavy or fmalite figures, though the cut's pieces hold
+// heavy-only instructions, and on a chip with the two halves a line says they are not modelled.
+TEST(WholeKernel, TheFmaPipesHalvesAreNotModelled) {
+  KernelCut c = hand_cut();
+  c.arch = 90;
+  c.pieces.front().heavy_only = 10;
+  const WholeKernel w =
+      model_whole_kernel(c, one_tile(std::vector<unsigned>(32, 100), 100), false, -1);
+  for (const PipeLoad& p : whole_kernel_loads(pipe_rates(9, 0), 1, w, 1000, 1.0))
+    EXPECT_TRUE(p.name != "fmaheavy" && p.name != "fmalite") << p.name;
+  ASSERT_EQ(w.not_modelled.size(), 1u);
+  EXPECT_NE(w.not_modelled.front().find("fmaheavy and fmalite"), std::string::npos);
+  c.arch = 80;  // GA100: one FMA pipe, nothing left out
+  EXPECT_TRUE(model_whole_kernel(c, one_tile(std::vector<unsigned>(32, 100), 100), false, -1)
+                  .not_modelled.empty());
+}
+
+// A variant that stops periodic orbits runs fewer steps than its counts give: every loop from the
+// first that looks for repeats on (here all three: the pair of 16 looks for them) is scaled by
+// one factor to the warp steps that ran, and the overlay is told so.
+TEST(WholeKernel, PeriodicOrbitsScaleTheLoopsThatLookForRepeatsToTheStepsRun) {
   const FrameTally t = one_tile(std::vector<unsigned>(32, 100), 100);
-  // 96 of the 100 warp steps are the long loop's; 52 ran: 48 of them long blocks, half.
-  const WholeKernel w = model_whole_kernel(hand_cut(), t, true, 52);
-  EXPECT_DOUBLE_EQ(w.part(KernelPart::StepLoop).mix.total(), 417 / 2.0);
+  // 100 warp steps counted (3 pairs of 16, 4 single steps), 52 ran: 52% of each loop's trips.
+  // Step loop 0.52 x 417; per block 0.52 x 4 single steps x 9, and phase 0's 5 as counted.
+  WholeKernel w = model_whole_kernel(hand_cut(), t, true, 52);
+  EXPECT_DOUBLE_EQ(w.part(KernelPart::StepLoop).mix.total(), 0.52 * 417);
+  EXPECT_DOUBLE_EQ(w.part(KernelPart::PerBlock).mix.total(), 0.52 * 36 + 5);
   ASSERT_FALSE(w.unplaced.empty());
-  EXPECT_NE(w.unplaced.front().find("50.0%"), std::string::npos) << w.unplaced.front();
+  EXPECT_NE(w.unplaced.front().find("52.0%"), std::string::npos) << w.unplaced.front();
+  // 2 steps ran: fewer than the single steps' 4 alone, which the long loop's scaling could not
+  // take away; each loop is at 2% of its trips.
+  w = model_whole_kernel(hand_cut(), t, true, 2);
+  EXPECT_DOUBLE_EQ(w.part(KernelPart::StepLoop).mix.total(), 0.02 * 417);
+  EXPECT_DOUBLE_EQ(w.part(KernelPart::PerBlock).mix.total(), 0.02 * 36 + 5);
+}
+
+// fma4-cycles' schedule: pairs of 4 for an orbit's first 32 steps (no repeats looked for in
+// blocks as short as the replay's), then pairs of 16 and of 32 that look for them. The first
+// phase's loops run as counted; the later phases' are scaled.
+TEST(WholeKernel, PeriodicOrbitsLeaveTheLoopsBeforeTheCheckAsCounted) {
+  KernelCut c;
+  c.regions = orbit_regions(*block_schedule(VariantId::Fma4Cycles));
+  ASSERT_EQ(c.regions.size(), 8u);
+  ASSERT_EQ(c.regions[2].block, 16);
+  c.copies = 1;
+  KernelPiece first, sixteen;
+  first.part = sixteen.part = KernelPart::PerBlock;
+  first.count = sixteen.count = PieceCount::RegionTrips;
+  first.index = 0;
+  first.mix = {10, 0, 0, 0, 0};
+  sixteen.index = 2;
+  sixteen.mix = {100, 0, 0, 0, 0};
+  c.pieces = {first, sixteen};
+  FrameTally t;
+  t.trips = {1, 0, 2, 0, 0, 0, 0, 0};
+  t.seconds.assign(8, 0);
+  t.reached = {1, 1, 0};
+  t.warp_steps = 8 + 2 * 32;
+  // 40 ran: the pair of 4's 8, and 32 of the pairs of 16's 64: half their trips.
+  const WholeKernel w = model_whole_kernel(c, t, true, 40);
+  ASSERT_TRUE(w.ok()) << w.unusable;
+  EXPECT_DOUBLE_EQ(w.instructions(), 10 + 0.5 * 2 * 100);
 }
 
 TEST(WholeKernel, AnotherShapesCountsAreRefused) {
@@ -357,6 +410,7 @@ TEST(WholeKernelReport, BenchComparesTheModelWithTheCounters) {
   EXPECT_DOUBLE_EQ(w["instructions"].get<double>(), 466);
   EXPECT_DOUBLE_EQ(w["parts"]["step loop"].get<double>(), 72);
   EXPECT_DOUBLE_EQ(w["busy"]["issue"].get<double>(), 50);
+  EXPECT_TRUE(w["not_modelled"].is_array());
   EXPECT_EQ(j["rows"][1]["whole_kernel"]["unusable"], "no tallies");
 }
 
