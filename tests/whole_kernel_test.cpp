@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -274,6 +276,28 @@ TEST(FrameTally, QueueTakesUnitsThenTheTail) {
   EXPECT_EQ(queue_takes(costs, 4), 2 + 1 + 4);
 }
 
+// The queue's trips that change segment: with tiles in order a warp goes from the main queue to
+// the tail and out (two); ordered by cost, at most four (the costly queue, the main one, the
+// costly rest, the tail).
+TEST(FrameTally, QueueWarpsChangeSegmentTwiceWithTilesInOrder) {
+  FrameShape shape;
+  shape.shape = variants::Shape::Queue;
+  shape.width = 32;
+  shape.height = 32;
+  shape.max_iter = 10;
+  shape.sm_count = 1;
+  shape.warps_per_sm = 64;
+  const std::vector<unsigned> counts(32 * 32, 10);
+  FrameTally t = tally_frame(*block_schedule(VariantId::Fma4), shape, counts.data());
+  // 32 tiles of 16x2: 32 warps of the 64 an SM holds; one take a tile.
+  EXPECT_EQ(t.warps, 32);
+  EXPECT_EQ(t.queue_trips, 32);
+  EXPECT_EQ(t.segment_changes, 2 * 32);
+  shape.by_cost = true;
+  t = tally_frame(*block_schedule(VariantId::Fma4), shape, counts.data());
+  EXPECT_EQ(t.segment_changes, 4 * 32);
+}
+
 // The window keeps its pixels, not their counts: the smooth value gives the count back.
 TEST(WholeKernel, CountsComeBackFromTheSmoothValues) {
   const unsigned max_iter = 500;
@@ -448,6 +472,83 @@ TEST(KernelParts, TheQueuesTakeIsTheFallThroughPath) {
   }
   EXPECT_EQ(take, 30 + 2 + 25 + 8);
   EXPECT_EQ(changes, 156 - 65 - 51);  // the queue's loop less the take and the tile loop
+}
+
+// How each warp's lanes left each loop: by the escape test or by the count (exit_bit), or-ed.
+TEST(FrameTally, ExitsOfEachLoopByEscapeOrByCount) {
+  // Every lane escapes at its first step: out of the pair of 16, the replay and the single
+  // steps by their escape tests.
+  const std::uint32_t escaped = exit_bit(0, true) | exit_bit(1, true) | exit_bit(2, true);
+  // Every lane at the limit of 100: three pairs of 16, no pair of 4, four single steps, each
+  // left by its count.
+  const std::uint32_t counted = exit_bit(0, false) | exit_bit(1, false) | exit_bit(2, false);
+  EXPECT_EQ(one_tile(std::vector<unsigned>(32, 1), 100).exit_visits,
+            (std::map<std::pair<int, std::uint32_t>, double>{{{0, escaped}, 1}}));
+  EXPECT_EQ(one_tile(std::vector<unsigned>(32, 100), 100).exit_visits,
+            (std::map<std::pair<int, std::uint32_t>, double>{{{0, counted}, 1}}));
+  std::vector<unsigned> counts(32, 100);
+  std::fill(counts.begin(), counts.begin() + 16, 40u);
+  EXPECT_EQ(one_tile(counts, 100).exit_visits,
+            (std::map<std::pair<int, std::uint32_t>, double>{{{0, escaped | counted}, 1}}));
+}
+
+// A one-step kernel written by hand: a pixel outside the image skips to the store; the loop's
+// escape test leaves to the finish (two MUFU and a FADD), its count to the inside value (a MOV
+// and a BRA). Each path runs only in the visits whose lanes left that way; the store in all.
+TEST(KernelParts, CodeOnlyALoopsEscapeOrCountReachesRunsInThoseVisits) {
+  const std::string text = R"(
+	code for sm_90
+		Function : _ZN2mp13render_kernelINS_8variants4Fma5EEEvNS_12RenderLaunchE
+        /*0000*/                   S2R R0, SR_TID.X ;
+        /*0010*/                   ISETP.GE.AND P0, PT, R0, 0x10, PT ;
+        /*0020*/               @P0 BRA 0x130 ;
+        /*0030*/                   FMUL R5, R2, R2 ;
+        /*0040*/                   FFMA R5, R3, R3, -R5 ;
+        /*0050*/                   FADD R6, R2, R2 ;
+        /*0060*/                   FADD R5, R5, R7 ;
+        /*0070*/                   FFMA R3, R6, R3, R8 ;
+        /*0080*/                   FMUL R9, R3, R3 ;
+        /*0090*/                   FFMA R9, R5, R5, R9 ;
+        /*00a0*/                   FSETP.GTU.AND P1, PT, R9, 4, PT ;
+        /*00b0*/                   IADD3 R4, R4, 0x1, RZ ;
+        /*00c0*/                   ISETP.LT.U32.AND P2, PT, R4, R10, PT ;
+        /*00d0*/               @P1 BRA 0x110 ;
+        /*00e0*/               @P2 BRA 0x30 ;
+        /*00f0*/                   MOV R11, -1 ;
+        /*0100*/                   BRA 0x130 ;
+        /*0110*/                   MUFU.LG2 R11, R9 ;
+        /*0120*/                   FADD R11, R11, 2 ;
+        /*0130*/                   STG.E [R12.64], R11 ;
+        /*0140*/                   EXIT ;
+        /*0150*/                   BRA 0x150 ;
+)";
+  const auto fns = sass::parse_cuobjdump(text);
+  ASSERT_EQ(fns.size(), 1u);
+  const KernelCut c = cut_kernel(fns[0], VariantId::Fma5);
+  ASSERT_TRUE(c.unusable.empty()) << c.unusable;
+  double escape_path = 0, count_path = 0, every_warp = 0;
+  for (const KernelPiece& p : c.pieces) {
+    if (p.count == PieceCount::ExitPaths && p.exits == exit_bit(0, true))
+      escape_path += p.mix.total();
+    if (p.count == PieceCount::ExitPaths && p.exits == exit_bit(0, false))
+      count_path += p.mix.total();
+    if (p.count == PieceCount::Warps) every_warp += p.mix.total();
+  }
+  EXPECT_EQ(escape_path, 2);     // MUFU.LG2, FADD
+  EXPECT_EQ(count_path, 2);      // MOV, BRA
+  EXPECT_EQ(every_warp, 3 + 2);  // the start, the store and EXIT
+  // One 16x2 tile (of a block of eight) whose lanes all escape at step 3: three trips, the escape
+  // path once, the count path never; the block's eight warps each run the start and the store.
+  FrameShape shape;
+  shape.shape = variants::Shape::Grid;
+  shape.width = 16;
+  shape.height = 2;
+  shape.max_iter = 100;
+  const std::vector<unsigned> counts(32, 3);
+  const WholeKernel w = model_whole_kernel(
+      c, tally_frame(*block_schedule(VariantId::Fma5), shape, counts.data()), false, -1);
+  ASSERT_TRUE(w.ok()) << w.unusable;
+  EXPECT_DOUBLE_EQ(w.instructions(), 3 * 12 + 2 + 8 * 5);
 }
 
 }  // namespace

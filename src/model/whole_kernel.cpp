@@ -89,6 +89,10 @@ WholeKernel model_whole_kernel(const KernelCut& cut, const FrameTally& t, bool s
       case PieceCount::Warps: times = t.warps; break;
       case PieceCount::QueueTrips: times = t.queue_trips; break;
       case PieceCount::SegmentChanges: times = t.segment_changes; break;
+      case PieceCount::ExitPaths:
+        for (const auto& [key, visits] : t.exit_visits)
+          if (key.first == p.index && (key.second & p.exits)) times += visits;
+        break;
       case PieceCount::BlockTallies: times = t.block_tallies; break;
       case PieceCount::Blocks: times = t.blocks; break;
       case PieceCount::Never: times = 0; break;
@@ -112,7 +116,8 @@ WholeKernel model_whole_kernel(const KernelCut& cut, const FrameTally& t, bool s
   }
   if (t.queue_trips > 0)
     w.unplaced.push_back(
-        "the queue's segment changes: four a warp; a take: the path through its loop that falls "
+        "the queue's segment changes: four a warp where tiles go by cost (the most); a take: the "
+        "path through its loop that falls "
         "through each branch (a unit of the global queue)");
   if (cut.arch > 0 && has_heavy_lite_split(pipe_rates(cut.arch / 10, cut.arch % 10)))
     w.not_modelled.push_back(

@@ -145,9 +145,9 @@ int main(int argc, char** argv) {
     }
     if (pieces)
       for (const KernelPiece& p : listing->whole.pieces)
-        std::printf("    %-10s %-8s %2d [%zu,%zu] %5.0f instr (%.0f heavy only)\n",
+        std::printf("    %-10s %-8s %2d [%zu,%zu] %5.0f instr (%.0f heavy only) exits %x\n",
                     kernel_part_name(p.part), kCountNames[static_cast<int>(p.count)], p.index,
-                    p.first, p.last, p.mix.total(), p.heavy_only);
+                    p.first, p.last, p.mix.total(), p.heavy_only, p.exits);
     for (const std::string& u : wk.unplaced) std::printf("    unplaced: %s\n", u.c_str());
   }
   std::printf("== %d of %d rows meet every target\n", met, total);
