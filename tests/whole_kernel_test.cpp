@@ -549,6 +549,18 @@ TEST(KernelParts, CodeOnlyALoopsEscapeOrCountReachesRunsInThoseVisits) {
       c, tally_frame(*block_schedule(VariantId::Fma5), shape, counts.data()), false, -1);
   ASSERT_TRUE(w.ok()) << w.unusable;
   EXPECT_DOUBLE_EQ(w.instructions(), 3 * 12 + 2 + 8 * 5);
+  // One back edge on two predicates (on while inside and below the count): falling out of it is
+  // either way, and so is the code only it reaches.
+  std::string both = text;
+  both.replace(both.find("@P1 BRA 0x110"), 13, "NOP");
+  both.replace(both.find("@P2 BRA 0x30"), 12, "@!P1 BRA P2, 0x30");
+  const KernelCut b = cut_kernel(sass::parse_cuobjdump(both).at(0), VariantId::Fma5);
+  ASSERT_TRUE(b.unusable.empty()) << b.unusable;
+  const auto after = std::find_if(b.pieces.begin(), b.pieces.end(),
+                                  [](const KernelPiece& p) { return p.first == 15; });
+  ASSERT_NE(after, b.pieces.end());
+  EXPECT_EQ(after->count, PieceCount::ExitPaths);
+  EXPECT_EQ(after->exits, exit_bit(0, true) | exit_bit(0, false));
 }
 
 }  // namespace

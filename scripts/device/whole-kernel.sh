@@ -15,7 +15,8 @@
 #   else this run's $A/agreement.json), from the CPU reference's step counts and this build's SASS
 #   (cuobjdump of the carried mandelpipe): tests/tools/whole_kernel_agree.cpp. Its instructions
 #   should be the bench's own within a few tenths of a per cent (the CPU's counts differ from the
-#   GPU's in a few pixels; "steps" says by how much).
+#   GPU's in a few pixels; "steps" says by how much). Then fma4's pieces at view 7 and the carried
+#   build's SASS ($OUT/logs.tgz: sm_90-carried.sass.gz), to read the queue kernels' parts offline.
 # experiment: `experiment kernel-overhead --counters`.
 # test: the GPU test that the model's instructions are within 3% of the counters' for every
 #   variant at one view (program_tests, WholeKernelModelMeetsTheCounters).
@@ -78,6 +79,12 @@ PY
 fi
 if [[ $what == offline || $what == all ]]; then
   step $B/whole_kernel_agree "${2:-$A/agreement.json}" --sass "$B/mandelpipe"
+  # The pieces of a queue variant at the sparse view -1.9,0 (view 7), and the SASS they are cut
+  # from, for reading the model's parts offline where the captured SASS is older than the kernels.
+  step $B/whole_kernel_agree "${2:-$A/agreement.json}" --sass "$B/mandelpipe" --view "view 7" \
+    --variant fma4 --pieces
+  cuobjdump -sass -arch sm_90 "$B/mandelpipe" 2>>"$log" | gzip >"$A/sm_90-carried.sass.gz"
+  record "cuobjdump of the carried build" "${PIPESTATUS[0]}"
 fi
 if [[ $what == example || $what == all ]]; then
   echo "== the worked example: fma4-rows at view A's place, 1920x1080" | tee -a "$log"

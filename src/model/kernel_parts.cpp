@@ -1,6 +1,7 @@
 #include "model/kernel_parts.h"
 
 #include <algorithm>
+#include <cctype>
 #include <set>
 
 #include "model/variant_table.h"
@@ -332,7 +333,15 @@ KernelCut cut_kernel(const sass::Function& f, VariantId v) {
       const sass::Instruction& x = f.code[i];
       if (!is_branch(x.base())) continue;
       const bool conditional = !x.predicate.empty();
-      const std::uint32_t bit = exit_bit(k % per_copy, conditional && escape_predicate(i, l.first));
+      // A branch on two predicates (`@!P0 BRA P1, target`: on while inside and below the count)
+      // leaves both ways at once.
+      std::string second = x.operands.substr(0, x.operands.find(','));
+      second.erase(0, second.find_first_not_of('!'));
+      const bool both = second.size() > 1 && second[0] == 'P' &&
+                        std::isdigit(static_cast<unsigned char>(second[1]));
+      const std::uint32_t bit =
+          both ? exit_bit(k % per_copy, true) | exit_bit(k % per_copy, false)
+               : exit_bit(k % per_copy, conditional && escape_predicate(i, l.first));
       if (x.branch_target) {
         const std::size_t to = index_of(*x.branch_target);
         if (!l.holds(to)) reach(to, bit);
