@@ -563,5 +563,38 @@ TEST(KernelParts, CodeOnlyALoopsEscapeOrCountReachesRunsInThoseVisits) {
   EXPECT_EQ(after->exits, exit_bit(0, true) | exit_bit(0, false));
 }
 
+// fma4-rows's captured listing: the first row's escape stub after its phase-0 single steps (a MOV
+// and a MOV and a BRA to the finish, 0x840-0x860) runs where a lane escaped there; the code after
+// it (0x870-0x970: is the phase over, the pairs of 16's set-up) where a lane ran phase 0 out;
+// the finish's logarithms (0x2d80-0x2dc0) where a lane escaped anywhere. Phase 2's set-up
+// (0x1700-0x17d0) is also reached from phase 1's first loop by the branches that skip the
+// loops between, which few lanes take: it stays counted as the code between two phases is (here
+// with phase 1's exit tests, up to the branch that skips phase 2).
+TEST(KernelParts, RowsPathsOutOfTheLoops) {
+  const auto fns = fixture("sm_90");
+  const sass::Function* f = sass::find_render_kernel(fns, sass::mangled_variant("Fma4Rows"));
+  ASSERT_NE(f, nullptr);
+  const KernelCut c = cut_kernel(*f, VariantId::Fma4Rows);
+  ASSERT_TRUE(c.unusable.empty()) << c.unusable;
+  auto piece_at = [&](unsigned address) -> const KernelPiece* {
+    for (const KernelPiece& p : c.pieces)
+      if (f->code[p.first].address <= address && address <= f->code[p.last].address) return &p;
+    return nullptr;
+  };
+  const KernelPiece* stub = piece_at(0x840);
+  const KernelPiece* next = piece_at(0x900);
+  const KernelPiece* finish = piece_at(0x2d90);
+  const KernelPiece* phase2 = piece_at(0x1700);
+  ASSERT_TRUE(stub && next && finish && phase2);
+  EXPECT_EQ(stub->count, PieceCount::ExitPaths);
+  EXPECT_EQ(stub->exits, exit_bit(1, true));
+  EXPECT_EQ(next->count, PieceCount::ExitPaths);
+  EXPECT_EQ(next->exits, exit_bit(1, false));
+  EXPECT_EQ(finish->count, PieceCount::ExitPaths);
+  EXPECT_EQ(finish->exits, exit_bit(1, true) | exit_bit(4, true) | exit_bit(7, true));
+  EXPECT_EQ(phase2->count, PieceCount::PhaseReached);
+  EXPECT_EQ(phase2->index, 1);
+}
+
 }  // namespace
 }  // namespace mp

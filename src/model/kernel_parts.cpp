@@ -385,9 +385,20 @@ KernelCut cut_kernel(const sass::Function& f, VariantId v) {
     // warps run it once; the queue's per tile).
     const bool orbit_code = count == PieceCount::PhaseReached || count == PieceCount::PixelVisits ||
                             (count == PieceCount::Warps && !queue && before > 0);
-    if (!orbit_code || ways[i] == 0 || (ways[i] & kFromStart)) return {count, index, 0};
-    const int copy = static_cast<int>((before == 0 ? 0 : before - 1) / per_copy);
-    return {PieceCount::ExitPaths, copy, ways[i]};
+    if (!orbit_code || before == 0 || ways[i] == 0 || (ways[i] & kFromStart))
+      return {count, index, 0};
+    // The ways in are exact where they are escapes only (an escaped lane goes straight to its
+    // finish) or all from the phase of the loop just before: a way from an earlier phase came
+    // around the loops between by the branches that skip a loop, which most lanes did not take.
+    bool escapes = true, this_phase = true;
+    const int phase = cut.regions[(before - 1) % per_copy].phase;
+    for (std::size_t r = 0; r < static_cast<std::size_t>(per_copy); ++r) {
+      const std::uint32_t either = exit_bit(r, true) | exit_bit(r, false);
+      if (ways[i] & exit_bit(r, false)) escapes = false;
+      if ((ways[i] & either) && cut.regions[r].phase != phase) this_phase = false;
+    }
+    if (!escapes && !this_phase) return {count, index, 0};
+    return {PieceCount::ExitPaths, static_cast<int>((before - 1) / per_copy), ways[i]};
   };
   std::size_t run_start = 0;
   Context run_context{};

@@ -25,8 +25,8 @@
 namespace {
 
 constexpr const char* kPipes[] = {"issue", "FMA", "fmaheavy", "fmalite", "ALU", "XU", "FP64"};
-constexpr const char* kCountNames[] = {"trips", "seconds", "reached", "pixel",  "warps",
-                                       "queue", "segment", "tallies", "blocks", "never"};
+constexpr const char* kCountNames[] = {"trips",   "seconds", "reached", "pixel",  "warps", "queue",
+                                       "segment", "exits",   "tallies", "blocks", "never"};
 
 int usage() {
   std::fprintf(stderr,
@@ -134,6 +134,12 @@ int main(int argc, char** argv) {
         100 * (tally.warp_steps - m["warp_iters"].get<double>()) / m["warp_iters"].get<double>(),
         cells.c_str());
     if (pieces) {
+      std::printf("    parts (model / recorded model):");
+      for (KernelPart part : {KernelPart::StepLoop, KernelPart::PerBlock, KernelPart::PerPixel,
+                              KernelPart::PerLaunch})
+        std::printf(" %s %.6g / %.6g;", kernel_part_name(part), wk.part(part).mix.total(),
+                    r["whole_kernel"]["parts"].value(kernel_part_name(part), 0.0));
+      std::printf("\n");
       std::printf("    tally: warps %.0f pixel visits %.0f queue %.0f segments %.0f blocks %.0f\n",
                   tally.warps, tally.pixel_visits, tally.queue_trips, tally.segment_changes,
                   tally.blocks);
