@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -159,15 +161,68 @@ TEST(WholeKernel, MixedTile) {
   EXPECT_DOUBLE_EQ(issue->busy_cycles, (417 + 82 + 360) / rates[Pipe::Issue]);
 }
 
-// A variant that stops periodic orbits runs fewer long blocks than its counts give: the long loop
-// is scaled to the warp steps that ran, and the overlay is told so.
-TEST(WholeKernel, PeriodicOrbitsScaleTheLongLoopToTheStepsRun) {
+// The FMA pipe as a whole: no fmaheavy or fmalite figures, though the cut's pieces hold
+// heavy-only instructions, and on a chip with the two halves a line says they are not modelled.
+TEST(WholeKernel, TheFmaPipesHalvesAreNotModelled) {
+  KernelCut c = hand_cut();
+  c.arch = 90;
+  c.pieces.front().heavy_only = 10;
+  const WholeKernel w =
+      model_whole_kernel(c, one_tile(std::vector<unsigned>(32, 100), 100), false, -1);
+  for (const PipeLoad& p : whole_kernel_loads(pipe_rates(9, 0), 1, w, 1000, 1.0))
+    EXPECT_TRUE(p.name != "fmaheavy" && p.name != "fmalite") << p.name;
+  ASSERT_EQ(w.not_modelled.size(), 1u);
+  EXPECT_NE(w.not_modelled.front().find("fmaheavy and fmalite"), std::string::npos);
+  c.arch = 80;  // GA100: one FMA pipe, nothing left out
+  EXPECT_TRUE(model_whole_kernel(c, one_tile(std::vector<unsigned>(32, 100), 100), false, -1)
+                  .not_modelled.empty());
+}
+
+// A variant that stops periodic orbits runs fewer steps than its counts give: every loop from the
+// first that looks for repeats on (here all three: the pair of 16 looks for them) is scaled by
+// one factor to the warp steps that ran, and the overlay is told so.
+TEST(WholeKernel, PeriodicOrbitsScaleTheLoopsThatLookForRepeatsToTheStepsRun) {
   const FrameTally t = one_tile(std::vector<unsigned>(32, 100), 100);
-  // 96 of the 100 warp steps are the long loop's; 52 ran: 48 of them long blocks, half.
-  const WholeKernel w = model_whole_kernel(hand_cut(), t, true, 52);
-  EXPECT_DOUBLE_EQ(w.part(KernelPart::StepLoop).mix.total(), 417 / 2.0);
+  // 100 warp steps counted (3 pairs of 16, 4 single steps), 52 ran: 52% of each loop's trips.
+  // Step loop 0.52 x 417; per block 0.52 x 4 single steps x 9, and phase 0's 5 as counted.
+  WholeKernel w = model_whole_kernel(hand_cut(), t, true, 52);
+  EXPECT_DOUBLE_EQ(w.part(KernelPart::StepLoop).mix.total(), 0.52 * 417);
+  EXPECT_DOUBLE_EQ(w.part(KernelPart::PerBlock).mix.total(), 0.52 * 36 + 5);
   ASSERT_FALSE(w.unplaced.empty());
-  EXPECT_NE(w.unplaced.front().find("50.0%"), std::string::npos) << w.unplaced.front();
+  EXPECT_NE(w.unplaced.front().find("52.0%"), std::string::npos) << w.unplaced.front();
+  // 2 steps ran: fewer than the single steps' 4 alone, which the long loop's scaling could not
+  // take away; each loop is at 2% of its trips.
+  w = model_whole_kernel(hand_cut(), t, true, 2);
+  EXPECT_DOUBLE_EQ(w.part(KernelPart::StepLoop).mix.total(), 0.02 * 417);
+  EXPECT_DOUBLE_EQ(w.part(KernelPart::PerBlock).mix.total(), 0.02 * 36 + 5);
+}
+
+// fma4-cycles' schedule: pairs of 4 for an orbit's first 32 steps (no repeats looked for in
+// blocks as short as the replay's), then pairs of 16 and of 32 that look for them. The first
+// phase's loops run as counted; the later phases' are scaled.
+TEST(WholeKernel, PeriodicOrbitsLeaveTheLoopsBeforeTheCheckAsCounted) {
+  KernelCut c;
+  c.regions = orbit_regions(*block_schedule(VariantId::Fma4Cycles));
+  ASSERT_EQ(c.regions.size(), 8u);
+  ASSERT_EQ(c.regions[2].block, 16);
+  c.copies = 1;
+  KernelPiece first, sixteen;
+  first.part = sixteen.part = KernelPart::PerBlock;
+  first.count = sixteen.count = PieceCount::RegionTrips;
+  first.index = 0;
+  first.mix = {10, 0, 0, 0, 0};
+  sixteen.index = 2;
+  sixteen.mix = {100, 0, 0, 0, 0};
+  c.pieces = {first, sixteen};
+  FrameTally t;
+  t.trips = {1, 0, 2, 0, 0, 0, 0, 0};
+  t.seconds.assign(8, 0);
+  t.reached = {1, 1, 0};
+  t.warp_steps = 8 + 2 * 32;
+  // 40 ran: the pair of 4's 8, and 32 of the pairs of 16's 64: half their trips.
+  const WholeKernel w = model_whole_kernel(c, t, true, 40);
+  ASSERT_TRUE(w.ok()) << w.unusable;
+  EXPECT_DOUBLE_EQ(w.instructions(), 10 + 0.5 * 2 * 100);
 }
 
 TEST(WholeKernel, AnotherShapesCountsAreRefused) {
@@ -219,6 +274,28 @@ TEST(FrameTally, QueueTakesUnitsThenTheTail) {
   EXPECT_EQ(queue_takes(costs, 0), 2 + 1);
   // The 4 cheapest places are the tail, one at a time; 6 of bucket 0 are left in one unit.
   EXPECT_EQ(queue_takes(costs, 4), 2 + 1 + 4);
+}
+
+// The queue's trips that change segment: with tiles in order a warp goes from the main queue to
+// the tail and out (two); ordered by cost, at most four (the costly queue, the main one, the
+// costly rest, the tail).
+TEST(FrameTally, QueueWarpsChangeSegmentTwiceWithTilesInOrder) {
+  FrameShape shape;
+  shape.shape = variants::Shape::Queue;
+  shape.width = 32;
+  shape.height = 32;
+  shape.max_iter = 10;
+  shape.sm_count = 1;
+  shape.warps_per_sm = 64;
+  const std::vector<unsigned> counts(32 * 32, 10);
+  FrameTally t = tally_frame(*block_schedule(VariantId::Fma4), shape, counts.data());
+  // 32 tiles of 16x2: 32 warps of the 64 an SM holds; one take a tile.
+  EXPECT_EQ(t.warps, 32);
+  EXPECT_EQ(t.queue_trips, 32);
+  EXPECT_EQ(t.segment_changes, 2 * 32);
+  shape.by_cost = true;
+  t = tally_frame(*block_schedule(VariantId::Fma4), shape, counts.data());
+  EXPECT_EQ(t.segment_changes, 4 * 32);
 }
 
 // The window keeps its pixels, not their counts: the smooth value gives the count back.
@@ -357,6 +434,7 @@ TEST(WholeKernelReport, BenchComparesTheModelWithTheCounters) {
   EXPECT_DOUBLE_EQ(w["instructions"].get<double>(), 466);
   EXPECT_DOUBLE_EQ(w["parts"]["step loop"].get<double>(), 72);
   EXPECT_DOUBLE_EQ(w["busy"]["issue"].get<double>(), 50);
+  EXPECT_TRUE(w["not_modelled"].is_array());
   EXPECT_EQ(j["rows"][1]["whole_kernel"]["unusable"], "no tallies");
 }
 
@@ -394,6 +472,128 @@ TEST(KernelParts, TheQueuesTakeIsTheFallThroughPath) {
   }
   EXPECT_EQ(take, 30 + 2 + 25 + 8);
   EXPECT_EQ(changes, 156 - 65 - 51);  // the queue's loop less the take and the tile loop
+}
+
+// How each warp's lanes left each loop: by the escape test or by the count (exit_bit), or-ed.
+TEST(FrameTally, ExitsOfEachLoopByEscapeOrByCount) {
+  // Every lane escapes at its first step: out of the pair of 16, the replay and the single
+  // steps by their escape tests.
+  const std::uint32_t escaped = exit_bit(0, true) | exit_bit(1, true) | exit_bit(2, true);
+  // Every lane at the limit of 100: three pairs of 16, no pair of 4, four single steps, each
+  // left by its count.
+  const std::uint32_t counted = exit_bit(0, false) | exit_bit(1, false) | exit_bit(2, false);
+  EXPECT_EQ(one_tile(std::vector<unsigned>(32, 1), 100).exit_visits,
+            (std::map<std::pair<int, std::uint32_t>, double>{{{0, escaped}, 1}}));
+  EXPECT_EQ(one_tile(std::vector<unsigned>(32, 100), 100).exit_visits,
+            (std::map<std::pair<int, std::uint32_t>, double>{{{0, counted}, 1}}));
+  std::vector<unsigned> counts(32, 100);
+  std::fill(counts.begin(), counts.begin() + 16, 40u);
+  EXPECT_EQ(one_tile(counts, 100).exit_visits,
+            (std::map<std::pair<int, std::uint32_t>, double>{{{0, escaped | counted}, 1}}));
+}
+
+// A one-step kernel written by hand: a pixel outside the image skips to the store; the loop's
+// escape test leaves to the finish (two MUFU and a FADD), its count to the inside value (a MOV
+// and a BRA). Each path runs only in the visits whose lanes left that way; the store in all.
+TEST(KernelParts, CodeOnlyALoopsEscapeOrCountReachesRunsInThoseVisits) {
+  const std::string text = R"(
+	code for sm_90
+		Function : _ZN2mp13render_kernelINS_8variants4Fma5EEEvNS_12RenderLaunchE
+        /*0000*/                   S2R R0, SR_TID.X ;
+        /*0010*/                   ISETP.GE.AND P0, PT, R0, 0x10, PT ;
+        /*0020*/               @P0 BRA 0x130 ;
+        /*0030*/                   FMUL R5, R2, R2 ;
+        /*0040*/                   FFMA R5, R3, R3, -R5 ;
+        /*0050*/                   FADD R6, R2, R2 ;
+        /*0060*/                   FADD R5, R5, R7 ;
+        /*0070*/                   FFMA R3, R6, R3, R8 ;
+        /*0080*/                   FMUL R9, R3, R3 ;
+        /*0090*/                   FFMA R9, R5, R5, R9 ;
+        /*00a0*/                   FSETP.GTU.AND P1, PT, R9, 4, PT ;
+        /*00b0*/                   IADD3 R4, R4, 0x1, RZ ;
+        /*00c0*/                   ISETP.LT.U32.AND P2, PT, R4, R10, PT ;
+        /*00d0*/               @P1 BRA 0x110 ;
+        /*00e0*/               @P2 BRA 0x30 ;
+        /*00f0*/                   MOV R11, -1 ;
+        /*0100*/                   BRA 0x130 ;
+        /*0110*/                   MUFU.LG2 R11, R9 ;
+        /*0120*/                   FADD R11, R11, 2 ;
+        /*0130*/                   STG.E [R12.64], R11 ;
+        /*0140*/                   EXIT ;
+        /*0150*/                   BRA 0x150 ;
+)";
+  const auto fns = sass::parse_cuobjdump(text);
+  ASSERT_EQ(fns.size(), 1u);
+  const KernelCut c = cut_kernel(fns[0], VariantId::Fma5);
+  ASSERT_TRUE(c.unusable.empty()) << c.unusable;
+  double escape_path = 0, count_path = 0, every_warp = 0;
+  for (const KernelPiece& p : c.pieces) {
+    if (p.count == PieceCount::ExitPaths && p.exits == exit_bit(0, true))
+      escape_path += p.mix.total();
+    if (p.count == PieceCount::ExitPaths && p.exits == exit_bit(0, false))
+      count_path += p.mix.total();
+    if (p.count == PieceCount::Warps) every_warp += p.mix.total();
+  }
+  EXPECT_EQ(escape_path, 2);     // MUFU.LG2, FADD
+  EXPECT_EQ(count_path, 2);      // MOV, BRA
+  EXPECT_EQ(every_warp, 3 + 2);  // the start, the store and EXIT
+  // One 16x2 tile (of a block of eight) whose lanes all escape at step 3: three trips, the escape
+  // path once, the count path never; the block's eight warps each run the start and the store.
+  FrameShape shape;
+  shape.shape = variants::Shape::Grid;
+  shape.width = 16;
+  shape.height = 2;
+  shape.max_iter = 100;
+  const std::vector<unsigned> counts(32, 3);
+  const WholeKernel w = model_whole_kernel(
+      c, tally_frame(*block_schedule(VariantId::Fma5), shape, counts.data()), false, -1);
+  ASSERT_TRUE(w.ok()) << w.unusable;
+  EXPECT_DOUBLE_EQ(w.instructions(), 3 * 12 + 2 + 8 * 5);
+  // One back edge on two predicates (on while inside and below the count): falling out of it is
+  // either way, and so is the code only it reaches.
+  std::string both = text;
+  both.replace(both.find("@P1 BRA 0x110"), 13, "NOP");
+  both.replace(both.find("@P2 BRA 0x30"), 12, "@!P1 BRA P2, 0x30");
+  const KernelCut b = cut_kernel(sass::parse_cuobjdump(both).at(0), VariantId::Fma5);
+  ASSERT_TRUE(b.unusable.empty()) << b.unusable;
+  const auto after = std::find_if(b.pieces.begin(), b.pieces.end(),
+                                  [](const KernelPiece& p) { return p.first == 15; });
+  ASSERT_NE(after, b.pieces.end());
+  EXPECT_EQ(after->count, PieceCount::ExitPaths);
+  EXPECT_EQ(after->exits, exit_bit(0, true) | exit_bit(0, false));
+}
+
+// fma4-rows's captured listing: the first row's escape stub after its phase-0 single steps (a MOV
+// and a MOV and a BRA to the finish, 0x840-0x860) runs where a lane escaped there; the code after
+// it (0x870-0x970: is the phase over, the pairs of 16's set-up) where a lane ran phase 0 out;
+// the finish's logarithms (0x2d80-0x2dc0) where a lane escaped anywhere. Phase 2's set-up
+// (0x1700-0x17d0) is also reached from phase 1's first loop by the branches that skip the
+// loops between, which few lanes take: it stays counted as the code between two phases is (here
+// with phase 1's exit tests, up to the branch that skips phase 2).
+TEST(KernelParts, RowsPathsOutOfTheLoops) {
+  const auto fns = fixture("sm_90");
+  const sass::Function* f = sass::find_render_kernel(fns, sass::mangled_variant("Fma4Rows"));
+  ASSERT_NE(f, nullptr);
+  const KernelCut c = cut_kernel(*f, VariantId::Fma4Rows);
+  ASSERT_TRUE(c.unusable.empty()) << c.unusable;
+  auto piece_at = [&](unsigned address) -> const KernelPiece* {
+    for (const KernelPiece& p : c.pieces)
+      if (f->code[p.first].address <= address && address <= f->code[p.last].address) return &p;
+    return nullptr;
+  };
+  const KernelPiece* stub = piece_at(0x840);
+  const KernelPiece* next = piece_at(0x900);
+  const KernelPiece* finish = piece_at(0x2d90);
+  const KernelPiece* phase2 = piece_at(0x1700);
+  ASSERT_TRUE(stub && next && finish && phase2);
+  EXPECT_EQ(stub->count, PieceCount::ExitPaths);
+  EXPECT_EQ(stub->exits, exit_bit(1, true));
+  EXPECT_EQ(next->count, PieceCount::ExitPaths);
+  EXPECT_EQ(next->exits, exit_bit(1, false));
+  EXPECT_EQ(finish->count, PieceCount::ExitPaths);
+  EXPECT_EQ(finish->exits, exit_bit(1, true) | exit_bit(4, true) | exit_bit(7, true));
+  EXPECT_EQ(phase2->count, PieceCount::PhaseReached);
+  EXPECT_EQ(phase2->index, 1);
 }
 
 }  // namespace

@@ -25,6 +25,11 @@ if [ -e /usr/lib/x86_64-linux-gnu/libXtst.so.6 ]; then
   cp -L /usr/lib/x86_64-linux-gnu/libXtst.so.6 "$stage/lib/"
 fi
 strip --strip-unneeded "$stage/mandelpipe" "$stage"/*_tests
+# The whole-kernel model recomputed offline against a recorded bench (whole-kernel.sh offline).
+if [ -e "$build/tests/whole_kernel_agree" ]; then
+  cp "$build/tests/whole_kernel_agree" "$stage/"
+  strip --strip-unneeded "$stage/whole_kernel_agree"
+fi
 rm -rf .carry && mkdir -p .carry
 tar cf - -C "$stage" . | xz -9e >.carry/bin.tar.xz
 rm -rf "$stage"

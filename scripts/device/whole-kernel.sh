@@ -1,13 +1,22 @@
 #!/bin/bash
 # Runs on the GPU machine (device tool) over a carried build in .carry/ (carry.sh): the whole-kernel
 # model (docs/model.md, "The whole kernel") against the hardware counters.
-#   bash scripts/device/whole-kernel.sh [agreement|example|experiment|test|all]   (default: all)
+#   bash scripts/device/whole-kernel.sh [agreement|offline [JSON]|example|experiment|test|all]
+#   (default: all)
 # agreement: `bench --counters` for every variant at 1920x1080 over views A, B and C and six of
 #   varied orbit lengths (two sparse), then the agreement table: variant x view, instructions, issue
 #   and each pipe, model against counters, and how many rows meet the targets (instructions within
 #   3%, issue and each pipe within 3 points).
 # example: the worked example of docs/model.md: fma4-rows at view A's place, 1920x1080: each
 #   part's instructions, the whole kernel's bound and the counters' figures, to paste there.
+#   The FMA pipe is compared as a whole: the model does not split it into fmaheavy and fmalite
+#   (docs/model.md, "The whole kernel"), so those columns show "-" for the model and no target.
+# offline [JSON]: the model recomputed without the GPU for each row of a recorded agreement (JSON,
+#   else this run's $A/agreement.json), from the CPU reference's step counts and this build's SASS
+#   (cuobjdump of the carried mandelpipe): tests/tools/whole_kernel_agree.cpp. Its instructions
+#   should be the bench's own within a few tenths of a per cent (the CPU's counts differ from the
+#   GPU's in a few pixels; "steps" says by how much). Then fma4's pieces at view 7 and the carried
+#   build's SASS ($OUT/logs.tgz: sm_90-carried.sass.gz), to read the queue kernels' parts offline.
 # experiment: `experiment kernel-overhead --counters`.
 # test: the GPU test that the model's instructions are within 3% of the counters' for every
 #   variant at one view (program_tests, WholeKernelModelMeetsTheCounters).
@@ -63,7 +72,19 @@ for r in rows:
         100 * w["outside_step_loop"]))
 print("== %d of %d rows meet every target; the largest differences: %s" % (
     met, total, ", ".join("%s %.1f" % kv for kv in worst.items())))
+notes = {n for r in rows for n in (r.get("whole_kernel") or {}).get("not_modelled", [])}
+for n in sorted(notes):
+    print("== not modelled: " + n)
 PY
+fi
+if [[ $what == offline || $what == all ]]; then
+  step $B/whole_kernel_agree "${2:-$A/agreement.json}" --sass "$B/mandelpipe"
+  # The pieces of a queue variant at the sparse view -1.9,0 (view 7), and the SASS they are cut
+  # from, for reading the model's parts offline where the captured SASS is older than the kernels.
+  step $B/whole_kernel_agree "${2:-$A/agreement.json}" --sass "$B/mandelpipe" --view "view 7" \
+    --variant fma4 --pieces
+  cuobjdump -sass -arch sm_90 "$B/mandelpipe" 2>>"$log" | gzip >"$A/sm_90-carried.sass.gz"
+  record "cuobjdump of the carried build" "${PIPESTATUS[0]}"
 fi
 if [[ $what == example || $what == all ]]; then
   echo "== the worked example: fma4-rows at view A's place, 1920x1080" | tee -a "$log"

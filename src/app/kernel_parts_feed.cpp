@@ -141,6 +141,7 @@ std::vector<std::pair<std::string, bool>> KernelPartsFeed::lines(const Of& of,
          "start in one launch, does not place",
          true});
   for (const std::string& u : w.unplaced) out.push_back({"not placed exactly: " + u, true});
+  for (const std::string& u : w.not_modelled) out.push_back({"not modelled: " + u, true});
   return out;
 }
 

@@ -45,7 +45,8 @@ nlohmann::json whole_kernel_json(const MeasuredRow& r) {
           {"measured_sm_cycles", r.measured.sm_cycles},
           {"measured_kernel_ms", r.measured.kernel_ms},
           {"measured_warp_steps", r.measured.warp_iters},
-          {"unplaced", w.unplaced}};
+          {"unplaced", w.unplaced},
+          {"not_modelled", w.not_modelled}};
 }
 
 std::string whole_kernel_md(const std::vector<MeasuredRow>& rows) {

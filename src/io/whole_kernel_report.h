@@ -11,7 +11,7 @@
 namespace mp {
 
 // {"instructions", "outside_step_loop", "parts": {part: instructions}, "busy": {pipe: %},
-// "unplaced": [...]}, or {"unusable": why}.
+// "unplaced": [...], "not_modelled": [...]}, or {"unusable": why}.
 nlohmann::json whole_kernel_json(const MeasuredRow& r);
 
 // Per row: the whole kernel's instructions against the counters', the share outside the step

@@ -12,10 +12,13 @@ namespace {
 
 constexpr int kMaxRegions = 16;
 
-// One lane's pass through the orbit's regions: trips begun, a pair's second blocks, phases reached.
+// One lane's pass through the orbit's regions: trips begun, a pair's second blocks, phases reached,
+// and how it left each region it entered (exit_bit: by its escape test, or by its count).
 struct LaneRun {
   std::array<unsigned, kMaxRegions> trips{}, seconds{};
   std::array<bool, kMaxRegions> reached{};
+  std::uint32_t exits = 0;
+  void leave(std::size_t region, bool escaped) { exits |= exit_bit(region, escaped); }
 };
 
 class LaneWalker {
@@ -60,9 +63,11 @@ class LaneWalker {
       r.trips[at] = j + 1;
       r.seconds[at] = j + second;
       n += trip * j + (second ? k : 0);
+      r.leave(at, true);
     } else {
       r.trips[at] = r.seconds[at] = count;
       n += trip * count;
+      r.leave(at, false);
     }
     if (k > kReplaySteps) return pairs(r, at + 1, kReplaySteps, n, lim, escaped, e);
     return single(r, at + 1, n, lim, escaped, e);
@@ -75,9 +80,11 @@ class LaneWalker {
       const unsigned j = (e - 1 - n) / k;
       r.trips[at] = j + 1;
       n += k * j;
+      r.leave(at, true);
     } else {
       r.trips[at] = full;
       n += k * full;
+      r.leave(at, false);
     }
     if (n >= lim) return false;
     return single(r, at + 1, n, lim, escaped, e);
@@ -88,6 +95,7 @@ class LaneWalker {
     const unsigned to = here ? e : lim;
     r.trips[at] = to > n ? to - n : 0;
     n = std::max(n, to);
+    r.leave(at, here);
     return here;
   }
 
@@ -102,7 +110,9 @@ struct WarpVisit {
   std::array<bool, kMaxRegions> reached{};
   unsigned steps = 0;
   double lane_steps = 0;
+  std::uint32_t exits = 0;  // every lane's ways out of the regions
   void add(const LaneRun& r, unsigned count, std::size_t regions) {
+    exits |= r.exits;
     for (std::size_t i = 0; i < regions; ++i) {
       trips[i] = std::max(trips[i], r.trips[i]);
       seconds[i] = std::max(seconds[i], r.seconds[i]);
@@ -151,6 +161,7 @@ FrameTally tally_frame(const BlockSchedule& s, const FrameShape& f, const unsign
     for (std::size_t p = 0; p < np; ++p) t.reached[copy * np + p] += v.reached[p];
     t.warp_steps += v.steps;
     t.pixel_steps += v.lane_steps;
+    if (v.exits) t.exit_visits[{copy, v.exits}] += 1;
   };
   auto count_at = [&](int px, int py) {
     return counts[static_cast<std::size_t>(py) * f.width + px];
@@ -159,9 +170,10 @@ FrameTally tally_frame(const BlockSchedule& s, const FrameShape& f, const unsign
     // The warps' loops from the kernel's tallies: the trips of two blocks, the replays' single
     // steps (the warp steps that are not the trips'), and per round the finish and refill code.
     if (f.refill_trips < 0 || f.refill_rounds < 0 || f.warp_steps_run < 0 || nr != 2) {
-      t.missing = "lane refill: its lanes change pixels inside a warp, so its trips and rounds "
-                  "cannot be rebuilt from the pixels, and its kernel does not count them (doing "
-                  "so cost it a quarter of its time: docs/measurements.md)";
+      t.missing =
+          "lane refill: its lanes change pixels inside a warp, so its trips and rounds "
+          "cannot be rebuilt from the pixels, and its kernel does not count them (doing "
+          "so cost it a quarter of its time: docs/measurements.md)";
       return t;
     }
     const double trip_steps = 2.0 * s.phases.front().block;
@@ -238,8 +250,11 @@ FrameTally tally_frame(const BlockSchedule& s, const FrameShape& f, const unsign
                                              static_cast<unsigned>(kTailTilesPerWarp * resident))
                                   : 0;
   const double takes = f.by_cost ? queue_takes(tile_costs, tail) : tiles;
-  // A warp changes segment up to four times before it ends (launch_queue.cuh): counted four.
-  constexpr double kSegmentChanges = 4;
+  // A warp's trips of the queue's loop that change segment (launch_queue.cuh): with tiles in
+  // order there is no costly queue, so a warp goes from the main queue to the tail and out, two;
+  // ordered by cost a senior goes through the costly queue, the main one, the costly rest and the
+  // tail before it leaves, a junior skips the first: counted four, the most.
+  const double kSegmentChanges = f.by_cost ? 4 : 2;
   t.queue_trips = takes;
   t.segment_changes = kSegmentChanges * t.warps;
   return t;

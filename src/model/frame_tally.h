@@ -4,7 +4,10 @@
 // warps, warp visits of a pixel's code, queue trips and block tallies the launch shape makes.
 #pragma once
 
+#include <cstdint>
+#include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "model/kernel_parts.h"
@@ -23,6 +26,10 @@ struct FrameTally {
   double segment_changes = 0;   // the queue's warps' changes of segment (four a warp at most)
   double block_tallies = 0;     // trips of the blocks' tally loops (a trip per warp of a block)
   double blocks = 0;            // blocks that tally (Grid, Rows)
+  // Warp visits of a copy of the orbit's code by the ways its lanes left the regions (exit_bit's
+  // of each lane, or-ed): the code after a loop that only its escaping (or only its counted-out)
+  // lanes reach runs in the visits whose lanes left that way (KernelPiece::exits).
+  std::map<std::pair<int, std::uint32_t>, double> exit_visits;
   double warp_steps = 0;   // each warp's slowest lane's steps, summed (the kernels' warp_iters)
   double pixel_steps = 0;  // every pixel's steps
 };

@@ -1,6 +1,7 @@
 #include "model/kernel_parts.h"
 
 #include <algorithm>
+#include <cctype>
 #include <set>
 
 #include "model/variant_table.h"
@@ -284,6 +285,80 @@ KernelCut cut_kernel(const sass::Function& f, VariantId v) {
     }
     return {PieceCount::PhaseReached, copy * (last_phase + 1) + (i <= split ? pp : np)};
   };
+  // The ways into each instruction outside the orbit's loops: from the kernel's start without a
+  // loop between (bit 31), or from a loop's exits (exit_bit of the region, by escape where the
+  // exit's predicate is an escape test's ordered float comparison, else by count). Code that only
+  // a region's exits reach runs in the visits whose lanes left that way, not in every visit.
+  constexpr std::uint32_t kFromStart = std::uint32_t{1} << 31;
+  std::vector<std::uint32_t> ways(f.code.size(), 0);
+  auto in_orbit = [&](std::size_t i) {
+    return std::any_of(arithmetic.begin(), arithmetic.end(),
+                       [&](const Span& a) { return a.holds(i); });
+  };
+  auto index_of = [&](unsigned address) {
+    for (std::size_t j = 0; j < f.code.size(); ++j)
+      if (f.code[j].address == address) return j;
+    return f.code.size();
+  };
+  // Whether the predicate of branch i is an escape test's: its last setter before it in the loop.
+  auto escape_predicate = [&](std::size_t i, std::size_t first) {
+    std::string p = f.code[i].predicate;
+    p.erase(0, p.find_first_not_of("@!"));
+    for (std::size_t j = i; j-- > first;) {
+      const std::string& ops = f.code[j].operands;
+      const std::string dest = ops.substr(0, ops.find(','));
+      const std::size_t comma = ops.find(',');
+      const std::string second = comma == std::string::npos
+                                     ? ""
+                                     : ops.substr(comma + 2, ops.find(',', comma + 1) - comma - 2);
+      if (dest != p && second != p) continue;
+      const std::string& op = f.code[j].opcode;
+      const bool ordered =
+          op.find(".GT") != std::string::npos || op.find(".GE") != std::string::npos ||
+          op.find(".LT") != std::string::npos || op.find(".LE") != std::string::npos;
+      return (f.code[j].base() == "FSETP" || f.code[j].base() == "DSETP") && ordered;
+    }
+    return false;
+  };
+  std::vector<std::size_t> work;
+  auto reach = [&](std::size_t j, std::uint32_t w) {
+    if (j >= f.code.size() || in_orbit(j) || (ways[j] | w) == ways[j]) return;
+    ways[j] |= w;
+    work.push_back(j);
+  };
+  reach(0, kFromStart);
+  for (std::size_t k = 0; k < arithmetic.size(); ++k) {
+    const Span& l = arithmetic[k];
+    for (std::size_t i = l.first; i <= l.last; ++i) {
+      const sass::Instruction& x = f.code[i];
+      if (!is_branch(x.base())) continue;
+      const bool conditional = !x.predicate.empty();
+      // A branch on two predicates (`@!P0 BRA P1, target`: on while inside and below the count)
+      // leaves both ways at once.
+      std::string second = x.operands.substr(0, x.operands.find(','));
+      second.erase(0, second.find_first_not_of('!'));
+      const bool both = second.size() > 1 && second[0] == 'P' &&
+                        std::isdigit(static_cast<unsigned char>(second[1]));
+      const std::uint32_t bit =
+          both ? exit_bit(k % per_copy, true) | exit_bit(k % per_copy, false)
+               : exit_bit(k % per_copy, conditional && escape_predicate(i, l.first));
+      if (x.branch_target) {
+        const std::size_t to = index_of(*x.branch_target);
+        if (!l.holds(to)) reach(to, bit);
+      }
+      if (i == l.last && conditional) reach(i + 1, bit);  // the back edge not taken
+    }
+  }
+  while (!work.empty()) {
+    const std::size_t i = work.back();
+    work.pop_back();
+    const sass::Instruction& x = f.code[i];
+    const bool conditional = !x.predicate.empty();
+    if (is_branch(x.base()) && x.branch_target) reach(index_of(*x.branch_target), ways[i]);
+    if (is_branch(x.base()) && !x.branch_target) continue;  // BRX, JMX: not followed
+    if ((x.base() == "EXIT" || is_branch(x.base())) && !conditional) continue;
+    reach(i + 1, ways[i]);
+  }
   auto part_of = [&](PieceCount c) {
     switch (c) {
       case PieceCount::PhaseReached: return KernelPart::PerBlock;
@@ -293,16 +368,53 @@ KernelCut cut_kernel(const sass::Function& f, VariantId v) {
       default: return KernelPart::PerPixel;
     }
   };
+  // Code between and after the orbit's loops that only some of its loops' exits reach.
+  struct Context {
+    PieceCount count = PieceCount::Never;
+    int index = 0;
+    std::uint32_t exits = 0;
+    bool operator!=(const Context& o) const {
+      return count != o.count || index != o.index || exits != o.exits;
+    }
+  };
+  auto context_of = [&](std::size_t i) -> Context {
+    const auto [count, index] = context(i);
+    const std::size_t before = static_cast<std::size_t>(std::count_if(
+        arithmetic.begin(), arithmetic.end(), [&](const Span& a) { return a.last < i; }));
+    // A pixel's code: between the orbit's loops, and after them (the grid's and the rows'
+    // warps run it once; the queue's per tile).
+    const bool orbit_code = count == PieceCount::PhaseReached || count == PieceCount::PixelVisits ||
+                            (count == PieceCount::Warps && !queue && before > 0);
+    if (!orbit_code || before == 0 || ways[i] == 0 || (ways[i] & kFromStart))
+      return {count, index, 0};
+    // The ways in are exact where they are escapes only (an escaped lane goes straight to its
+    // finish) or all from the phase of the loop just before: a way from an earlier phase came
+    // around the loops between by the branches that skip a loop, which most lanes did not take.
+    bool escapes = true, this_phase = true;
+    const int phase = cut.regions[(before - 1) % per_copy].phase;
+    for (std::size_t r = 0; r < static_cast<std::size_t>(per_copy); ++r) {
+      const std::uint32_t either = exit_bit(r, true) | exit_bit(r, false);
+      if (ways[i] & exit_bit(r, false)) escapes = false;
+      if ((ways[i] & either) && cut.regions[r].phase != phase) this_phase = false;
+    }
+    if (!escapes && !this_phase) return {count, index, 0};
+    return {PieceCount::ExitPaths, static_cast<int>((before - 1) / per_copy), ways[i]};
+  };
   std::size_t run_start = 0;
-  std::pair<PieceCount, int> run_context{};
+  Context run_context{};
   bool in_run = false;
   for (std::size_t i = 0; i <= f.code.size(); ++i) {
-    const bool orbit = i < f.code.size() && std::any_of(arithmetic.begin(), arithmetic.end(),
-                                                        [&](const Span& a) { return a.holds(i); });
+    const bool orbit = i < f.code.size() && in_orbit(i);
     const bool end = i == f.code.size() || orbit;
-    const auto c = end ? run_context : context(i);
+    const Context c = end ? run_context : context_of(i);
     if (in_run && (end || c != run_context)) {
-      add(part_of(run_context.first), run_context.first, run_context.second, run_start, i - 1);
+      const KernelPart part =
+          run_context.count == PieceCount::ExitPaths
+              ? (context(run_start).first == PieceCount::PhaseReached ? KernelPart::PerBlock
+                                                                      : KernelPart::PerPixel)
+              : part_of(run_context.count);
+      add(part, run_context.count, run_context.index, run_start, i - 1);
+      cut.pieces.back().exits = run_context.exits;
       in_run = false;
     }
     if (!end && !in_run) {

@@ -3,6 +3,7 @@
 // counts give (model/frame_tally.h). docs/model.md, "The whole kernel", says how.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -42,6 +43,12 @@ struct OrbitRegion {
 };
 std::vector<OrbitRegion> orbit_regions(const BlockSchedule& s);
 
+// A lane's way out of region `region` of the orbit (orbit_regions' index, at most 16): by its
+// escape test, or by its count (the region's steps done, the phase's or the frame's limit).
+constexpr std::uint32_t exit_bit(std::size_t region, bool escaped) {
+  return std::uint32_t{1} << (2 * region + (escaped ? 0 : 1));
+}
+
 // The overlay's lines: the long blocks' loop (what the model counted before the whole kernel),
 // the other loops and the code between the phases, each pixel's code (set-up, finish, colouring
 // value, the warp's tallies), and what a launch adds (the queue, each warp's start and end).
@@ -58,6 +65,7 @@ enum class PieceCount {
   Warps,           // warps launched
   QueueTrips,      // takes of the queue's loop: units and tail places
   SegmentChanges,  // the queue's loop's other trips: a warp's changes of segment
+  ExitPaths,       // copy `index`: warp visits in which a lane left a region by one of `exits`
   BlockTallies,    // a block's tally loop (thread 0, a trip per warp of the block)
   Blocks,          // blocks launched (thread 0's atomics after its tally loop)
   Never,           // the trap after EXIT
@@ -67,9 +75,10 @@ struct KernelPiece {
   KernelPart part = KernelPart::PerPixel;
   PieceCount count = PieceCount::PixelVisits;
   int index = 0;
-  InstrMix mix;           // by the pipe table of the listing's architecture
-  double heavy_only = 0;  // of mix.fma, fmaheavy only
-  std::size_t first = 0;  // the listing's instructions [first, last]
+  InstrMix mix;             // by the pipe table of the listing's architecture
+  double heavy_only = 0;    // of mix.fma, fmaheavy only
+  std::uint32_t exits = 0;  // ExitPaths: the regions' exits (exit_bit) whose lanes reach it
+  std::size_t first = 0;    // the listing's instructions [first, last]
   std::size_t last = 0;
 };
 

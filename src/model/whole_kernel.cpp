@@ -5,21 +5,25 @@
 #include <cstdio>
 
 #include "kernel_params.h"
+#include "model/pipe_rates.h"
 #include "model/variant_table.h"
+#include "pixel.h"
 #include "sm_arch.h"
 
 namespace mp {
+namespace {
+
+// The steps a trip of one of the orbit's loops runs whole.
+double steps_per_trip(const OrbitRegion& r) {
+  return r.kind == RegionKind::Pairs ? 2.0 * r.block : r.block;
+}
+
+}  // namespace
 
 InstrMix WholeKernel::total() const {
   InstrMix m;
   for (const PartFigures& p : parts) m = m + p.mix;
   return m;
-}
-
-double WholeKernel::heavy_only() const {
-  double h = 0;
-  for (const PartFigures& p : parts) h += p.heavy_only;
-  return h;
 }
 
 double WholeKernel::outside_step_loop() const {
@@ -47,21 +51,32 @@ WholeKernel model_whole_kernel(const KernelCut& cut, const FrameTally& t, bool s
                  std::to_string(cut.copies) + ")";
     return w;
   }
-  // A variant that stops periodic orbits ran fewer long blocks than the counts give: the long
-  // loop's trips scaled to the warp steps that ran, the other loops as counted.
-  double main_scale = 1;
+  // A variant that stops periodic orbits ran fewer steps than its counts give (a pixel found
+  // periodic counts the limit but stops where the repeat was met). The repeat is looked for in
+  // the blocks longer than the replay's, and an orbit stopped there leaves the loops of its phase
+  // and skips every later one: all those loops (from the first phase that looks for repeats on)
+  // are scaled by one factor to the warp steps that ran; the loops before it as counted.
+  double cycle_scale = 1;
+  int cycle_phase = -1;
   if (stops_cycles && run_warp_steps >= 0) {
-    double main_steps = 0;
+    for (const OrbitRegion& r : cut.regions)
+      if (r.kind == RegionKind::Pairs && r.block > kReplaySteps) {
+        cycle_phase = r.phase;
+        break;
+      }
+    double cycle_steps = 0;
     for (const KernelPiece& p : cut.pieces)
-      if (p.part == KernelPart::StepLoop && p.count == PieceCount::RegionTrips)
-        main_steps += t.trips[p.index] * 2.0 * cut.regions[p.index % regions].block;
-    const double others = t.warp_steps - main_steps;
-    main_scale = main_steps > 0 ? std::max(0.0, (run_warp_steps - others) / main_steps) : 1;
-    char line[160];
+      if (p.count == PieceCount::RegionTrips &&
+          cut.regions[p.index % regions].phase >= cycle_phase && cycle_phase >= 0)
+        cycle_steps += t.trips[p.index] * steps_per_trip(cut.regions[p.index % regions]);
+    const double others = t.warp_steps - cycle_steps;
+    cycle_scale =
+        cycle_steps > 0 ? std::clamp((run_warp_steps - others) / cycle_steps, 0.0, 1.0) : 1;
+    char line[200];
     std::snprintf(line, sizeof line,
-                  "orbits stopped as periodic: the long blocks' loop counted at %.1f%% of the "
-                  "trips the step counts give (the warp steps that ran)",
-                  100 * main_scale);
+                  "orbits stopped as periodic: the loops from the first that looks for repeats on "
+                  "counted at %.1f%% of the trips the step counts give (the warp steps that ran)",
+                  100 * cycle_scale);
     w.unplaced.push_back(line);
   }
   for (const KernelPiece& p : cut.pieces) {
@@ -74,14 +89,19 @@ WholeKernel model_whole_kernel(const KernelCut& cut, const FrameTally& t, bool s
       case PieceCount::Warps: times = t.warps; break;
       case PieceCount::QueueTrips: times = t.queue_trips; break;
       case PieceCount::SegmentChanges: times = t.segment_changes; break;
+      case PieceCount::ExitPaths:
+        for (const auto& [key, visits] : t.exit_visits)
+          if (key.first == p.index && (key.second & p.exits)) times += visits;
+        break;
       case PieceCount::BlockTallies: times = t.block_tallies; break;
       case PieceCount::Blocks: times = t.blocks; break;
       case PieceCount::Never: times = 0; break;
     }
-    if (p.part == KernelPart::StepLoop) times *= main_scale;
+    const bool loop = p.count == PieceCount::RegionTrips || p.count == PieceCount::RegionSeconds;
+    if (loop && cycle_phase >= 0 && cut.regions[p.index % regions].phase >= cycle_phase)
+      times *= cycle_scale;
     PartFigures& f = w.parts[static_cast<int>(p.part)];
     f.mix = f.mix + p.mix * times;
-    f.heavy_only += p.heavy_only * times;
   }
   // The counts give the warps' steps the kernel tallies: where they do not (the window's counts
   // read back from the smooth values, a frame of other counts), the parts are off by as much.
@@ -96,8 +116,15 @@ WholeKernel model_whole_kernel(const KernelCut& cut, const FrameTally& t, bool s
   }
   if (t.queue_trips > 0)
     w.unplaced.push_back(
-        "the queue's segment changes: four a warp; a take: the path through its loop that falls "
+        "the queue's segment changes: four a warp where tiles go by cost (the most); a take: the "
+        "path through its loop that falls "
         "through each branch (a unit of the global queue)");
+  if (cut.arch > 0 && has_heavy_lite_split(pipe_rates(cut.arch / 10, cut.arch % 10)))
+    w.not_modelled.push_back(
+        "fmaheavy and fmalite: the FMA pipe is modelled as a whole. Only IMAD, IMUL, IDP and "
+        "VIADD must go to fmaheavy; the hardware splits the FP32 instructions between the halves "
+        "by a rule the SASS does not show (the counters split loops of the same kinds of "
+        "instruction differently: docs/model.md)");
   w.unplaced.push_back(
       "a loop's last trip counted whole where a lane leaves it early; the code between the phases "
       "of the blocks split at the branch that skips the next phase");
@@ -106,7 +133,7 @@ WholeKernel model_whole_kernel(const KernelCut& cut, const FrameTally& t, bool s
 
 std::vector<PipeLoad> whole_kernel_loads(const PipeRates& rates, int sm_count, const WholeKernel& w,
                                          double measured_cycles, double clock_ghz) {
-  return pipe_loads(rates, sm_count, w.total(), w.heavy_only(), 1.0, measured_cycles, clock_ghz);
+  return pipe_loads(rates, sm_count, w.total(), -1, 1.0, measured_cycles, clock_ghz);
 }
 
 WholeKernel whole_kernel_of_frame(VariantId v, const KernelCut& cut, const FrameShape& shape,

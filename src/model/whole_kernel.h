@@ -13,8 +13,7 @@
 namespace mp {
 
 struct PartFigures {
-  InstrMix mix;           // warp-instructions of the frame, by pipe
-  double heavy_only = 0;  // of mix.fma, fmaheavy only
+  InstrMix mix;  // warp-instructions of the frame, by pipe
 };
 
 struct WholeKernel {
@@ -22,11 +21,12 @@ struct WholeKernel {
   std::array<PartFigures, kKernelPartCount> parts{};
   // What the model counts by an estimate or leaves out, a line each (the overlay names them).
   std::vector<std::string> unplaced;
+  // What the model does not predict at all, a line each (the overlay and bench name them).
+  std::vector<std::string> not_modelled;
 
   bool ok() const { return unusable.empty(); }
   const PartFigures& part(KernelPart p) const { return parts[static_cast<int>(p)]; }
   InstrMix total() const;
-  double heavy_only() const;
   double instructions() const { return total().total(); }
   // The share of the instructions outside the step loop (0 where there are none).
   double outside_step_loop() const;
@@ -38,7 +38,8 @@ struct WholeKernel {
 WholeKernel model_whole_kernel(const KernelCut& cut, const FrameTally& t, bool stops_cycles,
                                double run_warp_steps);
 
-// Each pipe's busy cycles by the whole-kernel model over the measured SM cycles (as pipe_loads).
+// Each pipe's busy cycles by the whole-kernel model over the measured SM cycles (as pipe_loads),
+// the FMA pipe as a whole: no fmaheavy or fmalite rows (WholeKernel::not_modelled says why).
 std::vector<PipeLoad> whole_kernel_loads(const PipeRates& rates, int sm_count, const WholeKernel& w,
                                          double measured_cycles, double clock_ghz);
 
