@@ -124,7 +124,7 @@ std::vector<std::pair<std::string, bool>> KernelPartsFeed::lines(const Of& of,
   }
   if (step_loop_issue >= 0) {
     std::snprintf(line, sizeof line,
-                  "the rows below are the whole kernel's; the step loop alone would keep issue "
+                  "the rows above are the whole kernel's; the step loop alone would keep issue "
                   "%.1f%% busy",
                   100 * step_loop_issue);
     out.push_back({line, true});

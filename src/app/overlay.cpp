@@ -214,12 +214,8 @@ void PipeOverlay::draw(bool gpu, const std::string& mix_source, const std::strin
   dl->Flags &= ~(ImDrawListFlags_AntiAliasedLines | ImDrawListFlags_AntiAliasedFill);
   // Fixed columns, about 40 em in all where there is room, narrowed to the room beside the panel
   // where there is not (a small window, a large UI size).
-  const float line = ImGui::GetTextLineHeight();
-  const float gap = ImGui::GetStyle().ItemSpacing.x, spacing = ImGui::GetStyle().ItemSpacing.y;
   const OverlayColumns col = fit_overlay_columns(natural_columns(scale), room, 40 * scale);
-  const float name_w = col.name, bar_w = col.bar, value_w = col.value, diff_w = col.diff;
-  const float plot_w = col.plot, width = col.width();
-  ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + width);
+  ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + col.width());
   ImGui::TextUnformatted(gpu ? "Pipe utilisation (P)"
                              : "Pipe utilisation (P): needs the CUDA path");
   ImGui::TextDisabled("busy = cycles over the measured SM cycles");
@@ -235,23 +231,31 @@ void PipeOverlay::draw(bool gpu, const std::string& mix_source, const std::strin
   else
     ImGui::TextDisabled("%s", stalls.text.c_str());
   if (!stalls.term.empty()) explain_last_item(stalls.term);
+  if (rows_.empty())
+    ImGui::TextUnformatted(gpu ? "no frame measured yet"
+                               : "no pipe rows: the CPU path renders, and the rows are a GPU "
+                                 "frame's model and counters");
+  else
+    draw_rows(dl, col, scale);
+  // The whole kernel's parts and what the model leaves out under the rows: the rows are what a
+  // projected overlay must show first, whatever the window's height.
   for (const auto& [text, dim] : parts_lines_)
     if (dim)
       ImGui::TextDisabled("%s", text.c_str());
     else
       ImGui::TextUnformatted(text.c_str());
-  if (rows_.empty())
-    ImGui::TextUnformatted(gpu ? "no frame measured yet"
-                               : "no pipe rows: the CPU path renders, and the rows are a GPU "
-                                 "frame's model and counters");
   ImGui::TextDisabled("overlay code %.3f ms CPU (%.1f%% of a %.2f ms frame), UI draw %.3f ms of %s",
                       cost_ms, frame_ms > 0 ? 100 * cost_ms / frame_ms : 0.0f, frame_ms, ui_gpu_ms,
                       ui_timed_on.c_str());
   ImGui::PopTextWrapPos();
-  if (rows_.empty()) {
-    ImGui::End();
-    return;
-  }
+  ImGui::End();
+}
+
+void PipeOverlay::draw_rows(ImDrawList* dl, const OverlayColumns& col, float scale) const {
+  const float line = ImGui::GetTextLineHeight();
+  const float gap = ImGui::GetStyle().ItemSpacing.x, spacing = ImGui::GetStyle().ItemSpacing.y;
+  const float name_w = col.name, bar_w = col.bar, value_w = col.value, diff_w = col.diff;
+  const float plot_w = col.plot, width = col.width();
   // The pipe rows go straight into the draw list, in fixed columns: ProgressBar and PlotLines
   // are items with hover tests, tooltips and rounded frames, and the overlay is drawn every
   // frame beside the frame it measures (--overlay-ab). Each pipe stacks the model's bar over
@@ -323,7 +327,6 @@ void PipeOverlay::draw(bool gpu, const std::string& mix_source, const std::strin
     }
     y += h + spacing;
   }
-  ImGui::End();
 }
 
 void draw_sass_view(const VariantInfo& v, sass::KernelBuild build, const LoopListing* listing,

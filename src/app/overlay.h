@@ -15,6 +15,8 @@
 #include "model/pipe_load.h"
 #include "model/variant_table.h"
 
+struct ImDrawList;
+
 namespace mp {
 
 // The overlay's line on the stall reasons: the newest reading's leading stall, or where there
@@ -56,6 +58,8 @@ class PipeOverlay {
             float frame_ms, float scale, Layout& layout) const;
 
  private:
+  // The pipe rows at the cursor, in the columns `col` (fit to the room).
+  void draw_rows(ImDrawList* dl, const OverlayColumns& col, float scale) const;
   // One pipe as drawn, worked out on update so that draw, which runs every frame, only draws.
   struct Row {
     std::string name;
