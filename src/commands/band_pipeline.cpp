@@ -240,23 +240,30 @@ struct BandPipeline::Run {
     // The band buffers, made by the pool (idle until the first band is rendered) while the
     // workers make their renderers: page-locking takes milliseconds a buffer, which no GPU
     // should wait for. On the first GPU asked for, not on device 0 unasked.
-    // Whole frames: a task a frame buffer, which makes its bands' slots' buffers too.
-    const std::size_t group = p.whole_frames_ ? static_cast<std::size_t>(bands) : 1;
-    for (std::size_t first = 0; first < slots.size(); first += group)
-      pool->submit([this, first, group](int) {
-        try {
-          if (p.gpu()) CUDA_CHECK(cudaSetDevice(p.devices_.front().index));
-          if (p.whole_frames_) make_frame_rows(first / group);
-          for (std::size_t i = first; i < first + group; ++i) make_buffers(i);
-        } catch (...) {
-          fail(std::current_exception());
-        }
-        {
-          std::lock_guard<std::mutex> lock(m);
-          for (std::size_t i = first; i < first + group; ++i) slots[i].ready = true;
-        }
-        changed.notify_all();
-      });
+    // Whole frames: a task a frame buffer, which makes its bands' slots' buffers too. The first
+    // group alone, the rest once it is made: page-locking all at once, the first buffer waited
+    // for the others (a 4K sequence's first band started 0.25 s after the GPU was ready).
+    group = p.whole_frames_ ? static_cast<std::size_t>(bands) : 1;
+    pool->submit([this](int) {
+      make_group(0);
+      for (std::size_t first = group; first < slots.size(); first += group)
+        pool->submit([this, first](int) { make_group(first); });
+    });
+  }
+  // The buffers of slots first..first+group, then those slots ready.
+  void make_group(std::size_t first) {
+    try {
+      if (p.gpu()) CUDA_CHECK(cudaSetDevice(p.devices_.front().index));
+      if (p.whole_frames_) make_frame_rows(first / group);
+      for (std::size_t i = first; i < first + group && i < slots.size(); ++i) make_buffers(i);
+    } catch (...) {
+      fail(std::current_exception());
+    }
+    {
+      std::lock_guard<std::mutex> lock(m);
+      for (std::size_t i = first; i < first + group && i < slots.size(); ++i) slots[i].ready = true;
+    }
+    changed.notify_all();
   }
   ~Run() { stop(); }
 
@@ -408,6 +415,7 @@ struct BandPipeline::Run {
   // Whole frames: the frame buffers (a slot's rows are in buffer slot / bands); each image's bands
   // rendered, and whether its PNG is written.
   std::vector<HostBuffer<std::uint8_t>> frame_rows;
+  std::size_t group = 1;  // slots whose buffers are made together: a frame's bands, or one
   std::vector<int> bands_rendered;
   std::vector<char> frame_written;
   std::vector<Scratch> scratch;  // one per pool thread
@@ -845,9 +853,9 @@ void BandPipeline::Run::free_frame(long long first) {
     s.data = {};
     s.rgb_rows = nullptr;
   }
-  const std::size_t group = static_cast<std::size_t>(first % static_cast<long long>(slots.size())) /
+  const std::size_t frame = static_cast<std::size_t>(first % static_cast<long long>(slots.size())) /
                             static_cast<std::size_t>(bands);
-  frame_rows[group] = {};
+  frame_rows[frame] = {};
 }
 
 // Band `ticket` into its image's files, its blocks from `remote` or, as they are encoded, from

@@ -440,14 +440,20 @@ nlohmann::json gather_summaries(const MpiRanks& ranks, nlohmann::json own,
 }
 
 // The test hook MANDELPIPE_TEST_KILL_RANK=R:F: rank R dies (SIGKILL) once it has written F
-// frames, as a rank whose host goes down.
+// frames, as a rank whose host goes down; R:F:part, with frame F+1 whole in its temporary file
+// but not yet renamed into place, as a power cut can leave it.
 struct KillHook {
   int rank = -1, after = 0;
+  bool before_rename = false;
 };
 KillHook kill_hook_from_environment() {
   KillHook h;
-  if (const char* v = std::getenv("MANDELPIPE_TEST_KILL_RANK"))
-    if (std::sscanf(v, "%d:%d", &h.rank, &h.after) != 2) h.rank = -1;
+  char part[8] = {};
+  if (const char* v = std::getenv("MANDELPIPE_TEST_KILL_RANK")) {
+    const int n = std::sscanf(v, "%d:%d:%4s", &h.rank, &h.after, part);
+    if (n < 2) h.rank = -1;
+    h.before_rename = n == 3 && std::string(part) == "part";
+  }
   return h;
 }
 
@@ -763,13 +769,16 @@ int render_zoom(const RenderOptions& o, const DeviceChoice& dc, const Palette& p
           totals.add(r);
           // The frame in place first, then frames.json listing it: the listing never names a
           // frame that is not there. Another rank's goes into place, then rank 0 hears of it.
+          if (kill.before_rename && ranks.rank() == kill.rank && written == kill.after)
+            raise(SIGKILL);
           if (ranks.root()) {
             folder->commit_frame(k, entry, file);
           } else {
             write_files_atomic({}, file);
             ranks.send(0, kTagFrame, nlohmann::json{{"frame", k}, {"entry", entry}}.dump());
           }
-          if (ranks.rank() == kill.rank && ++written == kill.after) raise(SIGKILL);
+          if (ranks.rank() == kill.rank && ++written == kill.after && !kill.before_rename)
+            raise(SIGKILL);
         },
         nullptr, ranks.size() > 1 && ranks.root() ? listen : std::function<void()>());
     if (!ranks.root()) {
