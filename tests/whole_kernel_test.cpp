@@ -2,13 +2,17 @@
 // frames worked out by hand, and the cut of the captured SASS of every architecture into parts.
 #include <gtest/gtest.h>
 
+#include <zlib.h>
+
 #include <algorithm>
 #include <cstdint>
+#include <filesystem>
 #include <map>
 #include <string>
 #include <vector>
 
 #include "io/report.h"
+#include "io/sass_loader.h"
 #include "model/experiment_model.h"
 #include "model/variant_table.h"
 #include "model/whole_kernel.h"
@@ -27,14 +31,19 @@ BlockSchedule x16() {
   return *block_schedule(VariantId::Fma4X16);
 }
 
-// One 16x2 tile of a 16x2 image (the rest of its 16x16 block empty), counts row by row.
-FrameTally one_tile(const std::vector<unsigned>& counts, unsigned max_iter) {
+// A 16x2 image on the grid's launch shape: one tile, the rest of its 16x16 block empty.
+FrameShape tile_shape(unsigned max_iter) {
   FrameShape shape;
   shape.shape = variants::Shape::Grid;
   shape.width = 16;
   shape.height = 2;
   shape.max_iter = max_iter;
-  return tally_frame(x16(), shape, counts.data());
+  return shape;
+}
+
+// One 16x2 tile of a 16x2 image, counts row by row.
+FrameTally one_tile(const std::vector<unsigned>& counts, unsigned max_iter) {
+  return tally_frame(x16(), tile_shape(max_iter), counts.data());
 }
 
 TEST(FrameTally, ScheduleOfX16IsPairsOf16ThenReplay) {
@@ -561,6 +570,93 @@ TEST(KernelParts, CodeOnlyALoopsEscapeOrCountReachesRunsInThoseVisits) {
   ASSERT_NE(after, b.pieces.end());
   EXPECT_EQ(after->count, PieceCount::ExitPaths);
   EXPECT_EQ(after->exits, exit_bit(0, true) | exit_bit(0, false));
+}
+
+// A tile's SIMT efficiency (a division the recording kernel skips where the frame's pointer to
+// them is null) counts only in frames that keep them, and the division's slow path, a subroutine
+// after the kernel's EXIT that only a CALL reaches, never: counted in every warp, as the cut did
+// before, they put the queue's variants 5 to 12% over the counters at sparse views.
+TEST(KernelParts, EfficienciesOnlyWhereKeptAndTheDivisionsSlowPathNever) {
+  const std::string text = R"(
+	code for sm_90
+		Function : _ZN2mp13render_kernelINS_8variants4Fma5EEEvNS_12RenderLaunchE
+        /*0000*/                   S2R R0, SR_TID.X ;
+        /*0010*/                   ISETP.GE.AND P0, PT, R0, 0x10, PT ;
+        /*0020*/               @P0 BRA 0x130 ;
+        /*0030*/                   FMUL R5, R2, R2 ;
+        /*0040*/                   FFMA R5, R3, R3, -R5 ;
+        /*0050*/                   FADD R6, R2, R2 ;
+        /*0060*/                   FADD R5, R5, R7 ;
+        /*0070*/                   FFMA R3, R6, R3, R8 ;
+        /*0080*/                   FMUL R9, R3, R3 ;
+        /*0090*/                   FFMA R9, R5, R5, R9 ;
+        /*00a0*/                   FSETP.GTU.AND P1, PT, R9, 4, PT ;
+        /*00b0*/                   IADD3 R4, R4, 0x1, RZ ;
+        /*00c0*/                   ISETP.LT.U32.AND P2, PT, R4, R10, PT ;
+        /*00d0*/               @P1 BRA 0x110 ;
+        /*00e0*/               @P2 BRA 0x30 ;
+        /*00f0*/                   MOV R11, -1 ;
+        /*0100*/                   BRA 0x130 ;
+        /*0110*/                   MUFU.LG2 R11, R9 ;
+        /*0120*/                   FADD R11, R11, 2 ;
+        /*0130*/                   STG.E [R12.64], R11 ;
+        /*0140*/                   ISETP.NE.U32.AND P0, PT, RZ, UR20, PT ;
+        /*0150*/                   ISETP.NE.AND.EX P0, PT, RZ, UR21, PT, P0 ;
+        /*0160*/              @!P0 BRA 0x1c0 ;
+        /*0170*/                   MUFU.RCP R14, R13 ;
+        /*0180*/                   FCHK P1, R12, R13 ;
+        /*0190*/                   FFMA R15, R12, R14, RZ ;
+        /*01a0*/               @P1 CALL.REL.NOINC 0x1d0 ;
+        /*01b0*/                   STG.E [R16.64], R15 ;
+        /*01c0*/                   EXIT ;
+        /*01d0*/                   FFMA R15, R12, R14, RZ ;
+        /*01e0*/                   MOV R15, RZ ;
+        /*01f0*/                   RET.REL.NODEC R20 0x0 ;
+        /*0200*/                   BRA 0x200 ;
+)";
+  const KernelCut c = cut_kernel(sass::parse_cuobjdump(text).at(0), VariantId::Fma5);
+  ASSERT_TRUE(c.unusable.empty()) << c.unusable;
+  double efficiency = 0, never = 0;
+  for (const KernelPiece& p : c.pieces) {
+    if (p.count == PieceCount::Efficiencies) efficiency += p.mix.total();
+    if (p.count == PieceCount::Never) never += p.mix.total();
+  }
+  EXPECT_EQ(efficiency, 5);  // MUFU.RCP to the STG of the efficiency
+  EXPECT_EQ(never, 3 + 1);   // the subroutine and the trap
+  // One 16x2 tile whose lanes all escape at step 3 (its block's eight warps, seven of them empty):
+  // three trips of 12, the escape path once, and each warp's start (3), the store, the pointer's
+  // test and its branch (4) and EXIT: 36 + 2 + 8 x 8. The old cut counted the efficiency and the
+  // subroutine in every warp too: 8 x 8 more.
+  FrameShape shape = tile_shape(100);
+  const std::vector<unsigned> counts(32, 3);
+  const BlockSchedule s = *block_schedule(VariantId::Fma5);
+  const WholeKernel plain = model_whole_kernel(c, tally_frame(s, shape, counts.data()), false, -1);
+  ASSERT_TRUE(plain.ok()) << plain.unusable;
+  EXPECT_DOUBLE_EQ(plain.instructions(), 3 * 12 + 2 + 8 * 8);
+  // The divergence view keeps them: the division in each warp's visit of its tile.
+  shape.efficiencies = true;
+  const WholeKernel kept = model_whole_kernel(c, tally_frame(s, shape, counts.data()), false, -1);
+  EXPECT_DOUBLE_EQ(kept.instructions(), 3 * 12 + 2 + 8 * 8 + 8 * 5);
+}
+
+// A device run's carried listing (cuobjdump's text, gzip-ed) is read as the build's SASS, so the
+// model can be recomputed offline from the kernels that ran; a file that is not one says so.
+TEST(SassListingFile, ReadsAGzippedListingAndRefusesOtherFiles) {
+  const std::filesystem::path gz =
+      std::filesystem::temp_directory_path() / "mandelpipe_listing_test.sass.gz";
+  const std::string text = sass_fixture_text("sm_90");
+  gzFile out = gzopen(gz.c_str(), "wb");
+  ASSERT_NE(out, nullptr);
+  ASSERT_EQ(gzwrite(out, text.data(), static_cast<unsigned>(text.size())),
+            static_cast<int>(text.size()));
+  gzclose(out);
+  const LoadedSass read = sass_listing_file(gz.string(), "sm_90");
+  EXPECT_TRUE(read.ok()) << read.source;
+  EXPECT_NE(read.loop(VariantId::Fma4, sass::KernelBuild::Recording), nullptr);
+  std::filesystem::remove(gz);
+  EXPECT_FALSE(sass_listing_file(gz.string(), "sm_90").ok());
+  EXPECT_NE(sass_listing_file(gz.string(), "sm_90").source.find("could not read"),
+            std::string::npos);
 }
 
 // fma4-rows's captured listing: the first row's escape stub after its phase-0 single steps (a MOV

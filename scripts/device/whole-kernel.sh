@@ -78,10 +78,10 @@ for n in sorted(notes):
 PY
 fi
 if [[ $what == offline || $what == all ]]; then
-  step $B/whole_kernel_agree "${2:-$A/agreement.json}" --sass "$B/mandelpipe"
+  step $B/whole_kernel_agree "${2:-$A/agreement.json}" --sass "$B/mandelpipe" --first-frames
   # The pieces of a queue variant at the sparse view -1.9,0 (view 7), and the SASS they are cut
   # from, for reading the model's parts offline where the captured SASS is older than the kernels.
-  step $B/whole_kernel_agree "${2:-$A/agreement.json}" --sass "$B/mandelpipe" --view "view 7" \
+  step $B/whole_kernel_agree "${2:-$A/agreement.json}" --sass "$B/mandelpipe" --first-frames --view "view 7" \
     --variant fma4 --pieces
   cuobjdump -sass -arch sm_90 "$B/mandelpipe" 2>>"$log" | gzip >"$A/sm_90-carried.sass.gz"
   record "cuobjdump of the carried build" "${PIPESTATUS[0]}"

@@ -363,7 +363,8 @@ KernelPartsFeed::Of App::kernel_parts_of() const {
   return {report_->of.view,
           report_->of.variant,
           {report_->of.width, report_->of.height},
-          report_->gpu ? report_->build : sass::KernelBuild::Plain};
+          report_->gpu ? report_->build : sass::KernelBuild::Plain,
+          report_->gpu && report_->of.divergence};
 }
 
 void App::ask_kernel_parts() {

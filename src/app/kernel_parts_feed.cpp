@@ -30,6 +30,7 @@ void KernelPartsFeed::frame_done(gl::FramePipeline& pipeline, const Of& of, cons
   job.shape.width = of.size.first;
   job.shape.height = of.size.second;
   job.shape.max_iter = of.view.max_iter;
+  job.shape.efficiencies = of.efficiencies;
   job.cpu = !stats;
   job.orbits_cut = stats && stats->resumable;
   if (stats) {

@@ -27,8 +27,10 @@ class KernelPartsFeed {
     VariantId variant{};
     std::pair<int, int> size{0, 0};
     sass::KernelBuild build = sass::KernelBuild::Plain;
+    bool efficiencies = false;  // the frame kept each tile's SIMT efficiency (divergence view)
     bool operator==(const Of& o) const {
-      return view == o.view && variant == o.variant && size == o.size && build == o.build;
+      return view == o.view && variant == o.variant && size == o.size && build == o.build &&
+             efficiencies == o.efficiencies;
     }
   };
   // A finished frame: `stats` is the GPU's (null on the CPU path, where the model is of the GPU

@@ -61,7 +61,7 @@ std::string limit_md_cells(const MeasuredRow& r) {
 
 // The kit's sources' columns (CUDA events, SM clock64) and the tile order.
 nlohmann::json measured_json(const MeasuredRow& r) {
-  nlohmann::json j = {{"tile_order", tile_order_name(r)}};
+  nlohmann::json j = {{"tile_order", tile_order_name(r)}, {"kernel_build", r.kernel_build}};
   for (const SourceColumns& s : {events_columns(r.measured), clock64_columns(r.measured)})
     for (const MeasureColumn& c : s.columns) j[c.key] = c.value.value_or(0);
   return j;

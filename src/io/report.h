@@ -26,6 +26,9 @@ struct MeasuredRow {
   // orbits it finds periodic; 0 where the counts were not read.
   double counted_iters = 0;
   bool tiles_by_cost = false;  // its tiles went costliest first (by a frame of the same view)
+  // The build of the kernel the median frame ran ("plain", "recording": it also recorded its
+  // tiles' costs, "resumable"), whose SASS the whole-kernel model reads.
+  std::string kernel_build = "plain";
   Metrics metrics;
   long long differing_from_fma4 =
       -1;  // pixels whose step count differs from fma4's; -1: not compared

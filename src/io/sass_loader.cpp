@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <exception>
 #include <filesystem>
+#include <fstream>
 #include <optional>
 #include <sstream>
 #include <system_error>
@@ -144,6 +145,21 @@ void find_loops(const std::string& text, LoadedSass& r) {
       r.sin_balance[m] = *l;
 }
 
+// The loops of listing `text` into r; false, with r emptied but for its arch and `source` saying
+// why, where `what` could not be read.
+bool read_loops(const std::string& text, LoadedSass& r, const std::string& what) {
+  try {
+    find_loops(text, r);
+    return true;
+  } catch (const std::exception& e) {
+    const std::string arch = r.arch;
+    r = LoadedSass{};
+    r.arch = arch;
+    r.source = what + " could not be read: " + e.what();
+    return false;
+  }
+}
+
 // A gzip member, inflated; empty where it is not one.
 std::string gunzip(std::string_view gz) {
   z_stream z{};
@@ -189,18 +205,33 @@ LoadedSass captured_sass(const std::string& arch, const std::string& why) {
     r.source = why + "; no captured SASS of " + arch + " either";
     return r;
   }
-  try {
-    find_loops(text, r);
-  } catch (const std::exception& e) {
-    r = LoadedSass{};
-    r.arch = arch;
-    r.source = why + "; the captured SASS of " + arch + " could not be read: " + e.what();
-    return r;
-  }
+  if (!read_loops(text, r, why + "; the captured SASS of " + arch)) return r;
   r.captured = r.ok();
   r.source = r.ok() ? "the SASS the project captured from its " + arch +
                           " build (tests/fixtures/sass), not this executable's: " + why
                     : why + "; no render kernels in the captured SASS of " + arch;
+  return r;
+}
+
+LoadedSass sass_listing_file(const std::string& path, const std::string& arch) {
+  LoadedSass r;
+  r.arch = arch;
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    r.source = "could not read " + path;
+    return r;
+  }
+  std::ostringstream raw;
+  raw << in.rdbuf();
+  std::string text = raw.str();
+  // A gzip member starts with 0x1f 0x8b.
+  if (text.size() > 2 && text[0] == '\x1f' && text[1] == '\x8b') text = gunzip(text);
+  if (text.empty()) {
+    r.source = path + " is neither a SASS listing nor a gzip-ed one";
+    return r;
+  }
+  if (!read_loops(text, r, "the SASS of " + path)) return r;
+  r.source = r.ok() ? "the listing " + path : "no render kernels of " + arch + " in " + path;
   return r;
 }
 

@@ -71,6 +71,10 @@ LoadedSass load_kernel_sass_limited(const std::string& binary, int arch,
 // The same within the default limits (a plain function, for std::async).
 LoadedSass load_kernel_sass(const std::string& binary, int arch,
                             const std::atomic<bool>* cancel = nullptr);
+// A listing cuobjdump wrote before (`cuobjdump -sass -arch sm_90 BUILD > FILE`, gzip-ed or not: a
+// device run's carried listing), read as the SASS of `arch` ("sm_90"). Never throws: failures
+// are described in `source`.
+LoadedSass sass_listing_file(const std::string& path, const std::string& arch);
 // The captured SASS of `arch` ("sm_90") alone, as the fallback reads it; `why` goes in `source`.
 LoadedSass captured_sass(const std::string& arch, const std::string& why);
 // cuobjdump's place, as the tool that reads SASS: "cuobjdump not found (...); it comes with

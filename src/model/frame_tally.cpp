@@ -148,6 +148,7 @@ FrameTally tally_frame(const BlockSchedule& s, const FrameShape& f, const unsign
   const std::size_t nr = regions.size(), np = s.phases.size();
   FrameTally t;
   t.copies = f.shape == variants::Shape::Rows ? 2 : 1;
+  t.efficiencies = f.efficiencies;
   t.trips.assign(t.copies * nr, 0);
   t.seconds.assign(t.copies * nr, 0);
   t.reached.assign(t.copies * np, 0);

@@ -26,6 +26,7 @@ struct FrameTally {
   double segment_changes = 0;   // the queue's warps' changes of segment (four a warp at most)
   double block_tallies = 0;     // trips of the blocks' tally loops (a trip per warp of a block)
   double blocks = 0;            // blocks that tally (Grid, Rows)
+  bool efficiencies = false;    // the frame kept each tile's SIMT efficiency (FrameShape's)
   // Warp visits of a copy of the orbit's code by the ways its lanes left the regions (exit_bit's
   // of each lane, or-ed): the code after a loop that only its escaping (or only its counted-out)
   // lanes reach runs in the visits whose lanes left that way (KernelPiece::exits).
@@ -42,6 +43,8 @@ struct FrameShape {
   // the persistent warps launched (0: sm_count x warps_per_sm, at most one per tile), and the
   // SMs and warps an SM holds, which size the tail (render_kernel.cuh).
   bool by_cost = false;
+  // The frame kept each tile's SIMT efficiency (the divergence view): a division a tile visit.
+  bool efficiencies = false;
   double warps_launched = 0;
   int sm_count = 0;
   int warps_per_sm = 0;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <iterator>
 #include <set>
 
 #include "model/variant_table.h"
@@ -102,7 +103,7 @@ KernelCut cut_kernel(const sass::Function& f, VariantId v) {
   cut.arch = sass::arch_number(f.arch);
   const std::optional<BlockSchedule> schedule = block_schedule(v);
   if (!schedule) {
-    cut.unusable = "the perturbation kernel's parts are not modelled";
+    cut.unusable = kPerturbationNotModelled;
     return cut;
   }
   cut.regions = orbit_regions(*schedule);
@@ -245,6 +246,32 @@ KernelCut cut_kernel(const sass::Function& f, VariantId v) {
   std::size_t trap = f.code.size();
   for (const Span& o : others)
     if (o.first == o.last) trap = std::min(trap, o.first);
+  // A tile's SIMT efficiency for the divergence view (render_tile.cuh): a division, skipped by a
+  // branch where the frame's pointer to them is null (a 64-bit test against zero). It runs only
+  // in the visits of frames that keep them: not bench's, nor the window's without that view.
+  std::vector<bool> efficiency(f.code.size(), false);
+  auto index_at = [&](unsigned address) {
+    for (std::size_t j = 0; j < f.code.size(); ++j)
+      if (f.code[j].address == address) return j;
+    return f.code.size();
+  };
+  for (std::size_t i = 1; i < f.code.size(); ++i) {
+    const sass::Instruction& x = f.code[i];
+    if (!is_branch(x.base()) || x.predicate.rfind("@!", 0) != 0 || !x.branch_target) continue;
+    const std::string p = x.predicate.substr(2);
+    const std::size_t to = index_at(*x.branch_target);
+    if (to <= i || to >= f.code.size()) continue;
+    const auto setter =
+        std::find_if(std::make_reverse_iterator(f.code.begin() + i), f.code.rend(),
+                     [&](const sass::Instruction& y) { return y.operands.rfind(p + ",", 0) == 0; });
+    if (setter == f.code.rend() || setter->opcode != "ISETP.NE.AND.EX" ||
+        setter->operands.find("RZ") == std::string::npos)
+      continue;
+    const bool divides = std::any_of(f.code.begin() + i + 1, f.code.begin() + to,
+                                     [](const sass::Instruction& y) { return y.base() == "FCHK"; });
+    if (divides)
+      for (std::size_t j = i + 1; j < to; ++j) efficiency[j] = true;
+  }
   // Grid and Rows: a block's tally loop (thread 0 over its warps' slots), and its atomics after
   // it, once a block.
   std::optional<Span> tally_loop;
@@ -254,6 +281,7 @@ KernelCut cut_kernel(const sass::Function& f, VariantId v) {
       tally_loop = o;
   auto context = [&](std::size_t i) -> std::pair<PieceCount, int> {
     if (i >= trap) return {PieceCount::Never, 0};
+    if (efficiency[i]) return {PieceCount::Efficiencies, 0};
     if (tally_loop && tally_loop->holds(i)) return {PieceCount::BlockTallies, 0};
     if (tally_loop && i > tally_loop->last) return {PieceCount::Blocks, 0};
     if (queue && !tile_loop->holds(i))
@@ -294,11 +322,6 @@ KernelCut cut_kernel(const sass::Function& f, VariantId v) {
   auto in_orbit = [&](std::size_t i) {
     return std::any_of(arithmetic.begin(), arithmetic.end(),
                        [&](const Span& a) { return a.holds(i); });
-  };
-  auto index_of = [&](unsigned address) {
-    for (std::size_t j = 0; j < f.code.size(); ++j)
-      if (f.code[j].address == address) return j;
-    return f.code.size();
   };
   // Whether the predicate of branch i is an escape test's: its last setter before it in the loop.
   auto escape_predicate = [&](std::size_t i, std::size_t first) {
@@ -343,7 +366,7 @@ KernelCut cut_kernel(const sass::Function& f, VariantId v) {
           both ? exit_bit(k % per_copy, true) | exit_bit(k % per_copy, false)
                : exit_bit(k % per_copy, conditional && escape_predicate(i, l.first));
       if (x.branch_target) {
-        const std::size_t to = index_of(*x.branch_target);
+        const std::size_t to = index_at(*x.branch_target);
         if (!l.holds(to)) reach(to, bit);
       }
       if (i == l.last && conditional) reach(i + 1, bit);  // the back edge not taken
@@ -354,7 +377,7 @@ KernelCut cut_kernel(const sass::Function& f, VariantId v) {
     work.pop_back();
     const sass::Instruction& x = f.code[i];
     const bool conditional = !x.predicate.empty();
-    if (is_branch(x.base()) && x.branch_target) reach(index_of(*x.branch_target), ways[i]);
+    if (is_branch(x.base()) && x.branch_target) reach(index_at(*x.branch_target), ways[i]);
     if (is_branch(x.base()) && !x.branch_target) continue;  // BRX, JMX: not followed
     if ((x.base() == "EXIT" || is_branch(x.base())) && !conditional) continue;
     reach(i + 1, ways[i]);
@@ -377,7 +400,14 @@ KernelCut cut_kernel(const sass::Function& f, VariantId v) {
       return count != o.count || index != o.index || exits != o.exits;
     }
   };
+  // The kernel's end: its last EXIT before the trap. Code after it that no branch reaches is a
+  // subroutine (a division's slow path, called where FCHK finds its operands out of the fast
+  // path's range): counted as never run.
+  std::size_t end_of_kernel = trap;
+  for (std::size_t i = 0; i < trap; ++i)
+    if (f.code[i].base() == "EXIT" && f.code[i].predicate.empty()) end_of_kernel = i;
   auto context_of = [&](std::size_t i) -> Context {
+    if (end_of_kernel < i && i < trap && ways[i] == 0) return {PieceCount::Never, 0, 0};
     const auto [count, index] = context(i);
     const std::size_t before = static_cast<std::size_t>(std::count_if(
         arithmetic.begin(), arithmetic.end(), [&](const Span& a) { return a.last < i; }));

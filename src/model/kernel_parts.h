@@ -30,6 +30,12 @@ struct BlockSchedule {
   bool refill = false;
   std::vector<BlockPhase> phases;
 };
+// Why the perturbation kernels' parts are not modelled (the overlay and bench say it).
+inline constexpr const char* kPerturbationNotModelled =
+    "the perturbation kernel's parts are not modelled: a pixel's set-up and finish (its offset "
+    "from the reference, the smooth value) and perturb-x's and perturb-f's steps (their "
+    "exponents' renormalisation) take paths on the pixel's own numbers, as often as no tally of "
+    "the frame (steps, steps iterated, rebases, warps' slowest lanes) gives";
 // The schedule of a plain variant; none for the perturbation variants (another kernel).
 std::optional<BlockSchedule> block_schedule(VariantId v);
 
@@ -68,7 +74,8 @@ enum class PieceCount {
   ExitPaths,       // copy `index`: warp visits in which a lane left a region by one of `exits`
   BlockTallies,    // a block's tally loop (thread 0, a trip per warp of the block)
   Blocks,          // blocks launched (thread 0's atomics after its tally loop)
-  Never,           // the trap after EXIT
+  Efficiencies,    // a tile's SIMT efficiency (a division), where the frame keeps them
+  Never,           // the trap after EXIT, a division's slow path called out of line
 };
 
 struct KernelPiece {

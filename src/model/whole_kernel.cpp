@@ -95,6 +95,7 @@ WholeKernel model_whole_kernel(const KernelCut& cut, const FrameTally& t, bool s
         break;
       case PieceCount::BlockTallies: times = t.block_tallies; break;
       case PieceCount::Blocks: times = t.blocks; break;
+      case PieceCount::Efficiencies: times = t.efficiencies ? t.pixel_visits : 0; break;
       case PieceCount::Never: times = 0; break;
     }
     const bool loop = p.count == PieceCount::RegionTrips || p.count == PieceCount::RegionSeconds;

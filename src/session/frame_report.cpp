@@ -154,6 +154,9 @@ MeasuredRow measured_row(const FrameReport& r, const std::string& view_name) {
   row.measured = r.measured;
   row.counted_iters = r.counted_iters;
   row.tiles_by_cost = r.gpu_stats.by_cost;
+  row.kernel_build = r.build == sass::KernelBuild::Recording   ? "recording"
+                     : r.build == sass::KernelBuild::Resumable ? "resumable"
+                                                               : "plain";
   if (r.metrics) row.metrics = *r.metrics;
   row.model_instructions = r.model_instructions;
   row.loop_branches = r.loop_branches;

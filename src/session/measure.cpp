@@ -94,8 +94,13 @@ MeasuredRow VariantMeasurer::measure(VariantId v) {
   row.limit = limit_;
   // The whole kernel's instructions, from this variant's own counts (the view's, as the timed
   // frames ran it) and the listing of the build the median frame ran.
-  if (!variant_info(v).perturbation)
+  if (!variant_info(v).perturbation) {
     add_whole_kernel(row, gpu_.device(), v, timed.middle().stats, sass_, mine.data());
+  } else {
+    WholeKernel none;
+    none.unusable = kPerturbationNotModelled;
+    row.whole = none;
+  }
   if (counters) {
     // Every frame's figures are taken (so none are left behind); the median frame's kept.
     for (std::size_t i = 0; i < timed.runs.size(); ++i) {

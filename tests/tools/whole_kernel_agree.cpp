@@ -4,8 +4,13 @@
 // the model's instructions, issue and pipes against the counters the row recorded. So a change
 // of the model can be judged against the GPU's counters without a GPU.
 // The SASS is the captured one (tests/fixtures/sass) unless --sass names a build to read with
-// cuobjdump (an executable or render_kernel.cu's object file of that architecture).
-//   whole_kernel_agree FILE.json [--view NAME] [--variant NAME] [--sass BUILD] [--pieces]
+// cuobjdump (an executable or render_kernel.cu's object file of that architecture) or a listing
+// cuobjdump wrote before (a file named *.sass or *.sass.gz: a device run's carried listing).
+// Each row's kernel build is its JSON's measured.kernel_build; a JSON from before bench wrote it
+// takes --first-frames where its rows were measured on their views' first frames (bench --view:
+// the queue's variants then ran the recording kernel, render_kernel<V, true>), else the plain one.
+//   whole_kernel_agree FILE.json [--view NAME] [--variant NAME] [--sass BUILD|LISTING]
+//                      [--first-frames] [--pieces]
 #include <cstdio>
 #include <cstring>
 #include <exception>
@@ -26,13 +31,14 @@
 namespace {
 
 constexpr const char* kPipes[] = {"issue", "FMA", "fmaheavy", "fmalite", "ALU", "XU", "FP64"};
-constexpr const char* kCountNames[] = {"trips",   "seconds", "reached", "pixel",  "warps", "queue",
-                                       "segment", "exits",   "tallies", "blocks", "never"};
+constexpr const char* kCountNames[] = {"trips",   "seconds", "reached",      "pixel",
+                                       "warps",   "queue",   "segment",      "exits",
+                                       "tallies", "blocks",  "efficiencies", "never"};
 
 int usage() {
   std::fprintf(stderr,
-               "usage: whole_kernel_agree FILE.json [--view NAME] [--variant NAME] [--sass BUILD] "
-               "[--pieces]\n");
+               "usage: whole_kernel_agree FILE.json [--view NAME] [--variant NAME] "
+               "[--sass BUILD|LISTING.sass[.gz]] [--first-frames] [--pieces]\n");
   return 2;
 }
 
@@ -43,6 +49,7 @@ int main(int argc, char** argv) {
   if (argc < 2) return usage();
   std::string only_view, only_variant, build;
   bool pieces = false;
+  bool first_frames = false;
   for (int i = 2; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--view") && i + 1 < argc) {
       only_view = argv[++i];
@@ -50,6 +57,8 @@ int main(int argc, char** argv) {
       only_variant = argv[++i];
     } else if (!std::strcmp(argv[i], "--sass") && i + 1 < argc) {
       build = argv[++i];
+    } else if (!std::strcmp(argv[i], "--first-frames")) {
+      first_frames = true;
     } else if (!std::strcmp(argv[i], "--pieces")) {
       pieces = true;
     } else {
@@ -68,8 +77,19 @@ int main(int argc, char** argv) {
     const int major = std::stoi(cc), minor = std::stoi(cc.substr(cc.find('.') + 1));
     const int sm_count = doc.at("device").at("sm_count").get<int>();
     const int arch = sm_arch(major, minor);
-    const LoadedSass sass = build.empty() ? captured_sass("sm_" + std::to_string(arch), "offline")
-                                          : load_kernel_sass(build, arch);
+    const auto ends_with = [&](const char* tail) {
+      const std::size_t n = std::strlen(tail);
+      return build.size() >= n && build.compare(build.size() - n, n, tail) == 0;
+    };
+    const std::string arch_name = "sm_" + std::to_string(arch >= 90 ? 90 : arch);
+    const LoadedSass sass = build.empty() ? captured_sass(arch_name, "offline")
+                            : ends_with(".sass") || ends_with(".sass.gz")
+                                ? sass_listing_file(build, arch_name)
+                                : load_kernel_sass(build, arch);
+    if (!sass.ok()) {
+      std::fprintf(stderr, "whole_kernel_agree: no SASS: %s\n", sass.source.c_str());
+      return 2;
+    }
     std::printf("SASS: %s\n", sass.source.c_str());
     const PipeRates rates = pipe_rates(major, minor);
     const CpuRenderer cpu;
@@ -80,9 +100,21 @@ int main(int argc, char** argv) {
         continue;
       const auto id = find_variant(variant);
       const nlohmann::json& c = r.at("counters");
-      if (!id || variant_info(*id).perturbation || c.is_null() || !c.at("unavailable").is_null())
+      if (!id || c.is_null() || !c.at("unavailable").is_null()) continue;
+      if (variant_info(*id).perturbation) {
+        std::printf("%-8s %-11s n/a: %s\n", view_name.c_str(), variant.c_str(),
+                    kPerturbationNotModelled);
         continue;
-      const LoopListing* listing = sass.loop(*id, sass::KernelBuild::Plain);
+      }
+      const nlohmann::json& m = r.at("measured");
+      const std::string kernel_build =
+          m.value("kernel_build", first_frames && variant_info(*id).shape == variants::Shape::Queue
+                                      ? "recording"
+                                      : "plain");
+      const LoopListing* listing =
+          sass.loop(*id, kernel_build == "recording"   ? sass::KernelBuild::Recording
+                         : kernel_build == "resumable" ? sass::KernelBuild::Resumable
+                                                       : sass::KernelBuild::Plain);
       if (!listing) continue;
       const int w = r.at("width"), h = r.at("height");
       const unsigned iters = r.at("iters");
@@ -93,7 +125,6 @@ int main(int argc, char** argv) {
       std::vector<float> out(static_cast<std::size_t>(w) * h * kFloatsPerPixel);
       std::vector<unsigned> counts(static_cast<std::size_t>(w) * h);
       cpu.render(*id, pixel_grid(*view, w, h), iters, out.data(), counts.data());
-      const nlohmann::json& m = r.at("measured");
       FrameShape shape;
       shape.shape = variant_info(*id).shape;
       shape.width = w;
