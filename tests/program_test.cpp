@@ -270,7 +270,7 @@ TEST_F(ProgramTest, WhatTheWindowShowsBesideThePanelIsWhatRenderWrites) {
       "--cpu --frames 1000 --width 640 --height 360 --iters 200 "
       "--no-vsync --center -0.7453,0.1127 --span 0.02 --capture-dir '" +
           dir_.string() + "'",
-      2.0, "window mandelpipe F12 w1500 Escape");
+      0.0, "window mandelpipe F12 w1500 Escape");
   ASSERT_EQ(w.code, 0) << w.err;
   std::optional<fs::path> sidecar, shot;
   for (const auto& e : fs::directory_iterator(dir_)) {
@@ -309,6 +309,37 @@ TEST_F(ProgramTest, WhatTheWindowShowsBesideThePanelIsWhatRenderWrites) {
   stbi_image_free(img);
   // Pixels on the set's edge may escape on one side of a rounding and not the other.
   EXPECT_LT(differing, rw * rh / 200) << differing << " of " << rw * rh << " pixels differ";
+}
+
+// F12 pressed while a frame of a second or more still draws takes the picture once the frame is
+// finished, not half of it; the window closed first says that no capture was taken.
+TEST_F(ProgramTest, ACaptureWaitsForTheFrameToFinish) {
+  if (!has_display()) GTEST_SKIP() << "no DISPLAY (scripts/test.sh runs this under Xvfb)";
+  if (!has_key_presser()) GTEST_SKIP() << "no XTest to press F12 with (libxtst-dev)";
+  const std::string heavy =
+      "--cpu --frames 2000 --width 640 --height 360 --no-vsync "
+      "--center -0.7453,0.1127 --span 0.02 --capture-dir '" +
+      dir_.string() + "' --iters ";
+  const Result w = run_with_keys(heavy + "20000", 0.0, "window mandelpipe F12 w8000 Escape");
+  ASSERT_EQ(w.code, 0) << w.err;
+  EXPECT_EQ(w.out.find("not taken"), std::string::npos) << w.out;
+  std::optional<fs::path> sidecar;
+  for (const auto& e : fs::directory_iterator(dir_))
+    if (e.path().extension() == ".json") sidecar = e.path();
+  ASSERT_TRUE(sidecar) << w.out;
+  // Of the frame shown, finished: a capture taken while it drew would have no frame's figures.
+  const nlohmann::json m = nlohmann::json::parse(slurp(*sidecar)).at("frame").at("measured");
+  EXPECT_GT(m.at("pixel_iters").get<double>(), 0) << m;
+  for (const auto& e : fs::directory_iterator(dir_))
+    if (e.path().filename().string().rfind("mandelpipe-", 0) == 0) fs::remove(e.path());
+  // Ten million steps a pixel do not finish before Escape.
+  const Result quit = run_with_keys(heavy + "10000000", 0.0, "window mandelpipe F12 w500 Escape");
+  ASSERT_EQ(quit.code, 0) << quit.err;
+  EXPECT_NE(quit.out.find("capture (F12) not taken: the window closed before its frame finished"),
+            std::string::npos)
+      << quit.out;
+  for (const auto& e : fs::directory_iterator(dir_))
+    EXPECT_NE(e.path().extension(), ".png") << e.path();
 }
 
 // A window resized past GL's texture limit (llvmpipe's is 16384) renders at

@@ -184,6 +184,7 @@ int App::run() {
     phases_.render = jobs_start - render_start;
     // The point of the frame where queued work runs: drawn (a capture reads the back buffer),
     // not yet shown.
+    capture_when_whole();
     if (const auto job = ex_.jobs.off_thread_starting()) lend_gpu(*job);
     ex_.jobs.run();
     sync_lease();
@@ -282,6 +283,8 @@ void App::print_summary() const {
             << ex_.colour.density << ", offset " << ex_.colour.offset << ", stripe "
             << ex_.colour.stripe << "\n";
   for (const BannerLine& l : banner_) std::cout << "final banner: " << l.text << "\n";
+  if (capture_waiting_)
+    std::cout << "capture (F12) not taken: the window closed before its frame finished\n";
   // The view is of the area beside the panel (Ctrl+C copies its size); how the panel fits.
   std::cout << "final area beside the panel: " << fw - std::max(view_left_, 0) << "x" << fh << "\n";
   if (ex_.show_panel)
@@ -900,9 +903,8 @@ void App::perform(Action a, int index) {
       window_.set_vsync(ex_.vsync);
       break;
     case Action::Capture:
-      ex_.jobs.push(
-          "capture", [this] { capture_with_sidecar(); },
-          [this](const std::string& why) { ex_.status = "capture failed: " + why; });
+      capture_waiting_ = true;
+      ex_.status = "capture waits for the frame to finish";
       break;
     case Action::UiLarger: ex_.ui_scale = std::min(ex_.ui_scale + kUiScaleStep, kMaxUiScale); break;
     case Action::UiSmaller:

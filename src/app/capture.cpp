@@ -15,6 +15,17 @@
 
 namespace mp {
 
+void App::capture_when_whole() {
+  // Live draws a finished frame over itself again, so the image is whole once one has finished.
+  const bool drawing = pipeline_.refining() || deep_.busy();
+  const bool finished_once = report_ && shown_ && report_->of == shown_->of;
+  if (!capture_waiting_ || (drawing && !(ex_.live && finished_once))) return;
+  capture_waiting_ = false;
+  ex_.jobs.push(
+      "capture", [this] { capture_with_sidecar(); },
+      [this](const std::string& why) { ex_.status = "capture failed: " + why; });
+}
+
 void App::capture_with_sidecar() {
   const std::filesystem::path png = capture_path(opts_.capture_dir, "mandelpipe", ".png");
   // The window as it is now; written with its sidecar once that is complete, both or neither.

@@ -8,7 +8,8 @@
  *   holdN            hold each later key down N milliseconds (default 150: a few frames)
  *   click X Y        click the left button at screen pixel X, Y
  *   scroll X Y N     turn the wheel N notches at X, Y (N > 0 up, N < 0 down)
- *   window TITLE     act on the top-level window whose title holds TITLE, focused (needed by
+ *   window TITLE     act on the top-level window whose title holds TITLE (waited for up to ten
+ *                    seconds, until it is shown), focused (needed by
  *                    the three below; without it they fail)
  *   resize W H       resize that window to W x H pixels
  *   iconify          minimise it; restore: map it again
@@ -94,13 +95,25 @@ int main(int argc, char** argv) {
       for (int k = 0; k < abs(notches); ++k) button(display, notches > 0 ? 4 : 5);
       i += 3;
     } else if (strcmp(a, "window") == 0 && i + 1 < argc) {
-      window = find_window(display, DefaultRootWindow(display), argv[++i]);
+      ++i;
+      window = 0;
+      /* The program may still be starting: it is looked for for up to ten seconds. */
+      for (int tries = 0; tries < 200; ++tries) {
+        window = find_window(display, DefaultRootWindow(display), argv[i]);
+        XWindowAttributes at;
+        if (window && XGetWindowAttributes(display, window, &at) && at.map_state == IsViewable)
+          break;
+        window = 0;
+        usleep(50000);
+      }
       if (!window) {
         fprintf(stderr, "xtest-keys: no window titled '%s'\n", argv[i]);
         return 1;
       }
       XSetInputFocus(display, window, RevertToPointerRoot, CurrentTime);
       XFlush(display);
+      /* GLFW drops keys pressed in the first tenth of a second after its window shows. */
+      usleep(300000);
     } else if (window && strcmp(a, "resize") == 0 && i + 2 < argc) {
       XResizeWindow(display, window, (unsigned)atoi(argv[i + 1]), (unsigned)atoi(argv[i + 2]));
       XFlush(display);
@@ -114,6 +127,8 @@ int main(int argc, char** argv) {
       XMapRaised(display, window);
       XSetInputFocus(display, window, RevertToPointerRoot, CurrentTime);
       XFlush(display);
+      /* GLFW drops keys pressed in the first tenth of a second after its window shows. */
+      usleep(300000);
     } else if (strcmp(a, "resize") == 0 || strcmp(a, "iconify") == 0 || strcmp(a, "restore") == 0) {
       fprintf(stderr, "xtest-keys: '%s' needs 'window TITLE' before it\n", a);
       return 2;
