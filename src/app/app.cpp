@@ -902,10 +902,7 @@ void App::perform(Action a, int index) {
       ex_.vsync = !ex_.vsync;
       window_.set_vsync(ex_.vsync);
       break;
-    case Action::Capture:
-      capture_waiting_ = true;
-      ex_.status = "capture waits for the frame to finish";
-      break;
+    case Action::Capture: capture_waiting_ = true; break;
     case Action::UiLarger: ex_.ui_scale = std::min(ex_.ui_scale + kUiScaleStep, kMaxUiScale); break;
     case Action::UiSmaller:
       ex_.ui_scale = std::max(ex_.ui_scale - kUiScaleStep, kMinUiScale);

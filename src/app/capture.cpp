@@ -16,10 +16,20 @@
 namespace mp {
 
 void App::capture_when_whole() {
+  static constexpr const char* kWaiting = "capture waits for the frame to finish";
   // Live draws a finished frame over itself again, so the image is whole once one has finished.
   const bool drawing = pipeline_.refining() || deep_.busy();
   const bool finished_once = report_ && shown_ && report_->of == shown_->of;
-  if (!capture_waiting_ || (drawing && !(ex_.live && finished_once))) return;
+  if (!capture_waiting_) return;
+  if (drawing && !(ex_.live && finished_once)) {
+    ex_.status = kWaiting;
+    return;
+  }
+  // The picture is taken of a frame drawn without the waiting line: one more frame first.
+  if (ex_.status == kWaiting) {
+    ex_.status.clear();
+    return;
+  }
   capture_waiting_ = false;
   ex_.jobs.push(
       "capture", [this] { capture_with_sidecar(); },

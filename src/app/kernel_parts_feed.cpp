@@ -97,7 +97,10 @@ std::vector<std::pair<std::string, bool>> KernelPartsFeed::lines(const Of& of,
                                                                  double step_loop_issue) const {
   std::vector<std::pair<std::string, bool>> out;
   char line[200];
-  if (!done_ || !(done_->first == of)) {
+  // While this frame's parts are counted, the last frame's stay, dimmed and said to be of it, so
+  // that the overlay keeps its height while the view moves.
+  const bool previous = done_ && !(done_->first == of);
+  if (!done_ || (previous && !done_->second.ok())) {
     out.push_back({"Whole kernel: counting this frame's parts...", true});
     return out;
   }
@@ -107,11 +110,18 @@ std::vector<std::pair<std::string, bool>> KernelPartsFeed::lines(const Of& of,
     return out;
   }
   const double all = w.instructions();
-  std::snprintf(line, sizeof line,
-                "Whole kernel (model: the SASS's parts x this frame's counts): %.4g "
-                "warp-instructions",
-                all);
-  out.push_back({line, false});
+  if (previous) {
+    std::snprintf(line, sizeof line,
+                  "Whole kernel: counting this frame's parts; below, the previous frame's (%s): "
+                  "%.4g warp-instructions",
+                  variant_info(done_->first.variant).name.data(), all);
+  } else {
+    std::snprintf(line, sizeof line,
+                  "Whole kernel (model: the SASS's parts x this frame's counts): %.4g "
+                  "warp-instructions",
+                  all);
+  }
+  out.push_back({line, previous});
   constexpr KernelPart kParts[] = {KernelPart::StepLoop, KernelPart::PerBlock, KernelPart::PerPixel,
                                    KernelPart::PerLaunch};
   constexpr const char* kWhat[] = {
@@ -121,9 +131,12 @@ std::vector<std::pair<std::string, bool>> KernelPartsFeed::lines(const Of& of,
     const double n = w.part(kParts[i]).mix.total();
     std::snprintf(line, sizeof line, "  %-10s %5.1f%%  %10.4g  %s", kernel_part_name(kParts[i]),
                   all > 0 ? 100 * n / all : 0.0, n, kWhat[i]);
-    out.push_back({line, false});
+    out.push_back({line, previous});
   }
-  if (step_loop_issue >= 0) {
+  if (previous) {
+    out.push_back(
+        {"the rows above are the step loop's until this frame's parts are counted", true});
+  } else if (step_loop_issue >= 0) {
     std::snprintf(line, sizeof line,
                   "the rows above are the whole kernel's; the step loop alone would keep issue "
                   "%.1f%% busy",

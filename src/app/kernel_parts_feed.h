@@ -48,7 +48,8 @@ class KernelPartsFeed {
   }
   // The overlay's lines for frame `of`: the parts side by side and what the model leaves out;
   // with `loads` (the pipe rows' figures, by the whole kernel) and `step_loop_issue` (the issue
-  // share of the step loop alone), a line comparing the two. Second: shown dimmed.
+  // share of the step loop alone), a line comparing the two; while `of` is counted, the last
+  // frame's lines, dimmed and said to be of it. Second: shown dimmed.
   std::vector<std::pair<std::string, bool>> lines(const Of& of, double step_loop_issue) const;
 
  private:
