@@ -13,23 +13,16 @@ namespace mp {
 
 namespace {
 
-void put_u32(std::uint8_t* p, std::uint32_t v) {
-  p[0] = static_cast<std::uint8_t>(v >> 24);
-  p[1] = static_cast<std::uint8_t>(v >> 16);
-  p[2] = static_cast<std::uint8_t>(v >> 8);
-  p[3] = static_cast<std::uint8_t>(v);
-}
-
 // A chunk's length and type at `p`, its data after them (already there), its CRC after that;
 // returns the end.
 std::uint8_t* close_chunk(std::uint8_t* p, const char type[4], std::size_t length) {
-  put_u32(p, static_cast<std::uint32_t>(length));
+  put_png_u32(p, static_cast<std::uint32_t>(length));
   std::memcpy(p + 4, type, 4);
-  put_u32(p + 8 + length, libdeflate_crc32(0, p + 4, 4 + length));
+  put_png_u32(p + 8 + length, libdeflate_crc32(0, p + 4, 4 + length));
   return p + 12 + length;
 }
 
-constexpr std::size_t kSignature = 8, kChunk = 12, kIhdr = 13;
+constexpr std::size_t kSignature = sizeof kPngSignature, kChunk = 12, kIhdr = kPngIhdrBytes;
 // A stored frame's IDAT chunks' data.
 constexpr std::size_t kStoredChunk = std::size_t{1} << 20;
 
@@ -79,16 +72,8 @@ void PngFrameEncoder::encode(std::uint8_t* rows, int width, int height, const Si
     capacity_ = most;
   }
   std::uint8_t head[kSignature + kChunk + kIhdr];
-  static const std::uint8_t kMagic[kSignature] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
-  std::memcpy(head, kMagic, kSignature);
-  std::uint8_t* ihdr = head + kSignature + 8;
-  put_u32(ihdr, static_cast<std::uint32_t>(width));
-  put_u32(ihdr + 4, static_cast<std::uint32_t>(height));
-  ihdr[8] = 8;   // bits per sample
-  ihdr[9] = 2;   // RGB
-  ihdr[10] = 0;  // deflate
-  ihdr[11] = 0;  // adaptive filtering, a filter byte a row
-  ihdr[12] = 0;  // not interlaced
+  std::memcpy(head, kPngSignature, kSignature);
+  put_png_rgb_ihdr(head + kSignature + 8, width, height);
   close_chunk(head + kSignature, "IHDR", kIhdr);
   std::uint8_t end[kChunk];
   close_chunk(end, "IEND", 0);
@@ -135,7 +120,7 @@ void PngFrameEncoder::encode(std::uint8_t* rows, int width, int height, const Si
     at += len;
   }
   std::uint8_t adler[4];
-  put_u32(adler, libdeflate_adler32(1, rows, n));
+  put_png_u32(adler, libdeflate_adler32(1, rows, n));
   append(adler, 4);
   if (fill) flush();
   write(end, kChunk);

@@ -18,14 +18,24 @@ std::size_t row_bytes(int width) {
   return 1 + 3 * static_cast<std::size_t>(width);  // the filter byte, then RGB
 }
 
-void put_u32(std::uint8_t* p, std::uint32_t v) {
+}  // namespace
+
+void put_png_u32(std::uint8_t* p, std::uint32_t v) {
   p[0] = static_cast<std::uint8_t>(v >> 24);
   p[1] = static_cast<std::uint8_t>(v >> 16);
   p[2] = static_cast<std::uint8_t>(v >> 8);
   p[3] = static_cast<std::uint8_t>(v);
 }
 
-}  // namespace
+void put_png_rgb_ihdr(std::uint8_t* ihdr, int width, int height) {
+  put_png_u32(ihdr, static_cast<std::uint32_t>(width));
+  put_png_u32(ihdr + 4, static_cast<std::uint32_t>(height));
+  ihdr[8] = 8;   // bits per sample
+  ihdr[9] = 2;   // RGB
+  ihdr[10] = 0;  // deflate
+  ihdr[11] = 0;  // adaptive filtering, a filter byte a row
+  ihdr[12] = 0;  // not interlaced
+}
 
 int png_block_rows(int width) {
   return static_cast<int>(std::max<std::size_t>(1, kBlockBytes / row_bytes(width)));
@@ -116,17 +126,10 @@ PngBlockWriter::PngBlockWriter(std::FILE* out, std::string name, int width, int 
   if (width < 1 || height < 1)
     throw std::invalid_argument("PNG: size " + std::to_string(width) + "x" +
                                 std::to_string(height) + " is not at least 1x1");
-  static const std::uint8_t kSignature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
-  if (std::fwrite(kSignature, 1, sizeof kSignature, out_) != sizeof kSignature)
+  if (std::fwrite(kPngSignature, 1, sizeof kPngSignature, out_) != sizeof kPngSignature)
     throw std::runtime_error("cannot write " + name_ + ": " + std::strerror(errno ? errno : EIO));
-  std::uint8_t ihdr[13];
-  put_u32(ihdr, static_cast<std::uint32_t>(width));
-  put_u32(ihdr + 4, static_cast<std::uint32_t>(height));
-  ihdr[8] = 8;   // bits per sample
-  ihdr[9] = 2;   // RGB
-  ihdr[10] = 0;  // deflate
-  ihdr[11] = 0;  // adaptive filtering, a filter byte a row
-  ihdr[12] = 0;  // not interlaced
+  std::uint8_t ihdr[kPngIhdrBytes];
+  put_png_rgb_ihdr(ihdr, width, height);
   chunk("IHDR", ihdr, sizeof ihdr, nullptr, 0);
 }
 
@@ -134,7 +137,7 @@ void PngBlockWriter::chunk(const char type[4], const std::uint8_t* a, std::size_
                            const std::uint8_t* b, std::size_t nb,
                            std::optional<std::uint32_t> a_crc, std::optional<std::uint32_t> b_crc) {
   std::uint8_t head[8];
-  put_u32(head, static_cast<std::uint32_t>(na + nb));
+  put_png_u32(head, static_cast<std::uint32_t>(na + nb));
   std::memcpy(head + 4, type, 4);
   uLong crc = crc32(0, head + 4, 4);
   if (na)
@@ -144,7 +147,7 @@ void PngBlockWriter::chunk(const char type[4], const std::uint8_t* a, std::size_
     crc = b_crc ? crc32_combine(crc, *b_crc, static_cast<z_off_t>(nb))
                 : crc32(crc, b, static_cast<uInt>(nb));
   std::uint8_t tail[4];
-  put_u32(tail, static_cast<std::uint32_t>(crc));
+  put_png_u32(tail, static_cast<std::uint32_t>(crc));
   errno = 0;
   const bool ok = std::fwrite(head, 1, 8, out_) == 8 &&
                   (!na || std::fwrite(a, 1, na, out_) == na) &&
@@ -168,7 +171,7 @@ void PngBlockWriter::write(const PngBlock& block) {
       adler32_combine(adler_, block.adler, static_cast<z_off_t>(block.filtered_bytes)));
   rows_ += block.rows;
   std::uint8_t check[4];
-  put_u32(check, adler_);
+  put_png_u32(check, adler_);
   const std::uint8_t* data = block.deflated.data();
   const std::size_t n = block.deflated.size();
   if (rows_ == block.rows && block.last) {  // one block: header, data and check in one chunk

@@ -4,6 +4,7 @@
 // and needs only the blocks in flight in memory.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <memory>
@@ -18,6 +19,13 @@ namespace mp {
 inline constexpr int kMinPngLevel = 0;
 inline constexpr int kMaxPngLevel = 9;
 inline constexpr int kDefaultPngLevel = 1;
+
+// What both encoders (this one and png_frame.h) start a file with: PNG's signature, and an 8-bit
+// RGB image's IHDR data (13 bytes); numbers in PNG's byte order.
+inline constexpr std::uint8_t kPngSignature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
+inline constexpr std::size_t kPngIhdrBytes = 13;
+void put_png_u32(std::uint8_t* p, std::uint32_t v);
+void put_png_rgb_ihdr(std::uint8_t* ihdr, int width, int height);
 
 // Rows in a block of an image `width` pixels wide: about 1 MiB of filtered rows, so that a band
 // of rows gives the cores several blocks to share, while a block's fresh dictionary costs little
