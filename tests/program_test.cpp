@@ -1278,5 +1278,31 @@ TEST_F(ProgramTest, AHeavyGpuFrameLeavesTheWindowAnsweringInBoundedLaunches) {
   EXPECT_LE(longest, 20.0) << r.out;
 }
 
+// F12 on the CUDA path writes its files once every variant is compared at the view; Escape before
+// that writes them without the table, saying why, rather than losing the picture.
+TEST_F(ProgramTest, ACaptureWhoseCompareIsCutByEscapeIsWrittenWithoutIt) {
+  if (!has_display()) GTEST_SKIP() << "no DISPLAY (scripts/test.sh runs this under Xvfb)";
+  if (!has_key_presser()) GTEST_SKIP() << "no XTest to press keys with (libxtst-dev)";
+  const DeviceProbe p = probe_cuda_device();
+  if (!p.device) return skip_without_gpu(p.reason + " (F12's compare times the CUDA variants)");
+  // Deep enough in iterations that fifteen variants take far longer than the second given.
+  const Result r = run_with_keys(
+      "--frames 100000 --width 1280 --height 720 --center -0.75,0 --span 0.05 --iters 2000000 "
+      "--no-vsync --capture-dir '" +
+          dir_.string() + "'",
+      0.0, "window mandelpipe w1000 F12 w1000 Escape");
+  ASSERT_EQ(r.code, 0) << r.err;
+  std::optional<fs::path> sidecar, shot;
+  for (const auto& e : fs::directory_iterator(dir_)) {
+    if (e.path().extension() == ".json") sidecar = e.path();
+    if (e.path().extension() == ".png") shot = e.path();
+  }
+  ASSERT_TRUE(sidecar && shot) << r.out;
+  const nlohmann::json j = nlohmann::json::parse(slurp(*sidecar));
+  EXPECT_EQ(j.at("compare"),
+            "not taken: stopped: the window closed before every variant was timed");
+  EXPECT_NE(r.out.find("wrote " + shot->string()), std::string::npos) << r.out;
+}
+
 }  // namespace
 }  // namespace mp

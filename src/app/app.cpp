@@ -217,6 +217,10 @@ int App::run() {
     glfwSwapBuffers(window_.get());
     phases_.swap = glfwGetTime() - swap_start;
   }
+  // A capture waiting for its compare is written without it rather than lost: the worker's step
+  // ends first, then the capture's files are written with why the compare is missing.
+  ex_.jobs.drain();
+  compare_.abandon("stopped: the window closed before every variant was timed");
   if (opts_.frames > 0) print_summary();
   if (const int sig = quit_signal())
     std::cerr << "mandelpipe: signal " << sig << " (" << strsignal(sig)

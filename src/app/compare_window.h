@@ -29,6 +29,9 @@ class CompareWindow {
   // The table is of this view and size.
   bool current(const View& view, int width, int height) const;
   const std::optional<BenchReport>& report() const { return report_; }
+  // The run ended from outside (the window closing, its queue drained first): whoever waits for
+  // it is told `why`.
+  void abandon(const std::string& why) { finish(why); }
 
   // Drawn while there is a table; closing it drops the table (and cancels its run). `shown`:
   // the view the window renders now, at width x height; `capture_dir`: where saves go.
