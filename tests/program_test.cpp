@@ -342,6 +342,27 @@ TEST_F(ProgramTest, ACaptureWaitsForTheFrameToFinish) {
     EXPECT_NE(e.path().extension(), ".png") << e.path();
 }
 
+// F12 at a deep view on the CPU path: the sidecar's frame gives the perturbation's figures as
+// render's sidecar does (steps skipped by the approximation, rebases), of the frame finished.
+TEST_F(ProgramTest, ACaptureAtADeepViewGivesThePerturbationsFigures) {
+  if (!has_display()) GTEST_SKIP() << "no DISPLAY (scripts/test.sh runs this under Xvfb)";
+  if (!has_key_presser()) GTEST_SKIP() << "no XTest to press F12 with (libxtst-dev)";
+  const Result w = run_with_keys(
+      "--cpu --frames 2000 --width 480 --height 270 --no-vsync --iters 3000 --center "
+      "-0.743643887037151,0.131825904205330 --span 1e-20 --capture-dir '" +
+          dir_.string() + "'",
+      0.0, "window mandelpipe F12 w5000 Escape");
+  ASSERT_EQ(w.code, 0) << w.err;
+  std::optional<fs::path> sidecar;
+  for (const auto& e : fs::directory_iterator(dir_))
+    if (e.path().extension() == ".json") sidecar = e.path();
+  ASSERT_TRUE(sidecar) << w.out;
+  const nlohmann::json m = nlohmann::json::parse(slurp(*sidecar)).at("frame").at("measured");
+  EXPECT_GT(m.at("cpu_ms").get<double>(), 0) << m;
+  EXPECT_GT(m.at("pixel_iters").get<double>(), 0) << m;
+  EXPECT_TRUE(m.contains("rebases") && m.contains("skipped_by_approximation")) << m;
+}
+
 // A window resized past GL's texture limit (llvmpipe's is 16384) renders at
 // the limit and says so (the panel, and the capture's sidecar read here), and saves a size the
 // loader takes. 20000x16 rather than 20000x20000: the same limit, at a frame CI can afford.

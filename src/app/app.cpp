@@ -340,7 +340,7 @@ std::string App::fastest_here() const {
   return text;
 }
 
-void App::record_frame(const gl::FrameMeasurement& m) {
+void App::record_frame(const gl::FrameMeasurement& m, const std::optional<DeepStats>& deep) {
   // A new frame drops an unfinished one, so the frame done is the one shown.
   const FrameOf of = shown_->of;
   if (!m.gpu && !of.perturbation) {
@@ -352,9 +352,10 @@ void App::record_frame(const gl::FrameMeasurement& m) {
   totals_.render_ms += m.render_ms();
   totals_.slices += m.gpu ? m.gpu_stats.launches : m.cpu_stats.slices;
   ++totals_.renders;
-  report_ = counters_.complete(
-      m.gpu ? gpu_frame_report(of, m.gpu_stats, facts_, sass()) : cpu_frame_report(of, m.cpu_stats),
-      frames_done_);
+  FrameReport r =
+      m.gpu ? gpu_frame_report(of, m.gpu_stats, facts_, sass()) : cpu_frame_report(of, m.cpu_stats);
+  r.deep = deep;  // a deep frame's figures (steps skipped, rebases), as render's sidecar has them
+  report_ = counters_.complete(std::move(r), frames_done_);
   if (!ex_.show_overlay) return;
   ask_kernel_parts();
   const auto t0 = std::chrono::steady_clock::now();
@@ -609,7 +610,7 @@ void App::render_image(int fw, int fh, bool b_half) {
       if (counter_reading_)
         counters_.end(*std::exchange(counter_reading_, std::nullopt), frames_done_,
                       static_cast<double>(done->sm_cycles));
-      record_frame(m);
+      record_frame(m, done);
       ++deep_frames_;
       adjust_iterations();
     }

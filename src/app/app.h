@@ -82,8 +82,10 @@ class App {
   bool save_bookmark(const std::string& name);
   void draw_windows();
   // A finished frame's measurement: added to the totals, made into the frame's report (its
-  // metrics and pipe loads, the counters' figures) that the panel, overlay and capture read.
-  void record_frame(const gl::FrameMeasurement& m);
+  // metrics and pipe loads, the counters' figures, a deep frame's own figures) that the panel,
+  // overlay and capture read.
+  void record_frame(const gl::FrameMeasurement& m,
+                    const std::optional<DeepStats>& deep = std::nullopt);
   // The whole-kernel model of the last frame for the overlay (kernel_parts_feed.h): what it is
   // of, asking for it, and the overlay's rows and lines once it is there.
   KernelPartsFeed::Of kernel_parts_of() const;
