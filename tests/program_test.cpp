@@ -270,7 +270,7 @@ TEST_F(ProgramTest, WhatTheWindowShowsBesideThePanelIsWhatRenderWrites) {
       "--cpu --frames 1000 --width 640 --height 360 --iters 200 "
       "--no-vsync --center -0.7453,0.1127 --span 0.02 --capture-dir '" +
           dir_.string() + "'",
-      0.0, "window mandelpipe F12 w1500 Escape");
+      0.0, "window mandelpipe F12 until '" + (dir_ / "*.png").string() + "' w300 Escape");
   ASSERT_EQ(w.code, 0) << w.err;
   std::optional<fs::path> sidecar, shot;
   for (const auto& e : fs::directory_iterator(dir_)) {
@@ -297,18 +297,36 @@ TEST_F(ProgramTest, WhatTheWindowShowsBesideThePanelIsWhatRenderWrites) {
   ASSERT_TRUE(win && img);
   ASSERT_EQ(rw, width);
   ASSERT_EQ(rh, wh);
-  long differing = 0;
-  for (int y = 0; y < rh; ++y)
-    for (int x = 0; x < rw; ++x)
-      for (int c = 0; c < 3; ++c)
-        if (std::abs(win[(y * ww + left + x) * 4 + c] - img[(y * rw + x) * 4 + c]) > 2) {
-          ++differing;
-          break;
-        }
+  // Pixels differing by more than the colour paths' level, with the window's shifted by dx, dy
+  // (where they differ, whether the picture is of the right place tells why).
+  const auto differing_at = [&](int dx, int dy, int* top, int* bottom) {
+    long n = 0;
+    for (int y = std::max(0, -dy); y < std::min(rh, rh - dy); ++y)
+      for (int x = std::max(0, -dx - left); x < std::min(rw, rw - dx); ++x)
+        for (int c = 0; c < 3; ++c)
+          if (std::abs(win[((y + dy) * ww + left + x + dx) * 4 + c] - img[(y * rw + x) * 4 + c]) >
+              2) {
+            ++n;
+            if (top) *top = std::min(*top, y);
+            if (bottom) *bottom = std::max(*bottom, y);
+            break;
+          }
+    return n;
+  };
+  int top = rh, bottom = -1;
+  const long differing = differing_at(0, 0, &top, &bottom);
+  std::string shifts;
+  if (differing >= rw * rh / 200)
+    for (int dy = -1; dy <= 1; ++dy)
+      for (int dx = -1; dx <= 1; ++dx)
+        shifts += " (" + std::to_string(dx) + "," + std::to_string(dy) +
+                  "): " + std::to_string(differing_at(dx, dy, nullptr, nullptr));
   stbi_image_free(win);
   stbi_image_free(img);
   // Pixels on the set's edge may escape on one side of a rounding and not the other.
-  EXPECT_LT(differing, rw * rh / 200) << differing << " of " << rw * rh << " pixels differ";
+  EXPECT_LT(differing, rw * rh / 200)
+      << differing << " of " << rw * rh << " pixels differ, in rows " << top << " to " << bottom
+      << "; shifted by dx,dy:" << shifts << "; sidecar: " << j.dump() << "; window: " << w.out;
 }
 
 // F12 pressed while a frame of a second or more still draws takes the picture once the frame is
@@ -320,7 +338,9 @@ TEST_F(ProgramTest, ACaptureWaitsForTheFrameToFinish) {
       "--cpu --frames 2000 --width 640 --height 360 --no-vsync "
       "--center -0.7453,0.1127 --span 0.02 --capture-dir '" +
       dir_.string() + "' --iters ";
-  const Result w = run_with_keys(heavy + "20000", 0.0, "window mandelpipe F12 w8000 Escape");
+  const Result w =
+      run_with_keys(heavy + "20000", 0.0,
+                    "window mandelpipe F12 until '" + (dir_ / "*.png").string() + "' w300 Escape");
   ASSERT_EQ(w.code, 0) << w.err;
   EXPECT_EQ(w.out.find("not taken"), std::string::npos) << w.out;
   std::optional<fs::path> sidecar;
@@ -351,7 +371,7 @@ TEST_F(ProgramTest, ACaptureAtADeepViewGivesThePerturbationsFigures) {
       "--cpu --frames 2000 --width 480 --height 270 --no-vsync --iters 3000 --center "
       "-0.743643887037151,0.131825904205330 --span 1e-20 --capture-dir '" +
           dir_.string() + "'",
-      0.0, "window mandelpipe F12 w5000 Escape");
+      0.0, "window mandelpipe F12 until '" + (dir_ / "*.png").string() + "' w300 Escape");
   ASSERT_EQ(w.code, 0) << w.err;
   std::optional<fs::path> sidecar;
   for (const auto& e : fs::directory_iterator(dir_))

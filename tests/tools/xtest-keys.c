@@ -5,6 +5,8 @@
  *   NAME             a key as X names it (F12, c, Tab, Left), pressed and released; with
  *                    ctrl+, alt+ or shift+ before it (ctrl+c, alt+Left), held with those
  *   wN               wait N milliseconds
+ *   until PATTERN    wait until a file matches the glob PATTERN (a capture written; a minute at
+ *                    most, for a sanitized build on a loaded machine)
  *   holdN            hold each later key down N milliseconds (default 150: a few frames)
  *   click X Y        click the left button at screen pixel X, Y
  *   scroll X Y N     turn the wheel N notches at X, Y (N > 0 up, N < 0 down)
@@ -19,6 +21,7 @@
 #include <X11/Xatom.h>
 #include <X11/Xlib.h>
 #include <X11/Xutil.h>
+#include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -89,6 +92,16 @@ int main(int argc, char** argv) {
       XTestFakeButtonEvent(display, 1, False, 0);
       XFlush(display);
       i += 2;
+    } else if (strcmp(a, "until") == 0 && i + 1 < argc) {
+      const char* pattern = argv[++i];
+      int found = 0;
+      for (int tries = 0; tries < 1200 && !found; ++tries) {
+        glob_t g;
+        found = glob(pattern, 0, NULL, &g) == 0 && g.gl_pathc > 0;
+        globfree(&g);
+        if (!found) usleep(50000);
+      }
+      if (!found) fprintf(stderr, "xtest-keys: no file matched '%s' in a minute\n", pattern);
     } else if (strcmp(a, "scroll") == 0 && i + 3 < argc) {
       XTestFakeMotionEvent(display, -1, atoi(argv[i + 1]), atoi(argv[i + 2]), 0);
       const int notches = atoi(argv[i + 3]);
