@@ -94,6 +94,8 @@ class LaneWalker {
     const bool here = escaped && e <= lim;
     const unsigned to = here ? e : lim;
     r.trips[at] = to > n ? to - n : 0;
+    // The trips that went on past the escape test (perturb's step tests before it counts).
+    r.seconds[at] = r.trips[at] - (here && r.trips[at] > 0 ? 1 : 0);
     n = std::max(n, to);
     r.leave(at, here);
     return here;
@@ -124,6 +126,10 @@ struct WarpVisit {
 };
 
 }  // namespace
+
+int zero_grid_offsets(const DeepGrid& g) {
+  return (g.dc0x.m == 0 ? 1 : 0) | (g.dc0y.m == 0 ? 2 : 0);
+}
 
 double queue_takes(const std::vector<unsigned>& tile_costs, unsigned tail) {
   std::array<unsigned, kCostBuckets> histogram{};
@@ -188,6 +194,30 @@ FrameTally tally_frame(const BlockSchedule& s, const FrameShape& f, const unsign
     t.warp_steps = f.warp_steps_run;
     for (std::size_t i = 0; i < static_cast<std::size_t>(f.width) * f.height; ++i)
       t.pixel_steps += counts[i];
+    return t;
+  }
+  if (f.shape == variants::Shape::Pixel) {
+    // perturb (cuda/perturbation_kernel.cu): tiles of 16x2 pixels in row order, a warp's lane k
+    // on (k % 16, k / 16), taken by resident warps of 256-thread blocks; each warp's last take
+    // finds none left.
+    t.zero_offsets = f.zero_offsets;
+    constexpr int kTileW = 16, kTileH = 2;
+    for (int y0 = 0; y0 < f.height; y0 += kTileH)
+      for (int x0 = 0; x0 < f.width; x0 += kTileW) {
+        WarpVisit v;
+        for (int lane = 0; lane < 32; ++lane) {
+          const int x = x0 + lane % kTileW, y = y0 + lane / kTileW;
+          if (x >= f.width || y >= f.height) continue;
+          const unsigned n = count_at(x, y);
+          v.add(walker.walk(n), n, nr);
+        }
+        t.pixel_visits += 1;
+        visit_done(v, 0);
+      }
+    const double resident = static_cast<double>(f.sm_count) * f.warps_per_sm;
+    const double blocks_of_tiles = std::ceil(t.pixel_visits / kWarpsPerBlock) * kWarpsPerBlock;
+    t.warps = f.warps_launched > 0 ? f.warps_launched : std::min(resident, blocks_of_tiles);
+    t.queue_trips = t.pixel_visits + t.warps;
     return t;
   }
   if (f.shape == variants::Shape::Rows) {

@@ -11,14 +11,17 @@
 #include <vector>
 
 #include "model/kernel_parts.h"
+#include "perturbation.h"
 
 namespace mp {
 
 struct FrameTally {
-  std::string missing;          // empty: the counts below are the frame's; else what was missing
-  int copies = 1;               // of the orbit's code in the kernel (Shape::Rows: two rows a warp)
-  std::vector<double> trips;    // per region of each copy (copy * regions + region): trips begun
-  std::vector<double> seconds;  // the same: trips that ran a pair's second block
+  std::string missing;        // empty: the counts below are the frame's; else what was missing
+  int copies = 1;             // of the orbit's code in the kernel (Shape::Rows: two rows a warp)
+  std::vector<double> trips;  // per region of each copy (copy * regions + region): trips begun
+  // The same: trips that ran a pair's second block, or a single step's code after its escape
+  // test (all its trips but a last one that escaped).
+  std::vector<double> seconds;
   std::vector<double> reached;  // per phase of each copy: warp visits in which a lane reached it
   double pixel_visits = 0;      // warp visits of a copy's pixel code (a tile, a warp's row)
   double warps = 0;             // warps launched
@@ -31,6 +34,9 @@ struct FrameTally {
   // of each lane, or-ed): the code after a loop that only its escaping (or only its counted-out)
   // lanes reach runs in the visits whose lanes left that way (KernelPiece::exits).
   std::map<std::pair<int, std::uint32_t>, double> exit_visits;
+  // perturb: which of the grid's offsets from the reference are zero (bit 0: dc0x, bit 1: dc0y;
+  // -1: not known).
+  int zero_offsets = -1;
   double warp_steps = 0;   // each warp's slowest lane's steps, summed (the kernels' warp_iters)
   double pixel_steps = 0;  // every pixel's steps
 };
@@ -51,7 +57,13 @@ struct FrameShape {
   // Shape::Refill: the kernel's tallies (GpuFrameStats): trips of two blocks and rounds, and the
   // warps' steps run (trips and replays); negative: not read (the CPU path).
   double refill_trips = -1, refill_rounds = -1, warp_steps_run = -1;
+  // Shape::Pixel (perturb): which of the grid's offsets from the reference are zero (bit 0: dc0x,
+  // bit 1: dc0y; -1: not known), FrameTally's.
+  int zero_offsets = -1;
 };
+
+// FrameShape::zero_offsets of a perturbation frame over grid g.
+int zero_grid_offsets(const DeepGrid& g);
 
 // `counts`: width x height step counts, row by row (a pixel whose count is max_iter ran to the
 // limit; fewer: it escaped at that step). The schedule's regions are orbit_regions(s).

@@ -2,10 +2,13 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstddef>
 #include <iterator>
 #include <set>
 
+#include "model/ordinary_path.h"
 #include "model/variant_table.h"
+#include "perturbation.h"
 #include "pixel.h"
 
 namespace mp {
@@ -64,10 +67,26 @@ std::vector<Span> loops_of(const sass::Function& f) {
   return loops;
 }
 
+// Where perturb_kernel's parameters (cuda/perturbation_kernel.cu: the orbit's view, the tables'
+// view, the grid, ...) hold the exponents of the grid's offsets from the reference, dc0x and dc0y,
+// in constant bank 0: the parameters start at 0x210 from sm_90 on and at 0x160 before (the
+// ABI's), each at its alignment.
+std::vector<unsigned> grid_offset_exponents(int arch) {
+  const std::size_t base = arch >= 90 ? 0x210 : 0x160;
+  const auto align = [](std::size_t n, std::size_t a) { return (n + a - 1) / a * a; };
+  const std::size_t bla = align(sizeof(RefOrbitView), alignof(BlaView<BlaD>));
+  const std::size_t grid = base + align(bla + sizeof(BlaView<BlaD>), alignof(DeepGrid));
+  return {static_cast<unsigned>(grid + offsetof(DeepGrid, dc0x) + offsetof(FloatExp, e)),
+          static_cast<unsigned>(grid + offsetof(DeepGrid, dc0y) + offsetof(FloatExp, e))};
+}
+
 }  // namespace
 
 std::optional<BlockSchedule> block_schedule(VariantId v) {
-  if (variant_info(v).perturbation) return std::nullopt;
+  const std::optional<DeltaFormat> perturbation = variant_info(v).perturbation;
+  // perturb: a thread a pixel, a step a trip with its tests (perturbation.h: perturb_orbit).
+  if (perturbation == DeltaFormat::Double) return BlockSchedule{false, false, {{1, 0}}};
+  if (perturbation) return std::nullopt;
   return with_plain_variant(v, [](auto variant) -> std::optional<BlockSchedule> {
     return schedule_of<decltype(variant)>();
   });
@@ -108,10 +127,12 @@ KernelCut cut_kernel(const sass::Function& f, VariantId v) {
   }
   cut.regions = orbit_regions(*schedule);
   const int per_copy = static_cast<int>(cut.regions.size());
-  // A step's floating-point instructions, and the escape test's two (|z|^2's multiply and FMA).
+  const bool perturbation = variant_info(v).perturbation.has_value();
+  // A step's floating-point instructions, and the escape test's two (|z|^2's multiply and FMA);
+  // perturb's tests are on z = Z + d (two additions) and compare |z|^2 with |d|^2 (two more).
   const InstrMix step = variant_info(v).step(cut.arch);
   const int f_step = static_cast<int>(step.fma + step.fp64 + 0.5);
-  constexpr int kTest = 2;
+  const int kTest = perturbation ? 6 : 2;
   auto float_ops = [&](const Span& l) {
     return static_cast<int>(
         std::count_if(f.code.begin() + l.first, f.code.begin() + l.last + 1,
@@ -131,9 +152,11 @@ KernelCut cut_kernel(const sass::Function& f, VariantId v) {
     const bool inner = std::none_of(loops.begin(), loops.end(), [&](const Span& o) {
       return &o != &l && l.contains(o) && !(o.first == l.first && o.last == l.last);
     });
-    const bool memory =
-        std::any_of(f.code.begin() + l.first, f.code.begin() + l.last + 1,
-                    [](const sass::Instruction& x) { return touches_memory(x.base()); });
+    // perturb's step loads the reference's next point: a load, no store.
+    const bool memory = std::any_of(
+        f.code.begin() + l.first, f.code.begin() + l.last + 1, [&](const sass::Instruction& x) {
+          return touches_memory(x.base()) && !(perturbation && x.base() == "LDG");
+        });
     (inner && !memory && float_ops(l) > 0 ? arithmetic : others).push_back(l);
   }
   std::sort(arithmetic.begin(), arithmetic.end(),
@@ -199,8 +222,11 @@ KernelCut cut_kernel(const sass::Function& f, VariantId v) {
     const OrbitRegion& r = cut.regions[i % per_copy];
     const KernelPart part = main_loop(r) ? KernelPart::StepLoop : KernelPart::PerBlock;
     std::size_t exit = l.last;
-    // Lane refill's trip runs both blocks whatever its lanes do: no exit within it.
-    if (r.kind == RegionKind::Pairs && !schedule->refill)
+    // Lane refill's trip runs both blocks whatever its lanes do: no exit within it. perturb's
+    // step leaves at its escape test before the rebase test and the count: a warp whose last
+    // lanes escape runs the trip up to there (its seconds are the trips that went on).
+    if ((r.kind == RegionKind::Pairs && !schedule->refill) ||
+        (perturbation && r.kind == RegionKind::Single))
       for (std::size_t j = l.first; j < l.last; ++j) {
         const sass::Instruction& x = f.code[j];
         if (is_branch(x.base()) && x.branch_target &&
@@ -257,20 +283,60 @@ KernelCut cut_kernel(const sass::Function& f, VariantId v) {
   };
   for (std::size_t i = 1; i < f.code.size(); ++i) {
     const sass::Instruction& x = f.code[i];
-    if (!is_branch(x.base()) || x.predicate.rfind("@!", 0) != 0 || !x.branch_target) continue;
-    const std::string p = x.predicate.substr(2);
+    if (!is_branch(x.base()) || x.predicate.empty() || !x.branch_target) continue;
     const std::size_t to = index_at(*x.branch_target);
     if (to <= i || to >= f.code.size()) continue;
-    const auto setter =
-        std::find_if(std::make_reverse_iterator(f.code.begin() + i), f.code.rend(),
-                     [&](const sass::Instruction& y) { return y.operands.rfind(p + ",", 0) == 0; });
-    if (setter == f.code.rend() || setter->opcode != "ISETP.NE.AND.EX" ||
-        setter->operands.find("RZ") == std::string::npos)
-      continue;
+    // The pointer's test sets the predicate, or one that a test of the lane (perturb: lane 0
+    // writes the figure) combines with it.
+    auto setter_of = [&](std::size_t before, std::string p) {
+      p.erase(0, p.find_first_not_of("@!"));
+      return std::find_if(
+          std::make_reverse_iterator(f.code.begin() + before), f.code.rend(),
+          [&](const sass::Instruction& y) { return y.operands.rfind(p + ",", 0) == 0; });
+    };
+    auto tests_pointer = [](const sass::Instruction& y) {
+      return y.opcode == "ISETP.NE.AND.EX" && y.operands.find("RZ") != std::string::npos;
+    };
+    auto setter = setter_of(i, x.predicate);
+    if (setter != f.code.rend() && !tests_pointer(*setter) && setter->base() == "ISETP") {
+      const std::string last = setter->operands.substr(setter->operands.rfind(' ') + 1);
+      if (last != "PT")
+        setter = setter_of(static_cast<std::size_t>(f.code.rend() - setter) - 1, last);
+    }
+    if (setter == f.code.rend() || !tests_pointer(*setter)) continue;
     const bool divides = std::any_of(f.code.begin() + i + 1, f.code.begin() + to,
                                      [](const sass::Instruction& y) { return y.base() == "FCHK"; });
     if (divides)
       for (std::size_t j = i + 1; j < to; ++j) efficiency[j] = true;
+  }
+  // perturb's set-up (the tile loop's code before the step loop) as an ordinary pixel walks it,
+  // once for each way the grid's offsets from the reference may be zero (the reference at the
+  // view's centre: then the additions of an offset skip theirs); and a tile's take, up to the
+  // branch out of the tile loop, runs once more a warp (the take that finds none left).
+  std::vector<unsigned> setup(f.code.size(), 0xf);
+  std::size_t take_end = 0;
+  if (perturbation) {
+    if (!tile_loop) {
+      cut.unusable = "no loop of tiles around perturb's step loop";
+      return cut;
+    }
+    const OrdinaryPaths paths = ordinary_paths(f, tile_loop->first, arithmetic.front().first,
+                                               grid_offset_exponents(cut.arch));
+    if (!paths.ok || std::count(paths.params_read.begin(), paths.params_read.end(), true) != 2) {
+      cut.unusable = paths.ok ? "perturb's set-up reads no offsets of the grid where the "
+                                "kernel's parameters hold them"
+                              : "perturb's set-up branches more ways than can be walked";
+      return cut;
+    }
+    for (std::size_t j = 0; j < paths.reached.size(); ++j)
+      setup[tile_loop->first + j] = paths.reached[j];
+    for (std::size_t j = tile_loop->first; j < arithmetic.front().first; ++j) {
+      const sass::Instruction& x = f.code[j];
+      if (is_branch(x.base()) && x.branch_target && !tile_loop->holds(index_at(*x.branch_target))) {
+        take_end = j + 1;
+        break;
+      }
+    }
   }
   // Grid and Rows: a block's tally loop (thread 0 over its warps' slots), and its atomics after
   // it, once a block.
@@ -284,6 +350,7 @@ KernelCut cut_kernel(const sass::Function& f, VariantId v) {
     if (efficiency[i]) return {PieceCount::Efficiencies, 0};
     if (tally_loop && tally_loop->holds(i)) return {PieceCount::BlockTallies, 0};
     if (tally_loop && i > tally_loop->last) return {PieceCount::Blocks, 0};
+    if (perturbation && tile_loop->holds(i) && i < take_end) return {PieceCount::QueueTrips, 0};
     if (queue && !tile_loop->holds(i))
       return {!unit_loop || !unit_loop->holds(i) ? PieceCount::Warps
               : take_path[i]                     ? PieceCount::QueueTrips
@@ -408,6 +475,8 @@ KernelCut cut_kernel(const sass::Function& f, VariantId v) {
     if (f.code[i].base() == "EXIT" && f.code[i].predicate.empty()) end_of_kernel = i;
   auto context_of = [&](std::size_t i) -> Context {
     if (end_of_kernel < i && i < trap && ways[i] == 0) return {PieceCount::Never, 0, 0};
+    if (setup[i] == 0) return {PieceCount::Unusual, 0, 0};
+    if (setup[i] != 0xf) return {PieceCount::GridOffsets, 0, setup[i]};
     const auto [count, index] = context(i);
     const std::size_t before = static_cast<std::size_t>(std::count_if(
         arithmetic.begin(), arithmetic.end(), [&](const Span& a) { return a.last < i; }));

@@ -30,13 +30,13 @@ struct BlockSchedule {
   bool refill = false;
   std::vector<BlockPhase> phases;
 };
-// Why the perturbation kernels' parts are not modelled (the overlay and bench say it).
+// Why perturb-x's and perturb-f's parts are not modelled (the overlay and bench say it).
 inline constexpr const char* kPerturbationNotModelled =
-    "the perturbation kernel's parts are not modelled: a pixel's set-up and finish (its offset "
-    "from the reference, the smooth value) and perturb-x's and perturb-f's steps (their "
-    "exponents' renormalisation) take paths on the pixel's own numbers, as often as no tally of "
-    "the frame (steps, steps iterated, rebases, warps' slowest lanes) gives";
-// The schedule of a plain variant; none for the perturbation variants (another kernel).
+    "perturb-x's and perturb-f's parts are not modelled: their steps renormalise the difference's "
+    "exponent on paths taken as often as the pixel's own numbers say, which no tally of the frame "
+    "gives (the listing's loop holds hundreds of instructions, a step runs tens)";
+// The schedule of a plain variant, and of perturb (single steps, a thread a pixel); none for
+// perturb-x and perturb-f.
 std::optional<BlockSchedule> block_schedule(VariantId v);
 
 // One loop of a pixel's orbit, in the order the code runs them: paired blocks, blocks with a
@@ -65,7 +65,8 @@ const char* kernel_part_name(KernelPart p);
 // What a piece's instructions are multiplied by (FrameTally holds each).
 enum class PieceCount {
   RegionTrips,     // region `index`: warp trips begun (all of a loop's body, or its first half)
-  RegionSeconds,   // region `index`: warp trips that ran the second block of a pair
+  RegionSeconds,   // region `index`: warp trips that ran a pair's second block (perturb: the step
+                   // past its escape test)
   PhaseReached,    // phase `index`: warp visits in which a lane reached it
   PixelVisits,     // warp visits of a pixel's code (a tile of the queue or the grid, a warp-row)
   Warps,           // warps launched
@@ -76,6 +77,11 @@ enum class PieceCount {
   Blocks,          // blocks launched (thread 0's atomics after its tally loop)
   Efficiencies,    // a tile's SIMT efficiency (a division), where the frame keeps them
   Never,           // the trap after EXIT, a division's slow path called out of line
+  // perturb's set-up: code run only where the grid's offsets from the reference are zero (or
+  // not) in the ways `exits` holds (bit z: FrameTally::zero_offsets == z), and the sides of its
+  // range tests no ordinary pixel takes (zero, subnormal or out-of-range numbers: never counted).
+  GridOffsets,
+  Unusual,
 };
 
 struct KernelPiece {

@@ -42,6 +42,21 @@ WholeKernel model_whole_kernel(const KernelCut& cut, const FrameTally& t, bool s
     w.unusable = t.missing;
     return w;
   }
+  const bool grid_offsets =
+      std::any_of(cut.pieces.begin(), cut.pieces.end(),
+                  [](const KernelPiece& p) { return p.count == PieceCount::GridOffsets; });
+  if (grid_offsets && t.zero_offsets < 0) {
+    w.unusable =
+        "perturb's set-up runs as the grid's offsets from the reference have it, and this frame's "
+        "model is not given them (bench's rows are)";
+    return w;
+  }
+  if (grid_offsets) {
+    w.unplaced.push_back(
+        "perturb's set-up counted as a pixel of ordinary numbers runs it (no zero, subnormal or "
+        "out-of-range value; the grid's offsets as the frame has them); the warps launched: the "
+        "most that stay resident");
+  }
   const std::size_t regions = cut.regions.size();
   const std::size_t phases = regions ? static_cast<std::size_t>(cut.regions.back().phase) + 1 : 0;
   if (t.copies != cut.copies || t.trips.size() != regions * cut.copies ||
@@ -97,6 +112,10 @@ WholeKernel model_whole_kernel(const KernelCut& cut, const FrameTally& t, bool s
       case PieceCount::Blocks: times = t.blocks; break;
       case PieceCount::Efficiencies: times = t.efficiencies ? t.pixel_visits : 0; break;
       case PieceCount::Never: times = 0; break;
+      case PieceCount::GridOffsets:
+        times = t.zero_offsets >= 0 && (p.exits >> t.zero_offsets & 1) ? t.pixel_visits : 0;
+        break;
+      case PieceCount::Unusual: times = 0; break;
     }
     const bool loop = p.count == PieceCount::RegionTrips || p.count == PieceCount::RegionSeconds;
     if (loop && cycle_phase >= 0 && cut.regions[p.index % regions].phase >= cycle_phase)
@@ -115,7 +134,7 @@ WholeKernel model_whole_kernel(const KernelCut& cut, const FrameTally& t, bool s
                   100 * (t.warp_steps - run_warp_steps) / run_warp_steps);
     w.unplaced.push_back(line);
   }
-  if (t.queue_trips > 0)
+  if (t.segment_changes > 0)
     w.unplaced.push_back(
         "the queue's segment changes: four a warp where tiles go by cost (the most); a take: the "
         "path through its loop that falls "

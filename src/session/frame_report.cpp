@@ -177,7 +177,8 @@ DeviceSummary summarize(const DeviceInfo& d, const LoadedSass* sass) {
 }
 
 void add_whole_kernel(MeasuredRow& row, const DeviceInfo& d, VariantId variant,
-                      const GpuFrameStats& s, const LoadedSass* sass, const unsigned* counts) {
+                      const GpuFrameStats& s, const LoadedSass* sass, const unsigned* counts,
+                      int zero_offsets) {
   const LoopListing* l = sass ? sass->loop(variant, build_of(s)) : nullptr;
   if (!l) {
     WholeKernel none;
@@ -195,6 +196,7 @@ void add_whole_kernel(MeasuredRow& row, const DeviceInfo& d, VariantId variant,
   shape.warp_steps_run = static_cast<double>(s.warp_iters);
   shape.sm_count = d.sm_count;
   shape.warps_per_sm = max_warps_per_sm(d.cc_major, d.cc_minor);
+  shape.zero_offsets = zero_offsets;
   row.whole =
       whole_kernel_of_frame(variant, l->whole, shape, counts, static_cast<double>(s.warp_iters));
   row.whole_busy.clear();

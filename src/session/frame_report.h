@@ -108,9 +108,11 @@ DeepRow deep_row(const std::string& view_name, const FrameReport& approximated,
                  const FrameReport& every_step, const DeepReference& reference);
 
 // The whole-kernel model of a frame of `variant` whose pixels' step counts are `counts` (width x
-// height), beside the row's other figures: row.whole and row.whole_busy.
+// height), beside the row's other figures: row.whole and row.whole_busy. zero_offsets: perturb's
+// grid offsets from the reference that are zero (FrameShape's; -1: not a perturbation frame).
 void add_whole_kernel(MeasuredRow& row, const DeviceInfo& d, VariantId variant,
-                      const GpuFrameStats& s, const LoadedSass* sass, const unsigned* counts);
+                      const GpuFrameStats& s, const LoadedSass* sass, const unsigned* counts,
+                      int zero_offsets = -1);
 
 // The device as the records name it, with where the instruction mix comes from.
 DeviceSummary summarize(const DeviceInfo& d, const LoadedSass* sass);

@@ -7,6 +7,7 @@
 #include "model/median.h"
 #include "model/variant_table.h"
 #include "model/view_limit.h"
+#include "session/deep_reference.h"
 #include "variants.h"
 
 namespace mp {
@@ -94,8 +95,14 @@ MeasuredRow VariantMeasurer::measure(VariantId v) {
   row.limit = limit_;
   // The whole kernel's instructions, from this variant's own counts (the view's, as the timed
   // frames ran it) and the listing of the build the median frame ran.
-  if (!variant_info(v).perturbation) {
+  const std::optional<DeltaFormat> format = variant_info(v).perturbation;
+  if (!format) {
     add_whole_kernel(row, gpu_.device(), v, timed.middle().stats, sass_, mine.data());
+  } else if (format == DeltaFormat::Double && deep_ && deep_->reference()) {
+    // perturb's set-up runs as the grid's offsets from the reference have it.
+    const DeepGrid g = deep_grid(*deep_->reference(), view_, width_, height_);
+    add_whole_kernel(row, gpu_.device(), v, timed.middle().stats, sass_, mine.data(),
+                     zero_grid_offsets(g));
   } else {
     WholeKernel none;
     none.unusable = kPerturbationNotModelled;

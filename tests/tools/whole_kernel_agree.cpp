@@ -6,6 +6,8 @@
 // The SASS is the captured one (tests/fixtures/sass) unless --sass names a build to read with
 // cuobjdump (an executable or render_kernel.cu's object file of that architecture) or a listing
 // cuobjdump wrote before (a file named *.sass or *.sass.gz: a device run's carried listing).
+// perturb's rows take the reference bench made (session/deep_reference.h: the view's centre, or a
+// nucleus in view where the centre escapes), its grid and the CPU reference's counts.
 // Each row's kernel build is its JSON's measured.kernel_build; a JSON from before bench wrote it
 // takes --first-frames where its rows were measured on their views' first frames (bench --view:
 // the queue's variants then ran the recording kernel, render_kernel<V, true>), else the plain one.
@@ -26,14 +28,16 @@
 #include "model/view.h"
 #include "model/whole_kernel.h"
 #include "render/cpu_renderer.h"
+#include "render/perturbation_cpu.h"
+#include "session/deep_reference.h"
 #include "sm_arch.h"
 
 namespace {
 
 constexpr const char* kPipes[] = {"issue", "FMA", "fmaheavy", "fmalite", "ALU", "XU", "FP64"};
-constexpr const char* kCountNames[] = {"trips",   "seconds", "reached",      "pixel",
-                                       "warps",   "queue",   "segment",      "exits",
-                                       "tallies", "blocks",  "efficiencies", "never"};
+constexpr const char* kCountNames[] = {"trips",        "seconds", "reached", "pixel",   "warps",
+                                       "queue",        "segment", "exits",   "tallies", "blocks",
+                                       "efficiencies", "never",   "offsets", "unusual"};
 
 int usage() {
   std::fprintf(stderr,
@@ -101,7 +105,8 @@ int main(int argc, char** argv) {
       const auto id = find_variant(variant);
       const nlohmann::json& c = r.at("counters");
       if (!id || c.is_null() || !c.at("unavailable").is_null()) continue;
-      if (variant_info(*id).perturbation) {
+      const std::optional<DeltaFormat> perturbation = variant_info(*id).perturbation;
+      if (perturbation && perturbation != DeltaFormat::Double) {
         std::printf("%-8s %-11s n/a: %s\n", view_name.c_str(), variant.c_str(),
                     kPerturbationNotModelled);
         continue;
@@ -124,8 +129,16 @@ int main(int argc, char** argv) {
       if (!view) continue;
       std::vector<float> out(static_cast<std::size_t>(w) * h * kFloatsPerPixel);
       std::vector<unsigned> counts(static_cast<std::size_t>(w) * h);
-      cpu.render(*id, pixel_grid(*view, w, h), iters, out.data(), counts.data());
       FrameShape shape;
+      if (perturbation) {
+        const std::shared_ptr<const DeepReference> ref = make_reference(*view, w, h);
+        const DeepGrid g = deep_grid(*ref, *view, w, h);
+        render_perturbation_cpu(*perturbation, g, whole_image(g), ref->orbit.view(), BlaTables{},
+                                iters, out.data(), counts.data());
+        shape.zero_offsets = zero_grid_offsets(g);
+      } else {
+        cpu.render(*id, pixel_grid(*view, w, h), iters, out.data(), counts.data());
+      }
       shape.shape = variant_info(*id).shape;
       shape.width = w;
       shape.height = h;
