@@ -385,6 +385,14 @@ void App::ask_kernel_parts() {
 // (and the lines say the whole kernel is being counted); the parts' lines beside them.
 void App::show_kernel_parts(const CounterFigures* fresh_counters) {
   const KernelPartsFeed::Of of = kernel_parts_of();
+  if (report_ && report_->of.perturbation) {
+    if (report_->metrics && facts_.rates) overlay_.update(report_->pipe_loads, fresh_counters);
+    overlay_.set_parts_lines(
+        {{"Whole kernel: not modelled for the window's perturbation frames: they read the bilinear "
+          "approximation's tables, which the every-step kernel bench models does not",
+          true}});
+    return;
+  }
   if (!report_ || !report_->metrics || !facts_.rates) {
     overlay_.set_parts_lines(parts_.lines(of, -1));
     return;
