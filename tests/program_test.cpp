@@ -123,6 +123,18 @@ class ProgramTest : public ::testing::Test {
     r.err = slurp(err);
     return r;
   }
+  // The keys that open the window, press F12 and close it once the capture is written (a minute
+  // at most: a sanitized build on a loaded machine takes its time).
+  std::string f12_then_escape() const {
+    return "window mandelpipe F12 until '" + (dir_ / "*.png").string() + "' w300 Escape";
+  }
+  // The last file in the test's folder whose name ends in `ext` (a capture's .json or .png).
+  std::optional<fs::path> file_ending(const std::string& ext) const {
+    std::optional<fs::path> found;
+    for (const auto& e : fs::directory_iterator(dir_))
+      if (e.path().extension() == ext) found = e.path();
+    return found;
+  }
   // The build's key presser, or $MANDELPIPE_XTEST_KEYS (a copy carried to another machine).
   static std::string key_presser() {
     if (const char* p = std::getenv("MANDELPIPE_XTEST_KEYS"); p && *p) return p;
@@ -270,13 +282,9 @@ TEST_F(ProgramTest, WhatTheWindowShowsBesideThePanelIsWhatRenderWrites) {
       "--cpu --frames 1000 --width 640 --height 360 --iters 200 "
       "--no-vsync --center -0.7453,0.1127 --span 0.02 --capture-dir '" +
           dir_.string() + "'",
-      0.0, "window mandelpipe F12 until '" + (dir_ / "*.png").string() + "' w300 Escape");
+      0.0, f12_then_escape());
   ASSERT_EQ(w.code, 0) << w.err;
-  std::optional<fs::path> sidecar, shot;
-  for (const auto& e : fs::directory_iterator(dir_)) {
-    if (e.path().extension() == ".json") sidecar = e.path();
-    if (e.path().extension() == ".png") shot = e.path();
-  }
+  const std::optional<fs::path> sidecar = file_ending(".json"), shot = file_ending(".png");
   ASSERT_TRUE(sidecar && shot) << w.out;
   const nlohmann::json j = nlohmann::json::parse(slurp(*sidecar));
   const nlohmann::json& v = j.at("view");
@@ -338,14 +346,10 @@ TEST_F(ProgramTest, ACaptureWaitsForTheFrameToFinish) {
       "--cpu --frames 2000 --width 640 --height 360 --no-vsync "
       "--center -0.7453,0.1127 --span 0.02 --capture-dir '" +
       dir_.string() + "' --iters ";
-  const Result w =
-      run_with_keys(heavy + "20000", 0.0,
-                    "window mandelpipe F12 until '" + (dir_ / "*.png").string() + "' w300 Escape");
+  const Result w = run_with_keys(heavy + "20000", 0.0, f12_then_escape());
   ASSERT_EQ(w.code, 0) << w.err;
   EXPECT_EQ(w.out.find("not taken"), std::string::npos) << w.out;
-  std::optional<fs::path> sidecar;
-  for (const auto& e : fs::directory_iterator(dir_))
-    if (e.path().extension() == ".json") sidecar = e.path();
+  const std::optional<fs::path> sidecar = file_ending(".json");
   ASSERT_TRUE(sidecar) << w.out;
   // Of the frame shown, finished: a capture taken while it drew would have no frame's figures.
   const nlohmann::json m = nlohmann::json::parse(slurp(*sidecar)).at("frame").at("measured");
@@ -371,11 +375,9 @@ TEST_F(ProgramTest, ACaptureAtADeepViewGivesThePerturbationsFigures) {
       "--cpu --frames 2000 --width 480 --height 270 --no-vsync --iters 3000 --center "
       "-0.743643887037151,0.131825904205330 --span 1e-20 --capture-dir '" +
           dir_.string() + "'",
-      0.0, "window mandelpipe F12 until '" + (dir_ / "*.png").string() + "' w300 Escape");
+      0.0, f12_then_escape());
   ASSERT_EQ(w.code, 0) << w.err;
-  std::optional<fs::path> sidecar;
-  for (const auto& e : fs::directory_iterator(dir_))
-    if (e.path().extension() == ".json") sidecar = e.path();
+  const std::optional<fs::path> sidecar = file_ending(".json");
   ASSERT_TRUE(sidecar) << w.out;
   const nlohmann::json m = nlohmann::json::parse(slurp(*sidecar)).at("frame").at("measured");
   EXPECT_GT(m.at("cpu_ms").get<double>(), 0) << m;
@@ -394,9 +396,7 @@ TEST_F(ProgramTest, AWindowPastTheTextureLimitRendersAtTheLimitAndSavesASizeThat
           dir_.string() + "'",
       1.0, "window mandelpipe resize 20000 16 w1000 F12 w3000 Escape");
   ASSERT_EQ(r.code, 0) << r.err;
-  std::optional<fs::path> sidecar;
-  for (const auto& e : fs::directory_iterator(dir_))
-    if (e.path().extension() == ".json") sidecar = e.path();
+  const std::optional<fs::path> sidecar = file_ending(".json");
   ASSERT_TRUE(sidecar) << r.out;
   const nlohmann::json j = nlohmann::json::parse(slurp(*sidecar));
   ASSERT_TRUE(j.contains("fallback")) << j.dump(2);
@@ -1333,11 +1333,7 @@ TEST_F(ProgramTest, ACaptureWhoseCompareIsCutByEscapeIsWrittenWithoutIt) {
           dir_.string() + "'",
       0.0, "window mandelpipe w1000 F12 w1000 Escape");
   ASSERT_EQ(r.code, 0) << r.err;
-  std::optional<fs::path> sidecar, shot;
-  for (const auto& e : fs::directory_iterator(dir_)) {
-    if (e.path().extension() == ".json") sidecar = e.path();
-    if (e.path().extension() == ".png") shot = e.path();
-  }
+  const std::optional<fs::path> sidecar = file_ending(".json"), shot = file_ending(".png");
   ASSERT_TRUE(sidecar && shot) << r.out;
   const nlohmann::json j = nlohmann::json::parse(slurp(*sidecar));
   EXPECT_EQ(j.at("compare"),

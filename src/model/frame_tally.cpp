@@ -173,6 +173,17 @@ FrameTally tally_frame(const BlockSchedule& s, const FrameShape& f, const unsign
   auto count_at = [&](int px, int py) {
     return counts[static_cast<std::size_t>(py) * f.width + px];
   };
+  // A warp on the `tile_w` pixels wide tile at x0, y0: lane k on (k % tile_w, k / tile_w).
+  auto warp_at = [&](int x0, int y0, int tile_w) {
+    WarpVisit v;
+    for (int lane = 0; lane < 32; ++lane) {
+      const int x = x0 + lane % tile_w, y = y0 + lane / tile_w;
+      if (x >= f.width || y >= f.height) continue;
+      const unsigned n = count_at(x, y);
+      v.add(walker.walk(n), n, nr);
+    }
+    return v;
+  };
   if (f.shape == variants::Shape::Refill) {
     // The warps' loops from the kernel's tallies: the trips of two blocks, the replays' single
     // steps (the warp steps that are not the trips'), and per round the finish and refill code.
@@ -204,13 +215,7 @@ FrameTally tally_frame(const BlockSchedule& s, const FrameShape& f, const unsign
     constexpr int kTileW = 16, kTileH = 2;
     for (int y0 = 0; y0 < f.height; y0 += kTileH)
       for (int x0 = 0; x0 < f.width; x0 += kTileW) {
-        WarpVisit v;
-        for (int lane = 0; lane < 32; ++lane) {
-          const int x = x0 + lane % kTileW, y = y0 + lane / kTileW;
-          if (x >= f.width || y >= f.height) continue;
-          const unsigned n = count_at(x, y);
-          v.add(walker.walk(n), n, nr);
-        }
+        const WarpVisit v = warp_at(x0, y0, kTileW);
         t.pixel_visits += 1;
         visit_done(v, 0);
       }
@@ -254,14 +259,7 @@ FrameTally tally_frame(const BlockSchedule& s, const FrameShape& f, const unsign
   for (int by = 0; by < bh; ++by)
     for (int bx = 0; bx < bw; ++bx)
       for (int w = 0; w < kWarpsPerBlock; ++w) {
-        WarpVisit v;
-        const int x0 = bx * kBlockW, y0 = by * kBlockH + w * 2;
-        for (int lane = 0; lane < 32; ++lane) {
-          const int x = x0 + lane % kBlockW, y = y0 + lane / kBlockW;
-          if (x >= f.width || y >= f.height) continue;
-          const unsigned n = count_at(x, y);
-          v.add(walker.walk(n), n, nr);
-        }
+        const WarpVisit v = warp_at(bx * kBlockW, by * kBlockH + w * 2, kBlockW);
         t.pixel_visits += 1;
         tile_costs.push_back(v.steps);
         visit_done(v, 0);

@@ -282,25 +282,18 @@ class Walker {
     const std::size_t dot = x.opcode.find('.');
     std::string cmp = x.opcode.substr(dot + 1, x.opcode.find('.', dot + 1) - dot - 1);
     if (cmp.size() == 3 && cmp.back() == 'U') cmp.pop_back();  // unordered: as ordered here
-    bool r = false;
-    if (x.base() == "ISETP") {
-      const long long p = a.v, q = b.v;
-      r = cmp == "EQ"   ? p == q
-          : cmp == "NE" ? p != q
-          : cmp == "LT" ? p < q
-          : cmp == "LE" ? p <= q
-          : cmp == "GT" ? p > q
-                        : p >= q;
-    } else {
-      const double p = a.kind == Kind::Ordinary ? 1 : a.is_double ? a.d : static_cast<double>(a.v);
-      const double q = b.kind == Kind::Ordinary ? 1 : b.is_double ? b.d : static_cast<double>(b.v);
-      r = cmp == "EQ"   ? p == q
-          : cmp == "NE" ? p != q
-          : cmp == "LT" ? p < q
-          : cmp == "LE" ? p <= q
-          : cmp == "GT" ? p > q
-                        : p >= q;
-    }
+    const auto compare = [&cmp](auto p, auto q) {
+      return cmp == "EQ"   ? p == q
+             : cmp == "NE" ? p != q
+             : cmp == "LT" ? p < q
+             : cmp == "LE" ? p <= q
+             : cmp == "GT" ? p > q
+                           : p >= q;
+    };
+    const auto as_double = [](const auto& v) {
+      return v.kind == Kind::Ordinary ? 1.0 : v.is_double ? v.d : static_cast<double>(v.v);
+    };
+    const bool r = x.base() == "ISETP" ? compare(a.v, b.v) : compare(as_double(a), as_double(b));
     if (ops.size() < 5 || ops[4] == "PT") return r;
     const std::string c = ops[4][0] == '!' ? ops[4].substr(1) : ops[4];
     const auto it = s.preds.find(c);
