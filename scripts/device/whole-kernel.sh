@@ -2,7 +2,7 @@
 # Runs on the GPU machine (device tool) over a carried build in .carry/ (carry.sh): the whole-kernel
 # model (docs/model.md, "The whole kernel") against the hardware counters.
 #   bash scripts/device/whole-kernel.sh [agreement|offline [JSON]|example|experiment|test|all]
-#   (default: all)
+#   (default: all). VARIANT=NAME runs agreement for that variant alone (default: every one).
 # agreement: `bench --counters` for every variant at 1920x1080 over views A, B and C and six of
 #   varied orbit lengths (two sparse), then the agreement table: variant x view, instructions, issue
 #   and each pipe, model against counters, and how many rows meet the targets (instructions within
@@ -34,7 +34,7 @@ views=(--view -0.5,0,3,1024 --view -0.743643887037151,0.131825904205330,0.005,40
        --view -0.5,0,12,1024 --view 0.9,0.9,4,1000)
 if [[ $what == agreement || $what == all ]]; then
   echo "== bench --counters, 9 views at 1920x1080" | tee -a "$log"
-  timeout 590 $B/mandelpipe bench --variant all --counters --frames 10 --width 1920 \
+  timeout 590 $B/mandelpipe bench --variant "${VARIANT:-all}" --counters --frames 10 --width 1920 \
     --height 1080 --format json "${views[@]}" >"$A/agreement.json" 2>>"$log"
   record "bench --counters (agreement)" $?
   python3 - "$A/agreement.json" <<'PY' | tee -a "$log"

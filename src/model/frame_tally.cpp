@@ -191,7 +191,7 @@ FrameTally tally_frame(const BlockSchedule& s, const FrameShape& f, const unsign
       t.missing =
           "lane refill: its lanes change pixels inside a warp, so its trips and rounds "
           "cannot be rebuilt from the pixels, and its kernel does not count them (doing "
-          "so cost it a quarter of its time: docs/measurements.md)";
+          "so cost it 3% to a quarter of its time: docs/measurements.md)";
       return t;
     }
     const double trip_steps = 2.0 * s.phases.front().block;
