@@ -147,7 +147,6 @@ bool PmSampler::start_up() {
 
   pm_.emplace(c, cn.deviceIndex);
   if (!pm_->get()) return fail("enable", pm_->result());
-  object_interval_us_ = interval_us_;
   for (std::size_t i = 0; i < configs_.size(); ++i) {
     std::vector<const char*> names;
     for (const std::string& m : metric_names_[i]) names.push_back(m.c_str());
@@ -180,16 +179,6 @@ bool PmSampler::configure(int configuration) {
   }
   run_.reset();
   const Clock::time_point asked = Clock::now();
-  if (interval_us_ != object_interval_us_) {
-    // The GPU keeps sampling at the interval its PM sampling object first had whatever a later
-    // set config asks (seen on the H100): a new interval takes a new object, and images
-    // initialised for it.
-    pm_.reset();
-    pm_.emplace(c, static_cast<std::size_t>(opts_.device_index));
-    if (!pm_->get()) return fail("enable", pm_->result());
-    for (auto& blank : blank_data_) blank.clear();
-    object_interval_us_ = interval_us_;
-  }
   auto sc =
       make_params<CUpti_PmSampling_SetConfig_Params>(CUpti_PmSampling_SetConfig_Params_STRUCT_SIZE);
   sc.pPmSamplingObject = pm_->get();
@@ -267,10 +256,6 @@ std::string PmSampler::description() const {
   else
     s += "two configurations alternating (no single pass holds every pipe)";
   s += ", every " + std::to_string(interval_us_) + " us";
-  // What the samples themselves span, where it is not what was asked (a sample is one interval).
-  const unsigned seen = sampled_us_;
-  if (seen > 0 && (10 * seen < 9 * interval_us_ || 10 * seen > 11 * interval_us_))
-    s += " asked, samples of " + std::to_string(seen) + " us seen";
   if (floor_us_ != opts_.interval_us)
     s += " (raised from " + std::to_string(opts_.interval_us) +
          " us: samples came faster than "
@@ -447,7 +432,6 @@ bool PmSampler::decode() {
         continue;
       }
       if (si.startTimestamp < discard_before_) continue;
-      sampled_us_ = static_cast<unsigned>((si.endTimestamp - si.startTimestamp + 500) / 1000);
       if (!wanted(si.startTimestamp, si.endTimestamp)) continue;
       PmSample s;
       s.start = si.startTimestamp;

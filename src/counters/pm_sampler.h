@@ -139,8 +139,6 @@ class PmSampler final : public CounterProbe {
   std::atomic<unsigned> interval_us_{0};  // in force: floor_us_, or longer for long frames
   std::atomic<unsigned> floor_us_{0};     // the option's, or doubled since samples were lost
   double last_reading_s_ = 0;             // on demand: the last reading's length, begin to end
-  unsigned object_interval_us_ = 0;       // the interval pm_ was first configured with
-  std::atomic<unsigned> sampled_us_{0};   // the last decoded sample's length
   bool stop_ = false;
   bool poke_ = false;      // wake the worker now: a launch ended, a frame or begin() wants sampling
   bool sleeping_ = false;  // the worker waits to be woken, with no time set
