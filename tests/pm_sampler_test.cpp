@@ -447,36 +447,6 @@ TEST(PmSamplerOnAFakeGpu, OnDemandSamplesAroundTheFramesItReads) {
   EXPECT_LT(sampled, wall / 3) << gpu().starts << " starts";
 }
 
-// A frame of many launches read whole costs the thread a sample every interval: after one 200 ms
-// reading, the next is armed at an interval that gives it 128 samples or fewer, its figures as
-// whole as before.
-TEST(PmSamplerOnAFakeGpu, OnDemandStretchesTheIntervalAfterALongReading) {
-  SamplerOptions o;
-  o.on_demand = true;
-  auto s = sampler_on_fake_gpu(o);
-  if (!s) GTEST_SKIP() << "CUPTI's host library is not installed here";
-  ASSERT_EQ(s->unavailable(), "");
-  std::this_thread::sleep_for(std::chrono::milliseconds(100));  // the set-up's sampling stops
-  const Launched first = launch(s.get(), 200000000, 1.5);
-  ASSERT_TRUE(s->take(first.reading, true).has_value());
-  {
-    std::lock_guard<std::mutex> lock(gpu().m);
-    EXPECT_EQ(gpu().interval, 200000u);
-  }
-  std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  const Launched second = launch(s.get(), 20000000, 1.5);
-  const auto f = s->take(second.reading, true);
-  ASSERT_TRUE(f.has_value());
-  ASSERT_EQ(f->unavailable, "");
-  EXPECT_NEAR(f->warp_instructions, second.instructions, 1e-6 * second.instructions);
-  {
-    std::lock_guard<std::mutex> lock(gpu().m);
-    EXPECT_EQ(gpu().interval, 1600000u);  // 200 us doubled three times: 200 ms in 125 samples
-  }
-  EXPECT_NE(s->description().find("every 1600 us (200 us stretched"), std::string::npos)
-      << s->description();
-}
-
 TEST(PmSamplerOnAFakeGpu, OnDemandStartsSamplingForALaunchThatMustBeRead) {
   SamplerOptions o;
   o.on_demand = true;

@@ -184,16 +184,4 @@ TEST(DutyCycle, CostlierReadingsComeRarerWithinTheBudget) {
 }
 
 }  // namespace
-// The interval doubles until the last reading fits 128 samples, never below the base nor above
-// the cap; no reading yet, or a short one, keeps the base.
-TEST(ReadingInterval, StretchesForLongReadingsOnly) {
-  EXPECT_EQ(reading_interval_us(200, 0, 3200), 200u);
-  EXPECT_EQ(reading_interval_us(200, 0.0256, 3200), 200u);  // 128 samples exactly
-  EXPECT_EQ(reading_interval_us(200, 0.0257, 3200), 400u);
-  EXPECT_EQ(reading_interval_us(200, 0.1, 3200), 800u);
-  EXPECT_EQ(reading_interval_us(200, 3.0, 3200), 3200u);
-  EXPECT_EQ(reading_interval_us(400, 0.001, 3200), 400u);
-  EXPECT_EQ(reading_interval_us(5000, 3.0, 3200), 5000u);  // a base over the cap stays
-}
-
 }  // namespace mp::counters

@@ -67,7 +67,7 @@ PmSampler::PmSampler(const SamplerOptions& o, std::unique_ptr<Cupti> cupti)
     }
   }
   cupti_->inject(opts_.fault);
-  interval_us_ = floor_us_ = opts_.interval_us;
+  interval_us_ = opts_.interval_us;
   started_ = last_switch_ = Clock::now();
   if (!start_up()) return;
   worker_ = std::thread([this] { run_worker(); });
@@ -256,14 +256,10 @@ std::string PmSampler::description() const {
   else
     s += "two configurations alternating (no single pass holds every pipe)";
   s += ", every " + std::to_string(interval_us_) + " us";
-  if (floor_us_ != opts_.interval_us)
+  if (interval_us_ != opts_.interval_us)
     s += " (raised from " + std::to_string(opts_.interval_us) +
          " us: samples came faster than "
          "this CPU read them)";
-  if (interval_us_ > floor_us_)
-    s += " (" + std::to_string(floor_us_) +
-         " us stretched for frames as long as the last one read: the same counts in fewer "
-         "samples)";
   if (opts_.on_demand) s += ", only around the frames read";
   if (choice_.fma_from_halves) s += "; FMA = mean of fmaheavy and fmalite";
   if (!choice_.missing.empty()) {
@@ -342,7 +338,6 @@ void PmSampler::end(std::uint64_t launch, double sm_cycles) {
     it->second.t1 = t1;
     it->second.sm_cycles = sm_cycles;
     it->second.ended = Clock::now();
-    last_reading_s_ = std::chrono::duration<double>(it->second.ended - it->second.begun).count();
     poke_ = true;
   }
   wake_.notify_all();
@@ -592,10 +587,6 @@ bool PmSampler::work(Clock::time_point* wake) {
   }
   if (paused_) plan.on = false;
   if (plan.on && !run_) {
-    if (opts_.on_demand) {
-      std::lock_guard<std::mutex> lock(mutex_);
-      interval_us_ = reading_interval_us(floor_us_, last_reading_s_, kMaxIntervalUs);
-    }
     // Two configurations take turns, each for a quarter of a second at least.
     const bool turn = configs_.size() > 1 && t - last_switch_ > std::chrono::milliseconds(250);
     if (!configure(turn ? 1 - configuration_ : configuration_)) return false;
@@ -612,7 +603,7 @@ bool PmSampler::work(Clock::time_point* wake) {
     // Samples came faster than this thread evaluates them: sample half as often from now.
     if (lost_ && interval_us_ < kMaxIntervalUs) {
       lost_ = false;
-      interval_us_ = floor_us_ = 2 * interval_us_;
+      interval_us_ = 2 * interval_us_;
       if (!configure(configuration_)) return false;
     }
     // Sampling all the time, two configurations take turns, each for a quarter of a second

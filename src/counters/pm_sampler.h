@@ -136,9 +136,7 @@ class PmSampler final : public CounterProbe {
   bool switching_ = false;
   int overflows_ = 0;  // decodes that lost samples (hardware buffer overwritten, image full)
   bool lost_ = false;  // worker: the last decode lost samples
-  std::atomic<unsigned> interval_us_{0};  // in force: floor_us_, or longer for long frames
-  std::atomic<unsigned> floor_us_{0};     // the option's, or doubled since samples were lost
-  double last_reading_s_ = 0;             // on demand: the last reading's length, begin to end
+  std::atomic<unsigned> interval_us_{0};  // in force: the option's, or doubled since
   bool stop_ = false;
   bool poke_ = false;      // wake the worker now: a launch ended, a frame or begin() wants sampling
   bool sleeping_ = false;  // the worker waits to be woken, with no time set

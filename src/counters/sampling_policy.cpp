@@ -16,12 +16,6 @@ Renewal renewal(const ImageFill& fill, bool launch_under_way) {
   return launch_under_way && !fill.full && !nearly_full ? Renewal::Keep : Renewal::Cut;
 }
 
-unsigned reading_interval_us(unsigned base_us, double last_reading_s, unsigned max_us) {
-  unsigned us = base_us;
-  while (us < max_us && last_reading_s * 1e6 > kSamplesPerReading * us) us *= 2;
-  return std::max(base_us, std::min(us, max_us));
-}
-
 DutyCycle::DutyCycle() : DutyCycle(Settings()) {}
 
 DutyCycle::DutyCycle(const Settings& s) : s_(s), tokens_(s.bucket) {}

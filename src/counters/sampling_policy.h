@@ -31,14 +31,6 @@ enum class Renewal {
 // image is renewed at once.
 Renewal renewal(const ImageFill& fill, bool launch_under_way);
 
-// The interval to arm the window's next reading at: `base_us` doubled until a reading as long as
-// the last one (`last_reading_s`, 0: none yet) holds at most kSamplesPerReading samples, at most
-// `max_us`. Each sample costs the thread ~100 us to read whatever the interval, and the counts
-// accumulate between samples, so a long frame's totals need no more of them: a 3 s frame read
-// every 200 us kept half a core busy.
-inline constexpr double kSamplesPerReading = 128;
-unsigned reading_interval_us(unsigned base_us, double last_reading_s, unsigned max_us);
-
 // When the window's counter thread samples. It pays for every sample it decodes, the idle GPU's
 // as much as a frame's, so it samples only around the frames it reads: as many as keep its CPU
 // within a budget (a token bucket filled at the budget's rate, drawn by all it spends), at least
