@@ -260,6 +260,11 @@ std::string PmSampler::description() const {
     s += " (raised from " + std::to_string(opts_.interval_us) +
          " us: samples came faster than "
          "this CPU read them)";
+  // What the samples themselves span, where it is not what was asked: the H100 kept sampling at
+  // its first interval whatever a later set config asked (docs/measurements.md).
+  const unsigned seen = sampled_us_;
+  if (seen > 0 && (10 * seen < 9 * interval_us_ || 10 * seen > 11 * interval_us_))
+    s += ", but its samples span " + std::to_string(seen) + " us";
   if (opts_.on_demand) s += ", only around the frames read";
   if (choice_.fma_from_halves) s += "; FMA = mean of fmaheavy and fmalite";
   if (!choice_.missing.empty()) {
@@ -427,6 +432,7 @@ bool PmSampler::decode() {
         continue;
       }
       if (si.startTimestamp < discard_before_) continue;
+      sampled_us_ = static_cast<unsigned>((si.endTimestamp - si.startTimestamp + 500) / 1000);
       if (!wanted(si.startTimestamp, si.endTimestamp)) continue;
       PmSample s;
       s.start = si.startTimestamp;

@@ -137,6 +137,7 @@ class PmSampler final : public CounterProbe {
   int overflows_ = 0;  // decodes that lost samples (hardware buffer overwritten, image full)
   bool lost_ = false;  // worker: the last decode lost samples
   std::atomic<unsigned> interval_us_{0};  // in force: the option's, or doubled since
+  std::atomic<unsigned> sampled_us_{0};   // the last decoded sample's length
   bool stop_ = false;
   bool poke_ = false;      // wake the worker now: a launch ended, a frame or begin() wants sampling
   bool sleeping_ = false;  // the worker waits to be woken, with no time set
