@@ -41,8 +41,9 @@ constexpr int kTileW = 16, kTileH = 2, kThreads = 256;
 // Each warp's visits of the rare paths (a row a warp: kRarePaths visits, then as many made by
 // the whole warp together), counted where a path is entered, off the common step's path: a visit
 // is the lanes that run the path together (__activemask), and its lowest lane counts it. The row
-// is found from the thread's index there, so that no register more is held across the loop.
-// Atomic: lanes of one warp that diverged before may run the same path apart.
+// is found from the thread's index read there in asm volatile, which stays where it is written
+// (from threadIdx.x, perturb-x's kernel took a register more: 54, not 53). Atomic: lanes of one
+// warp that diverged before may run the same path apart.
 __shared__ unsigned rare_visits[kThreads / 32][2 * kRarePaths];
 struct WarpVisits {
   __device__ void operator()(RarePath p) const {
