@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <stdexcept>
 #include <string>
-#include <type_traits>
 
 #include "cuda_check.h"
 #include "device_buffer.h"
@@ -18,10 +17,8 @@
 namespace mp {
 namespace {
 
-// The per-SM counters of a launch, in this order (SpanLayout::extras), then the warps' visits of
-// each rare path (RarePath) and, of those, the visits the whole warp made together.
+// The per-SM counters of a launch, in this order (SpanLayout::extras).
 enum Tally { kPixelIters, kIterated, kRebases, kWarpIterated, kTallies };
-constexpr int kExtras = kTallies + 2 * kRarePaths;
 
 __device__ unsigned warp_max(unsigned v) {
   for (int o = 16; o > 0; o >>= 1) v = max(v, __shfl_xor_sync(0xffffffffu, v, o));
@@ -38,26 +35,6 @@ __device__ unsigned long long warp_sum(unsigned long long v) {
 // the block's slowest warp is done, and the SMs run out of work together.
 constexpr int kTileW = 16, kTileH = 2, kThreads = 256;
 
-// Each warp's visits of the rare paths (a row a warp: kRarePaths visits, then as many made by
-// the whole warp together), counted where a path is entered, off the common step's path: a visit
-// is the lanes that run the path together (__activemask), and its lowest lane counts it. The row
-// is found from the thread's index read there in asm volatile, which stays where it is written
-// (from threadIdx.x, perturb-x's kernel took a register more: 54, not 53). Atomic: lanes of one
-// warp that diverged before may run the same path apart.
-__shared__ unsigned rare_visits[kThreads / 32][2 * kRarePaths];
-struct WarpVisits {
-  __device__ void operator()(RarePath p) const {
-    const unsigned lanes = __activemask();
-    if ((threadIdx.x & 31) != static_cast<unsigned>(__ffs(static_cast<int>(lanes)) - 1)) return;
-    unsigned thread;
-    asm volatile("mov.u32 %0, %%tid.x;" : "=r"(thread));
-    unsigned* row = rare_visits[thread / 32];
-    atomicAdd(&row[p], 1u);
-    if (lanes == 0xffffffffu) atomicAdd(&row[kRarePaths + p], 1u);
-  }
-  __device__ void trip() const {}
-};
-
 // V: the variant (variants.h), whose name the kernel's mangled name carries for the SASS reader;
 // kApprox: the bilinear tables are read (false: the every-step build the model reads).
 template <class V, bool kApprox>
@@ -66,10 +43,6 @@ __global__ void __launch_bounds__(kThreads)
                    PixelRect rect, unsigned max_iter, float* out, unsigned* counts,
                    float* warp_efficiency, unsigned* next_tile, unsigned tiles, SmSpan span) {
   using D = typename V::Delta;
-  // The every-step builds of perturb-x and perturb-f count their rare paths (perturb has none:
-  // its rebase is predicated moves).
-  using Visit =
-      std::conditional_t<!kApprox && !std::is_same_v<D, DeltaDouble>, WarpVisits, NoVisits>;
   const unsigned long long t_start = clock64();
   const unsigned lane = threadIdx.x & 31;
   const unsigned across = (rect.width + kTileW - 1) / kTileW;
@@ -80,11 +53,6 @@ __global__ void __launch_bounds__(kThreads)
   unsigned long long* sums = tally[threadIdx.x / 32];
   if (lane == 0)
     for (int k = 0; k < kTallies; ++k) sums[k] = 0;
-  if constexpr (std::is_same_v<Visit, WarpVisits>) {
-    if (lane == 0)
-      for (int k = 0; k < 2 * kRarePaths; ++k) rare_visits[threadIdx.x / 32][k] = 0;
-    __syncwarp();
-  }
   for (;;) {
     unsigned t = 0;
     if (lane == 0) t = atomicAdd(next_tile, 1u);
@@ -95,7 +63,7 @@ __global__ void __launch_bounds__(kThreads)
     PerturbResult r;
     if (x < rect.width && y < rect.height) {
       r = perturb_orbit<D, kApprox>(ref, bla, D::of(pixel_dc(grid, rect.x0 + x, rect.y0 + y)),
-                                    max_iter, Visit{});
+                                    max_iter);
       const std::size_t i = static_cast<std::size_t>(y) * rect.width + x;
       out[i * kFloatsPerPixel] = perturb_smooth(r);
       out[i * kFloatsPerPixel + 1] = 0.0f;
@@ -117,17 +85,10 @@ __global__ void __launch_bounds__(kThreads)
                               rect.y0 + static_cast<int>(t / across) * kTileH, grid.width)] =
           tile_slowest ? tile_iterated / (32.0f * tile_slowest) : 1.0f;
   }
-  if constexpr (std::is_same_v<Visit, WarpVisits>) __syncwarp();  // the lanes' counts written
   if (lane == 0) {
     const unsigned sm = sm_id();
     for (int k = 0; k < kTallies; ++k)
       if (sums[k]) atomicAdd(&span.extra[k * kSmSlots + sm], sums[k]);
-    if constexpr (std::is_same_v<Visit, WarpVisits>) {
-      for (int k = 0; k < 2 * kRarePaths; ++k)
-        if (const unsigned n = rare_visits[threadIdx.x / 32][k])
-          atomicAdd(&span.extra[(kTallies + k) * kSmSlots + sm],
-                    static_cast<unsigned long long>(n));
-    }
     atomicMin(&span.first[sm], t_start);
     atomicMax(&span.last[sm], static_cast<unsigned long long>(clock64()));
   }
@@ -142,7 +103,7 @@ int current_device() {
 }  // namespace
 
 struct GpuPerturbation::Impl {
-  MeasureKit kit{current_device(), SpanLayout{false, kExtras, 0}};
+  MeasureKit kit{current_device(), SpanLayout{false, kTallies, 0}};
   DeviceBuffer<RefPoint> orbit;
   unsigned length = 0;
   unsigned offset[kMaxBlaLevels + 1] = {};
@@ -266,11 +227,6 @@ GpuPerturbStats GpuPerturbation::render(DeltaFormat format, const DeepGrid& grid
   st.iterated = reading.extras[kIterated];
   st.rebases = reading.extras[kRebases];
   st.warp_iterated = reading.extras[kWarpIterated];
-  st.rare_counted = format != DeltaFormat::Double && !tables;
-  for (int k = 0; k < kRarePaths; ++k) {
-    st.rare[k] = reading.extras[kTallies + k];
-    st.rare_whole[k] = reading.extras[kTallies + kRarePaths + k];
-  }
   return st;
 }
 

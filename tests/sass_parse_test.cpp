@@ -238,8 +238,8 @@ const std::set<std::string> kNoModelledPipe = {
     // constant loads
     "LDC",
     // special registers and the uniform datapath
-    "S2R", "S2UR", "R2UR", "ULDC", "UMOV", "UIADD3", "UIMAD", "UISETP", "USEL", "ULEA", "USHF",
-    "ULOP3", "UPOPC", "VOTEU",
+    "S2R", "CS2R", "S2UR", "R2UR", "ULDC", "UMOV", "UIADD3", "UIMAD", "UISETP", "USEL", "ULEA",
+    "USHF", "ULOP3", "UPOPC", "VOTEU",
     // warp votes (lane refill's ballots): no source we have names their pipe
     "VOTE"};
 
@@ -250,9 +250,6 @@ TEST(SassFixtures, EveryStepLoopOpcodeHasARowOrUsesNoModelledPipe) {
     for (const std::string& op : kNoModelledPipe)
       EXPECT_EQ(sass::table_pipe(arch, op), std::nullopt)
           << op << " is in sm_" << arch << "'s table";
-    // CS2R: on the ALU pipe by the H100's counters (perturb-x's rebases), before sm_90 unknown.
-    EXPECT_EQ(sass::table_pipe(arch, "CS2R"),
-              arch >= 90 ? std::optional<sass::PipeClass>(sass::PipeClass::Alu) : std::nullopt);
     std::set<std::string> ops;
     for (const sass::Function& f : fixture("sm_" + std::to_string(arch))) {
       if (f.name.find("render_kernel") == std::string::npos) continue;

@@ -112,29 +112,6 @@ struct PerturbResult {
 // What DeltaFloat's tests on z = Z + d after a step decide.
 enum class Next { Step, Escape, Rebase };
 
-// The rare paths of perturb-x's and perturb-f's steps and tests, which branch away from the
-// common step: a step from d = 0, a step where Z is near 0 (of those, the ones where Z is 0), the
-// mantissas brought back into their window, a rebase, and perturb-f's tests where Z is near 0 (of
-// those, where Z is 0) and the rebase there. Their every-step kernels count each warp's visits of
-// each for the whole-kernel model (docs/model.md, "perturb-x and perturb-f").
-enum RarePath : int {
-  kFirstStep,
-  kNearStep,
-  kNearStepAtZero,
-  kRescale,
-  kRebase,
-  kNearTest,
-  kNearTestAtZero,
-  kNearRebase,
-  kRarePaths
-};
-// What perturb_orbit calls on entering a rare path, and at each trip of its loop, where nothing
-// counts them (the CPU renderer, perturb, the kernels that read the tables).
-struct NoVisits {
-  MP_HD void operator()(RarePath) const {}
-  MP_HD void trip() const {}
-};
-
 // What a frame's pixels did, summed: steps counted (as the plain kernels count them), of them
 // those run one at a time (the rest skipped by approximation), rebases, and on the GPU each
 // warp's slowest lane's steps run (iterated / (32 x that) is the SIMT efficiency of the steps run;
@@ -142,21 +119,11 @@ struct NoVisits {
 // caller's stats carry them.
 struct PerturbTally {
   unsigned long long pixel_iters = 0, iterated = 0, rebases = 0, warp_iterated = 0;
-  // The every-step kernels of perturb-x and perturb-f (rare_counted): each rare path's warp
-  // visits, and of them the visits the whole warp (32 lanes) made together.
-  bool rare_counted = false;
-  unsigned long long rare[kRarePaths] = {}, rare_whole[kRarePaths] = {};
   PerturbTally& operator+=(const PerturbTally& t) {
-    // Counted where every part summed was (a tally of no steps yet is no part).
-    rare_counted = pixel_iters == 0 ? t.rare_counted : rare_counted && t.rare_counted;
     pixel_iters += t.pixel_iters;
     iterated += t.iterated;
     rebases += t.rebases;
     warp_iterated += t.warp_iterated;
-    for (int k = 0; k < kRarePaths; ++k) {
-      rare[k] += t.rare[k];
-      rare_whole[k] += t.rare_whole[k];
-    }
     return *this;
   }
 };
@@ -184,8 +151,7 @@ struct DeltaDouble {
   using Dc = Value;
   using Bla = BlaD;
   static constexpr bool kFloat = false;
-  template <class Visit = NoVisits>
-  MP_HD static Value step(Value d, RefPoint z, Value dc, const RefPoint* = nullptr, Visit = {}) {
+  MP_HD static Value step(Value d, RefPoint z, Value dc, const RefPoint* = nullptr) {
     Value n;
     product_plus(2 * z.x + d.x, 2 * z.y + d.y, d.x, d.y, dc.x, dc.y, n.x, n.y);
     return n;
@@ -245,28 +211,17 @@ struct DeltaExp {
     const ComplexExp n = (normalised(2 * z.x, 2 * z.y, 0) + e) * e + dc;
     return rescaled(n.x, n.y, n.e, dc);
   }
-  template <class Visit = NoVisits>
-  MP_HD static Value step(const Value& d, RefPoint z, const Dc& dc, const RefPoint* = nullptr,
-                          Visit visit = {}) {
-    if (d.e == kZeroExp) {  // d' = dc from d = 0
-      visit(kFirstStep);
-      return rescaled(dc.x, dc.y, dc.e, dc);
-    }
+  MP_HD static Value step(const Value& d, RefPoint z, const Dc& dc, const RefPoint* = nullptr) {
+    if (d.e == kZeroExp) return rescaled(dc.x, dc.y, dc.e, dc);  // d' = dc from d = 0
     // (Below -830, with mantissas down to 2^-64, the fast path's products could leave double's
     // normal range.)
-    if (::fabs(z.x) + ::fabs(z.y) < 0x1p-890 && d.e < -830) {
-      visit(kNearStep);
-      return step_near_zero(d, z, dc);
-    }
+    if (::fabs(z.x) + ::fabs(z.y) < 0x1p-890 && d.e < -830) return step_near_zero(d, z, dc);
     // Elsewhere d s, if it is 0 or short of bits, is below Z's last bit: |d| < 2^-958 there.
     const double tx = 2 * z.x + d.x * d.s, ty = 2 * z.y + d.y * d.s;
     Value n = d;
     product_plus(tx, ty, d.x, d.y, d.cx, d.cy, n.x, n.y);
     const double big = ::fmax(::fabs(n.x), ::fabs(n.y));
-    if (big >= 0x1p64 || big < 0x1p-64) {
-      visit(kRescale);
-      return rescaled(n.x, n.y, n.e, dc);
-    }
+    if (big >= 0x1p64 || big < 0x1p-64) return rescaled(n.x, n.y, n.e, dc);
     return n;
   }
   // d's exponent as a normalised value's: the test of the tables' radius is on exponents alone,
@@ -341,16 +296,9 @@ struct DeltaFloat {
     return made(x * pow2f(-s), y * pow2f(-s), e + s, dc);
   }
   MP_HD static ComplexExp wide(const Value& d) { return normalised(d.x, d.y, d.e); }
-  template <class Visit = NoVisits>
-  MP_HD static Value step(const Value& d, RefPointF z, const Dc& dc, const RefPoint* z_wide,
-                          Visit visit = {}) {
-    if (d.e == kZeroExp) {  // d' = dc from 0
-      visit(kFirstStep);
-      return rescaled_wide(dc.c.x, dc.c.y, dc.c.e, dc);
-    }
+  MP_HD static Value step(const Value& d, RefPointF z, const Dc& dc, const RefPoint* z_wide) {
+    if (d.e == kZeroExp) return rescaled_wide(dc.c.x, dc.c.y, dc.c.e, dc);  // d' = dc from 0
     if (::fabsf(z.x) + ::fabsf(z.y) < kNearZero) {
-      visit(kNearStep);
-      if (z_wide->x == 0 && z_wide->y == 0) visit(kNearStepAtZero);
       const ComplexExp e = wide(d);
       const ComplexExp n = (normalised(2 * z_wide->x, 2 * z_wide->y, 0) + e) * e + dc.c;
       return rescaled_wide(n.x, n.y, n.e, dc);
@@ -360,18 +308,12 @@ struct DeltaFloat {
     Value n = d;
     product_plus(tx, ty, d.x, d.y, d.cx, d.cy, n.x, n.y);
     const float big = ::fmaxf(::fabsf(n.x), ::fabsf(n.y));
-    if (big >= 0x1p48f || big < 0x1p-48f) {
-      visit(kRescale);
-      return rescaled(n.x, n.y, n.e, dc);
-    }
+    if (big >= 0x1p48f || big < 0x1p-48f) return rescaled(n.x, n.y, n.e, dc);
     return n;
   }
-  template <class Visit = NoVisits>
   MP_HD static Next test(Value& d, RefPointF z, const RefPoint* z_wide, const Dc& dc, bool last,
-                         PerturbResult& r, Visit visit = {}) {
+                         PerturbResult& r) {
     if (::fabsf(z.x) + ::fabsf(z.y) < kNearZero) {
-      visit(kNearTest);
-      if (z_wide->x == 0 && z_wide->y == 0) visit(kNearTestAtZero);
       // z = Z + d and both magnitudes in the exponent's arithmetic: float's squares of them
       // would be 0.
       const ComplexExp e = wide(d);
@@ -380,7 +322,6 @@ struct DeltaFloat {
       r.zy = imag_double(zc);
       if (r.zx * r.zx + r.zy * r.zy > kPerturbEscape2) return Next::Escape;
       if (magnitude(zc) < magnitude(e) || last) {
-        visit(kNearRebase);
         d = rescaled_wide(zc.x, zc.y, zc.e, dc);
         return Next::Rebase;
       }
@@ -396,7 +337,6 @@ struct DeltaFloat {
       return Next::Escape;
     }
     if (z2 < dx * dx + dy * dy || last) {
-      visit(kRebase);
       d = rescaled(zx, zy, 0, dc);
       return Next::Rebase;
     }
@@ -476,10 +416,9 @@ MP_HD int bla_level(const BlaView<typename D::Bla>& bla, typename D::Value d, un
 
 // One pixel's orbit from d = 0 at reference index 0, to its escape or max_iter. kApprox: the
 // bilinear tables are looked up before each step (false: every step iterated, the tables unread).
-// `visit` is called on entering each rare path (RarePath) of a step or test.
-template <class D, bool kApprox, class Visit = NoVisits>
+template <class D, bool kApprox>
 MP_HD PerturbResult perturb_orbit(RefOrbitView ref, const BlaView<typename D::Bla>& bla,
-                                  typename D::Dc dc, unsigned max_iter, Visit visit = {}) {
+                                  typename D::Dc dc, unsigned max_iter) {
   PerturbResult r;
   typename D::Value d{};
   unsigned m = 0;
@@ -487,7 +426,6 @@ MP_HD PerturbResult perturb_orbit(RefOrbitView ref, const BlaView<typename D::Bl
   // Z_{m+1} a step ahead was tried: the registers it rotates cost more than the latency it hid.)
   std::conditional_t<D::kFloat, RefPointF, RefPoint> z{};
   while (r.n < max_iter) {
-    visit.trip();
     bool skipped = false;
     if constexpr (kApprox) {
       const typename D::Bla* b = nullptr;
@@ -500,14 +438,14 @@ MP_HD PerturbResult perturb_orbit(RefOrbitView ref, const BlaView<typename D::Bl
       }
     }
     if (!skipped) {
-      d = D::step(d, z, dc, ref.z + m, visit);
+      d = D::step(d, z, dc, ref.z + m);
       ++m;
       ++r.n;
       ++r.iterated;
     }
     if constexpr (D::kFloat) {
       z = ref.zf[m];
-      const Next next = D::test(d, z, ref.z + m, dc, m == ref.last, r, visit);
+      const Next next = D::test(d, z, ref.z + m, dc, m == ref.last, r);
       if (next == Next::Escape) {
         r.escaped = true;
         break;
@@ -529,7 +467,6 @@ MP_HD PerturbResult perturb_orbit(RefOrbitView ref, const BlaView<typename D::Bl
         break;
       }
       if (z2 < dx * dx + dy * dy || m == ref.last) {
-        visit(kRebase);
         d = D::from_double(r.zx, r.zy, dc);
         m = 0;
         // Z_0 = 0 loaded, not written: the predicated load ran 2-5% faster than zeroing z

@@ -394,7 +394,7 @@ struct PerturbExtended : PerturbVariant {
                                    {110, 195, 0, 105, 110, 2},
                                    {110, 195, 0, 105, 110, 2},
                                    {110, 195, 0, 105, 110, 2},
-                                   {123, 226, 0, 105, 66, 2}};
+                                   {123, 179, 0, 105, 113, 2}};
 };
 
 // DeltaExp's scheme in float (DeltaFloat): the step on the FMA pipe instead of FP64, Z as a float
@@ -416,7 +416,7 @@ struct PerturbFloat : PerturbVariant {
                                    {200, 362, 34, 141, 201, 3},
                                    {200, 362, 34, 141, 201, 3},
                                    {200, 362, 34, 141, 201, 3},
-                                   {230, 386, 34, 141, 155, 3}};
+                                   {230, 337, 34, 141, 204, 3}};
 };
 
 // Steps per trip of the loop the model reads (the long blocks' where a variant has them).

@@ -1,7 +1,7 @@
 #!/bin/bash
 # Runs on the GPU machine (device tool) over a carried build in .carry/ (carry.sh): the whole-kernel
 # model (docs/model.md, "The whole kernel") against the hardware counters.
-#   bash scripts/device/whole-kernel.sh [agreement|offline [JSON]|example|experiment|test|rare|all]
+#   bash scripts/device/whole-kernel.sh [agreement|offline [JSON]|example|experiment|test|all]
 #   (default: all). VARIANT=NAME runs agreement for that variant alone (default: every one).
 # agreement: `bench --counters` for every variant at 1920x1080 over views A, B and C and six of
 #   varied orbit lengths (two sparse), then the agreement table: variant x view, instructions, issue
@@ -18,11 +18,6 @@
 #   GPU's in a few pixels; "steps" says by how much). Then fma4's pieces at view 7 and the carried
 #   build's SASS ($OUT/logs.tgz: sm_90-carried.sass.gz), to read the queue kernels' parts offline.
 # experiment: `experiment kernel-overhead --counters`.
-# rare: perturb-x's and perturb-f's rare paths (docs/model.md, "perturb-x and perturb-f"): the
-#   counting code in the carried build's SASS (each every-step kernel's step loop: its shared
-#   atomics), `bench --counters` of each at the nine views and their agreement table, the model
-#   recomputed offline from the CPU's count of the warps' visits (whole_kernel_agree: "rare
-#   paths' visits" beside the GPU's in the JSON), and the GPU test of the model at one view.
 # test: the GPU test that the model's instructions are within 3% of the counters' for every
 #   variant at one view (program_tests, WholeKernelModelMeetsTheCounters).
 # Logs in $OUT/logs.tgz; $OUT/log.txt ends with the table and every run's exit code.
@@ -42,7 +37,45 @@ if [[ $what == agreement || $what == all ]]; then
   timeout 590 $B/mandelpipe bench --variant "${VARIANT:-all}" --counters --frames 10 --width 1920 \
     --height 1080 --format json "${views[@]}" >"$A/agreement.json" 2>>"$log"
   record "bench --counters (agreement)" $?
-  python3 "$(dirname "$0")/agreement_table.py" "$A/agreement.json" | tee -a "$log"
+  python3 - "$A/agreement.json" <<'PY' | tee -a "$log"
+import json, sys
+try:
+    rows = json.load(open(sys.argv[1]))["rows"]
+except (OSError, ValueError, KeyError) as e:
+    print("no JSON: %s" % e); sys.exit(0)
+pipes = ["issue", "FMA", "fmaheavy", "fmalite", "ALU", "XU", "FP64"]
+print("== agreement: model / counters (model - counters); instructions in %, pipes in points")
+print("%-28s %-11s %22s %7s %s" % ("view", "variant", "instructions m / c", "diff", "  ".join(pipes)))
+met = total = 0
+worst = {}
+for r in rows:
+    w, c = r.get("whole_kernel"), r.get("counters") or {}
+    view = "%s %s,%s,%s" % (r["view"], r["center"][0][:10], r["center"][1][:10], r["span"][:8])
+    if not w or "unusable" in w or c.get("unavailable"):
+        why = (w or {}).get("unusable") or c.get("unavailable") or "no figures"
+        print("%-28s %-11s n/a: %s" % (view[:28], r["variant"], why[:90])); continue
+    total += 1
+    counted = c["warp_instructions"]
+    d = 100 * (w["instructions"] - counted) / counted
+    cells, ok = [], abs(d) <= 3
+    worst["instructions"] = max(worst.get("instructions", 0), abs(d))
+    for p in pipes:
+        m, k = w["busy"].get(p), c["pipes"].get(p)
+        if m is None or k is None:
+            cells.append("-"); continue
+        cells.append("%.1f/%.1f(%+.1f)" % (m, k, m - k))
+        ok = ok and abs(m - k) <= 3
+        worst[p] = max(worst.get(p, 0), abs(m - k))
+    met += ok
+    print("%-28s %-11s %10.4g / %-10.4g %+6.1f%% %s  out of the loop %.1f%%" % (
+        view[:28], r["variant"], w["instructions"], counted, d, " ".join(cells),
+        100 * w["outside_step_loop"]))
+print("== %d of %d rows meet every target; the largest differences: %s" % (
+    met, total, ", ".join("%s %.1f" % kv for kv in worst.items())))
+notes = {n for r in rows for n in (r.get("whole_kernel") or {}).get("not_modelled", [])}
+for n in sorted(notes):
+    print("== not modelled: " + n)
+PY
 fi
 if [[ $what == offline || $what == all ]]; then
   step $B/whole_kernel_agree "${2:-$A/agreement.json}" --sass "$B/mandelpipe" --first-frames
@@ -88,42 +121,6 @@ PY
 fi
 if [[ $what == experiment || $what == all ]]; then
   step $B/mandelpipe experiment kernel-overhead --counters
-fi
-if [[ $what == rare || $what == all ]]; then
-  cuobjdump -sass -arch sm_90 "$B/mandelpipe" 2>>"$log" | gzip >"$A/sm_90-carried.sass.gz"
-  record "cuobjdump of the carried build" "${PIPESTATUS[0]}"
-  # Each perturbation kernel's listing: its loops and the shared atomics in them.
-  zcat "$A/sm_90-carried.sass.gz" | python3 -c '
-import re, sys
-name, code = None, []
-def show():
-    if name and "perturb_kernel" in name:
-        back = [(int(t, 16), a) for a, t in code_targets if int(t, 16) <= a]
-        print(name[:110], "instructions", len(code))
-        for t, a in back:
-            inside = [c for x, c in code if t <= x <= a]
-            print("  loop 0x%x..0x%x: %d instructions, %d ATOMS: %s" % (t, a, len(inside),
-                  sum("ATOMS" in c for c in inside), "; ".join(c for c in inside if "ATOMS" in c)))
-code_targets = []
-for line in sys.stdin:
-    if "Function :" in line:
-        show(); name, code, code_targets = line.split(":", 1)[1].strip(), [], []
-        continue
-    m = re.match(r"\s+/\*([0-9a-f]{4})\*/\s+(.*?)\s*;", line)
-    if m:
-        a = int(m.group(1), 16); code.append((a, m.group(2)))
-        b = re.search(r"BRA.*?0x([0-9a-f]+)", m.group(2))
-        if b: code_targets.append((a, b.group(1)))
-show()' | tee -a "$log"
-  for v in perturb-x perturb-f; do
-    echo "== bench --counters, $v, 9 views at 1920x1080" | tee -a "$log"
-    timeout 590 $B/mandelpipe bench --variant $v --counters --frames 10 --width 1920 \
-      --height 1080 --format json "${views[@]}" >"$A/rare-$v.json" 2>>"$log"
-    record "bench --counters ($v)" $?
-    python3 "$(dirname "$0")/agreement_table.py" "$A/rare-$v.json" | tee -a "$log"
-    step $B/whole_kernel_agree "$A/rare-$v.json" --sass "$A/sm_90-carried.sass.gz" --pieces
-  done
-  step $B/program_tests --gtest_filter='*WholeKernelModel*'
 fi
 if [[ $what == test || $what == all ]]; then
   step $B/program_tests --gtest_filter='*WholeKernelModel*'

@@ -131,14 +131,6 @@ int zero_grid_offsets(const DeepGrid& g) {
   return (g.dc0x.m == 0 ? 1 : 0) | (g.dc0y.m == 0 ? 2 : 0);
 }
 
-void set_rare_paths(FrameShape& shape, const PerturbTally& t) {
-  shape.rare_counted = t.rare_counted;
-  for (int p = 0; p < kRarePaths; ++p) {
-    shape.rare[p] = static_cast<double>(t.rare[p]);
-    shape.rare_whole[p] = static_cast<double>(t.rare_whole[p]);
-  }
-}
-
 double queue_takes(const std::vector<unsigned>& tile_costs, unsigned tail) {
   std::array<unsigned, kCostBuckets> histogram{};
   for (unsigned c : tile_costs) ++histogram[cost_bucket(c)];
@@ -220,9 +212,6 @@ FrameTally tally_frame(const BlockSchedule& s, const FrameShape& f, const unsign
     // on (k % 16, k / 16), taken by resident warps of 256-thread blocks; each warp's last take
     // finds none left.
     t.zero_offsets = f.zero_offsets;
-    t.rare_counted = f.rare_counted;
-    t.rare = f.rare;
-    t.rare_whole = f.rare_whole;
     constexpr int kTileW = 16, kTileH = 2;
     for (int y0 = 0; y0 < f.height; y0 += kTileH)
       for (int x0 = 0; x0 < f.width; x0 += kTileW) {

@@ -4,7 +4,6 @@
 // warps, warp visits of a pixel's code, queue trips and block tallies the launch shape makes.
 #pragma once
 
-#include <array>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -40,10 +39,6 @@ struct FrameTally {
   int zero_offsets = -1;
   double warp_steps = 0;   // each warp's slowest lane's steps, summed (the kernels' warp_iters)
   double pixel_steps = 0;  // every pixel's steps
-  // perturb-x and perturb-f: the warps' visits of each rare path (RarePath) and, of them, those
-  // the whole warp made, as their every-step kernel counts them (FrameShape's).
-  bool rare_counted = false;
-  std::array<double, kRarePaths> rare{}, rare_whole{};
 };
 
 struct FrameShape {
@@ -65,13 +60,7 @@ struct FrameShape {
   // Shape::Pixel (perturb): which of the grid's offsets from the reference are zero (bit 0: dc0x,
   // bit 1: dc0y; -1: not known), FrameTally's.
   int zero_offsets = -1;
-  // perturb-x and perturb-f: the rare paths' visits their kernel counted (FrameTally's).
-  bool rare_counted = false;
-  std::array<double, kRarePaths> rare{}, rare_whole{};
 };
-
-// FrameShape's rare paths from a frame's tallies.
-void set_rare_paths(FrameShape& shape, const PerturbTally& t);
 
 // FrameShape::zero_offsets of a perturbation frame over grid g.
 int zero_grid_offsets(const DeepGrid& g);

@@ -7,7 +7,6 @@
 #include <set>
 
 #include "model/ordinary_path.h"
-#include "model/rare_paths.h"
 #include "model/variant_table.h"
 #include "perturbation.h"
 #include "pixel.h"
@@ -84,9 +83,10 @@ std::vector<unsigned> grid_offset_exponents(int arch) {
 }  // namespace
 
 std::optional<BlockSchedule> block_schedule(VariantId v) {
-  // The perturbation variants: a thread a pixel, a step a trip with its tests (perturbation.h:
-  // perturb_orbit).
-  if (variant_info(v).perturbation) return BlockSchedule{false, false, {{1, 0}}};
+  const std::optional<DeltaFormat> perturbation = variant_info(v).perturbation;
+  // perturb: a thread a pixel, a step a trip with its tests (perturbation.h: perturb_orbit).
+  if (perturbation == DeltaFormat::Double) return BlockSchedule{false, false, {{1, 0}}};
+  if (perturbation) return std::nullopt;
   return with_plain_variant(v, [](auto variant) -> std::optional<BlockSchedule> {
     return schedule_of<decltype(variant)>();
   });
@@ -122,15 +122,12 @@ KernelCut cut_kernel(const sass::Function& f, VariantId v) {
   cut.arch = sass::arch_number(f.arch);
   const std::optional<BlockSchedule> schedule = block_schedule(v);
   if (!schedule) {
-    cut.unusable = "no schedule of blocks for this variant";
+    cut.unusable = kPerturbationNotModelled;
     return cut;
   }
   cut.regions = orbit_regions(*schedule);
   const int per_copy = static_cast<int>(cut.regions.size());
   const bool perturbation = variant_info(v).perturbation.has_value();
-  // perturb-x and perturb-f: a step's rare paths branch away inside the loop, each with its
-  // counting code (model/rare_paths.h).
-  const bool rare = perturbation && variant_info(v).perturbation != DeltaFormat::Double;
   // A step's floating-point instructions, and the escape test's two (|z|^2's multiply and FMA);
   // perturb's tests are on z = Z + d (two additions) and compare |z|^2 with |d|^2 (two more).
   const InstrMix step = variant_info(v).step(cut.arch);
@@ -155,24 +152,22 @@ KernelCut cut_kernel(const sass::Function& f, VariantId v) {
     const bool inner = std::none_of(loops.begin(), loops.end(), [&](const Span& o) {
       return &o != &l && l.contains(o) && !(o.first == l.first && o.last == l.last);
     });
-    // perturb's step loads the reference's next point: a load, no store; perturb-x's and
-    // perturb-f's rare paths count their visits in shared memory.
+    // perturb's step loads the reference's next point: a load, no store.
     const bool memory = std::any_of(
         f.code.begin() + l.first, f.code.begin() + l.last + 1, [&](const sass::Instruction& x) {
-          return touches_memory(x.base()) && !(perturbation && x.base() == "LDG") &&
-                 !(rare && x.base() == "ATOMS");
+          return touches_memory(x.base()) && !(perturbation && x.base() == "LDG");
         });
     (inner && !memory && float_ops(l) > 0 ? arithmetic : others).push_back(l);
   }
   std::sort(arithmetic.begin(), arithmetic.end(),
             [](const Span& a, const Span& b) { return a.first < b.first; });
-  if (arithmetic.empty() || arithmetic.size() % per_copy != 0 || (rare && arithmetic.size() != 1)) {
+  if (arithmetic.empty() || arithmetic.size() % per_copy != 0) {
     cut.unusable = "the listing holds " + std::to_string(arithmetic.size()) +
                    " loops of steps, not a whole number of the " + std::to_string(per_copy) +
                    " a pixel's orbit runs";
     return cut;
   }
-  for (std::size_t i = 0; i < arithmetic.size() && !rare; ++i) {
+  for (std::size_t i = 0; i < arithmetic.size(); ++i) {
     const OrbitRegion& r = cut.regions[i % per_copy];
     if (float_ops(arithmetic[i]) != expected_ops(r)) {
       cut.unusable = "loop " + std::to_string(i + 1) + " of the listing (at " +
@@ -220,40 +215,8 @@ KernelCut cut_kernel(const sass::Function& f, VariantId v) {
     p.last = b;
     cut.pieces.push_back(p);
   };
-  // perturb-x's and perturb-f's loop: the common path of a trip (up to its escape exit, and
-  // after it), each rare path's code a visit runs, and what a whole-warp visit skips.
-  auto add_set = [&](PieceCount count, int index, const std::vector<std::size_t>& at) {
-    if (at.empty()) return;
-    KernelPiece p;
-    p.part = KernelPart::StepLoop;
-    p.count = count;
-    p.index = index;
-    for (std::size_t i : at) {
-      p.mix = p.mix + sass::mix_of(f, {i, i});
-      p.heavy_only += sass::fma_heavy_only(cut.arch, f.code[i].base());
-    }
-    p.first = at.front();
-    p.last = at.back();
-    cut.pieces.push_back(p);
-  };
-  if (rare) {
-    const RarePaths paths = rare_paths(f, arithmetic.front().first, arithmetic.front().last);
-    if (!paths.unusable.empty()) {
-      cut.unusable = paths.unusable;
-      return cut;
-    }
-    add_set(PieceCount::RegionTrips, 0, paths.common);
-    add_set(PieceCount::RegionSeconds, 0, paths.went_on);
-    for (int p = 0; p < kRarePaths; ++p) {
-      const bool zero = p == kNearStepAtZero || p == kNearTestAtZero;
-      add_set(zero ? PieceCount::RareAtZero : PieceCount::RareVisits, zero ? p - 1 : p,
-              paths.region[p]);
-      add_set(PieceCount::RareInstead, p, paths.instead[p]);
-    }
-    add_set(PieceCount::Unusual, 0, paths.unwalked);
-  }
   // The orbit's loops; a pair's first block and its test, then the rest of the trip.
-  for (std::size_t i = 0; i < arithmetic.size() && !rare; ++i) {
+  for (std::size_t i = 0; i < arithmetic.size(); ++i) {
     const Span& l = arithmetic[i];
     const int region = static_cast<int>(i);  // copy * per_copy + the region
     const OrbitRegion& r = cut.regions[i % per_copy];

@@ -30,15 +30,13 @@ struct BlockSchedule {
   bool refill = false;
   std::vector<BlockPhase> phases;
 };
-// Why a frame of perturb-x or perturb-f has no model where its kernel did not count its rare
-// paths (the overlay and bench say it).
-inline constexpr const char* kRarePathsNotCounted =
-    "perturb-x's and perturb-f's steps take rare paths (d = 0, Z near 0, the mantissas' window, "
-    "a rebase) as often as the pixels' own numbers say: their every-step kernels count each "
-    "warp's visits, and this frame's were not counted (the CPU path, or the kernel that reads "
-    "the tables)";
-// The schedule of a plain variant, and of the perturbation variants (single steps, a thread a
-// pixel).
+// Why perturb-x's and perturb-f's parts are not modelled (the overlay and bench say it).
+inline constexpr const char* kPerturbationNotModelled =
+    "perturb-x's and perturb-f's parts are not modelled: their steps renormalise the difference's "
+    "exponent on paths taken as often as the pixel's own numbers say, which no tally of the frame "
+    "gives (the listing's loop holds hundreds of instructions, a step runs tens)";
+// The schedule of a plain variant, and of perturb (single steps, a thread a pixel); none for
+// perturb-x and perturb-f.
 std::optional<BlockSchedule> block_schedule(VariantId v);
 
 // One loop of a pixel's orbit, in the order the code runs them: paired blocks, blocks with a
@@ -84,12 +82,6 @@ enum class PieceCount {
   // range tests no ordinary pixel takes (zero, subnormal or out-of-range numbers: never counted).
   GridOffsets,
   Unusual,
-  // perturb-x and perturb-f: a rare path's code (index: its RarePath) as a visit runs it where Z
-  // is not 0 (RareVisits) and where it is (RareAtZero, its parent's code, index the parent), and
-  // the common path's code a whole-warp visit of it skips (RareInstead, counted negatively).
-  RareVisits,
-  RareAtZero,
-  RareInstead,
 };
 
 struct KernelPiece {

@@ -79,63 +79,11 @@ class Walker {
 
   // Straight through [0, first): what the kernel sets before the stretch.
   void prologue(State& s) {
-    prologue_ = true;
     for (std::size_t i = 0; i < first_; ++i) execute(s, f_.code[i], false);
   }
   // Every path from `first` to `end` (or out of the stretch); false past kMaxPaths.
   bool walk(State s, std::size_t i, std::vector<unsigned>& reached) {
     return path(std::move(s), i, reached);
-  }
-  // walk_stretch's paths from i: 1 where one ran to a stop, back to the loop's head or out of
-  // the stretch, 0 where all met an avoided instruction, -1 past kMaxPaths.
-  int survive(State s, std::size_t i, StretchWalk& t, const std::vector<bool>& stop,
-              const std::vector<bool>& avoid) {
-    if (++paths_ > kMaxPaths) return -1;
-    std::vector<std::size_t> seg, untaken, stops;
-    const auto commit = [&] {
-      for (std::size_t j : seg) t.reached[j] = true;
-      t.untaken.insert(t.untaken.end(), untaken.begin(), untaken.end());
-      t.stops.insert(t.stops.end(), stops.begin(), stops.end());
-      return 1;
-    };
-    for (;;) {
-      if (i < first_ || i >= end_) return commit();
-      if (stop[i]) {
-        stops.push_back(i);
-        return commit();
-      }
-      if (avoid[i]) return 0;
-      seg.push_back(i);
-      const sass::Instruction& x = f_.code[i];
-      const std::string base = x.base();
-      if (base == "BRA" || base == "BRX" || base == "JMP" || base == "JMX") {
-        if (!x.branch_target) return commit();
-        const std::size_t to = index_at(*x.branch_target);
-        const bool back = to <= i;  // to the loop's head: the trip is done
-        const std::optional<bool> taken = branch_taken(s, x);
-        if (taken) {
-          if (x.predicate.empty() && !is_predicate(split_operands(x.operands).front())) {
-            if (back) return commit();
-            i = to;
-            continue;
-          }
-          if (!back || !*taken) untaken.push_back(*taken ? i + 1 : to);
-          if (*taken && back) return commit();
-          i = *taken ? to : i + 1;
-          continue;
-        }
-        const int a = back ? 1 : survive(s, to, t, stop, avoid);
-        if (a < 0) return -1;
-        const int b = survive(s, i + 1, t, stop, avoid);
-        if (b < 0) return -1;
-        if (a == 0) untaken.push_back(to);
-        if (b == 0) untaken.push_back(i + 1);
-        return a || b ? commit() : 0;
-      }
-      if ((base == "EXIT" || base == "RET") && x.predicate.empty()) return commit();
-      execute(s, x, true);
-      ++i;
-    }
   }
 
  private:
@@ -145,6 +93,7 @@ class Walker {
       const sass::Instruction& x = f_.code[i];
       reached[i - first_] |= 1u << case_;
       const std::string base = x.base();
+      const std::optional<bool> on = predicate_of(s, x.predicate);
       // BRA.DIV: taken only by a diverged warp (sm_75's shuffles), which a warp entering the
       // set-up whole is not.
       if (x.opcode == "BRA.DIV") {
@@ -159,9 +108,8 @@ class Walker {
           i = to;
           continue;
         }
-        const std::optional<bool> taken = branch_taken(s, x);
-        if (taken) {
-          i = *taken ? to : i + 1;
+        if (on && !two_predicates) {
+          i = *on ? to : i + 1;
           continue;
         }
         if (!path(s, to, reached)) return false;
@@ -173,17 +121,6 @@ class Walker {
       ++i;
     }
     return true;
-  }
-
-  // Whether a conditional branch goes, where the walk can tell. `@P0 BRA P1, to` goes where both
-  // hold: decided where either is known false or both known true.
-  std::optional<bool> branch_taken(const State& s, const sass::Instruction& x) const {
-    const std::optional<bool> on = predicate_of(s, x.predicate);
-    if (!is_predicate(split_operands(x.operands).front())) return on;
-    const std::optional<bool> also = predicate_of(s, "@" + split_operands(x.operands).front());
-    return (on && !*on) || (also && !*also) ? std::optional<bool>(false)
-           : on && also                     ? std::optional<bool>(true)
-                                            : std::nullopt;
   }
 
   std::size_t index_at(unsigned address) const {
@@ -225,9 +162,6 @@ class Walker {
     } else if (is_register(o)) {
       const auto it = s.regs.find(o);
       if (it != s.regs.end()) v = it->second;
-      // A stretch inside a loop reads the pixel's numbers from registers set before it.
-      else if (!prologue_)
-        v = {Kind::Ordinary, 0, false, 1};
     } else if (o.rfind("0x", 0) == 0 ||
                (!o.empty() && std::isdigit(static_cast<unsigned char>(o[0])))) {
       v.kind = Kind::Known;
@@ -254,11 +188,6 @@ class Walker {
                       x.base() == "DADD" || x.base() == "DMUL" || x.base() == "DFMA" ||
                       x.base() == "CS2R" || op.rfind("IMAD.WIDE", 0) == 0;
     if (wide) s.regs[next_register(dest)] = v;
-    if (op.find(".128") != std::string::npos)
-      for (std::string r = next_register(dest), k = "123"; !k.empty(); k.pop_back()) {
-        s.regs[r] = v;
-        r = next_register(r);
-      }
   }
 
   void execute(State& s, const sass::Instruction& x, bool decide) {
@@ -291,23 +220,6 @@ class Walker {
     std::vector<Value> in;
     for (std::size_t k = 1; k < ops.size(); ++k)
       if (!is_predicate(ops[k])) in.push_back(operand(s, ops[k]));
-    // Loads of the reference's Z where it is 0 (zero_loads), and FP64 arithmetic on what the
-    // walk knows: where Z is 0 its additions and range tests go their own way.
-    if (zero_loads_ && (base == "LDG" || base == "LD")) return {Kind::Known, 0, true, 0};
-    const auto known = [](const Value& v) { return v.kind == Kind::Known; };
-    const auto dbl = [](const Value& v) { return v.is_double ? v.d : static_cast<double>(v.v); };
-    if ((base == "DADD" || base == "DMUL" || base == "DFMA") && !in.empty() &&
-        std::all_of(in.begin(), in.end(), known)) {
-      const double r = base == "DADD"   ? dbl(in[0]) + dbl(in[1])
-                       : base == "DMUL" ? dbl(in[0]) * dbl(in[1])
-                                        : dbl(in[0]) * dbl(in[1]) + dbl(in[2]);
-      return {Kind::Known, 0, true, r};
-    }
-    // A select on a decided predicate is the value it picks.
-    if ((base == "FSEL" || base == "SEL") && in.size() == 2 && is_predicate(ops.back())) {
-      const std::optional<bool> p = predicate_of(s, "@" + ops.back());
-      if (p) return *p ? in[0] : in[1];
-    }
     // Floating-point results are the pixel's numbers.
     static const char* floating[] = {"DADD", "DMUL", "DFMA", "FADD", "FMUL", "FFMA",
                                      "I2F",  "F2F",  "MUFU", "I2FP", "F2I"};
@@ -398,19 +310,13 @@ class Walker {
   const std::vector<unsigned>& zero_params_;
   unsigned case_;
   int paths_ = 0;
-  bool prologue_ = false;    // false: registers the walk has not seen hold the pixel's numbers
-  bool zero_loads_ = false;  // loads read 0 (the reference's Z where it is 0)
-
- public:
-  void zero_loads() { zero_loads_ = true; }
   std::vector<bool>& read_;
 };
 
 }  // namespace
 
 OrdinaryPaths ordinary_paths(const sass::Function& f, std::size_t first, std::size_t end,
-                             const std::vector<unsigned>& zero_params, bool prologue,
-                             bool zero_loads) {
+                             const std::vector<unsigned>& zero_params) {
   OrdinaryPaths r;
   end = std::min(end, f.code.size());
   if (first >= end) return r;
@@ -419,28 +325,10 @@ OrdinaryPaths ordinary_paths(const sass::Function& f, std::size_t first, std::si
   for (unsigned c = 0; c < (1u << zero_params.size()); ++c) {
     Walker w(f, first, end, zero_params, c, r.params_read);
     State s;
-    if (prologue) w.prologue(s);
-    if (zero_loads) w.zero_loads();
+    w.prologue(s);
     if (!w.walk(s, first, r.reached)) r.ok = false;
   }
   return r;
-}
-
-StretchWalk walk_stretch(const sass::Function& f, std::size_t first, std::size_t end,
-                         std::size_t from, const std::vector<bool>& stop,
-                         const std::vector<bool>& avoid, bool zero_loads) {
-  StretchWalk t;
-  t.reached.assign(f.code.size(), false);
-  std::vector<bool> unused;
-  const std::vector<unsigned> no_params;
-  Walker w(f, first, std::min(end, f.code.size()), no_params, 0, unused);
-  if (zero_loads) w.zero_loads();
-  const int r = w.survive(State{}, from, t, stop, avoid);
-  t.ok = r >= 0;
-  t.survived = r > 0;
-  std::sort(t.untaken.begin(), t.untaken.end());
-  t.untaken.erase(std::unique(t.untaken.begin(), t.untaken.end()), t.untaken.end());
-  return t;
 }
 
 }  // namespace mp

@@ -325,10 +325,6 @@ constexpr Row kSinceHopper[] = {
     // sm_90's integer add: ncu counts it on the FMA pipe (sm__inst_executed_pipe_fma).
     {"VIADD", PipeClass::Fma},
     {"VIMNMX", PipeClass::Alu},  // (before)
-    // CS2R (zeroing a register pair, or reading the clock): the H100's counters put it on the
-    // ALU pipe, where perturb-x's rebases (8 a visit) left the model 7 points under them as an
-    // issue slot alone (docs/measurements.md).
-    {"CS2R", PipeClass::Alu},
 };
 
 // fmaheavy alone takes IMAD and IDP [A]; IMUL, the 32I forms and VIADD with them (before).
@@ -447,16 +443,14 @@ std::vector<Loop> step_loop_candidates(const Function& f) {
   };
   // The step loop touches no memory: a loop that stores or takes a tile is the per-tile loop
   // (or a copy of it that ptxas made for a case that never has steps). The perturbation kernels'
-  // step loop reads the reference orbit and counts its rare paths' visits in shared memory, and
-  // only stores and global atomics tell their loops apart.
+  // step loop reads the reference orbit, and only stores and atomics tell their loops apart.
   const bool reads_orbit = f.name.find(kPerturbKernel) != std::string::npos;
   auto touches_memory = [&](const Loop& l) {
     return std::any_of(
         f.code.begin() + l.first, f.code.begin() + l.last + 1, [&](const Instruction& x) {
           static const std::set<std::string> memory = {"ST",   "STG",   "STS",   "STL", "LDG",
                                                        "ATOM", "ATOMG", "ATOMS", "RED", "REDG"};
-          return memory.count(x.base()) > 0 &&
-                 !(reads_orbit && (x.base() == "LDG" || x.base() == "ATOMS"));
+          return memory.count(x.base()) > 0 && !(reads_orbit && x.base() == "LDG");
         });
   };
   // Innermost loops only; of those, the ones doing the most arithmetic (a replay or remainder

@@ -51,25 +51,6 @@ WholeKernel model_whole_kernel(const KernelCut& cut, const FrameTally& t, bool s
         "model is not given them (bench's rows are)";
     return w;
   }
-  const bool rare = std::any_of(cut.pieces.begin(), cut.pieces.end(), [](const KernelPiece& p) {
-    return p.count == PieceCount::RareVisits || p.count == PieceCount::RareInstead;
-  });
-  if (rare && !t.rare_counted) {
-    w.unusable = kRarePathsNotCounted;
-    return w;
-  }
-  if (rare) {
-    w.unplaced.push_back(
-        "perturb-x's and perturb-f's rare paths: each visit counted as a pixel of ordinary numbers "
-        "runs the path (Z as the kernel counted it: 0 or not), where zero, subnormal or "
-        "out-of-range numbers, and exponents far from 0 (deep views), take other branches inside "
-        "it; the common step skipped only in visits of the whole warp (32 lanes) to a path taken "
-        "instead of it, not where the lanes left split between two such paths; lanes that "
-        "diverged before and visit a path apart counted as the kernel counts them");
-    w.unplaced.push_back(
-        "perturb-x's and perturb-f's escape: the moves on the side of the escape test that no "
-        "counted path runs are counted as never run");
-  }
   if (grid_offsets) {
     w.unplaced.push_back(
         "perturb's set-up counted as a pixel of ordinary numbers runs it (no zero, subnormal or "
@@ -135,15 +116,6 @@ WholeKernel model_whole_kernel(const KernelCut& cut, const FrameTally& t, bool s
         times = t.zero_offsets >= 0 && (p.exits >> t.zero_offsets & 1) ? t.pixel_visits : 0;
         break;
       case PieceCount::Unusual: times = 0; break;
-      case PieceCount::RareVisits: {
-        const int zero = p.index == kNearStep   ? kNearStepAtZero
-                         : p.index == kNearTest ? kNearTestAtZero
-                                                : -1;
-        times = t.rare[p.index] - (zero >= 0 ? t.rare[zero] : 0);
-        break;
-      }
-      case PieceCount::RareAtZero: times = t.rare[p.index + 1]; break;
-      case PieceCount::RareInstead: times = -t.rare_whole[p.index]; break;
     }
     const bool loop = p.count == PieceCount::RegionTrips || p.count == PieceCount::RegionSeconds;
     if (loop && cycle_phase >= 0 && cut.regions[p.index % regions].phase >= cycle_phase)

@@ -178,7 +178,7 @@ DeviceSummary summarize(const DeviceInfo& d, const LoadedSass* sass) {
 
 void add_whole_kernel(MeasuredRow& row, const DeviceInfo& d, VariantId variant,
                       const GpuFrameStats& s, const LoadedSass* sass, const unsigned* counts,
-                      int zero_offsets, const PerturbTally* deep) {
+                      int zero_offsets) {
   const LoopListing* l = sass ? sass->loop(variant, build_of(s)) : nullptr;
   if (!l) {
     WholeKernel none;
@@ -197,7 +197,6 @@ void add_whole_kernel(MeasuredRow& row, const DeviceInfo& d, VariantId variant,
   shape.sm_count = d.sm_count;
   shape.warps_per_sm = max_warps_per_sm(d.cc_major, d.cc_minor);
   shape.zero_offsets = zero_offsets;
-  if (deep) set_rare_paths(shape, *deep);
   row.whole =
       whole_kernel_of_frame(variant, l->whole, shape, counts, static_cast<double>(s.warp_iters));
   row.whole_busy.clear();

@@ -18,7 +18,6 @@
 #include "model/pipe_load.h"
 #include "model/sass.h"
 #include "model/view.h"
-#include "perturbation.h"
 #include "render/cpu_renderer.h"
 #include "session/deep_renderer.h"
 #include "session/device.h"
@@ -110,11 +109,10 @@ DeepRow deep_row(const std::string& view_name, const FrameReport& approximated,
 
 // The whole-kernel model of a frame of `variant` whose pixels' step counts are `counts` (width x
 // height), beside the row's other figures: row.whole and row.whole_busy. zero_offsets: perturb's
-// grid offsets from the reference that are zero (FrameShape's; -1: not a perturbation frame);
-// deep: a perturbation frame's tallies (perturb-x's and perturb-f's rare paths' visits).
+// grid offsets from the reference that are zero (FrameShape's; -1: not a perturbation frame).
 void add_whole_kernel(MeasuredRow& row, const DeviceInfo& d, VariantId variant,
                       const GpuFrameStats& s, const LoadedSass* sass, const unsigned* counts,
-                      int zero_offsets = -1, const PerturbTally* deep = nullptr);
+                      int zero_offsets = -1);
 
 // The device as the records name it, with where the instruction mix comes from.
 DeviceSummary summarize(const DeviceInfo& d, const LoadedSass* sass);

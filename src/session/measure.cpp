@@ -54,9 +54,8 @@ GpuFrameStats VariantMeasurer::frame(VariantId v, unsigned* counts) {
     deep_->use(make_reference(view_, width_, height_));
     deep_->set_approximation(false);
   }
-  last_deep_ =
-      deep_->render(*format, view_, width_, height_, {0, 0, width_, height_}, out_.get(), counts);
-  return last_deep_.frame_stats();
+  return deep_->render(*format, view_, width_, height_, {0, 0, width_, height_}, out_.get(), counts)
+      .frame_stats();
 }
 
 // Step counts of one untimed frame.
@@ -99,16 +98,14 @@ MeasuredRow VariantMeasurer::measure(VariantId v) {
   const std::optional<DeltaFormat> format = variant_info(v).perturbation;
   if (!format) {
     add_whole_kernel(row, gpu_.device(), v, timed.middle().stats, sass_, mine.data());
-  } else if (deep_ && deep_->reference()) {
-    // The set-up runs as the grid's offsets from the reference have it; perturb-x's and
-    // perturb-f's rare paths as often as the last timed frame's warps visited them (each frame
-    // of the view runs the same tiles the same way).
+  } else if (format == DeltaFormat::Double && deep_ && deep_->reference()) {
+    // perturb's set-up runs as the grid's offsets from the reference have it.
     const DeepGrid g = deep_grid(*deep_->reference(), view_, width_, height_);
     add_whole_kernel(row, gpu_.device(), v, timed.middle().stats, sass_, mine.data(),
-                     zero_grid_offsets(g), &last_deep_);
+                     zero_grid_offsets(g));
   } else {
     WholeKernel none;
-    none.unusable = "no reference orbit for the perturbation variants";
+    none.unusable = kPerturbationNotModelled;
     row.whole = none;
   }
   if (counters) {

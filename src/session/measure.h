@@ -7,11 +7,11 @@
 #include <string>
 #include <vector>
 
+#include "session/frame_report.h"
 #include "device_buffer.h"
 #include "model/counter_figures.h"
 #include "model/view_limit.h"
 #include "session/deep_renderer.h"
-#include "session/frame_report.h"
 
 namespace mp {
 
@@ -79,7 +79,6 @@ class VariantMeasurer {
   std::vector<unsigned> reference_;
   std::optional<ViewLimit> limit_;
   std::unique_ptr<DeepRenderer> deep_;  // made at the first perturbation variant
-  DeepStats last_deep_;                 // the last perturbation frame's figures
 };
 
 // One row of sine_sweep: `sines` __sinf per step (0: fma4 itself).

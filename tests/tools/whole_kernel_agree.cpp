@@ -29,7 +29,6 @@
 #include "model/whole_kernel.h"
 #include "render/cpu_renderer.h"
 #include "render/perturbation_cpu.h"
-#include "render/perturbation_visits.h"
 #include "session/deep_reference.h"
 #include "sm_arch.h"
 
@@ -38,8 +37,7 @@ namespace {
 constexpr const char* kPipes[] = {"issue", "FMA", "fmaheavy", "fmalite", "ALU", "XU", "FP64"};
 constexpr const char* kCountNames[] = {"trips",        "seconds", "reached", "pixel",   "warps",
                                        "queue",        "segment", "exits",   "tallies", "blocks",
-                                       "efficiencies", "never",   "offsets", "unusual", "rare",
-                                       "at-zero",      "instead"};
+                                       "efficiencies", "never",   "offsets", "unusual"};
 
 int usage() {
   std::fprintf(stderr,
@@ -108,6 +106,11 @@ int main(int argc, char** argv) {
       const nlohmann::json& c = r.at("counters");
       if (!id || c.is_null() || !c.at("unavailable").is_null()) continue;
       const std::optional<DeltaFormat> perturbation = variant_info(*id).perturbation;
+      if (perturbation && perturbation != DeltaFormat::Double) {
+        std::printf("%-8s %-11s n/a: %s\n", view_name.c_str(), variant.c_str(),
+                    kPerturbationNotModelled);
+        continue;
+      }
       const nlohmann::json& m = r.at("measured");
       const std::string kernel_build =
           m.value("kernel_build", first_frames && variant_info(*id).shape == variants::Shape::Queue
@@ -130,21 +133,8 @@ int main(int argc, char** argv) {
       if (perturbation) {
         const std::shared_ptr<const DeepReference> ref = make_reference(*view, w, h);
         const DeepGrid g = deep_grid(*ref, *view, w, h);
-        if (perturbation == DeltaFormat::Double) {
-          render_perturbation_cpu(*perturbation, g, whole_image(g), ref->orbit.view(), BlaTables{},
-                                  iters, out.data(), counts.data());
-        } else {
-          // The rare paths' visits as the kernel's warps would count them.
-          const PerturbTally visits =
-              rare_visits_cpu(*perturbation, g, ref->orbit.view(), iters, counts.data());
-          set_rare_paths(shape, visits);
-          if (pieces) {
-            std::printf("    rare paths' visits (whole warp):");
-            for (int p = 0; p < kRarePaths; ++p)
-              std::printf(" %.0f (%.0f)", shape.rare[p], shape.rare_whole[p]);
-            std::printf("\n");
-          }
-        }
+        render_perturbation_cpu(*perturbation, g, whole_image(g), ref->orbit.view(), BlaTables{},
+                                iters, out.data(), counts.data());
         shape.zero_offsets = zero_grid_offsets(g);
       } else {
         cpu.render(*id, pixel_grid(*view, w, h), iters, out.data(), counts.data());
