@@ -23,7 +23,7 @@ namespace render_shapes {
 // slowest tile.
 // kResume: a launch of a frame cut by steps; a lane's pixel runs at most split.budget steps on from
 // its slot, and one left unfinished goes back to it.
-constexpr unsigned kRefillWait = 8;
+// kRefillWait: kernel_params.h (the whole-kernel model's simulation of the warps reads it too).
 
 // A lane's pixel in a refill launch: its c and orbit so far, where it is in the image, and
 // (kResume) the steps it had when this launch took it up and where the launch stops it.

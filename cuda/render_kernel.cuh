@@ -58,7 +58,6 @@ struct RenderLaunch {
   // the start, kRefillCounters apart (render_kernel.cu says why more than one).
   unsigned* refill_units = nullptr;
 };
-inline constexpr int kRefillCounters = 8;
 inline constexpr int kRefillCounterStride = 32;  // unsigned words: 128 bytes
 
 // The queue, bucket by bucket, costliest first: rank k holds cost bucket kCostBuckets-1-k, at

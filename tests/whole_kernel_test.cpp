@@ -14,6 +14,7 @@
 #include "io/report.h"
 #include "io/sass_loader.h"
 #include "model/experiment_model.h"
+#include "model/refill_rounds.h"
 #include "model/variant_table.h"
 #include "model/whole_kernel.h"
 #include "pixel.h"
@@ -369,6 +370,15 @@ TEST(KernelParts, CutsTheCapturedSassOfEveryArchitecture) {
           if (p.part == KernelPart::StepLoop && p.first >= loop->first && p.last <= loop->last)
             main = main + p.mix;
         EXPECT_EQ(main, sass::mix_of(*f, *loop)) << what;
+        // Lane refill's round: each of its paths found (the take's atomic among the new tile's).
+        if (v.shape == variants::Shape::Refill)
+          for (int path = 0; path < kRefillPathCount; ++path) {
+            const bool found =
+                std::any_of(c.pieces.begin(), c.pieces.end(), [&](const KernelPiece& p) {
+                  return p.count == PieceCount::RefillPaths && p.index == path;
+                });
+            EXPECT_TRUE(found) << what << ": refill path " << path;
+          }
       }
   }
 }
@@ -431,29 +441,83 @@ TEST(KernelParts, PerturbCountsTheOrdinaryPixelsPath) {
   EXPECT_FALSE(model(mixed, -1).ok());
 }
 
-// Lane refill: its loops from the kernel's tallies. 10 trips of two 8-step blocks and 5 rounds;
-// the warps ran 170 steps, so 10 of them were the replays' single steps.
-TEST(FrameTally, RefillTakesTheKernelsTallies) {
+// Lane refill's warps simulated (refill_rounds.h), counted by hand: a 16x32 frame (16 tiles),
+// one block of 8 warps, limit 100, trips of two 8-step blocks. Tile 0's lanes 0-7 escape at step
+// 5, its others at 40; every other pixel at 5. Warp k starts on tile k, then takes 8 + k and
+// 16 + k (past the range) from counter k.
+//   Warps 1-7: a trip (all wait), a round (replay 5; take: tile 8 + k, new tile's pixels), a trip,
+//   a round (replay 5; take: none left), a last pass: 2 trips, 10 replayed, 3 passes, 2 rounds.
+//   Warp 0: pass 1, one trip (lanes 0-7 wait; the rest have 2 trips left), round 1 (replay 5,
+//   take tile 8, lanes 0-7 on its pixels 0-7); pass 2, one trip (lanes 0-7 wait), round 2 (replay
+//   5, pixels 8-15 of tile 8, no take); pass 3, one trip (all 32 wait), round 3 (replay 8: 40 is
+//   32 + 8, lanes 8-31 kept at step 32; take: none left, lanes 0-15 on tile 8's 16-31, 16-31 on
+//   nothing); pass 4 (quorum 32), one trip, round 4 (replay 5; pixels of no tile); pass 5 ends.
+//   4 trips, 23 replayed, 5 passes, 4 rounds; current tile's pixels in rounds 2-4 (of the range
+//   in 2 and 3), the new tile's in rounds 1, 3, 4 (of the range in 1).
+TEST(RefillRounds, SimulatesAFrameCountedByHand) {
+  std::vector<unsigned> counts(16 * 32, 5);
+  for (int lane = 8; lane < 32; ++lane) counts[(lane / 16) * 16 + lane % 16] = 40;
+  const RefillRounds r = simulate_refill(16, 32, 100, 8, 8, counts.data());
+  EXPECT_EQ(r.warps, 8);
+  EXPECT_EQ(r.trips, 4 + 7 * 2);
+  EXPECT_EQ(r.replay_steps, 23 + 7 * 10);
+  EXPECT_EQ(r.warp_steps, (4 + 7 * 2) * 16 + 23 + 7 * 10);
+  EXPECT_EQ(r.path(RefillPath::Pass), 5 + 7 * 3);
+  EXPECT_EQ(r.path(RefillPath::Round), 4 + 7 * 2);
+  EXPECT_EQ(r.path(RefillPath::Finish), 4 + 7 * 2);
+  EXPECT_EQ(r.path(RefillPath::NewTile), 2 + 7 * 2);
+  EXPECT_EQ(r.path(RefillPath::CurrentEntered), 3);
+  EXPECT_EQ(r.path(RefillPath::CurrentStarted), 2);
+  EXPECT_EQ(r.path(RefillPath::FreshEntered), 3 + 7 * 2);
+  EXPECT_EQ(r.path(RefillPath::FreshStarted), 1 + 7);
+}
+
+// Pixels at the limit run its whole trips (100 / 16: 6) and replay the rest (4 steps); a limit
+// below a trip blocks every lane at once: no trips, the whole orbit replayed.
+TEST(RefillRounds, LimitsBlockTheLanes) {
+  const std::vector<unsigned> at_limit(16 * 16, 100);
+  const RefillRounds r = simulate_refill(16, 16, 100, 8, 8, at_limit.data());
+  EXPECT_EQ(r.trips, 8 * 6);
+  EXPECT_EQ(r.replay_steps, 8 * 4);
+  EXPECT_EQ(r.path(RefillPath::Round), 8);
+  const std::vector<unsigned> short_limit(16 * 16, 10);
+  const RefillRounds s = simulate_refill(16, 16, 10, 8, 8, short_limit.data());
+  EXPECT_EQ(s.trips, 0);
+  EXPECT_EQ(s.replay_steps, 8 * 10);
+}
+
+// The frame tally takes lane refill's loops from the simulation where the old rule had none
+// without the kernel's tallies: the trips, the replays' single steps, the rounds as the code
+// between the loops runs, and the launch's warps (sm_count x warps_per_sm, at most the tiles').
+TEST(FrameTally, RefillSimulatesItsWarps) {
   const BlockSchedule s = *block_schedule(VariantId::Fma4Refill);
   ASSERT_EQ(orbit_regions(s).size(), 2u);
   FrameShape f;
   f.shape = variants::Shape::Refill;
   f.width = 16;
-  f.height = 2;
+  f.height = 32;
   f.max_iter = 100;
-  f.warps_launched = 16;
-  const std::vector<unsigned> counts(32, 5);
-  EXPECT_FALSE(tally_frame(s, f, counts.data()).missing.empty());  // the CPU path: no tallies
-  f.refill_trips = 10;
-  f.refill_rounds = 5;
-  f.warp_steps_run = 170;
+  std::vector<unsigned> counts(16 * 32, 5);
+  for (int lane = 8; lane < 32; ++lane) counts[(lane / 16) * 16 + lane % 16] = 40;
+  EXPECT_FALSE(tally_frame(s, f, counts.data()).missing.empty());  // no warps known
+  f.sm_count = 1;
+  f.warps_per_sm = 64;  // more than the frame's two blocks
   const FrameTally t = tally_frame(s, f, counts.data());
-  ASSERT_TRUE(t.missing.empty());
-  EXPECT_EQ(t.trips, (std::vector<double>{10, 10}));
-  EXPECT_EQ(t.reached, (std::vector<double>{5}));
-  EXPECT_EQ(t.pixel_visits, 5);
-  EXPECT_EQ(t.blocks, 2);
-  EXPECT_EQ(t.pixel_steps, 32 * 5);
+  ASSERT_TRUE(t.missing.empty()) << t.missing;
+  EXPECT_EQ(t.warps, 16);
+  f.warps_launched = 8;
+  const FrameTally one = tally_frame(s, f, counts.data());
+  EXPECT_EQ(one.trips, (std::vector<double>{18, 93}));
+  EXPECT_EQ(one.reached, (std::vector<double>{18}));
+  EXPECT_EQ(one.pixel_visits, 18);
+  EXPECT_EQ(one.blocks, 1);
+  EXPECT_EQ(one.warp_steps, 18 * 16 + 93);
+  ASSERT_EQ(one.refill_paths.size(), static_cast<std::size_t>(kRefillPathCount));
+  EXPECT_EQ(one.refill_paths[static_cast<int>(RefillPath::NewTile)], 16);
+  EXPECT_EQ(one.pixel_steps, 32 * 5 * 15 + 8 * 5 + 24 * 40);
+  // A frame in several launches: their tile ranges are not kept, so no launch can be simulated.
+  f.launches = 3;
+  EXPECT_NE(tally_frame(s, f, counts.data()).missing.find("3 launches"), std::string::npos);
 }
 
 // Counts that do not give the warp steps the frame ran are named, with the difference.

@@ -99,4 +99,10 @@ inline constexpr int kUnitBucket = 7;
 inline constexpr int kTailTilesPerWarp = 2;
 inline constexpr unsigned kTailShare = 4;
 
+// Shape::Refill (launch_refill.cuh): a warp stops its trips for a round of replays and new pixels
+// once this many of its lanes wait; it takes tiles from one of kRefillCounters counters (warp k
+// from counter k % kRefillCounters). model/refill_rounds.cpp simulates the same.
+inline constexpr unsigned kRefillWait = 8;
+inline constexpr int kRefillCounters = 8;
+
 }  // namespace mp

@@ -36,7 +36,7 @@ void KernelPartsFeed::frame_done(gl::FramePipeline& pipeline, const Of& of, cons
   if (stats) {
     job.shape.by_cost = stats->by_cost;
     job.shape.warps_launched = stats->warps_launched;
-    job.shape.warp_steps_run = static_cast<double>(stats->warp_iters);
+    job.shape.launches = stats->launches;
     job.run_warp_steps = static_cast<double>(stats->warp_iters);
   }
   if (device) {

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "kernel_params.h"
+#include "model/refill_rounds.h"
 #include "pixel.h"
 
 namespace mp {
@@ -185,24 +186,38 @@ FrameTally tally_frame(const BlockSchedule& s, const FrameShape& f, const unsign
     return v;
   };
   if (f.shape == variants::Shape::Refill) {
-    // The warps' loops from the kernel's tallies: the trips of two blocks, the replays' single
-    // steps (the warp steps that are not the trips'), and per round the finish and refill code.
-    if (f.refill_trips < 0 || f.refill_rounds < 0 || f.warp_steps_run < 0 || nr != 2) {
+    // The warps' loops from a simulation of the launch's warps over the pixels' counts
+    // (refill_rounds.h): the trips of two blocks, the replays' single steps, per round the
+    // finish and refill code, and the paths that only some rounds take.
+    const double resident = static_cast<double>(f.sm_count) * f.warps_per_sm;
+    const double tiles = static_cast<double>(warp_count(f.width, f.height));
+    const double warps =
+        f.warps_launched > 0
+            ? f.warps_launched
+            : std::min(resident, std::ceil(tiles / kWarpsPerBlock) * kWarpsPerBlock);
+    if (warps < 1 || nr != 2) {
       t.missing =
-          "lane refill: its lanes change pixels inside a warp, so its trips and rounds "
-          "cannot be rebuilt from the pixels, and its kernel does not count them (doing "
-          "so cost it 3% to a quarter of its time: docs/measurements.md)";
+          "lane refill: its lanes change pixels inside a warp, so its trips and rounds come from "
+          "a simulation of the launch's warps, and this frame does not say how many ran";
       return t;
     }
-    const double trip_steps = 2.0 * s.phases.front().block;
-    t.trips = {f.refill_trips, std::max(0.0, f.warp_steps_run - trip_steps * f.refill_trips)};
-    t.seconds = {f.refill_trips, 0};
-    t.reached = {f.refill_rounds};
-    t.pixel_visits = f.refill_rounds;
-    t.warps = f.warps_launched;
-    t.blocks = f.warps_launched / kWarpsPerBlock;
-    t.block_tallies = f.warps_launched;
-    t.warp_steps = f.warp_steps_run;
+    if (f.launches > 1) {
+      t.missing = "lane refill: its trips and rounds come from a simulation of one launch's warps, "
+                  "and this frame went in " +
+                  std::to_string(f.launches) + " launches whose tiles it does not keep";
+      return t;
+    }
+    const RefillRounds r =
+        simulate_refill(f.width, f.height, f.max_iter, s.phases.front().block, warps, counts);
+    t.trips = {r.trips, r.replay_steps};
+    t.seconds = {r.trips, 0};
+    t.reached = {r.path(RefillPath::Round)};
+    t.pixel_visits = r.path(RefillPath::Round);
+    t.refill_paths.assign(r.paths.begin(), r.paths.end());
+    t.warps = warps;
+    t.blocks = warps / kWarpsPerBlock;
+    t.block_tallies = warps;
+    t.warp_steps = r.warp_steps;
     for (std::size_t i = 0; i < static_cast<std::size_t>(f.width) * f.height; ++i)
       t.pixel_steps += counts[i];
     return t;

@@ -37,6 +37,9 @@ struct FrameTally {
   // perturb: which of the grid's offsets from the reference are zero (bit 0: dc0x, bit 1: dc0y;
   // -1: not known).
   int zero_offsets = -1;
+  // Lane refill: the rounds, passes and round paths its simulated warps ran (RefillPath); empty
+  // for the other shapes.
+  std::vector<double> refill_paths;
   double warp_steps = 0;   // each warp's slowest lane's steps, summed (the kernels' warp_iters)
   double pixel_steps = 0;  // every pixel's steps
 };
@@ -47,16 +50,16 @@ struct FrameShape {
   unsigned max_iter = 0;
   // Shape::Queue: the tiles went costliest first (units of several cheap tiles and a tail);
   // the persistent warps launched (0: sm_count x warps_per_sm, at most one per tile), and the
-  // SMs and warps an SM holds, which size the tail (render_kernel.cuh).
+  // SMs and warps an SM holds, which size the tail (render_kernel.cuh). Shape::Refill's warps
+  // the same way.
   bool by_cost = false;
   // The frame kept each tile's SIMT efficiency (the divergence view): a division a tile visit.
   bool efficiencies = false;
   double warps_launched = 0;
+  // The launches the frame went in (GpuFrameStats::launches; 0: not known, taken as one).
+  int launches = 0;
   int sm_count = 0;
   int warps_per_sm = 0;
-  // Shape::Refill: the kernel's tallies (GpuFrameStats): trips of two blocks and rounds, and the
-  // warps' steps run (trips and replays); negative: not read (the CPU path).
-  double refill_trips = -1, refill_rounds = -1, warp_steps_run = -1;
   // Shape::Pixel (perturb): which of the grid's offsets from the reference are zero (bit 0: dc0x,
   // bit 1: dc0y; -1: not known), FrameTally's.
   int zero_offsets = -1;

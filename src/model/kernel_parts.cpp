@@ -5,8 +5,10 @@
 #include <cstddef>
 #include <iterator>
 #include <set>
+#include <tuple>
 
 #include "model/ordinary_path.h"
+#include "model/refill_rounds.h"
 #include "model/variant_table.h"
 #include "perturbation.h"
 #include "pixel.h"
@@ -80,6 +82,118 @@ std::vector<unsigned> grid_offset_exponents(int arch) {
           static_cast<unsigned>(grid + offsetof(DeepGrid, dc0y) + offsetof(FloatExp, e))};
 }
 
+// The instruction at `address`, or f.code.size().
+std::size_t index_of(const sass::Function& f, unsigned address) {
+  for (std::size_t j = 0; j < f.code.size(); ++j)
+    if (f.code[j].address == address) return j;
+  return f.code.size();
+}
+
+// The first conditional branch in [from, to) forward to a target past `beyond`, and its target.
+std::optional<Span> skip_past(const sass::Function& f, std::size_t from, std::size_t to,
+                              std::size_t beyond) {
+  for (std::size_t i = from; i < to; ++i) {
+    const sass::Instruction& x = f.code[i];
+    if (!is_branch(x.base()) || x.predicate.empty() || !x.branch_target) continue;
+    const std::size_t j = index_of(f, *x.branch_target);
+    if (j > beyond && j < f.code.size()) return Span{i, j};
+  }
+  return std::nullopt;
+}
+
+// Whether instruction x reads register `reg` (a source operand: after the destination).
+bool reads(const sass::Instruction& x, const std::string& reg) {
+  const std::size_t comma = x.operands.find(',');
+  if (comma == std::string::npos) return false;
+  const std::string sources = x.operands.substr(comma);
+  for (std::size_t at = sources.find(reg); at != std::string::npos;
+       at = sources.find(reg, at + 1)) {
+    const std::size_t end = at + reg.size();
+    const bool whole =
+        (end == sources.size() || !std::isdigit(static_cast<unsigned char>(sources[end]))) &&
+        at > 0 && !std::isalnum(static_cast<unsigned char>(sources[at - 1]));
+    if (whole) return true;
+  }
+  return false;
+}
+
+// Lane refill's round (launch_refill.cuh) in the listing: each instruction of the warp's loop
+// (`loop`, around the trip loop and the replay loop) outside those two by the path it is on
+// (RefillPath; -1 elsewhere). A pass runs up to the branch that ends the warp (out of the loop);
+// a round's finish is the code a first branch after it skips (around the replay loop); the take
+// is the code around the atomic that a branch skips; the new pixels are an if and an else, the
+// side that reads the take's result the new tile's, each entered up to its first branch to their
+// join and run on past it where its tile is one of the range's. Empty: found; else what was not.
+std::string refill_round_paths(const sass::Function& f, const Span& loop,
+                               const std::vector<Span>& orbit, std::vector<int>& path) {
+  if (orbit.size() != 2) return "lane refill's listing holds no trip loop and replay loop";
+  const Span trip = orbit[0], replay = orbit[1];
+  const auto out = skip_past(f, trip.last + 1, replay.first, loop.last);
+  if (!out) return "lane refill's loop has no branch that ends the warp after its trips";
+  const auto finish = skip_past(f, out->first + 1, replay.first, replay.last);
+  if (!finish) return "lane refill's round has no branch around its replay";
+  std::size_t atom = loop.last;
+  for (std::size_t i = finish->last; i < loop.last; ++i)
+    if (f.code[i].base() == "ATOMG" || f.code[i].base() == "ATOM") {
+      atom = i;
+      break;
+    }
+  const auto take = atom < loop.last ? skip_past(f, finish->last, atom, atom) : std::nullopt;
+  if (!take) return "lane refill's round has no take of a tile behind a branch";
+  // The if and the else of the new pixels: a branch to the else, whose instruction before it is
+  // an unconditional branch over it to the join.
+  std::optional<Span> then, other;
+  for (std::size_t i = take->last; i < loop.last && !then; ++i) {
+    const sass::Instruction& x = f.code[i];
+    if (!is_branch(x.base()) || x.predicate.empty() || !x.branch_target) continue;
+    const std::size_t e = index_of(f, *x.branch_target);
+    if (e <= i + 1 || e > loop.last) continue;
+    const sass::Instruction& jump = f.code[e - 1];
+    if (jump.base() != "BRA" || !jump.predicate.empty() || !jump.branch_target) continue;
+    const std::size_t join = index_of(f, *jump.branch_target);
+    if (join <= e || join > loop.last) continue;
+    then = Span{i + 1, e - 1};
+    other = Span{e, join - 1};
+  }
+  if (!then) return "lane refill's round has no if and else of the new pixels";
+  const std::string& taken = f.code[take->last - 1].operands;
+  const std::string result = taken.substr(0, taken.find(','));
+  auto reads_result = [&](const Span& s) {
+    for (std::size_t i = s.first; i <= s.last; ++i)
+      if (reads(f.code[i], result)) return true;
+    return false;
+  };
+  if (reads_result(*then) == reads_result(*other))
+    return "lane refill's new pixels: neither side alone reads the tile taken";
+  const Span fresh = reads_result(*then) ? *then : *other;
+  const Span current = reads_result(*then) ? *other : *then;
+  auto mark = [&](std::size_t a, std::size_t b, RefillPath p) {
+    for (std::size_t i = a; i <= b && i < path.size(); ++i) path[i] = static_cast<int>(p);
+  };
+  path.assign(f.code.size(), -1);
+  mark(loop.first, loop.last, RefillPath::Round);
+  mark(loop.first, out->first, RefillPath::Pass);
+  mark(finish->first + 1, finish->last - 1, RefillPath::Finish);
+  mark(take->first + 1, take->last - 1, RefillPath::NewTile);
+  const std::size_t join = other->last + 1;
+  for (const auto& [side, entered, started] :
+       {std::tuple{fresh, RefillPath::FreshEntered, RefillPath::FreshStarted},
+        std::tuple{current, RefillPath::CurrentEntered, RefillPath::CurrentStarted}}) {
+    std::size_t split = side.last;  // the side's first branch to the join
+    for (std::size_t i = side.first; i <= side.last; ++i) {
+      const sass::Instruction& x = f.code[i];
+      if (is_branch(x.base()) && x.branch_target && index_of(f, *x.branch_target) == join) {
+        split = i;
+        break;
+      }
+    }
+    mark(side.first, split, entered);
+    mark(split + 1, side.last, started);
+  }
+  for (const Span& l : orbit)
+    for (std::size_t i = l.first; i <= l.last; ++i) path[i] = -1;
+  return "";
+}
 }  // namespace
 
 std::optional<BlockSchedule> block_schedule(VariantId v) {
@@ -241,6 +355,17 @@ KernelCut cut_kernel(const sass::Function& f, VariantId v) {
   }
   // The rest, a run of instructions of one context at a time.
   const bool queue = tile_loop.has_value();
+  // Lane refill's round: the paths that only some rounds take (RefillPath).
+  std::vector<int> refill_path;
+  if (schedule->refill) {
+    const std::string missing = tile_loop
+                                    ? refill_round_paths(f, *tile_loop, arithmetic, refill_path)
+                                    : "lane refill's listing has no loop around its trips";
+    if (!missing.empty()) {
+      cut.unusable = missing;
+      return cut;
+    }
+  }
   // The queue's loop: a take runs the path that falls through each conditional branch (a unit
   // of the current segment, taken by lane 0 from the global counters), around the tile loop;
   // the rest of the loop's code runs when a warp changes segment.
@@ -475,6 +600,8 @@ KernelCut cut_kernel(const sass::Function& f, VariantId v) {
     if (f.code[i].base() == "EXIT" && f.code[i].predicate.empty()) end_of_kernel = i;
   auto context_of = [&](std::size_t i) -> Context {
     if (end_of_kernel < i && i < trap && ways[i] == 0) return {PieceCount::Never, 0, 0};
+    if (!refill_path.empty() && refill_path[i] >= 0)
+      return {PieceCount::RefillPaths, refill_path[i], 0};
     if (setup[i] == 0) return {PieceCount::Unusual, 0, 0};
     if (setup[i] != 0xf) return {PieceCount::GridOffsets, 0, setup[i]};
     const auto [count, index] = context(i);
@@ -508,7 +635,11 @@ KernelCut cut_kernel(const sass::Function& f, VariantId v) {
     const Context c = end ? run_context : context_of(i);
     if (in_run && (end || c != run_context)) {
       const KernelPart part =
-          run_context.count == PieceCount::ExitPaths
+          run_context.count == PieceCount::RefillPaths
+              ? (run_context.index == static_cast<int>(RefillPath::NewTile) ? KernelPart::PerLaunch
+                 : run_context.index == static_cast<int>(RefillPath::Pass)  ? KernelPart::PerBlock
+                                                                            : KernelPart::PerPixel)
+          : run_context.count == PieceCount::ExitPaths
               ? (context(run_start).first == PieceCount::PhaseReached ? KernelPart::PerBlock
                                                                       : KernelPart::PerPixel)
               : part_of(run_context.count);

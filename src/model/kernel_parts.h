@@ -26,7 +26,7 @@ struct BlockSchedule {
   bool paired = false;
   // Lane refill (launch_refill.cuh): trips of two blocks while enough lanes run, an escaped
   // block replayed in single steps; its lanes change pixels within a warp, so its counts come
-  // from the kernel's tallies of trips and rounds, not from the pixels.
+  // from a simulation of its warps (model/refill_rounds.h), not from each warp's lanes' maxima.
   bool refill = false;
   std::vector<BlockPhase> phases;
 };
@@ -82,6 +82,7 @@ enum class PieceCount {
   // range tests no ordinary pixel takes (zero, subnormal or out-of-range numbers: never counted).
   GridOffsets,
   Unusual,
+  RefillPaths,  // lane refill: the rounds, passes and round paths `index` (RefillPath) ran
 };
 
 struct KernelPiece {

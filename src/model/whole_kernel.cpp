@@ -116,6 +116,10 @@ WholeKernel model_whole_kernel(const KernelCut& cut, const FrameTally& t, bool s
         times = t.zero_offsets >= 0 && (p.exits >> t.zero_offsets & 1) ? t.pixel_visits : 0;
         break;
       case PieceCount::Unusual: times = 0; break;
+      case PieceCount::RefillPaths:
+        times =
+            static_cast<std::size_t>(p.index) < t.refill_paths.size() ? t.refill_paths[p.index] : 0;
+        break;
     }
     const bool loop = p.count == PieceCount::RegionTrips || p.count == PieceCount::RegionSeconds;
     if (loop && cycle_phase >= 0 && cut.regions[p.index % regions].phase >= cycle_phase)
@@ -134,6 +138,11 @@ WholeKernel model_whole_kernel(const KernelCut& cut, const FrameTally& t, bool s
                   100 * (t.warp_steps - run_warp_steps) / run_warp_steps);
     w.unplaced.push_back(line);
   }
+  if (!t.refill_paths.empty())
+    w.unplaced.push_back(
+        "lane refill's trips and rounds: a simulation's, not counted (its warps over the frame's "
+        "step counts, each tile taken by the warp that reaches its take first); the new pixels' "
+        "code counted whole where a lane's pixel lies in the image");
   if (t.segment_changes > 0)
     w.unplaced.push_back(
         "the queue's segment changes: four a warp where tiles go by cost (the most); a take: the "

@@ -193,7 +193,7 @@ void add_whole_kernel(MeasuredRow& row, const DeviceInfo& d, VariantId variant,
   shape.max_iter = row.view.max_iter;
   shape.by_cost = s.by_cost;
   shape.warps_launched = s.warps_launched;
-  shape.warp_steps_run = static_cast<double>(s.warp_iters);
+  shape.launches = s.launches;
   shape.sm_count = d.sm_count;
   shape.warps_per_sm = max_warps_per_sm(d.cc_major, d.cc_minor);
   shape.zero_offsets = zero_offsets;

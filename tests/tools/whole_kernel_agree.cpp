@@ -37,7 +37,7 @@ namespace {
 constexpr const char* kPipes[] = {"issue", "FMA", "fmaheavy", "fmalite", "ALU", "XU", "FP64"};
 constexpr const char* kCountNames[] = {"trips",        "seconds", "reached", "pixel",   "warps",
                                        "queue",        "segment", "exits",   "tallies", "blocks",
-                                       "efficiencies", "never",   "offsets", "unusual"};
+                                       "efficiencies", "never",   "offsets", "unusual", "refill"};
 
 int usage() {
   std::fprintf(stderr,
@@ -144,7 +144,6 @@ int main(int argc, char** argv) {
       shape.height = h;
       shape.max_iter = iters;
       shape.by_cost = m.at("tile_order") == "cost";
-      shape.warp_steps_run = m.at("warp_iters").get<double>();
       shape.sm_count = sm_count;
       shape.warps_per_sm = max_warps_per_sm(major, minor);
       const WholeKernel wk = whole_kernel_of_frame(*id, listing->whole, shape, counts.data(),
@@ -176,9 +175,13 @@ int main(int argc, char** argv) {
       met += ok;
       const double recorded =
           r.value("whole_kernel", nlohmann::json::object()).value("instructions", 0.0);
-      std::printf("%-8s %-11s %s %.4g / %.4g %+5.1f%% (recorded model %+5.1f%%, steps %+.2f%%)%s\n",
+      // A row recorded without a model (lane refill before its simulation) has none to compare.
+      char before[32] = "none";
+      if (recorded > 0)
+        std::snprintf(before, sizeof before, "%+5.1f%%", 100 * (recorded - counted) / counted);
+      std::printf("%-8s %-11s %s %.4g / %.4g %+5.1f%% (recorded model %s, steps %+.2f%%)%s\n",
                   view_name.c_str(), variant.c_str(), ok ? "ok  " : "MISS", model, counted, d,
-                  100 * (recorded - counted) / counted,
+                  before,
                   100 * (tally.warp_steps - m.at("warp_iters").get<double>()) /
                       m.at("warp_iters").get<double>(),
                   cells.c_str());
@@ -200,6 +203,8 @@ int main(int argc, char** argv) {
                       tally.seconds[i]);
         for (std::size_t i = 0; i < tally.reached.size(); ++i)
           std::printf("    phase %zu reached %.0f\n", i, tally.reached[i]);
+        for (std::size_t i = 0; i < tally.refill_paths.size(); ++i)
+          std::printf("    refill path %zu: %.0f\n", i, tally.refill_paths[i]);
       }
       if (pieces)
         for (const KernelPiece& p : listing->whole.pieces)
