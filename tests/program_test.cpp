@@ -166,6 +166,16 @@ class ProgramTest : public ::testing::Test {
       ADD_FAILURE() << "MP_REQUIRE_DISPLAY is set but DISPLAY is not";
     return false;
   }
+  // Why a window test that presses keys cannot run here, or "" where it can.
+  static std::string no_window_keys() {
+    if (!has_display()) return "no DISPLAY (scripts/test.sh runs this under Xvfb)";
+    if (!has_key_presser()) return "no XTest to press keys with (libxtst-dev)";
+    return "";
+  }
+  // The window's flag that writes its captures into the test's folder, with a space before it.
+  std::string capture_dir() const {
+    return " --capture-dir '" + dir_.string() + "'";
+  }
 
   fs::path dir_;
 };
@@ -276,12 +286,11 @@ TEST_F(ProgramTest, ExperimentListNamesWhatTheCommandRuns) {
 // there. The colours come from the GL shader in the window and its CPU twin in render, a level
 // apart at most.
 TEST_F(ProgramTest, WhatTheWindowShowsBesideThePanelIsWhatRenderWrites) {
-  if (!has_display()) GTEST_SKIP() << "no DISPLAY (scripts/test.sh runs this under Xvfb)";
-  if (!has_key_presser()) GTEST_SKIP() << "no XTest to press F12 with (libxtst-dev)";
+  if (const std::string why = no_window_keys(); !why.empty()) GTEST_SKIP() << why;
   const Result w = run_with_keys(
       "--cpu --frames 1000 --width 640 --height 360 --iters 200 "
-      "--no-vsync --center -0.7453,0.1127 --span 0.02 --capture-dir '" +
-          dir_.string() + "'",
+      "--no-vsync --center -0.7453,0.1127 --span 0.02" +
+          capture_dir(),
       0.0, f12_then_escape());
   ASSERT_EQ(w.code, 0) << w.err;
   const std::optional<fs::path> sidecar = file_ending(".json"), shot = file_ending(".png");
@@ -340,12 +349,11 @@ TEST_F(ProgramTest, WhatTheWindowShowsBesideThePanelIsWhatRenderWrites) {
 // F12 pressed while a frame of a second or more still draws takes the picture once the frame is
 // finished, not half of it; the window closed first says that no capture was taken.
 TEST_F(ProgramTest, ACaptureWaitsForTheFrameToFinish) {
-  if (!has_display()) GTEST_SKIP() << "no DISPLAY (scripts/test.sh runs this under Xvfb)";
-  if (!has_key_presser()) GTEST_SKIP() << "no XTest to press F12 with (libxtst-dev)";
+  if (const std::string why = no_window_keys(); !why.empty()) GTEST_SKIP() << why;
   const std::string heavy =
       "--cpu --frames 2000 --width 640 --height 360 --no-vsync "
-      "--center -0.7453,0.1127 --span 0.02 --capture-dir '" +
-      dir_.string() + "' --iters ";
+      "--center -0.7453,0.1127 --span 0.02" +
+      capture_dir() + " --iters ";
   const Result w = run_with_keys(heavy + "20000", 0.0, f12_then_escape());
   ASSERT_EQ(w.code, 0) << w.err;
   EXPECT_EQ(w.out.find("not taken"), std::string::npos) << w.out;
@@ -369,12 +377,11 @@ TEST_F(ProgramTest, ACaptureWaitsForTheFrameToFinish) {
 // F12 at a deep view on the CPU path: the sidecar's frame gives the perturbation's figures as
 // render's sidecar does (steps skipped by the approximation, rebases), of the frame finished.
 TEST_F(ProgramTest, ACaptureAtADeepViewGivesThePerturbationsFigures) {
-  if (!has_display()) GTEST_SKIP() << "no DISPLAY (scripts/test.sh runs this under Xvfb)";
-  if (!has_key_presser()) GTEST_SKIP() << "no XTest to press F12 with (libxtst-dev)";
+  if (const std::string why = no_window_keys(); !why.empty()) GTEST_SKIP() << why;
   const Result w = run_with_keys(
       "--cpu --frames 2000 --width 480 --height 270 --no-vsync --iters 3000 --center "
-      "-0.743643887037151,0.131825904205330 --span 1e-20 --capture-dir '" +
-          dir_.string() + "'",
+      "-0.743643887037151,0.131825904205330 --span 1e-20" +
+          capture_dir(),
       0.0, f12_then_escape());
   ASSERT_EQ(w.code, 0) << w.err;
   const std::optional<fs::path> sidecar = file_ending(".json");
@@ -389,12 +396,10 @@ TEST_F(ProgramTest, ACaptureAtADeepViewGivesThePerturbationsFigures) {
 // the limit and says so (the panel, and the capture's sidecar read here), and saves a size the
 // loader takes. 20000x16 rather than 20000x20000: the same limit, at a frame CI can afford.
 TEST_F(ProgramTest, AWindowPastTheTextureLimitRendersAtTheLimitAndSavesASizeThatLoads) {
-  if (!has_display()) GTEST_SKIP() << "no DISPLAY (scripts/test.sh runs this under Xvfb)";
-  if (!has_key_presser()) GTEST_SKIP() << "no XTest to press keys with (libxtst-dev)";
+  if (const std::string why = no_window_keys(); !why.empty()) GTEST_SKIP() << why;
   const Result r = run_with_keys(
-      "--cpu --frames 3000 --width 480 --height 270 --iters 64 --no-vsync --capture-dir '" +
-          dir_.string() + "'",
-      1.0, "window mandelpipe resize 20000 16 w1000 F12 w3000 Escape");
+      "--cpu --frames 3000 --width 480 --height 270 --iters 64 --no-vsync" + capture_dir(), 1.0,
+      "window mandelpipe resize 20000 16 w1000 F12 w3000 Escape");
   ASSERT_EQ(r.code, 0) << r.err;
   const std::optional<fs::path> sidecar = file_ending(".json");
   ASSERT_TRUE(sidecar) << r.out;
@@ -686,8 +691,7 @@ TEST_F(ProgramTest, OverlayAbTimesBothHalves) {
 }
 
 TEST_F(ProgramTest, AKeyPressedDuringASlowFrameIsKept) {
-  if (!has_display()) GTEST_SKIP() << "no DISPLAY (scripts/test.sh runs this under Xvfb)";
-  if (!has_key_presser()) GTEST_SKIP() << "no XTest to press keys with (libxtst-dev)";
+  if (const std::string why = no_window_keys(); !why.empty()) GTEST_SKIP() << why;
   // CPU frames of most of a second, rendered a slice per window frame; "1" goes down and up
   // inside one window frame, which polling the key's state at the next frame's start missed.
   const Result r = run_with_keys(
@@ -698,8 +702,7 @@ TEST_F(ProgramTest, AKeyPressedDuringASlowFrameIsKept) {
 }
 
 TEST_F(ProgramTest, TabLeavesTheKeysToTheShortcuts) {
-  if (!has_display()) GTEST_SKIP() << "no DISPLAY (scripts/test.sh runs this under Xvfb)";
-  if (!has_key_presser()) GTEST_SKIP() << "no XTest to press keys with (libxtst-dev)";
+  if (const std::string why = no_window_keys(); !why.empty()) GTEST_SKIP() << why;
   // Tab hides and shows the panel; the digit after it picks variant 3 (fma4-sin), and does not go
   // into "max iterations" (where it became the iteration limit).
   const Result r =
@@ -1162,8 +1165,7 @@ constexpr const char* kPlacesWindow =
     "--no-vsync";
 
 TEST_F(ProgramTest, LCyclesThePalette) {
-  if (!has_display()) GTEST_SKIP() << "no DISPLAY (scripts/test.sh runs this under Xvfb)";
-  if (!has_key_presser()) GTEST_SKIP() << "no XTest to press keys with (libxtst-dev)";
+  if (const std::string why = no_window_keys(); !why.empty()) GTEST_SKIP() << why;
   const Result still = run_with_keys(kPlacesWindow, 1.0, "Escape");
   ASSERT_EQ(still.code, 0) << still.err;
   EXPECT_NE(still.out.find("final colour: palette ember,"), std::string::npos) << still.out;
@@ -1177,8 +1179,7 @@ TEST_F(ProgramTest, LCyclesThePalette) {
 // float tells pixels apart down to a span of about 6.5e-5 here; one zoom in from 7e-5 passes it,
 // and the CPU path renders with fp64 instead.
 TEST_F(ProgramTest, ZoomingPastFloatRendersWithFp64UnlessPinned) {
-  if (!has_display()) GTEST_SKIP() << "no DISPLAY (scripts/test.sh runs this under Xvfb)";
-  if (!has_key_presser()) GTEST_SKIP() << "no XTest to press keys with (libxtst-dev)";
+  if (const std::string why = no_window_keys(); !why.empty()) GTEST_SKIP() << why;
   const std::string window =
       "--cpu --frames 3000 --width 480 --height 270 --center -0.75,0.1 --span 7e-5 --iters 64 "
       "--no-vsync";
@@ -1200,8 +1201,7 @@ TEST_F(ProgramTest, ZoomingPastFloatRendersWithFp64UnlessPinned) {
 }
 
 TEST_F(ProgramTest, BackspaceGoesBackAfterAZoom) {
-  if (!has_display()) GTEST_SKIP() << "no DISPLAY (scripts/test.sh runs this under Xvfb)";
-  if (!has_key_presser()) GTEST_SKIP() << "no XTest to press keys with (libxtst-dev)";
+  if (const std::string why = no_window_keys(); !why.empty()) GTEST_SKIP() << why;
   // The first zoom (span 2) stays long enough to be kept; Backspace leaves the second (1.333).
   const Result r = run_with_keys(kPlacesWindow, 1.0, "equal w800 equal w100 BackSpace w200 Escape");
   ASSERT_EQ(r.code, 0) << r.err;
@@ -1218,8 +1218,7 @@ TEST_F(ProgramTest, BackspaceGoesBackAfterAZoom) {
 }
 
 TEST_F(ProgramTest, CopyThenPasteKeepsTheView) {
-  if (!has_display()) GTEST_SKIP() << "no DISPLAY (scripts/test.sh runs this under Xvfb)";
-  if (!has_key_presser()) GTEST_SKIP() << "no XTest to press keys with (libxtst-dev)";
+  if (const std::string why = no_window_keys(); !why.empty()) GTEST_SKIP() << why;
   // Between the copy and the paste: a zoom, a pan, another palette and another variant.
   const Result r = run_with_keys(
       kPlacesWindow, 1.0, "ctrl+c w100 equal w100 Right w100 l w100 3 w100 ctrl+v w200 Escape");
@@ -1231,8 +1230,7 @@ TEST_F(ProgramTest, CopyThenPasteKeepsTheView) {
 }
 
 TEST_F(ProgramTest, BSavesABookmarkAndTypingTakesNoShortcut) {
-  if (!has_display()) GTEST_SKIP() << "no DISPLAY (scripts/test.sh runs this under Xvfb)";
-  if (!has_key_presser()) GTEST_SKIP() << "no XTest to press keys with (libxtst-dev)";
+  if (const std::string why = no_window_keys(); !why.empty()) GTEST_SKIP() << why;
   // "l", "p" and "c" go into the name, not to the palette, the overlay and compare.
   const Result r =
       run_with_keys(kPlacesWindow, 1.0, "b w300 m y space p l a c e w100 Return w300 Escape");
@@ -1268,8 +1266,7 @@ namespace {
 // Responsive at any cost per frame: a CPU frame of many seconds is rendered a slice
 // per window frame, so keys take effect and Escape ends the window long before it is done.
 TEST_F(ProgramTest, AHeavyCpuFrameLeavesTheWindowAnswering) {
-  if (!has_display()) GTEST_SKIP() << "no DISPLAY (scripts/test.sh runs this under Xvfb)";
-  if (!has_key_presser()) GTEST_SKIP() << "no XTest to press keys with (libxtst-dev)";
+  if (const std::string why = no_window_keys(); !why.empty()) GTEST_SKIP() << why;
   // A third of the pixels never escape: some 3e10 iterations a frame, far beyond this run.
   const auto t0 = std::chrono::steady_clock::now();
   const Result r = run_with_keys(
@@ -1293,8 +1290,7 @@ TEST_F(ProgramTest, AHeavyCpuFrameLeavesTheWindowAnswering) {
 // less than the 20 ms bound at this limit (docs/architecture.md: the queue's variants take
 // longer, and no split into tiles brings them under it).
 TEST_F(ProgramTest, AHeavyGpuFrameLeavesTheWindowAnsweringInBoundedLaunches) {
-  if (!has_display()) GTEST_SKIP() << "no DISPLAY (scripts/test.sh runs this under Xvfb)";
-  if (!has_key_presser()) GTEST_SKIP() << "no XTest to press keys with (libxtst-dev)";
+  if (const std::string why = no_window_keys(); !why.empty()) GTEST_SKIP() << why;
   const DeviceProbe p = probe_cuda_device();
   if (!p.device) return skip_without_gpu(p.reason + " (the bounded launches are the CUDA path's)");
   const auto t0 = std::chrono::steady_clock::now();
@@ -1321,15 +1317,14 @@ TEST_F(ProgramTest, AHeavyGpuFrameLeavesTheWindowAnsweringInBoundedLaunches) {
 // F12 on the CUDA path writes its files once every variant is compared at the view; Escape before
 // that writes them without the table, saying why, rather than losing the picture.
 TEST_F(ProgramTest, ACaptureWhoseCompareIsCutByEscapeIsWrittenWithoutIt) {
-  if (!has_display()) GTEST_SKIP() << "no DISPLAY (scripts/test.sh runs this under Xvfb)";
-  if (!has_key_presser()) GTEST_SKIP() << "no XTest to press keys with (libxtst-dev)";
+  if (const std::string why = no_window_keys(); !why.empty()) GTEST_SKIP() << why;
   const DeviceProbe p = probe_cuda_device();
   if (!p.device) return skip_without_gpu(p.reason + " (F12's compare times the CUDA variants)");
   // Deep enough in iterations that fifteen variants take far longer than the second given.
   const Result r = run_with_keys(
       "--frames 100000 --width 1280 --height 720 --center -0.75,0 --span 0.05 --iters 2000000 "
-      "--no-vsync --capture-dir '" +
-          dir_.string() + "'",
+      "--no-vsync" +
+          capture_dir(),
       0.0, "window mandelpipe w1000 F12 w1000 Escape");
   ASSERT_EQ(r.code, 0) << r.err;
   const std::optional<fs::path> sidecar = file_ending(".json"), shot = file_ending(".png");

@@ -32,14 +32,23 @@ BlockSchedule x16() {
   return *block_schedule(VariantId::Fma4X16);
 }
 
+// A width x height frame of launch shape `shape`, at most max_iter steps, on `sm_count` SMs of
+// `warps_per_sm` warps (0: not known, as on the CPU path).
+FrameShape frame_shape(variants::Shape shape, int width, int height, unsigned max_iter,
+                       int sm_count = 0, int warps_per_sm = 0) {
+  FrameShape f;
+  f.shape = shape;
+  f.width = width;
+  f.height = height;
+  f.max_iter = max_iter;
+  f.sm_count = sm_count;
+  f.warps_per_sm = warps_per_sm;
+  return f;
+}
+
 // A 16x2 image on the grid's launch shape: one tile, the rest of its 16x16 block empty.
 FrameShape tile_shape(unsigned max_iter) {
-  FrameShape shape;
-  shape.shape = variants::Shape::Grid;
-  shape.width = 16;
-  shape.height = 2;
-  shape.max_iter = max_iter;
-  return shape;
+  return frame_shape(variants::Shape::Grid, 16, 2, max_iter);
 }
 
 // One 16x2 tile of a 16x2 image, counts row by row.
@@ -238,11 +247,7 @@ TEST(WholeKernel, PeriodicOrbitsLeaveTheLoopsBeforeTheCheckAsCounted) {
 }
 
 TEST(WholeKernel, AnotherShapesCountsAreRefused) {
-  FrameShape rows;
-  rows.shape = variants::Shape::Rows;
-  rows.width = 32;
-  rows.height = 2;
-  rows.max_iter = 10;
+  const FrameShape rows = frame_shape(variants::Shape::Rows, 32, 2, 10);
   const std::vector<unsigned> counts(64, 10);
   const WholeKernel w =
       model_whole_kernel(hand_cut(), tally_frame(x16(), rows, counts.data()), false, -1);
@@ -251,11 +256,7 @@ TEST(WholeKernel, AnotherShapesCountsAreRefused) {
 
 // Shape::Rows: a warp is 32 pixels of a row and then of the next, two copies of the orbit's code.
 TEST(FrameTally, RowsWarpsRunTwoRows) {
-  FrameShape rows;
-  rows.shape = variants::Shape::Rows;
-  rows.width = 32;
-  rows.height = 2;
-  rows.max_iter = 8;
+  const FrameShape rows = frame_shape(variants::Shape::Rows, 32, 2, 8);
   std::vector<unsigned> counts(64, 8);
   std::fill(counts.begin(), counts.begin() + 32, 1u);  // the first row escapes at once
   const BlockSchedule s = *block_schedule(VariantId::Fma4Rows);
@@ -292,13 +293,7 @@ TEST(FrameTally, QueueTakesUnitsThenTheTail) {
 // the tail and out (two); ordered by cost, at most four (the costly queue, the main one, the
 // costly rest, the tail).
 TEST(FrameTally, QueueWarpsChangeSegmentTwiceWithTilesInOrder) {
-  FrameShape shape;
-  shape.shape = variants::Shape::Queue;
-  shape.width = 32;
-  shape.height = 32;
-  shape.max_iter = 10;
-  shape.sm_count = 1;
-  shape.warps_per_sm = 64;
+  FrameShape shape = frame_shape(variants::Shape::Queue, 32, 32, 10, 1, 64);
   const std::vector<unsigned> counts(32 * 32, 10);
   FrameTally t = tally_frame(*block_schedule(VariantId::Fma4), shape, counts.data());
   // 32 tiles of 16x2: 32 warps of the 64 an SM holds; one take a tile.
@@ -410,13 +405,7 @@ TEST(KernelParts, PerturbCountsTheOrdinaryPixelsPath) {
   ASSERT_NE(f, nullptr);
   const KernelCut cut = cut_kernel(*f, VariantId::PerturbDouble);
   ASSERT_TRUE(cut.unusable.empty()) << cut.unusable;
-  FrameShape shape;
-  shape.shape = variants::Shape::Pixel;
-  shape.width = 16;
-  shape.height = 2;
-  shape.max_iter = 100;
-  shape.sm_count = 1;
-  shape.warps_per_sm = 1;
+  FrameShape shape = frame_shape(variants::Shape::Pixel, 16, 2, 100, 1, 1);
   const BlockSchedule s = *block_schedule(VariantId::PerturbDouble);
   auto model = [&](const std::vector<unsigned>& counts, int zero_offsets) {
     shape.zero_offsets = zero_offsets;
@@ -492,11 +481,7 @@ TEST(RefillRounds, LimitsBlockTheLanes) {
 TEST(FrameTally, RefillSimulatesItsWarps) {
   const BlockSchedule s = *block_schedule(VariantId::Fma4Refill);
   ASSERT_EQ(orbit_regions(s).size(), 2u);
-  FrameShape f;
-  f.shape = variants::Shape::Refill;
-  f.width = 16;
-  f.height = 32;
-  f.max_iter = 100;
+  FrameShape f = frame_shape(variants::Shape::Refill, 16, 32, 100);
   std::vector<unsigned> counts(16 * 32, 5);
   for (int lane = 8; lane < 32; ++lane) counts[(lane / 16) * 16 + lane % 16] = 40;
   EXPECT_FALSE(tally_frame(s, f, counts.data()).missing.empty());  // no warps known
@@ -664,11 +649,7 @@ TEST(KernelParts, CodeOnlyALoopsEscapeOrCountReachesRunsInThoseVisits) {
   EXPECT_EQ(every_warp, 3 + 2);  // the start, the store and EXIT
   // One 16x2 tile (of a block of eight) whose lanes all escape at step 3: three trips, the escape
   // path once, the count path never; the block's eight warps each run the start and the store.
-  FrameShape shape;
-  shape.shape = variants::Shape::Grid;
-  shape.width = 16;
-  shape.height = 2;
-  shape.max_iter = 100;
+  const FrameShape shape = tile_shape(100);
   const std::vector<unsigned> counts(32, 3);
   const WholeKernel w = model_whole_kernel(
       c, tally_frame(*block_schedule(VariantId::Fma5), shape, counts.data()), false, -1);
