@@ -160,6 +160,10 @@ GpuFrameStats& GpuFrameStats::operator+=(const GpuFrameStats& s) {
   resumable = resumable || s.resumable;
   pixels_finished += s.pixels_finished;
   pixels_pending += s.pixels_pending;
+  const bool rounds = perturb_rounds >= 0 && s.perturb_rounds >= 0;
+  perturb_rounds = rounds ? perturb_rounds + s.perturb_rounds : -1;
+  perturb_done_rounds = rounds ? perturb_done_rounds + s.perturb_done_rounds : -1;
+  perturb_rebase_rounds = rounds ? perturb_rebase_rounds + s.perturb_rebase_rounds : -1;
   return *this;
 }
 

@@ -56,7 +56,7 @@ struct GpuFrameStats {
   unsigned long long pixel_iters = 0;  // sum of per-pixel step counts
   unsigned long long warp_iters = 0;   // sum over warps of the warp's max step count
   double warps_launched = 0;           // the launches' warps (blocks x 8), summed
-  bool by_cost = false;  // tiles went costliest first, by the previous frame's costs
+  bool by_cost = false;                // tiles went costliest first, by the previous frame's costs
   // The frame ran the recording kernel: the view's tile costs were not yet this kernel's, or
   // the frame wanted per-pixel counts or per-tile efficiencies.
   bool recording = false;
@@ -66,6 +66,9 @@ struct GpuFrameStats {
   // unfinished (0 for whole orbits, whose launches finish every pixel they touch and count none).
   unsigned long long pixels_finished = 0;
   unsigned long long pixels_pending = 0;
+  // perturb's every-step kernel on the GPU: its warps' rounds, those with a finished lane and
+  // those with a rebase (PerturbTally's); -1 for every other frame.
+  double perturb_rounds = -1, perturb_done_rounds = -1, perturb_rebase_rounds = -1;
   // Sums the times, cycles, iterations and pixel counts; by_cost where every launch went by cost,
   // recording and resumable where any was.
   GpuFrameStats& operator+=(const GpuFrameStats& s);

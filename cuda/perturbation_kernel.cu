@@ -5,12 +5,14 @@
 #include <algorithm>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 #include "cuda_check.h"
 #include "device_buffer.h"
 #include "gpu_perturbation.h"
 #include "kernel_params.h"
 #include "measure_kit.h"
+#include "perturb_lockstep.cuh"
 #include "sm_id.cuh"
 #include "variants.h"
 
@@ -18,7 +20,16 @@ namespace mp {
 namespace {
 
 // The per-SM counters of a launch, in this order (SpanLayout::extras).
-enum Tally { kPixelIters, kIterated, kRebases, kWarpIterated, kTallies };
+enum Tally {
+  kPixelIters,
+  kIterated,
+  kRebases,
+  kWarpIterated,
+  kRounds,
+  kDoneRounds,
+  kRebaseRounds,
+  kTallies
+};
 
 __device__ unsigned warp_max(unsigned v) {
   for (int o = 16; o > 0; o >>= 1) v = max(v, __shfl_xor_sync(0xffffffffu, v, o));
@@ -61,9 +72,17 @@ __global__ void __launch_bounds__(kThreads)
     const int x = static_cast<int>(t % across * kTileW + lane % kTileW);
     const int y = static_cast<int>(t / across * kTileH + lane / kTileW);
     PerturbResult r;
-    if (x < rect.width && y < rect.height) {
+    const bool live = x < rect.width && y < rect.height;
+    // Lockstep for perturb's every step; perturb-x's mantissas rebase far more often, and left
+    // their loop together that way they ran up to a fifth slower (docs/measurements.md).
+    if constexpr (!kApprox && std::is_same_v<D, DeltaDouble>)
+      r = perturb_orbit_lockstep<D>(
+          ref, D::of(live ? pixel_dc(grid, rect.x0 + x, rect.y0 + y) : ComplexExp{}), max_iter,
+          live);
+    else if (live)
       r = perturb_orbit<D, kApprox>(ref, bla, D::of(pixel_dc(grid, rect.x0 + x, rect.y0 + y)),
                                     max_iter);
+    if (live) {
       const std::size_t i = static_cast<std::size_t>(y) * rect.width + x;
       out[i * kFloatsPerPixel] = perturb_smooth(r);
       out[i * kFloatsPerPixel + 1] = 0.0f;
@@ -77,6 +96,9 @@ __global__ void __launch_bounds__(kThreads)
       sums[kIterated] += tile_iterated;
       sums[kRebases] += tile_rebases;
       sums[kWarpIterated] += tile_slowest;
+      sums[kRounds] += r.rounds;  // the warp's: lane 0 ran them all (perturb_lockstep.cuh)
+      sums[kDoneRounds] += r.done_rounds;
+      sums[kRebaseRounds] += r.rebase_rounds;
     }
     // The divergence view's figure for the tile, at its place in the whole image's numbering
     // (kernel_params.h): rect starts on an even row, so a 16x2 tile here is one there.
@@ -227,6 +249,9 @@ GpuPerturbStats GpuPerturbation::render(DeltaFormat format, const DeepGrid& grid
   st.iterated = reading.extras[kIterated];
   st.rebases = reading.extras[kRebases];
   st.warp_iterated = reading.extras[kWarpIterated];
+  st.rounds = reading.extras[kRounds];
+  st.done_rounds = reading.extras[kDoneRounds];
+  st.rebase_rounds = reading.extras[kRebaseRounds];
   return st;
 }
 

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "cuda_check.h"
@@ -64,6 +65,45 @@ TEST_P(GpuPerturbationTest, CountsEqualTheCpuReference) {
   // A warp's slowest lane runs at least its average lane's steps and at most all of theirs.
   EXPECT_GE(gs.warp_iterated * 32, gs.iterated);
   EXPECT_LE(gs.warp_iterated, gs.iterated);
+}
+
+// perturb's every-step kernel runs its warps in lockstep (perturb_lockstep.cuh): the same counts
+// as the CPU's every step, and rounds that bound what they must: at least one a warp, none
+// without a step, and each rebase round holding at least one of the rebases and at most 32.
+TEST_F(GpuPerturbationWarps, EveryStepInLockstepCountsItsRounds) {
+  for (const auto& [cx, cy, span, iters] :
+       {std::tuple{"-1.99999999999999999999", "1.1e-20", "3e-20", 4000u},
+        std::tuple{"1.3e-51", "1", "3e-50", 3000u}}) {
+    const int w = 100, h = 38;  // partial tiles at the right: lanes without a pixel step too
+    const View view = *parse_view(cx, cy, span, iters);
+    const auto ref = reference_at(view.center_x, view.center_y, view, w, h, 1000);
+    const DeepGrid grid = deep_grid(*ref, view, w, h);
+    const std::size_t n = static_cast<std::size_t>(w) * h;
+    std::vector<float> cpu_out(n * 2);
+    std::vector<unsigned> cpu_counts(n), gpu_counts(n);
+    render_perturbation_cpu(DeltaFormat::Double, grid, whole_image(grid), ref->orbit.view(),
+                            BlaTables{}, iters, cpu_out.data(), cpu_counts.data());
+    GpuPerturbation gpu;
+    gpu.set_reference(ref->orbit.view(), ref->dbl.entries.data(), ref->extended.entries.data(),
+                      ref->flt.entries.data(), ref->extended.offset.data(), ref->extended.levels());
+    DeviceBuffer<float> out(n * 2);
+    DeviceBuffer<unsigned> counts(n);
+    const GpuPerturbStats s = gpu.render(DeltaFormat::Double, grid, whole_image(grid), iters,
+                                         out.get(), counts.get(), false);
+    CUDA_CHECK(
+        cudaMemcpy(gpu_counts.data(), counts.get(), n * sizeof(unsigned), cudaMemcpyDeviceToHost));
+    std::size_t same = 0;
+    for (std::size_t i = 0; i < n; ++i) same += gpu_counts[i] == cpu_counts[i];
+    EXPECT_GE(same, 0.995 * n) << cx;
+    EXPECT_EQ(s.iterated, s.pixel_iters) << cx;
+    const unsigned long long warps = static_cast<unsigned long long>(warp_count(w, h));
+    EXPECT_GE(s.rounds, warps) << cx;
+    EXPECT_LE(s.rounds, s.warp_iterated) << cx;
+    EXPECT_LE(s.rebase_rounds, s.rounds) << cx;
+    EXPECT_LE(s.rebase_rounds, s.rebases) << cx;
+    EXPECT_GE(s.rebase_rounds * 32, s.rebases) << cx;
+    EXPECT_GT(s.rebases, 0u) << cx << ": the case should rebase";
+  }
 }
 
 // The divergence view's figures of a deep frame rendered in bands: every tile of the image gets

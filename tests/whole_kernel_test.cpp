@@ -388,46 +388,59 @@ TEST(KernelParts, PerturbXAndFSayWhyNot) {
   }
 }
 
-// perturb on sm_90, one 16x2 tile (1 SM holding 1 warp), read off the listing by hand:
-// - a warp's start 0x0..0x190 (26) and its end 0x2360..0x2690 (52, lane 0's reductions taken);
-// - a take 0x1a0..0x2f0 (22), run for the tile and once more where none is left;
-// - the set-up 0x300..0x15b0 as an ordinary pixel runs it: 239 where the reference is the view's
-//   centre (the offsets' additions skip their 16 at 0xa80..0xb80 and 0xd20..0xe20 for the
-//   one at 0xb90 and 0xe30), 271 where it is not; never the sides for a zero or subnormal
-//   offset (0x640..0x6c0, 0x880..0x910) or an exponent out of range (0x1330.., 0x14a0..);
-// - the step 0x15c0..0x1810, 38, of which 18 up to the escape test's branch at 0x16d0: a warp
-//   whose last lanes escape leaves there;
-// - the finish from 0x1830 to the tile loop's branch back at 0x2350, 130 (the efficiency's
-//   division skipped: bench keeps none), and 0x1820's one where a lane ran to the limit.
-TEST(KernelParts, PerturbCountsTheOrdinaryPixelsPath) {
-  const auto fns = fixture("sm_90");
-  const sass::Function* f = sass::find_render_kernel(fns, sass::mangled_variant("PerturbDouble"));
-  ASSERT_NE(f, nullptr);
-  const KernelCut cut = cut_kernel(*f, VariantId::PerturbDouble);
-  ASSERT_TRUE(cut.unusable.empty()) << cut.unusable;
+// perturb on sm_90, one 16x2 tile (1 SM holding 1 warp), its warp in lockstep
+// (perturb_lockstep.cuh), read off the listing by hand:
+// - the steps' loop 0x1680..0x17f0, 24 a step, the vote and the branch back at its end: a warp
+//   leaves it together, so every step runs it whole;
+// - a round: the limit's test and the steps' set-up 0x1630..0x1670 (5), the code after the steps
+//   0x1800..0x1ad0 (46), less the rebase 0x1a10..0x1a80 (8), which runs only in the rounds with
+//   one (the finished lanes' reset is predicated: no path of its own on sm_90);
+// - the set-up as an ordinary pixel runs it: the offsets' additions skip their 16 where the
+//   reference is the view's centre (0xae0..0xbe0 and 0xda0..0xea0 for the one at 0xbf0 and 0xeb0).
+// On sm_86 ptxas branches to the reset: 0x1950..0x19b0 (7, with the branch over the rebase),
+// and the rebase is 0x19d0..0x1a10 (5).
+TEST(KernelParts, PerturbCountsItsStepsAndRounds) {
   FrameShape shape = frame_shape(variants::Shape::Pixel, 16, 2, 100, 1, 1);
   const BlockSchedule s = *block_schedule(VariantId::PerturbDouble);
-  auto model = [&](const std::vector<unsigned>& counts, int zero_offsets) {
+  auto model = [&](const KernelCut& cut, const std::vector<unsigned>& counts, int zero_offsets,
+                   double rounds, double done, double rebases) {
     shape.zero_offsets = zero_offsets;
+    shape.rounds = rounds;
+    shape.done_rounds = done;
+    shape.rebase_rounds = rebases;
     return model_whole_kernel(cut, tally_frame(s, shape, counts.data()), false, -1);
   };
-  // Every pixel escapes at step 5: 5 trips, the last to the escape test.
-  const WholeKernel centre = model(std::vector<unsigned>(32, 5), 3);
-  ASSERT_TRUE(centre.ok()) << centre.unusable;
-  EXPECT_DOUBLE_EQ(centre.part(KernelPart::StepLoop).mix.total(), 4 * 38 + 18);
-  EXPECT_DOUBLE_EQ(centre.instructions(), 26 + 52 + 2 * 22 + 239 + 4 * 38 + 18 + 130);
-  // The reference elsewhere (a nucleus in view): both offsets' additions run.
-  EXPECT_DOUBLE_EQ(model(std::vector<unsigned>(32, 5), 0).instructions(),
-                   26 + 52 + 2 * 22 + 271 + 4 * 38 + 18 + 130);
-  // Only dc0y zero: one addition runs, the other's one instruction.
-  EXPECT_DOUBLE_EQ(model(std::vector<unsigned>(32, 5), 2).instructions(),
-                   26 + 52 + 2 * 22 + 255 + 4 * 38 + 18 + 130);
-  // One lane runs to the limit: every trip whole, and the count's exit.
-  std::vector<unsigned> mixed(32, 5);
-  mixed[7] = 100;
-  EXPECT_DOUBLE_EQ(model(mixed, 3).instructions(), 26 + 52 + 2 * 22 + 239 + 100 * 38 + 1 + 130);
-  // Without the grid's offsets the set-up cannot be counted: said, not guessed.
-  EXPECT_FALSE(model(mixed, -1).ok());
+  auto cut_of = [](const char* arch) {
+    const auto fns = fixture(arch);
+    const sass::Function* f = sass::find_render_kernel(fns, sass::mangled_variant("PerturbDouble"));
+    EXPECT_NE(f, nullptr) << arch;
+    return f ? cut_kernel(*f, VariantId::PerturbDouble) : KernelCut{};
+  };
+  const KernelCut sm90 = cut_of("sm_90");
+  ASSERT_TRUE(sm90.unusable.empty()) << sm90.unusable;
+  // Every pixel escapes at step 5: 5 steps, one round, in which every lane finished.
+  const std::vector<unsigned> five(32, 5);
+  const WholeKernel one = model(sm90, five, 3, 1, 1, 0);
+  ASSERT_TRUE(one.ok()) << one.unusable;
+  EXPECT_DOUBLE_EQ(one.part(KernelPart::StepLoop).mix.total(), 5 * 24);
+  EXPECT_DOUBLE_EQ(one.part(KernelPart::PerBlock).mix.total(), 5 + 46 - 8);
+  // Two more rounds, both with a rebase: a round's code and the rebase's twice more; the finished
+  // lanes' rounds change nothing on sm_90.
+  const WholeKernel three = model(sm90, five, 3, 3, 3, 2);
+  EXPECT_DOUBLE_EQ(three.part(KernelPart::PerBlock).mix.total(), 3 * (5 + 46 - 8) + 2 * 8);
+  EXPECT_DOUBLE_EQ(three.instructions() - one.instructions(), 2 * (5 + 46 - 8) + 2 * 8);
+  EXPECT_DOUBLE_EQ(model(sm90, five, 3, 3, 1, 2).instructions(), three.instructions());
+  // The reference elsewhere (a nucleus in view): both offsets' additions run; one zero: one.
+  EXPECT_DOUBLE_EQ(model(sm90, five, 0, 1, 1, 0).instructions() - one.instructions(), 2 * 16);
+  EXPECT_DOUBLE_EQ(model(sm90, five, 2, 1, 1, 0).instructions() - one.instructions(), 16);
+  // Without the kernel's counts of its rounds (the CPU path) the model says so.
+  EXPECT_FALSE(model(sm90, five, 3, -1, -1, -1).ok());
+  // sm_86: the reset's path in the rounds with a finished lane, the rebase's in those with one.
+  const KernelCut sm86 = cut_of("sm_86");
+  ASSERT_TRUE(sm86.unusable.empty()) << sm86.unusable;
+  const double base = model(sm86, five, 3, 4, 0, 0).instructions();
+  EXPECT_DOUBLE_EQ(model(sm86, five, 3, 4, 3, 0).instructions() - base, 3 * 7);
+  EXPECT_DOUBLE_EQ(model(sm86, five, 3, 4, 0, 2).instructions() - base, 2 * 5);
 }
 
 // Lane refill's warps simulated (refill_rounds.h), counted by hand: a 16x32 frame (16 tiles),

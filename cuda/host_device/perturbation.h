@@ -105,6 +105,9 @@ struct PerturbResult {
   unsigned n = 0;
   unsigned iterated = 0;
   unsigned rebases = 0;
+  // perturb's every-step kernel on the GPU (perturb_lockstep.cuh): the warp's rounds, those with
+  // a finished lane and those with a rebase; 0 elsewhere.
+  unsigned rounds = 0, done_rounds = 0, rebase_rounds = 0;
   bool escaped = false;
   double zx = 0, zy = 0;  // z where it escaped
 };
@@ -117,13 +120,19 @@ enum class Next { Step, Escape, Rebase };
 // warp's slowest lane's steps run (iterated / (32 x that) is the SIMT efficiency of the steps run;
 // 0 where there are no warps). The GPU's launch tallies these, the CPU reference and every
 // caller's stats carry them.
+// perturb's every-step kernel also counts its warps' rounds (PerturbResult's), summed; the CPU
+// reference does not (0).
 struct PerturbTally {
   unsigned long long pixel_iters = 0, iterated = 0, rebases = 0, warp_iterated = 0;
+  unsigned long long rounds = 0, done_rounds = 0, rebase_rounds = 0;
   PerturbTally& operator+=(const PerturbTally& t) {
     pixel_iters += t.pixel_iters;
     iterated += t.iterated;
     rebases += t.rebases;
     warp_iterated += t.warp_iterated;
+    rounds += t.rounds;
+    done_rounds += t.done_rounds;
+    rebase_rounds += t.rebase_rounds;
     return *this;
   }
 };

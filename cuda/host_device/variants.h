@@ -285,7 +285,7 @@ struct Fma4Refill : ExactFma4 {
   // votes and the refill (the pixel's finish: MUFU.LG2 on the XU) laid out inside it; on sm_75
   // ptxas lays the refill out of line, and the innermost loop found is the replay's single step.
   static constexpr LoopMixes kLoop{
-      {6, 4, 0, 0, 2}, {71, 18, 1, 0, 7}, {71, 18, 1, 0, 7}, {71, 18, 1, 0, 7}, {73, 11, 1, 0, 7}};
+      {6, 4, 0, 0, 2}, {71, 19, 1, 0, 6}, {71, 19, 1, 0, 6}, {71, 19, 1, 0, 6}, {73, 12, 1, 0, 6}};
 };
 
 // fma4 in double precision: DADD + 3 DFMA per step on the FP64 pipe (half the FP32 rate on
@@ -366,15 +366,15 @@ struct PerturbDouble : PerturbVariant {
   static constexpr const char* kSummary =
       "perturbation from an MPFR reference orbit, differences in double: FP64 pipe + Z's load";
   static constexpr InstrMix step_mix(int) { return {0, 0, 0, 6, 0, 1}; }
-  // Per step: the 6, z = Z + d and |z|^2 against the bailout and |d|^2 (8 more FP64), Z's one
-  // 128-bit load and the rebase's predicated load of Z_0 (LSU), the counters and the rebase's
-  // predicated moves (IMAD.MOV on the FMA pipe, moves and compares on the ALU pipe, which ptxas
-  // balances differently on sm_90), two branches.
-  static constexpr LoopMixes kLoop{{16, 7, 0, 14, 2, 2},
-                                   {12, 7, 0, 14, 2, 2},
-                                   {13, 6, 0, 14, 2, 2},
-                                   {13, 6, 0, 14, 2, 2},
-                                   {13, 3, 0, 14, 6, 2}};
+  // Per step, the warp in lockstep (perturb_lockstep.cuh): the 6, z = Z + d and |z|^2 against
+  // the bailout and |d|^2 (8 more FP64), Z's one 128-bit load (LSU), the counters and the
+  // address (IMAD, VIADD: FMA pipe), the tests and the vote (ALU; sm_75 keeps more of its
+  // tests apart), the branch back. The rebase is in the round's code, out of the step.
+  static constexpr LoopMixes kLoop{{2, 9, 0, 14, 5, 1},
+                                   {2, 6, 0, 14, 2, 1},
+                                   {3, 6, 0, 14, 2, 1},
+                                   {3, 6, 0, 14, 2, 1},
+                                   {4, 3, 0, 14, 2, 1}};
 };
 // The same step with the difference's exponent kept apart (DeltaExp): any depth. In units of its
 // exponent a step is perturb's and two multiplies; the exponent moves, and the scale and dc made
@@ -390,11 +390,11 @@ struct PerturbExtended : PerturbVariant {
   // The loop as listed holds the rare paths inline (rescaling, the first step from 0, a Z as
   // small as d, a rebase's new exponent): a step runs few of them, so the listing's mix is far
   // more than a step issues (docs/model.md says what was tried to take them out of it).
-  static constexpr LoopMixes kLoop{{108, 195, 0, 105, 126, 2},
-                                   {110, 195, 0, 105, 110, 2},
-                                   {110, 195, 0, 105, 110, 2},
-                                   {110, 195, 0, 105, 110, 2},
-                                   {123, 179, 0, 105, 113, 2}};
+  static constexpr LoopMixes kLoop{{108, 242, 0, 105, 79, 2},
+                                   {110, 242, 0, 105, 63, 2},
+                                   {110, 242, 0, 105, 63, 2},
+                                   {110, 242, 0, 105, 63, 2},
+                                   {123, 226, 0, 105, 66, 2}};
 };
 
 // DeltaExp's scheme in float (DeltaFloat): the step on the FMA pipe instead of FP64, Z as a float
@@ -412,11 +412,11 @@ struct PerturbFloat : PerturbVariant {
   // As listed, with the rare paths: the exponent's arithmetic in double (FP64) where Z is near 0
   // and where a value falls below float's range, its conversions to and from float (F2F on the
   // XU pipe), and the wide Z's loads there (LSU).
-  static constexpr LoopMixes kLoop{{202, 362, 34, 141, 237, 3},
-                                   {200, 362, 34, 141, 201, 3},
-                                   {200, 362, 34, 141, 201, 3},
-                                   {200, 362, 34, 141, 201, 3},
-                                   {230, 337, 34, 141, 204, 3}};
+  static constexpr LoopMixes kLoop{{202, 412, 34, 141, 187, 3},
+                                   {200, 413, 34, 141, 150, 3},
+                                   {200, 413, 34, 141, 150, 3},
+                                   {200, 413, 34, 141, 150, 3},
+                                   {230, 386, 34, 141, 155, 3}};
 };
 
 // Steps per trip of the loop the model reads (the long blocks' where a variant has them).

@@ -37,6 +37,9 @@ void KernelPartsFeed::frame_done(gl::FramePipeline& pipeline, const Of& of, cons
     job.shape.by_cost = stats->by_cost;
     job.shape.warps_launched = stats->warps_launched;
     job.shape.launches = stats->launches;
+    job.shape.rounds = stats->perturb_rounds;
+    job.shape.done_rounds = stats->perturb_done_rounds;
+    job.shape.rebase_rounds = stats->perturb_rebase_rounds;
     job.run_warp_steps = static_cast<double>(stats->warp_iters);
   }
   if (device) {

@@ -64,6 +64,11 @@ nlohmann::json measured_json(const MeasuredRow& r) {
   nlohmann::json j = {{"tile_order", tile_order_name(r)}, {"kernel_build", r.kernel_build}};
   for (const SourceColumns& s : {events_columns(r.measured), clock64_columns(r.measured)})
     for (const MeasureColumn& c : s.columns) j[c.key] = c.value.value_or(0);
+  if (r.measured.rounds >= 0) {  // perturb's: the whole-kernel model's counts of its rounds
+    j["rounds"] = r.measured.rounds;
+    j["done_rounds"] = r.measured.done_rounds;
+    j["rebase_rounds"] = r.measured.rebase_rounds;
+  }
   return j;
 }
 

@@ -202,9 +202,10 @@ FrameTally tally_frame(const BlockSchedule& s, const FrameShape& f, const unsign
       return t;
     }
     if (f.launches > 1) {
-      t.missing = "lane refill: its trips and rounds come from a simulation of one launch's warps, "
-                  "and this frame went in " +
-                  std::to_string(f.launches) + " launches whose tiles it does not keep";
+      t.missing =
+          "lane refill: its trips and rounds come from a simulation of one launch's warps, "
+          "and this frame went in " +
+          std::to_string(f.launches) + " launches whose tiles it does not keep";
       return t;
     }
     const RefillRounds r =
@@ -227,6 +228,9 @@ FrameTally tally_frame(const BlockSchedule& s, const FrameShape& f, const unsign
     // on (k % 16, k / 16), taken by resident warps of 256-thread blocks; each warp's last take
     // finds none left.
     t.zero_offsets = f.zero_offsets;
+    t.rounds = f.rounds;
+    t.done_rounds = f.done_rounds;
+    t.rebase_rounds = f.rebase_rounds;
     constexpr int kTileW = 16, kTileH = 2;
     for (int y0 = 0; y0 < f.height; y0 += kTileH)
       for (int x0 = 0; x0 < f.width; x0 += kTileW) {

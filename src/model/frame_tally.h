@@ -40,6 +40,10 @@ struct FrameTally {
   // Lane refill: the rounds, passes and round paths its simulated warps ran (RefillPath); empty
   // for the other shapes.
   std::vector<double> refill_paths;
+  // perturb: its warps' rounds (leaving the steps' loop for a lane's escape or rebase, or the
+  // limit), those of them with a finished lane and those with a rebase, as the kernel counted
+  // them (-1: not counted).
+  double rounds = -1, done_rounds = -1, rebase_rounds = -1;
   double warp_steps = 0;   // each warp's slowest lane's steps, summed (the kernels' warp_iters)
   double pixel_steps = 0;  // every pixel's steps
 };
@@ -63,6 +67,9 @@ struct FrameShape {
   // Shape::Pixel (perturb): which of the grid's offsets from the reference are zero (bit 0: dc0x,
   // bit 1: dc0y; -1: not known), FrameTally's.
   int zero_offsets = -1;
+  // perturb: the warps' rounds, those with a finished lane and those with a rebase, as its
+  // kernel counted them (GpuFrameStats's; -1: not counted), FrameTally's.
+  double rounds = -1, done_rounds = -1, rebase_rounds = -1;
 };
 
 // FrameShape::zero_offsets of a perturbation frame over grid g.

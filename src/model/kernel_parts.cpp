@@ -306,11 +306,23 @@ KernelCut cut_kernel(const sass::Function& f, VariantId v) {
   std::optional<Span> tile_loop, unit_loop;
   for (const Span& o : others)
     if (o.contains(arithmetic.front()) && (!tile_loop || tile_loop->contains(o))) tile_loop = o;
-  if (tile_loop)
+  auto around = [&](const Span& in) {
+    std::optional<Span> out;
     for (const Span& o : others)
-      if (o.contains(*tile_loop) && !(o.first == tile_loop->first && o.last == tile_loop->last) &&
-          (!unit_loop || unit_loop->contains(o)))
-        unit_loop = o;
+      if (o.contains(in) && !(o.first == in.first && o.last == in.last) &&
+          (!out || out->contains(o)))
+        out = o;
+    return out;
+  };
+  if (tile_loop) unit_loop = around(*tile_loop);
+  // perturb's warps in lockstep (cuda/perturb_lockstep.cuh): between its steps' loop and its
+  // tile loop a loop of rounds, one for each time the warp leaves the steps together.
+  std::optional<Span> rounds_loop;
+  if (perturbation && unit_loop) {
+    rounds_loop = tile_loop;
+    tile_loop = unit_loop;
+    unit_loop = around(*tile_loop);
+  }
 
   auto heavy_of = [&](std::size_t a, std::size_t b) {
     double h = 0;
@@ -434,6 +446,44 @@ KernelCut cut_kernel(const sass::Function& f, VariantId v) {
     if (divides)
       for (std::size_t j = i + 1; j < to; ++j) efficiency[j] = true;
   }
+  // A round's code outside the steps runs once a round (0), but for its two conditional paths
+  // (perturb_lockstep.cuh): the finished lanes' reset (2), which ptxas predicates on some chips and
+  // branches to on others, and the rebase (1); -1 elsewhere. The forward branches within the
+  // round give them: either all to one join, the rebase after the last of them; or an if and
+  // else, the reset first (it ends in the branch over the else to the join), the else's test
+  // then the rebase.
+  std::vector<int> round_code(f.code.size(), -1);
+  if (rounds_loop) {
+    const Span& steps = arithmetic.front();
+    std::vector<std::pair<std::size_t, std::size_t>> tests, jumps;  // (branch, target)
+    for (std::size_t i = rounds_loop->first; i <= rounds_loop->last; ++i) {
+      if (steps.holds(i)) continue;
+      round_code[i] = 0;
+      const sass::Instruction& x = f.code[i];
+      if (!is_branch(x.base()) || !x.branch_target) continue;
+      const std::size_t to = index_at(*x.branch_target);
+      if (to <= i || !rounds_loop->holds(to)) continue;  // the back edge, the ways out
+      (x.predicate.empty() ? jumps : tests).push_back({i, to});
+    }
+    const bool one_join =
+        jumps.empty() && std::all_of(tests.begin(), tests.end(), [&](const auto& b) {
+          return b.second == tests.back().second;
+        });
+    const bool if_else = jumps.size() == 1 && tests.size() == 2 &&
+                         tests[0].second == jumps[0].first + 1 &&
+                         tests[1].first == tests[0].second && tests[1].second == jumps[0].second;
+    if (!one_join && !if_else) {
+      cut.unusable =
+          "perturb's round branches in ways other than a finished lane's reset and a "
+          "rebase (at " +
+          std::to_string(f.code[(tests.empty() ? jumps : tests).front().first].address) + ")";
+      return cut;
+    }
+    if (if_else)
+      for (std::size_t j = tests[0].first + 1; j <= jumps[0].first; ++j) round_code[j] = 2;
+    if (!tests.empty())
+      for (std::size_t j = tests.back().first + 1; j < tests.back().second; ++j) round_code[j] = 1;
+  }
   // perturb's set-up (the tile loop's code before the step loop) as an ordinary pixel walks it,
   // once for each way the grid's offsets from the reference may be zero (the reference at the
   // view's centre: then the additions of an offset skip theirs); and a tile's take, up to the
@@ -445,8 +495,9 @@ KernelCut cut_kernel(const sass::Function& f, VariantId v) {
       cut.unusable = "no loop of tiles around perturb's step loop";
       return cut;
     }
-    const OrdinaryPaths paths = ordinary_paths(f, tile_loop->first, arithmetic.front().first,
-                                               grid_offset_exponents(cut.arch));
+    const std::size_t setup_end = rounds_loop ? rounds_loop->first : arithmetic.front().first;
+    const OrdinaryPaths paths =
+        ordinary_paths(f, tile_loop->first, setup_end, grid_offset_exponents(cut.arch));
     if (!paths.ok || std::count(paths.params_read.begin(), paths.params_read.end(), true) != 2) {
       cut.unusable = paths.ok ? "perturb's set-up reads no offsets of the grid where the "
                                 "kernel's parameters hold them"
@@ -455,7 +506,7 @@ KernelCut cut_kernel(const sass::Function& f, VariantId v) {
     }
     for (std::size_t j = 0; j < paths.reached.size(); ++j)
       setup[tile_loop->first + j] = paths.reached[j];
-    for (std::size_t j = tile_loop->first; j < arithmetic.front().first; ++j) {
+    for (std::size_t j = tile_loop->first; j < setup_end; ++j) {
       const sass::Instruction& x = f.code[j];
       if (is_branch(x.base()) && x.branch_target && !tile_loop->holds(index_at(*x.branch_target))) {
         take_end = j + 1;
@@ -580,6 +631,9 @@ KernelCut cut_kernel(const sass::Function& f, VariantId v) {
       case PieceCount::QueueTrips:
       case PieceCount::SegmentChanges: return KernelPart::PerLaunch;
       case PieceCount::Warps: return queue ? KernelPart::PerLaunch : KernelPart::PerPixel;
+      case PieceCount::Rounds:
+      case PieceCount::DoneRounds:
+      case PieceCount::RebaseRounds: return KernelPart::PerBlock;
       default: return KernelPart::PerPixel;
     }
   };
@@ -600,6 +654,11 @@ KernelCut cut_kernel(const sass::Function& f, VariantId v) {
     if (f.code[i].base() == "EXIT" && f.code[i].predicate.empty()) end_of_kernel = i;
   auto context_of = [&](std::size_t i) -> Context {
     if (end_of_kernel < i && i < trap && ways[i] == 0) return {PieceCount::Never, 0, 0};
+    if (round_code[i] >= 0)
+      return {round_code[i] == 2   ? PieceCount::DoneRounds
+              : round_code[i] == 1 ? PieceCount::RebaseRounds
+                                   : PieceCount::Rounds,
+              0, 0};
     if (!refill_path.empty() && refill_path[i] >= 0)
       return {PieceCount::RefillPaths, refill_path[i], 0};
     if (setup[i] == 0) return {PieceCount::Unusual, 0, 0};

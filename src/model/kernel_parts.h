@@ -83,6 +83,12 @@ enum class PieceCount {
   GridOffsets,
   Unusual,
   RefillPaths,  // lane refill: the rounds, passes and round paths `index` (RefillPath) ran
+  // perturb's warps in lockstep: a round's code outside the steps, what only the rounds with a
+  // finished lane run (where ptxas branches to their reset) and what only those with a rebase
+  // run (FrameTally::rounds, done_rounds, rebase_rounds).
+  Rounds,
+  DoneRounds,
+  RebaseRounds,
 };
 
 struct KernelPiece {

@@ -11,6 +11,9 @@ struct FrameNumbers {         // measured
   double pixel_iters = 0;     // sum of per-pixel steps
   double warp_iters = 0;      // sum over warps of the slowest lane's steps
   double sm_cycles_mean = 0;  // the SMs' spans averaged over the SMs that ran warps
+  // perturb's every-step kernel: its warps' rounds, those with a finished lane and those with a
+  // rebase (-1 elsewhere).
+  double rounds = -1, done_rounds = -1, rebase_rounds = -1;
 };
 
 struct Metrics {

@@ -260,6 +260,12 @@ constexpr Row kEveryArch[] = {
     {"MOV", PipeClass::Alu},
     {"P2R", PipeClass::Alu},
     {"R2P", PipeClass::Alu},
+    // A warp's vote, and a register pair zeroed (or a special one read): the ALU, by sm_90's
+    // counters over perturb's lockstep loop (a vote a step) and its rounds (four predicated
+    // CS2R a round; docs/measurements.md); taken for the other chips unchecked (before: an issue
+    // slot only).
+    {"VOTE", PipeClass::Alu},
+    {"CS2R", PipeClass::Alu},
     // Float compares, selects and range checks (before). The sources speak of FP16x2
     // arithmetic only, not of HSETP2.
     {"FSETP", PipeClass::Alu},

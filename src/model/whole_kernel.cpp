@@ -51,6 +51,20 @@ WholeKernel model_whole_kernel(const KernelCut& cut, const FrameTally& t, bool s
         "model is not given them (bench's rows are)";
     return w;
   }
+  const bool rounds = std::any_of(cut.pieces.begin(), cut.pieces.end(), [](const KernelPiece& p) {
+    return p.count == PieceCount::Rounds;
+  });
+  if (rounds && (t.rounds < 0 || t.done_rounds < 0 || t.rebase_rounds < 0)) {
+    w.unusable =
+        "perturb's rounds (its warps leaving their steps together for a lane's escape or rebase) "
+        "are counted by its kernel on the GPU, and this frame has no such count";
+    return w;
+  }
+  if (rounds)
+    w.unplaced.push_back(
+        "perturb's rounds, those with a finished lane and those with a rebase: its kernel's "
+        "counts; a round's code counted whole, and its test of the limit not once more where a "
+        "warp ends there");
   if (grid_offsets) {
     w.unplaced.push_back(
         "perturb's set-up counted as a pixel of ordinary numbers runs it (no zero, subnormal or "
@@ -116,6 +130,9 @@ WholeKernel model_whole_kernel(const KernelCut& cut, const FrameTally& t, bool s
         times = t.zero_offsets >= 0 && (p.exits >> t.zero_offsets & 1) ? t.pixel_visits : 0;
         break;
       case PieceCount::Unusual: times = 0; break;
+      case PieceCount::Rounds: times = t.rounds; break;
+      case PieceCount::DoneRounds: times = t.done_rounds; break;
+      case PieceCount::RebaseRounds: times = t.rebase_rounds; break;
       case PieceCount::RefillPaths:
         times =
             static_cast<std::size_t>(p.index) < t.refill_paths.size() ? t.refill_paths[p.index] : 0;

@@ -27,6 +27,11 @@ GpuFrameStats DeepStats::frame_stats() const {
   // The steps run, not counted: a step the tables skipped is no lane's work.
   f.pixel_iters = iterated;
   f.warp_iters = warp_iterated;
+  if (gpu && !approximated && format == DeltaFormat::Double) {
+    f.perturb_rounds = static_cast<double>(rounds);
+    f.perturb_done_rounds = static_cast<double>(done_rounds);
+    f.perturb_rebase_rounds = static_cast<double>(rebase_rounds);
+  }
   return f;
 }
 

@@ -26,6 +26,9 @@ FrameNumbers frame_numbers(const GpuFrameStats& s) {
   f.pixel_iters = static_cast<double>(s.pixel_iters);
   f.warp_iters = static_cast<double>(s.warp_iters);
   f.sm_cycles_mean = s.sm_cycles_mean;
+  f.rounds = s.perturb_rounds;
+  f.done_rounds = s.perturb_done_rounds;
+  f.rebase_rounds = s.perturb_rebase_rounds;
   return f;
 }
 
@@ -197,6 +200,9 @@ void add_whole_kernel(MeasuredRow& row, const DeviceInfo& d, VariantId variant,
   shape.sm_count = d.sm_count;
   shape.warps_per_sm = max_warps_per_sm(d.cc_major, d.cc_minor);
   shape.zero_offsets = zero_offsets;
+  shape.rounds = s.perturb_rounds;
+  shape.done_rounds = s.perturb_done_rounds;
+  shape.rebase_rounds = s.perturb_rebase_rounds;
   row.whole =
       whole_kernel_of_frame(variant, l->whole, shape, counts, static_cast<double>(s.warp_iters));
   row.whole_busy.clear();

@@ -35,9 +35,10 @@
 namespace {
 
 constexpr const char* kPipes[] = {"issue", "FMA", "fmaheavy", "fmalite", "ALU", "XU", "FP64"};
-constexpr const char* kCountNames[] = {"trips",        "seconds", "reached", "pixel",   "warps",
-                                       "queue",        "segment", "exits",   "tallies", "blocks",
-                                       "efficiencies", "never",   "offsets", "unusual", "refill"};
+constexpr const char* kCountNames[] = {
+    "trips",   "seconds", "reached", "pixel",  "warps",        "queue",
+    "segment", "exits",   "tallies", "blocks", "efficiencies", "never",
+    "offsets", "unusual", "refill",  "rounds", "done rounds",  "rebase rounds"};
 
 int usage() {
   std::fprintf(stderr,
@@ -136,6 +137,10 @@ int main(int argc, char** argv) {
         render_perturbation_cpu(*perturbation, g, whole_image(g), ref->orbit.view(), BlaTables{},
                                 iters, out.data(), counts.data());
         shape.zero_offsets = zero_grid_offsets(g);
+        // perturb's rounds: the GPU's kernel counted them (the CPU reference does not).
+        shape.rounds = m.value("rounds", -1.0);
+        shape.done_rounds = m.value("done_rounds", -1.0);
+        shape.rebase_rounds = m.value("rebase_rounds", -1.0);
       } else {
         cpu.render(*id, pixel_grid(*view, w, h), iters, out.data(), counts.data());
       }
