@@ -392,6 +392,23 @@ TEST_F(ProgramTest, ACaptureAtADeepViewGivesThePerturbationsFigures) {
   EXPECT_TRUE(m.contains("rebases") && m.contains("skipped_by_approximation")) << m;
 }
 
+// --no-approximation reaches the window as it reaches render: a deep frame iterates every step,
+// none skipped by the bilinear tables (the frame bench and the whole-kernel model read).
+TEST_F(ProgramTest, NoApproximationMakesTheWindowsDeepFramesIterateEveryStep) {
+  if (const std::string why = no_window_keys(); !why.empty()) GTEST_SKIP() << why;
+  const Result w = run_with_keys(
+      "--cpu --frames 2000 --width 480 --height 270 --no-vsync --iters 3000 --no-approximation "
+      "--center -0.743643887037151,0.131825904205330 --span 1e-20" +
+          capture_dir(),
+      0.0, f12_then_escape());
+  ASSERT_EQ(w.code, 0) << w.err;
+  const std::optional<fs::path> sidecar = file_ending(".json");
+  ASSERT_TRUE(sidecar) << w.out;
+  const nlohmann::json m = nlohmann::json::parse(slurp(*sidecar)).at("frame").at("measured");
+  EXPECT_GT(m.at("pixel_iters").get<double>(), 0) << m;
+  EXPECT_EQ(m.at("skipped_by_approximation").get<double>(), 0) << m;
+}
+
 // A window resized past GL's texture limit (llvmpipe's is 16384) renders at
 // the limit and says so (the panel, and the capture's sidecar read here), and saves a size the
 // loader takes. 20000x16 rather than 20000x20000: the same limit, at a frame CI can afford.

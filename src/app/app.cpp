@@ -20,7 +20,9 @@
 #include "io/files.h"
 #include "io/printable.h"
 #include "kernel_params.h"
+#include "model/frame_tally.h"
 #include "model/variant_table.h"
+#include "session/deep_reference.h"
 
 namespace mp {
 namespace {
@@ -87,6 +89,9 @@ App::App(const WindowOptions& o)
   ex_.divergence = o.divergence;
   ex_.show_overlay = o.overlay;
   ex_.show_sass = o.sass_view;
+  // Deep views iterate every step where asked, as render and bench do (and then have a
+  // whole-kernel model: the bilinear tables' look-ups have none).
+  deep_.renderer().set_approximation(!o.no_approximation);
   ex_.colour = settings_.colour;
   ex_.ui_scale = laid_out_scale_ = settings_.ui_scale;
   fit_view_ = !o.view_given;
@@ -197,8 +202,8 @@ int App::run() {
       last = false;
     // A scripted screenshot shows the overlay's whole-kernel lines of the frame shown, once worked
     // out (a fraction of a second after the SASS is read).
-    if (last && !opts_.screenshot.empty() && ex_.show_overlay && report_ &&
-        !precision_.perturbation && !parts_.settled(kernel_parts_of()) && !closing()) {
+    if (last && !opts_.screenshot.empty() && ex_.show_overlay && report_ && frame_has_parts() &&
+        !parts_.settled(kernel_parts_of()) && !closing()) {
       last = false;
       settle_frames = 2;  // and two frames more once they are, for the overlay to fit them
     }
@@ -375,21 +380,31 @@ KernelPartsFeed::Of App::kernel_parts_of() const {
           report_->gpu && report_->of.divergence};
 }
 
+bool App::frame_has_parts() const {
+  if (!report_) return false;
+  return !report_->of.perturbation || (report_->deep && !report_->deep->approximated);
+}
+
 void App::ask_kernel_parts() {
-  if (precision_.perturbation || !report_) return;
+  if (!frame_has_parts()) return;
+  // A deep frame's set-up runs as the grid's offsets from the reference are zero or not.
+  int zero_offsets = -1;
+  if (const DeepReference* ref = deep_.status().reference; ref && report_->of.perturbation)
+    zero_offsets =
+        zero_grid_offsets(deep_grid(*ref, report_->of.view, report_->of.width, report_->of.height));
   parts_.frame_done(pipeline_, kernel_parts_of(), sass(), facts_.device ? &*facts_.device : nullptr,
-                    report_->gpu ? &report_->gpu_stats : nullptr);
+                    report_->gpu ? &report_->gpu_stats : nullptr, zero_offsets);
 }
 
 // The pipe rows by the whole kernel where its model of this frame is there, else by the step loop
 // (and the lines say the whole kernel is being counted); the parts' lines beside them.
 void App::show_kernel_parts(const CounterFigures* fresh_counters) {
   const KernelPartsFeed::Of of = kernel_parts_of();
-  if (report_ && report_->of.perturbation) {
+  if (report_ && !frame_has_parts()) {
     if (report_->metrics && facts_.rates) overlay_.update(report_->pipe_loads, fresh_counters);
     overlay_.set_parts_lines(
-        {{"Whole kernel: not modelled for the window's perturbation frames: they read the bilinear "
-          "approximation's tables, which the every-step kernel bench models does not",
+        {{"Whole kernel: not modelled for perturbation frames that read the bilinear "
+          "approximation's tables; frames of every step are (--no-approximation)",
           true}});
     return;
   }

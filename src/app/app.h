@@ -89,6 +89,9 @@ class App {
   // The whole-kernel model of the last frame for the overlay (kernel_parts_feed.h): what it is
   // of, asking for it, and the overlay's rows and lines once it is there.
   KernelPartsFeed::Of kernel_parts_of() const;
+  // Whether the frame shown has a whole-kernel model to ask for: a plain variant's, or a deep
+  // frame's that iterated every step (the bilinear tables' look-ups are not modelled).
+  bool frame_has_parts() const;
   void ask_kernel_parts();
   void show_kernel_parts(const CounterFigures* fresh_counters);
   void print_summary() const;  // --frames: what the frames cost

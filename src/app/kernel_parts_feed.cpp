@@ -7,7 +7,8 @@
 namespace mp {
 
 void KernelPartsFeed::frame_done(gl::FramePipeline& pipeline, const Of& of, const LoadedSass* sass,
-                                 const DeviceInfo* device, const GpuFrameStats* stats) {
+                                 const DeviceInfo* device, const GpuFrameStats* stats,
+                                 int zero_offsets) {
   if (last_asked_ && *last_asked_ == of) return;  // the same frame again ("live")
   // Until the SASS is read the frame is not taken as asked, so that the next one is counted.
   if (sass) last_asked_ = of;
@@ -31,6 +32,7 @@ void KernelPartsFeed::frame_done(gl::FramePipeline& pipeline, const Of& of, cons
   job.shape.height = of.size.second;
   job.shape.max_iter = of.view.max_iter;
   job.shape.efficiencies = of.efficiencies;
+  job.shape.zero_offsets = zero_offsets;
   job.cpu = !stats;
   job.orbits_cut = stats && stats->resumable;
   if (stats) {
@@ -128,7 +130,8 @@ std::vector<std::pair<std::string, bool>> KernelPartsFeed::lines(const Of& of,
   constexpr KernelPart kParts[] = {KernelPart::StepLoop, KernelPart::PerBlock, KernelPart::PerPixel,
                                    KernelPart::PerLaunch};
   constexpr const char* kWhat[] = {
-      "the long blocks' loop", "short first blocks, replays, single steps, between phases",
+      "the long blocks' loop (perturb: its steps)",
+      "short first blocks, replays, between phases; refill's and perturb's rounds",
       "set-up, finish, colouring value, tallies", "the queue, each warp's start and end"};
   for (int i = 0; i < kKernelPartCount; ++i) {
     const double n = w.part(kParts[i]).mix.total();

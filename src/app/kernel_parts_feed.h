@@ -34,9 +34,10 @@ class KernelPartsFeed {
     }
   };
   // A finished frame: `stats` is the GPU's (null on the CPU path, where the model is of the GPU
-  // kernel's parts for these pixels, its launch's warps left out), `device` the GPU's.
+  // kernel's parts for these pixels, its launch's warps left out), `device` the GPU's;
+  // `zero_offsets` a perturbation frame's (FrameShape's; -1 for the others).
   void frame_done(gl::FramePipeline& pipeline, const Of& of, const LoadedSass* sass,
-                  const DeviceInfo* device, const GpuFrameStats* stats);
+                  const DeviceInfo* device, const GpuFrameStats* stats, int zero_offsets = -1);
   // Takes a finished model: true when one came.
   bool poll();
   // The model of frame `of`, once worked out.
