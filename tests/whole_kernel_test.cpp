@@ -763,6 +763,21 @@ TEST(SassListingFile, ReadsAGzippedListingAndRefusesOtherFiles) {
   const LoadedSass read = sass_listing_file(gz.string(), "sm_90");
   EXPECT_TRUE(read.ok()) << read.source;
   EXPECT_NE(read.loop(VariantId::Fma4, sass::KernelBuild::Recording), nullptr);
+  // A listing of every architecture (cuobjdump without -arch): the asked one's kernels, not the
+  // first section's.
+  gzFile both = gzopen(gz.c_str(), "wb");
+  ASSERT_NE(both, nullptr);
+  for (const char* arch : {"sm_75", "sm_90"}) {
+    const std::string t = sass_fixture_text(arch);
+    ASSERT_EQ(gzwrite(both, t.data(), static_cast<unsigned>(t.size())), static_cast<int>(t.size()));
+  }
+  gzclose(both);
+  for (const char* arch : {"sm_75", "sm_90"}) {
+    const LoadedSass each = sass_listing_file(gz.string(), arch);
+    const LoopListing* l = each.loop(VariantId::Fma4, sass::KernelBuild::Recording);
+    ASSERT_NE(l, nullptr) << arch;
+    EXPECT_EQ(l->arch, sass::arch_number(arch)) << arch;
+  }
   std::filesystem::remove(gz);
   EXPECT_FALSE(sass_listing_file(gz.string(), "sm_90").ok());
   EXPECT_NE(sass_listing_file(gz.string(), "sm_90").source.find("could not read"),

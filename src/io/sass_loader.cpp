@@ -109,9 +109,18 @@ std::optional<std::string> run_captured(const std::vector<std::string>& argv, st
   return text;
 }
 
-// Every variant's step loop (and the sweep kernels') in cuobjdump's text, into `r`'s maps.
-void find_loops(const std::string& text, LoadedSass& r) {
-  const auto functions = sass::parse_cuobjdump(text);
+// Every variant's step loop (and the sweep kernels') in cuobjdump's text, into `r`'s maps;
+// `only_arch`: those of r.arch's section alone, as a listing of every architecture holds each
+// kernel once an architecture and the first would be another chip's.
+void find_loops(const std::string& text, LoadedSass& r, bool only_arch) {
+  auto functions = sass::parse_cuobjdump(text);
+  if (only_arch) {
+    const int arch = sass::arch_number(r.arch);
+    functions.erase(
+        std::remove_if(functions.begin(), functions.end(),
+                       [&](const sass::Function& f) { return sass::arch_number(f.arch) != arch; }),
+        functions.end());
+  }
   auto listing = [](const sass::Function* f) -> std::optional<LoopListing> {
     const auto candidates = f ? sass::step_loop_candidates(*f) : std::vector<sass::Loop>{};
     if (candidates.empty()) return std::nullopt;
@@ -145,11 +154,12 @@ void find_loops(const std::string& text, LoadedSass& r) {
       r.sin_balance[m] = *l;
 }
 
-// The loops of listing `text` into r; false, with r emptied but for its arch and `source` saying
-// why, where `what` could not be read.
-bool read_loops(const std::string& text, LoadedSass& r, const std::string& what) {
+// The loops of listing `text` into r (of r.arch's section alone where `only_arch`); false, with r
+// emptied but for its arch and `source` saying why, where `what` could not be read.
+bool read_loops(const std::string& text, LoadedSass& r, const std::string& what,
+                bool only_arch = false) {
   try {
-    find_loops(text, r);
+    find_loops(text, r, only_arch);
     return true;
   } catch (const std::exception& e) {
     const std::string arch = r.arch;
@@ -230,7 +240,7 @@ LoadedSass sass_listing_file(const std::string& path, const std::string& arch) {
     r.source = path + " is neither a SASS listing nor a gzip-ed one";
     return r;
   }
-  if (!read_loops(text, r, "the SASS of " + path)) return r;
+  if (!read_loops(text, r, "the SASS of " + path, true)) return r;
   r.source = r.ok() ? "the listing " + path : "no render kernels of " + arch + " in " + path;
   return r;
 }
@@ -278,7 +288,7 @@ LoadedSass load_kernel_sass_limited(const std::string& binary, int arch,
     return r;
   }
   try {
-    find_loops(*text, r);
+    find_loops(*text, r, false);
   } catch (const std::exception& e) {
     // Tool output must never take the app down: SASS it cannot model is no SASS, and says why.
     LoadedSass none;
