@@ -176,6 +176,25 @@ class ProgramTest : public ::testing::Test {
   std::string capture_dir() const {
     return " --capture-dir '" + dir_.string() + "'";
   }
+  // F12 on the CPU path at a view 1e-20 wide near the seahorse valley, with `flags` more: the
+  // capture's sidecar's measured figures of the frame; nothing, the failure added, where the window
+  // failed or wrote no sidecar.
+  std::optional<nlohmann::json> deep_capture(const std::string& flags) {
+    const Result w = run_with_keys(
+        "--cpu --frames 2000 --width 480 --height 270 --no-vsync --iters 3000" + flags +
+            " --center -0.743643887037151,0.131825904205330 --span 1e-20" + capture_dir(),
+        0.0, f12_then_escape());
+    if (w.code != 0) {
+      ADD_FAILURE() << "exit " << w.code << ": " << w.err;
+      return std::nullopt;
+    }
+    const std::optional<fs::path> sidecar = file_ending(".json");
+    if (!sidecar) {
+      ADD_FAILURE() << "no sidecar: " << w.out;
+      return std::nullopt;
+    }
+    return nlohmann::json::parse(slurp(*sidecar)).at("frame").at("measured");
+  }
 
   fs::path dir_;
 };
@@ -378,15 +397,9 @@ TEST_F(ProgramTest, ACaptureWaitsForTheFrameToFinish) {
 // render's sidecar does (steps skipped by the approximation, rebases), of the frame finished.
 TEST_F(ProgramTest, ACaptureAtADeepViewGivesThePerturbationsFigures) {
   if (const std::string why = no_window_keys(); !why.empty()) GTEST_SKIP() << why;
-  const Result w = run_with_keys(
-      "--cpu --frames 2000 --width 480 --height 270 --no-vsync --iters 3000 --center "
-      "-0.743643887037151,0.131825904205330 --span 1e-20" +
-          capture_dir(),
-      0.0, f12_then_escape());
-  ASSERT_EQ(w.code, 0) << w.err;
-  const std::optional<fs::path> sidecar = file_ending(".json");
-  ASSERT_TRUE(sidecar) << w.out;
-  const nlohmann::json m = nlohmann::json::parse(slurp(*sidecar)).at("frame").at("measured");
+  const std::optional<nlohmann::json> captured = deep_capture("");
+  ASSERT_TRUE(captured);
+  const nlohmann::json& m = *captured;
   EXPECT_GT(m.at("cpu_ms").get<double>(), 0) << m;
   EXPECT_GT(m.at("pixel_iters").get<double>(), 0) << m;
   EXPECT_TRUE(m.contains("rebases") && m.contains("skipped_by_approximation")) << m;
@@ -396,15 +409,9 @@ TEST_F(ProgramTest, ACaptureAtADeepViewGivesThePerturbationsFigures) {
 // none skipped by the bilinear tables (the frame bench and the whole-kernel model read).
 TEST_F(ProgramTest, NoApproximationMakesTheWindowsDeepFramesIterateEveryStep) {
   if (const std::string why = no_window_keys(); !why.empty()) GTEST_SKIP() << why;
-  const Result w = run_with_keys(
-      "--cpu --frames 2000 --width 480 --height 270 --no-vsync --iters 3000 --no-approximation "
-      "--center -0.743643887037151,0.131825904205330 --span 1e-20" +
-          capture_dir(),
-      0.0, f12_then_escape());
-  ASSERT_EQ(w.code, 0) << w.err;
-  const std::optional<fs::path> sidecar = file_ending(".json");
-  ASSERT_TRUE(sidecar) << w.out;
-  const nlohmann::json m = nlohmann::json::parse(slurp(*sidecar)).at("frame").at("measured");
+  const std::optional<nlohmann::json> captured = deep_capture(" --no-approximation");
+  ASSERT_TRUE(captured);
+  const nlohmann::json& m = *captured;
   EXPECT_GT(m.at("pixel_iters").get<double>(), 0) << m;
   EXPECT_EQ(m.at("skipped_by_approximation").get<double>(), 0) << m;
 }

@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "model/variant_table.h"
+#include "session/frame_report.h"
 
 namespace mp {
 
@@ -36,12 +37,7 @@ void KernelPartsFeed::frame_done(gl::FramePipeline& pipeline, const Of& of, cons
   job.cpu = !stats;
   job.orbits_cut = stats && stats->resumable;
   if (stats) {
-    job.shape.by_cost = stats->by_cost;
-    job.shape.warps_launched = stats->warps_launched;
-    job.shape.launches = stats->launches;
-    job.shape.rounds = stats->perturb_rounds;
-    job.shape.done_rounds = stats->perturb_done_rounds;
-    job.shape.rebase_rounds = stats->perturb_rebase_rounds;
+    take_launch_figures(job.shape, *stats);
     job.run_warp_steps = static_cast<double>(stats->warp_iters);
   }
   if (device) {

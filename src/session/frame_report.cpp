@@ -32,6 +32,15 @@ FrameNumbers frame_numbers(const GpuFrameStats& s) {
   return f;
 }
 
+void take_launch_figures(FrameShape& shape, const GpuFrameStats& s) {
+  shape.by_cost = s.by_cost;
+  shape.warps_launched = s.warps_launched;
+  shape.launches = s.launches;
+  shape.rounds = s.perturb_rounds;
+  shape.done_rounds = s.perturb_done_rounds;
+  shape.rebase_rounds = s.perturb_rebase_rounds;
+}
+
 FrameReport gpu_frame_report(const FrameOf& of, const GpuFrameStats& s, const DeviceFacts& device,
                              const LoadedSass* sass, int frames) {
   FrameReport r;
@@ -194,15 +203,10 @@ void add_whole_kernel(MeasuredRow& row, const DeviceInfo& d, VariantId variant,
   shape.width = row.width;
   shape.height = row.height;
   shape.max_iter = row.view.max_iter;
-  shape.by_cost = s.by_cost;
-  shape.warps_launched = s.warps_launched;
-  shape.launches = s.launches;
+  take_launch_figures(shape, s);
   shape.sm_count = d.sm_count;
   shape.warps_per_sm = max_warps_per_sm(d.cc_major, d.cc_minor);
   shape.zero_offsets = zero_offsets;
-  shape.rounds = s.perturb_rounds;
-  shape.done_rounds = s.perturb_done_rounds;
-  shape.rebase_rounds = s.perturb_rebase_rounds;
   row.whole =
       whole_kernel_of_frame(variant, l->whole, shape, counts, static_cast<double>(s.warp_iters));
   row.whole_busy.clear();

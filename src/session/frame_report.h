@@ -14,6 +14,7 @@
 #include "io/report.h"
 #include "io/sass_loader.h"
 #include "model/counter_figures.h"
+#include "model/frame_tally.h"
 #include "model/metrics.h"
 #include "model/pipe_load.h"
 #include "model/sass.h"
@@ -83,6 +84,9 @@ sass::KernelBuild build_of(const GpuFrameStats& s);
 InstrMix per_step_mix(VariantId variant, int arch, const LoadedSass* sass, sass::KernelBuild build);
 // A GPU frame's measurements, as the model takes them.
 FrameNumbers frame_numbers(const GpuFrameStats& s);
+// What a GPU frame's launches tell the whole-kernel model's frame shape: the tiles' order, the
+// warps and launches, and perturb's round counts.
+void take_launch_figures(FrameShape& shape, const GpuFrameStats& s);
 
 // A CUDA frame's report: measured, and modelled where `device` has pipe rates.
 FrameReport gpu_frame_report(const FrameOf& of, const GpuFrameStats& s, const DeviceFacts& device,
