@@ -75,11 +75,14 @@ __global__ void __launch_bounds__(kThreads)
     const bool live = x < rect.width && y < rect.height;
     // Lockstep for perturb's every step; perturb-x's mantissas rebase far more often, and left
     // their loop together that way they ran up to a fifth slower (docs/measurements.md).
-    if constexpr (!kApprox && std::is_same_v<D, DeltaDouble>)
+    if constexpr (!kApprox && std::is_same_v<D, DeltaDouble>) {
       r = perturb_orbit_lockstep<D>(
           ref, D::of(live ? pixel_dc(grid, rect.x0 + x, rect.y0 + y) : ComplexExp{}), max_iter,
           live);
-    else if (live)
+      // A lane without a pixel stepped with the others, but counts none of the pixels' steps
+      // (lane 0, which has the warp's rounds, always has one).
+      if (!live) r.n = r.iterated = 0;
+    } else if (live)
       r = perturb_orbit<D, kApprox>(ref, bla, D::of(pixel_dc(grid, rect.x0 + x, rect.y0 + y)),
                                     max_iter);
     if (live) {
