@@ -110,8 +110,8 @@ TEST_F(GpuPerturbationWarps, EveryStepInLockstepCountsItsRounds) {
     EXPECT_LE(s.rebase_rounds, s.rebases) << cx;
     EXPECT_GE(s.rebase_rounds * 32, s.rebases) << cx;
     EXPECT_GT(s.rebases, 0u) << cx << ": the case should rebase";
-    EXPECT_NEAR(static_cast<double>(s.rebases), static_cast<double>(cs.rebases),
-                0.01 * cs.rebases) << cx;
+    EXPECT_NEAR(static_cast<double>(s.rebases), static_cast<double>(cs.rebases), 0.01 * cs.rebases)
+        << cx;
   }
 }
 
