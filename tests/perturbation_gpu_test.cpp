@@ -69,8 +69,8 @@ TEST_P(GpuPerturbationTest, CountsEqualTheCpuReference) {
 
 // perturb's every-step kernel runs its warps in lockstep (perturb_lockstep.cuh): the same counts
 // and rebases as the CPU's every step, tallies of the pixels alone (not of the lanes without
-// one), and rounds that bound what they must: at least one a warp, none without a step, and each
-// rebase round holding at least one of the rebases and at most 32.
+// one), rounds that bound what they must (at least one a warp, none without a step, each rebase
+// round holding at least one of the rebases and at most 32), and the CPU reference's count of them.
 TEST_F(GpuPerturbationWarps, EveryStepInLockstepCountsItsRounds) {
   for (const auto& [cx, cy, span, iters] :
        {std::tuple{"-1.99999999999999999999", "1.1e-20", "3e-20", 4000u},
@@ -111,6 +111,16 @@ TEST_F(GpuPerturbationWarps, EveryStepInLockstepCountsItsRounds) {
     EXPECT_GE(s.rebase_rounds * 32, s.rebases) << cx;
     EXPECT_GT(s.rebases, 0u) << cx << ": the case should rebase";
     EXPECT_NEAR(static_cast<double>(s.rebases), static_cast<double>(cs.rebases), 0.01 * cs.rebases)
+        << cx;
+    // The CPU reference's warps count the rounds as the kernel runs them (lockstep_rounds.h).
+    ASSERT_TRUE(cs.lockstep_rounds);
+    EXPECT_NEAR(static_cast<double>(cs.rounds), static_cast<double>(s.rounds), 0.01 * s.rounds)
+        << cx;
+    EXPECT_NEAR(static_cast<double>(cs.done_rounds), static_cast<double>(s.done_rounds),
+                0.01 * s.done_rounds)
+        << cx;
+    EXPECT_NEAR(static_cast<double>(cs.rebase_rounds), static_cast<double>(s.rebase_rounds),
+                0.01 * s.rebase_rounds)
         << cx;
   }
 }

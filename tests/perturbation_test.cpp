@@ -239,6 +239,35 @@ TEST(Perturbation, AMinibrotOffTheReferenceIsExactByRebasing) {
   expect_accurate(compare(at, f, 1));
 }
 
+// perturb's every step on the CPU counts the rounds its warps would run in lockstep on the GPU
+// (render/lockstep_rounds.h): a 40x30 frame is 3 x 15 tiles of 16x2, the last column of tiles half
+// without pixels; each warp runs a round at least, at most one a step of its slowest lane.
+TEST(Perturbation, EveryStepInDoubleCountsTheWarpsRounds) {
+  const Location at = minibrot_near_i();
+  const int w = 40, h = 30;
+  const Frame f = perturbed(at, w, h, false);
+  ASSERT_TRUE(f.stats.lockstep_rounds);
+  unsigned long long warp_steps = 0;
+  for (int ty = 0; ty < h / 2; ++ty)
+    for (int tx = 0; tx < w; tx += 16) {
+      unsigned slowest = 0;
+      for (int y = 2 * ty; y < 2 * ty + 2; ++y)
+        for (int x = tx; x < std::min(tx + 16, w); ++x)
+          slowest = std::max(slowest, f.counts[static_cast<std::size_t>(y) * w + x]);
+      warp_steps += slowest;
+    }
+  EXPECT_GE(f.stats.rounds, 3u * 15u);
+  EXPECT_LE(f.stats.rounds, warp_steps);
+  EXPECT_GT(f.stats.rebase_rounds, 0u);
+  EXPECT_LE(f.stats.rebase_rounds, f.stats.rebases);
+  EXPECT_GE(f.stats.rebase_rounds * 32, f.stats.rebases);
+  EXPECT_LE(f.stats.done_rounds, f.stats.rounds);
+  // With the tables, or in another format, no lockstep kernel runs and no rounds are counted.
+  EXPECT_FALSE(perturbed(at, w, h, true).stats.lockstep_rounds);
+  EXPECT_FALSE(
+      perturbed(near_i(-300, 2000, DeltaFormat::Extended), 16, 4, false).stats.lockstep_rounds);
+}
+
 // At a nucleus the reference comes back to Z = 0, where a difference below double's range is
 // the pixel's z itself: its square must not be lost with the 2Z it is added to.
 TEST(Perturbation, TheExtendedStepKeepsTheSquareWhereTheReferenceIsZero) {

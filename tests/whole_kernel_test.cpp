@@ -433,7 +433,7 @@ TEST(KernelParts, PerturbCountsItsStepsAndRounds) {
   // The reference elsewhere (a nucleus in view): both offsets' additions run; one zero: one.
   EXPECT_DOUBLE_EQ(model(sm90, five, 0, 1, 1, 0).instructions() - one.instructions(), 2 * 16);
   EXPECT_DOUBLE_EQ(model(sm90, five, 2, 1, 1, 0).instructions() - one.instructions(), 16);
-  // Without the kernel's counts of its rounds (the CPU path) the model says so.
+  // Without counts of its rounds (a frame that read the tables) the model says so.
   EXPECT_FALSE(model(sm90, five, 3, -1, -1, -1).ok());
   // sm_86: the reset's path in the rounds with a finished lane, the rebase's in those with one.
   const KernelCut sm86 = cut_of("sm_86");

@@ -423,11 +423,18 @@ MP_HD int bla_level(const BlaView<typename D::Bla>& bla, typename D::Value d, un
   return lo;
 }
 
+// What perturb_orbit tells of each rebase: nothing (the CPU reference's warps record the steps
+// at which they come, src/render/lockstep_rounds.h).
+struct NoRebaseLog {
+  MP_HD void operator()(unsigned) const {}
+};
+
 // One pixel's orbit from d = 0 at reference index 0, to its escape or max_iter. kApprox: the
 // bilinear tables are looked up before each step (false: every step iterated, the tables unread).
-template <class D, bool kApprox>
+// on_rebase(n) after the rebase that follows step n.
+template <class D, bool kApprox, class OnRebase = NoRebaseLog>
 MP_HD PerturbResult perturb_orbit(RefOrbitView ref, const BlaView<typename D::Bla>& bla,
-                                  typename D::Dc dc, unsigned max_iter) {
+                                  typename D::Dc dc, unsigned max_iter, OnRebase on_rebase = {}) {
   PerturbResult r;
   typename D::Value d{};
   unsigned m = 0;
@@ -463,6 +470,7 @@ MP_HD PerturbResult perturb_orbit(RefOrbitView ref, const BlaView<typename D::Bl
         m = 0;
         z = RefPointF{};  // Z_0 = 0
         ++r.rebases;
+        on_rebase(r.n);
       }
     } else {
       double dx, dy;
@@ -482,6 +490,7 @@ MP_HD PerturbResult perturb_orbit(RefOrbitView ref, const BlaView<typename D::Bl
         // (docs/measurements.md).
         z = ref.z[0];
         ++r.rebases;
+        on_rebase(r.n);
       }
     }
   }

@@ -392,8 +392,10 @@ void App::ask_kernel_parts() {
   if (const DeepReference* ref = deep_.status().reference; ref && report_->of.perturbation)
     zero_offsets =
         zero_grid_offsets(deep_grid(*ref, report_->of.view, report_->of.width, report_->of.height));
+  const DeepStats* cpu_deep =
+      !report_->gpu && report_->deep && report_->deep->rounds_counted ? &*report_->deep : nullptr;
   parts_.frame_done(pipeline_, kernel_parts_of(), sass(), facts_.device ? &*facts_.device : nullptr,
-                    report_->gpu ? &report_->gpu_stats : nullptr, zero_offsets);
+                    report_->gpu ? &report_->gpu_stats : nullptr, zero_offsets, cpu_deep);
 }
 
 // The pipe rows by the whole kernel where its model of this frame is there, else by the step loop

@@ -9,7 +9,7 @@ namespace mp {
 
 void KernelPartsFeed::frame_done(gl::FramePipeline& pipeline, const Of& of, const LoadedSass* sass,
                                  const DeviceInfo* device, const GpuFrameStats* stats,
-                                 int zero_offsets) {
+                                 int zero_offsets, const PerturbTally* cpu_rounds) {
   if (last_asked_ && *last_asked_ == of) return;  // the same frame again ("live")
   // Until the SASS is read the frame is not taken as asked, so that the next one is counted.
   if (sass) last_asked_ = of;
@@ -39,6 +39,10 @@ void KernelPartsFeed::frame_done(gl::FramePipeline& pipeline, const Of& of, cons
   if (stats) {
     take_launch_figures(job.shape, *stats);
     job.run_warp_steps = static_cast<double>(stats->warp_iters);
+  } else if (cpu_rounds) {
+    job.shape.rounds = static_cast<double>(cpu_rounds->rounds);
+    job.shape.done_rounds = static_cast<double>(cpu_rounds->done_rounds);
+    job.shape.rebase_rounds = static_cast<double>(cpu_rounds->rebase_rounds);
   }
   if (device) {
     job.shape.sm_count = device->sm_count;

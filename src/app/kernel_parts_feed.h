@@ -16,6 +16,7 @@
 #include "model/pipe_load.h"
 #include "model/view.h"
 #include "model/whole_kernel.h"
+#include "perturbation.h"
 
 namespace mp {
 
@@ -35,9 +36,11 @@ class KernelPartsFeed {
   };
   // A finished frame: `stats` is the GPU's (null on the CPU path, where the model is of the GPU
   // kernel's parts for these pixels, its launch's warps left out), `device` the GPU's;
-  // `zero_offsets` a perturbation frame's (FrameShape's; -1 for the others).
+  // `zero_offsets` a perturbation frame's (FrameShape's; -1 for the others); `cpu_rounds` a
+  // perturbation frame's rounds as the CPU reference's warps ran them (null: not counted).
   void frame_done(gl::FramePipeline& pipeline, const Of& of, const LoadedSass* sass,
-                  const DeviceInfo* device, const GpuFrameStats* stats, int zero_offsets = -1);
+                  const DeviceInfo* device, const GpuFrameStats* stats, int zero_offsets = -1,
+                  const PerturbTally* cpu_rounds = nullptr);
   // Takes a finished model: true when one came.
   bool poll();
   // The model of frame `of`, once worked out.

@@ -57,14 +57,15 @@ WholeKernel model_whole_kernel(const KernelCut& cut, const FrameTally& t, bool s
   if (rounds && (t.rounds < 0 || t.done_rounds < 0 || t.rebase_rounds < 0)) {
     w.unusable =
         "perturb's rounds (its warps leaving their steps together for a lane's escape or rebase) "
-        "are counted by its kernel on the GPU, and this frame has no such count";
+        "are counted where every step is iterated in double (by the kernel on the GPU, by the CPU "
+        "reference's warps run as the kernel runs them), and this frame has no such count";
     return w;
   }
   if (rounds)
     w.unplaced.push_back(
-        "perturb's rounds, those with a finished lane and those with a rebase: its kernel's "
-        "counts; a round's code counted whole, and its test of the limit not once more where a "
-        "warp ends there");
+        "perturb's rounds, those with a finished lane and those with a rebase: the kernel's "
+        "counts on the GPU, the CPU reference's warps' on the CPU; a round's code counted whole, "
+        "and its test of the limit not once more where a warp ends there");
   if (grid_offsets) {
     w.unplaced.push_back(
         "perturb's set-up counted as a pixel of ordinary numbers runs it (no zero, subnormal or "

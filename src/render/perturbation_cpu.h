@@ -1,5 +1,5 @@
 // The CPU reference of the perturbation kernels: the same per-pixel code
-// (cuda/host_device/perturbation.h), threaded by rows.
+// (cuda/host_device/perturbation.h), threaded by rows of the kernels' 16x2 tiles.
 #pragma once
 
 #include <cstdint>
@@ -11,6 +11,9 @@ namespace mp {
 
 struct PerturbStats : PerturbTally {
   double ms = 0;  // wall time
+  // The rounds are counted (render/lockstep_rounds.h): perturb's every step, in double, with no
+  // tables.
+  bool lockstep_rounds = false;
 };
 
 // The tables of one reference orbit, in the formats the kernels read; null or empty: none.

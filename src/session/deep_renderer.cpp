@@ -5,6 +5,7 @@
 namespace mp {
 
 DeepStats& DeepStats::operator+=(const DeepStats& s) {
+  const bool first = launches == 0;
   PerturbTally::operator+=(s);
   ms += s.ms;
   launches += s.launches;
@@ -13,6 +14,7 @@ DeepStats& DeepStats::operator+=(const DeepStats& s) {
   sm_cycles_mean += s.sm_cycles_mean;
   sms_used = std::max(sms_used, s.sms_used);
   approximated = approximated || s.approximated;
+  rounds_counted = (first || rounds_counted) && s.rounds_counted;
   return *this;
 }
 
@@ -27,7 +29,7 @@ GpuFrameStats DeepStats::frame_stats() const {
   // The steps run, not counted: a step the tables skipped is no lane's work.
   f.pixel_iters = iterated;
   f.warp_iters = warp_iterated;
-  if (gpu && !approximated && format == DeltaFormat::Double) {
+  if (rounds_counted) {
     f.perturb_rounds = static_cast<double>(rounds);
     f.perturb_done_rounds = static_cast<double>(done_rounds);
     f.perturb_rebase_rounds = static_cast<double>(rebase_rounds);
@@ -69,6 +71,7 @@ DeepStats DeepRenderer::render(DeltaFormat format, const View& view, int width, 
     s.sm_cycles_mean = g.sm_cycles_mean;
     s.sms_used = g.sms_used;
     s.approximated = g.approximated;
+    s.rounds_counted = !g.approximated && format == DeltaFormat::Double;
     static_cast<PerturbTally&>(s) = g;
     return s;
   }
@@ -77,6 +80,8 @@ DeepStats DeepRenderer::render(DeltaFormat format, const View& view, int width, 
   const PerturbStats c = render_perturbation_cpu(format, grid, rect, ref.orbit.view(), tables,
                                                  view.max_iter, out, counts);
   s.ms = s.longest_ms = c.ms;
+  s.approximated = approximate_ && ref.extended.levels() > 0;  // as the GPU's launch decides
+  s.rounds_counted = c.lockstep_rounds;
   static_cast<PerturbTally&>(s) = c;
   return s;
 }

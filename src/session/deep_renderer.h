@@ -22,12 +22,15 @@ struct DeepStats : PerturbTally {
   int launches = 0;
   double longest_ms = 0;  // of the launches (or CPU calls)
   // On the GPU: each launch's SM cycles (the longest SM's span, and the SMs' mean span), summed
-  // over the launches, the most SMs a launch used, and whether they read the bilinear tables
-  // (false: every step iterated, the build the model reads).
+  // over the launches, the most SMs a launch used; on both paths whether they read the bilinear
+  // tables (false: every step iterated, the build the model reads).
   unsigned long long sm_cycles = 0;
   double sm_cycles_mean = 0;
   int sms_used = 0;
   bool approximated = false;
+  // Every band's perturb rounds were counted: by the every-step kernel on the GPU, by the CPU
+  // reference's warps (render/lockstep_rounds.h) on the CPU.
+  bool rounds_counted = false;
   DeepStats& operator+=(const DeepStats& s);
   // The GPU frame's figures as a plain frame's, of the steps run (iterated, not counted), its
   // warps' slowest lanes' as the warp-steps the model counts: what the bound, the overlay and the

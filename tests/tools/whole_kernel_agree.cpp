@@ -134,13 +134,17 @@ int main(int argc, char** argv) {
       if (perturbation) {
         const std::shared_ptr<const DeepReference> ref = make_reference(*view, w, h);
         const DeepGrid g = deep_grid(*ref, *view, w, h);
-        render_perturbation_cpu(*perturbation, g, whole_image(g), ref->orbit.view(), BlaTables{},
-                                iters, out.data(), counts.data());
+        const PerturbStats st =
+            render_perturbation_cpu(*perturbation, g, whole_image(g), ref->orbit.view(),
+                                    BlaTables{}, iters, out.data(), counts.data());
         shape.zero_offsets = zero_grid_offsets(g);
-        // perturb's rounds: the GPU's kernel counted them (the CPU reference does not).
-        shape.rounds = m.value("rounds", -1.0);
-        shape.done_rounds = m.value("done_rounds", -1.0);
-        shape.rebase_rounds = m.value("rebase_rounds", -1.0);
+        // perturb's rounds as the CPU reference's warps ran them (render/lockstep_rounds.h), as
+        // its steps are the CPU's.
+        if (st.lockstep_rounds) {
+          shape.rounds = static_cast<double>(st.rounds);
+          shape.done_rounds = static_cast<double>(st.done_rounds);
+          shape.rebase_rounds = static_cast<double>(st.rebase_rounds);
+        }
       } else {
         cpu.render(*id, pixel_grid(*view, w, h), iters, out.data(), counts.data());
       }
@@ -184,12 +188,21 @@ int main(int argc, char** argv) {
       char before[32] = "none";
       if (recorded > 0)
         std::snprintf(before, sizeof before, "%+5.1f%%", 100 * (recorded - counted) / counted);
-      std::printf("%-8s %-11s %s %.4g / %.4g %+5.1f%% (recorded model %s, steps %+.2f%%)%s\n",
+      // perturb's rounds, the CPU reference's against the kernel's.
+      std::string rounds;
+      if (shape.rounds >= 0 && m.value("rounds", 0.0) > 0) {
+        char cell[48];
+        std::snprintf(cell, sizeof cell, ", rounds %+.2f%%",
+                      100 * (shape.rounds - m.at("rounds").get<double>()) /
+                          m.at("rounds").get<double>());
+        rounds = cell;
+      }
+      std::printf("%-8s %-11s %s %.4g / %.4g %+5.1f%% (recorded model %s, steps %+.2f%%%s)%s\n",
                   view_name.c_str(), variant.c_str(), ok ? "ok  " : "MISS", model, counted, d,
                   before,
                   100 * (tally.warp_steps - m.at("warp_iters").get<double>()) /
                       m.at("warp_iters").get<double>(),
-                  cells.c_str());
+                  rounds.c_str(), cells.c_str());
       if (pieces) {
         std::printf("    parts (model / recorded model):");
         for (KernelPart part : {KernelPart::StepLoop, KernelPart::PerBlock, KernelPart::PerPixel,
