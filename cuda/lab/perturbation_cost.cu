@@ -1,8 +1,8 @@
 // perturbation-cost: the plain float step beside perturbation's step, in double and in the
 // extended range, at one view where every pixel runs all its steps (inside the main cardioid: no
-// escape, no divergence, no rebase), and what the bilinear approximation leaves to iterate there
-// and at a minibrot about 1.4e-99 across, in SM cycles per warp-step against the bound of each loop
-// (model/bound_model.h).
+// escape, no divergence, no rebase), the double step's arithmetic alone, and what the bilinear
+// approximation leaves to iterate there and at a minibrot about 1.4e-99 across, in SM cycles per
+// warp-step against the bound of each loop (model/bound_model.h).
 #include <memory>
 
 #include "common.cuh"
@@ -30,6 +30,30 @@ constexpr const char* kDeepY =
     "9.99999999999999999999999999999999999999999999999990391878093350454507784142698728212117335"
     "36976797498590850573760529183579836058283e-01";
 constexpr unsigned kDeepIters = 20000;
+
+constexpr int kArithmeticThreads = 256, kArithmeticBlocksPerSm = 6;  // perturb's 12 warps/SMSP
+constexpr unsigned kArithmeticSteps = 16384;
+
+// perturb's step arithmetic alone (DeltaDouble::step and the lockstep loop's escape and rebase
+// tests on z = Z + d: its 14 FP64 instructions), with Z a constant in registers and nothing
+// loaded or voted: what the FP64 pipe gives this chain of dependent operations. |2Z| < 1 keeps d
+// small, so no pixel escapes or rebases; the tests' count is written only where one did, which
+// keeps them in the loop.
+__global__ void __launch_bounds__(kArithmeticThreads)
+    step_arithmetic_kernel(double zx, double zy, unsigned steps, unsigned* hits, SmSpan span) {
+  const long long t_start = clock64();
+  const RefPoint z{zx, zy};
+  const DeltaDouble::Value dc{1e-9 * threadIdx.x, 1e-9 * blockIdx.x};
+  DeltaDouble::Value d{};
+  unsigned n = 0;
+  for (unsigned i = 0; i < steps; ++i) {
+    d = DeltaDouble::step(d, z, dc);
+    const double x = z.x + d.x, y = z.y + d.y, z2 = x * x + y * y;
+    n += z2 > kPerturbEscape2 || z2 < d.x * d.x + d.y * d.y;
+  }
+  if (n) atomicAdd(hits, n);
+  record_span(span, t_start);
+}
 
 // A frame's figures: SM cycles, and the warp-steps counted and run (the warps' slowest lanes').
 struct Frame {
@@ -112,6 +136,20 @@ ExperimentReport run_perturbation_cost(const DeviceInfo& d, CounterProbe* counte
         },
         counters);
   };
+  // The step's arithmetic alone, in as many warps as perturb's kernel keeps on an SM.
+  Bench bench(d, counters);
+  DeviceBuffer<unsigned> hits(1);
+  CUDA_CHECK(cudaMemset(hits.get(), 0, sizeof(unsigned)));
+  const unsigned arithmetic_blocks = static_cast<unsigned>(d.sm_count * kArithmeticBlocksPerSm);
+  const Sample a = bench.median([&](cudaStream_t stream, const SmSpan& span) {
+    step_arithmetic_kernel<<<arithmetic_blocks, kArithmeticThreads, 0, stream>>>(
+        0.2, 0.1, kArithmeticSteps, hits.get(), span);
+  });
+  const double arithmetic_steps =
+      static_cast<double>(arithmetic_blocks) * (kArithmeticThreads / 32) * kArithmeticSteps;
+  Frame arithmetic{a.sm_cycles, arithmetic_steps, arithmetic_steps, a.counters};
+  const double fp64_bound = compute_bound(rates, 1, InstrMix{0, 0, 0, 14, 0, 0}, 1).max_cycles;
+
   const auto shallow = reference(view, kIters);
   const Frame dbl_every = perturbed(*shallow, DeltaFormat::Double, kIters, false);
   const Frame ext_every = perturbed(*shallow, DeltaFormat::Extended, kIters, false);
@@ -141,6 +179,10 @@ ExperimentReport run_perturbation_cost(const DeviceInfo& d, CounterProbe* counte
       mix_text(variant_info(VariantId::Fma4Rows).per_iteration(arch)) + " a step");
   row("perturb: every step, differences in double", bound(VariantId::PerturbDouble), dbl_every,
       dbl_every.run, mix_text(variant_info(VariantId::PerturbDouble).per_iteration(arch)));
+  row("perturb's step arithmetic alone: Z constant, no load, no vote", fp64_bound, arithmetic,
+      arithmetic.run,
+      "its 14 FP64 (the bound); " + std::to_string(kArithmeticBlocksPerSm) + " blocks of " +
+          std::to_string(kArithmeticThreads) + " an SM, as perturb's kernel on sm_90");
   row("perturb-x: every step, the extended range", bound(VariantId::PerturbExtended), ext_every,
       ext_every.run, "an upper bound: the listing's rare paths counted as if run");
   row("perturb-f: every step, float with an exponent", bound(VariantId::PerturbFloat), float_every,
@@ -164,7 +206,11 @@ ExperimentReport run_perturbation_cost(const DeviceInfo& d, CounterProbe* counte
       fmt("%.1f", per_step(dbl_every, dbl_every.run) / p) +
       "x the float step here (its model says " +
       fmt("%.1f", bound(VariantId::PerturbDouble) / bound(VariantId::Fma4Rows)) +
-      "x), in the extended range " + fmt("%.1f", per_step(ext_every, ext_every.run) / p) +
+      "x): it keeps the FP64 pipe " +
+      fmt("%.0f%%", 100 * fp64_bound / per_step(dbl_every, dbl_every.run)) +
+      " busy, where its arithmetic alone, with nothing loaded or voted, keeps it " +
+      fmt("%.0f%%", 100 * fp64_bound / per_step(arithmetic, arithmetic.run)) +
+      "; in the extended range " + fmt("%.1f", per_step(ext_every, ext_every.run) / p) +
       "x, in float with an exponent " + fmt("%.1f", per_step(float_every, float_every.run) / p) +
       "x. Where the tables skip nothing their look-ups cost " +
       fmt("%.1f", per_step(dbl_tables, dbl_tables.counted) / per_step(dbl_every, dbl_every.run)) +
