@@ -32,26 +32,34 @@ constexpr const char* kDeepY =
 constexpr unsigned kDeepIters = 20000;
 
 constexpr int kArithmeticThreads = 256, kArithmeticBlocksPerSm = 6;  // perturb's 12 warps/SMSP
-constexpr unsigned kArithmeticSteps = 16384;
+constexpr long long kArithmeticCycles = 4000000;
 
 // perturb's step arithmetic alone (DeltaDouble::step and the lockstep loop's escape and rebase
 // tests on z = Z + d: its 14 FP64 instructions), with Z a constant in registers and nothing
-// loaded or voted: what the FP64 pipe gives this chain of dependent operations. |2Z| < 1 keeps d
-// small, so no pixel escapes or rebases; the tests' count is written only where one did, which
-// keeps them in the loop.
+// loaded or voted: what the FP64 pipe gives this chain of dependent operations. Every warp steps
+// for the same number of its SM's cycles, counting its steps, so that none runs on with fewer
+// beside it at the end (a fixed number of steps leaves such a tail, which lowers the figure:
+// docs/measurements.md). |2Z| < 1 keeps d small, so no pixel escapes or rebases; the tests' count
+// is written only where one did, which keeps them in the loop.
 __global__ void __launch_bounds__(kArithmeticThreads)
-    step_arithmetic_kernel(double zx, double zy, unsigned steps, unsigned* hits, SmSpan span) {
+    step_arithmetic_kernel(double zx, double zy, long long cycles, unsigned long long* steps,
+                           unsigned* hits, SmSpan span) {
   const long long t_start = clock64();
   const RefPoint z{zx, zy};
   const DeltaDouble::Value dc{1e-9 * threadIdx.x, 1e-9 * blockIdx.x};
   DeltaDouble::Value d{};
-  unsigned n = 0;
-  for (unsigned i = 0; i < steps; ++i) {
-    d = DeltaDouble::step(d, z, dc);
-    const double x = z.x + d.x, y = z.y + d.y, z2 = x * x + y * y;
-    n += z2 > kPerturbEscape2 || z2 < d.x * d.x + d.y * d.y;
-  }
-  if (n) atomicAdd(hits, n);
+  unsigned hit = 0;
+  unsigned long long n = 0;
+  do {
+    for (int i = 0; i < 64; ++i) {
+      d = DeltaDouble::step(d, z, dc);
+      const double x = z.x + d.x, y = z.y + d.y, z2 = x * x + y * y;
+      hit += z2 > kPerturbEscape2 || z2 < d.x * d.x + d.y * d.y;
+    }
+    n += 64;
+  } while (clock64() - t_start < cycles);
+  if ((threadIdx.x & 31) == 0) atomicAdd(steps, n);
+  if (hit) atomicAdd(hits, hit);
   record_span(span, t_start);
 }
 
@@ -136,18 +144,25 @@ ExperimentReport run_perturbation_cost(const DeviceInfo& d, CounterProbe* counte
         },
         counters);
   };
-  // The step's arithmetic alone, in as many warps as perturb's kernel keeps on an SM.
-  Bench bench(d, counters);
+  // The step's arithmetic alone, in as many warps as perturb's kernel keeps on an SM; a launch's
+  // figures are its SM cycles and the steps its warps ran in them.
+  Bench bench(d, nullptr);
+  DeviceBuffer<unsigned long long> stepped(1);
   DeviceBuffer<unsigned> hits(1);
   CUDA_CHECK(cudaMemset(hits.get(), 0, sizeof(unsigned)));
   const unsigned arithmetic_blocks = static_cast<unsigned>(d.sm_count * kArithmeticBlocksPerSm);
-  const Sample a = bench.median([&](cudaStream_t stream, const SmSpan& span) {
-    step_arithmetic_kernel<<<arithmetic_blocks, kArithmeticThreads, 0, stream>>>(
-        0.2, 0.1, kArithmeticSteps, hits.get(), span);
-  });
-  const double arithmetic_steps =
-      static_cast<double>(arithmetic_blocks) * (kArithmeticThreads / 32) * kArithmeticSteps;
-  Frame arithmetic{a.sm_cycles, arithmetic_steps, arithmetic_steps, a.counters};
+  const Frame arithmetic = median_frame(
+      [&] {
+        CUDA_CHECK(cudaMemset(stepped.get(), 0, sizeof(unsigned long long)));
+        const Sample a = bench.once([&](cudaStream_t stream, const SmSpan& span) {
+          step_arithmetic_kernel<<<arithmetic_blocks, kArithmeticThreads, 0, stream>>>(
+              0.2, 0.1, kArithmeticCycles, stepped.get(), hits.get(), span);
+        });
+        unsigned long long steps = 0;
+        CUDA_CHECK(cudaMemcpy(&steps, stepped.get(), sizeof steps, cudaMemcpyDeviceToHost));
+        return Frame{a.sm_cycles, static_cast<double>(steps), static_cast<double>(steps)};
+      },
+      counters);
   const double fp64_bound = compute_bound(rates, 1, InstrMix{0, 0, 0, 14, 0, 0}, 1).max_cycles;
 
   const auto shallow = reference(view, kIters);
