@@ -35,17 +35,20 @@ constexpr int kArithmeticThreads = 256, kArithmeticBlocksPerSm = 6;  // perturb'
 constexpr long long kArithmeticCycles = 4000000;
 
 // perturb's step arithmetic alone (DeltaDouble::step and the lockstep loop's escape and rebase
-// tests on z = Z + d: its 14 FP64 instructions), with Z a constant in registers and nothing
-// loaded or voted: what the FP64 pipe gives this chain of dependent operations. Every warp steps
-// for the same number of its SM's cycles, counting its steps, so that none runs on with fewer
-// beside it at the end (a fixed number of steps leaves such a tail, which lowers the figure:
+// tests on z = Z + d: its 14 FP64 instructions), nothing voted: what the FP64 pipe gives this
+// chain of dependent operations, with Z a constant in registers (orbit null) or loaded each step
+// from the orbit's points 0..last, as perturb's step loads it. Every warp steps for the same
+// number of its SM's cycles, counting its steps, so that none runs on with fewer beside it at the
+// end (a fixed number of steps leaves such a tail, which lowers the figure:
 // docs/measurements.md). |2Z| < 1 keeps d small, so no pixel escapes or rebases; the tests' count
 // is written only where one did, which keeps them in the loop.
+template <bool kLoad>
 __global__ void __launch_bounds__(kArithmeticThreads)
-    step_arithmetic_kernel(double zx, double zy, long long cycles, unsigned long long* steps,
-                           unsigned* hits, SmSpan span) {
+    step_arithmetic_kernel(const RefPoint* orbit, unsigned last, long long cycles,
+                           unsigned long long* steps, unsigned* hits, SmSpan span) {
   const long long t_start = clock64();
-  const RefPoint z{zx, zy};
+  RefPoint z = kLoad ? orbit[0] : RefPoint{0.2, 0.1};
+  unsigned m = 0;
   const DeltaDouble::Value dc{1e-9 * threadIdx.x, 1e-9 * blockIdx.x};
   DeltaDouble::Value d{};
   unsigned hit = 0;
@@ -53,6 +56,10 @@ __global__ void __launch_bounds__(kArithmeticThreads)
   do {
     for (int i = 0; i < 64; ++i) {
       d = DeltaDouble::step(d, z, dc);
+      if (kLoad) {
+        m = m < last ? m + 1 : 0;
+        z = orbit[m];
+      }
       const double x = z.x + d.x, y = z.y + d.y, z2 = x * x + y * y;
       hit += z2 > kPerturbEscape2 || z2 < d.x * d.x + d.y * d.y;
     }
@@ -144,28 +151,37 @@ ExperimentReport run_perturbation_cost(const DeviceInfo& d, CounterProbe* counte
         },
         counters);
   };
-  // The step's arithmetic alone, in as many warps as perturb's kernel keeps on an SM; a launch's
+  const auto shallow = reference(view, kIters);
+  // The step's arithmetic, in as many warps as perturb's kernel keeps on an SM, Z a constant or
+  // loaded from the shallow view's orbit (inside the main cardioid: |2Z| < 1 there); a launch's
   // figures are its SM cycles and the steps its warps ran in them.
   Bench bench(d, nullptr);
+  DeviceBuffer<RefPoint> orbit(shallow->orbit.view().length);
+  CUDA_CHECK(cudaMemcpy(orbit.get(), shallow->orbit.view().z, orbit.size() * sizeof(RefPoint),
+                        cudaMemcpyHostToDevice));
   DeviceBuffer<unsigned long long> stepped(1);
   DeviceBuffer<unsigned> hits(1);
   CUDA_CHECK(cudaMemset(hits.get(), 0, sizeof(unsigned)));
   const unsigned arithmetic_blocks = static_cast<unsigned>(d.sm_count * kArithmeticBlocksPerSm);
-  const Frame arithmetic = median_frame(
-      [&] {
-        CUDA_CHECK(cudaMemset(stepped.get(), 0, sizeof(unsigned long long)));
-        const Sample a = bench.once([&](cudaStream_t stream, const SmSpan& span) {
-          step_arithmetic_kernel<<<arithmetic_blocks, kArithmeticThreads, 0, stream>>>(
-              0.2, 0.1, kArithmeticCycles, stepped.get(), hits.get(), span);
-        });
-        unsigned long long steps = 0;
-        CUDA_CHECK(cudaMemcpy(&steps, stepped.get(), sizeof steps, cudaMemcpyDeviceToHost));
-        return Frame{a.sm_cycles, static_cast<double>(steps), static_cast<double>(steps)};
-      },
-      counters);
+  auto arithmetic_frame = [&](auto kernel) {
+    return median_frame(
+        [&] {
+          CUDA_CHECK(cudaMemset(stepped.get(), 0, sizeof(unsigned long long)));
+          const Sample a = bench.once([&](cudaStream_t stream, const SmSpan& span) {
+            kernel<<<arithmetic_blocks, kArithmeticThreads, 0, stream>>>(
+                orbit.get(), shallow->orbit.view().last, kArithmeticCycles, stepped.get(),
+                hits.get(), span);
+          });
+          unsigned long long steps = 0;
+          CUDA_CHECK(cudaMemcpy(&steps, stepped.get(), sizeof steps, cudaMemcpyDeviceToHost));
+          return Frame{a.sm_cycles, static_cast<double>(steps), static_cast<double>(steps)};
+        },
+        counters);
+  };
+  const Frame arithmetic = arithmetic_frame(step_arithmetic_kernel<false>);
+  const Frame arithmetic_load = arithmetic_frame(step_arithmetic_kernel<true>);
   const double fp64_bound = compute_bound(rates, 1, InstrMix{0, 0, 0, 14, 0, 0}, 1).max_cycles;
 
-  const auto shallow = reference(view, kIters);
   const Frame dbl_every = perturbed(*shallow, DeltaFormat::Double, kIters, false);
   const Frame ext_every = perturbed(*shallow, DeltaFormat::Extended, kIters, false);
   const Frame float_every = perturbed(*shallow, DeltaFormat::Float, kIters, false);
@@ -198,6 +214,8 @@ ExperimentReport run_perturbation_cost(const DeviceInfo& d, CounterProbe* counte
       arithmetic.run,
       "its 14 FP64 (the bound); " + std::to_string(kArithmeticBlocksPerSm) + " blocks of " +
           std::to_string(kArithmeticThreads) + " an SM, as perturb's kernel on sm_90");
+  row("the same with Z loaded each step from the orbit, no vote", fp64_bound, arithmetic_load,
+      arithmetic_load.run, "its 14 FP64 and Z's load (LSU), as perturb's step has them");
   row("perturb-x: every step, the extended range", bound(VariantId::PerturbExtended), ext_every,
       ext_every.run, "an upper bound: the listing's rare paths counted as if run");
   row("perturb-f: every step, float with an exponent", bound(VariantId::PerturbFloat), float_every,
@@ -224,9 +242,12 @@ ExperimentReport run_perturbation_cost(const DeviceInfo& d, CounterProbe* counte
       "x): it keeps the FP64 pipe " +
       fmt("%.0f%%", 100 * fp64_bound / per_step(dbl_every, dbl_every.run)) +
       " busy, where its arithmetic alone, with nothing loaded or voted, keeps it " +
-      fmt("%.0f%%", 100 * fp64_bound / per_step(arithmetic, arithmetic.run)) +
-      "; in the extended range " + fmt("%.1f", per_step(ext_every, ext_every.run) / p) +
-      "x, in float with an exponent " + fmt("%.1f", per_step(float_every, float_every.run) / p) +
+      fmt("%.0f%%", 100 * fp64_bound / per_step(arithmetic, arithmetic.run)) + ", and " +
+      fmt("%.0f%%", 100 * fp64_bound / per_step(arithmetic_load, arithmetic_load.run)) +
+      " with Z's load"
+      "; in the extended range " +
+      fmt("%.1f", per_step(ext_every, ext_every.run) / p) + "x, in float with an exponent " +
+      fmt("%.1f", per_step(float_every, float_every.run) / p) +
       "x. Where the tables skip nothing their look-ups cost " +
       fmt("%.1f", per_step(dbl_tables, dbl_tables.counted) / per_step(dbl_every, dbl_every.run)) +
       "x the step; at the minibrot they leave " + fmt("%.2f%%", 100 * deep_share) +
