@@ -24,6 +24,7 @@ PerturbStats render_tiles(const DeepGrid& grid, PixelRect rect, RefOrbitView ref
   const bool rounds = std::is_same_v<D, DeltaDouble> && bla.levels == 0;
   const int across = (rect.width + kTileW - 1) / kTileW;
   const int tiles = across * ((rect.height + kTileH - 1) / kTileH);
+  threads = std::min<unsigned>(threads, std::max(tiles, 1));
   std::atomic<int> next_tile{0};
   std::vector<PerturbStats> part(threads);
   std::vector<std::thread> pool;
@@ -75,8 +76,6 @@ PerturbStats render_perturbation_cpu(DeltaFormat format, const DeepGrid& grid, P
                                      float* out, unsigned* counts, unsigned threads) {
   const auto start = std::chrono::steady_clock::now();
   if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
-  threads =
-      std::min<unsigned>(threads, std::max((rect.width + 15) / 16 * ((rect.height + 1) / 2), 1));
   PerturbStats s;
   if (format == DeltaFormat::Double) {
     const BlaView<BlaD> v = bla.dbl ? bla.dbl->view() : BlaView<BlaD>{};
