@@ -113,7 +113,7 @@ TEST_F(GpuPerturbationWarps, EveryStepInLockstepCountsItsRounds) {
     EXPECT_NEAR(static_cast<double>(s.rebases), static_cast<double>(cs.rebases), 0.01 * cs.rebases)
         << cx;
     // The CPU reference's warps count the rounds as the kernel runs them (lockstep_rounds.h).
-    ASSERT_TRUE(cs.lockstep_rounds);
+    ASSERT_TRUE(cs.rounds_counted);
     EXPECT_NEAR(static_cast<double>(cs.rounds), static_cast<double>(s.rounds), 0.01 * s.rounds)
         << cx;
     EXPECT_NEAR(static_cast<double>(cs.done_rounds), static_cast<double>(s.done_rounds),

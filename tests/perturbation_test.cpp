@@ -246,7 +246,7 @@ TEST(Perturbation, EveryStepInDoubleCountsTheWarpsRounds) {
   const Location at = minibrot_near_i();
   const int w = 40, h = 30;
   const Frame f = perturbed(at, w, h, false);
-  ASSERT_TRUE(f.stats.lockstep_rounds);
+  ASSERT_TRUE(f.stats.rounds_counted);
   unsigned long long warp_steps = 0;
   for (int ty = 0; ty < h / 2; ++ty)
     for (int tx = 0; tx < w; tx += 16) {
@@ -263,9 +263,9 @@ TEST(Perturbation, EveryStepInDoubleCountsTheWarpsRounds) {
   EXPECT_GE(f.stats.rebase_rounds * 32, f.stats.rebases);
   EXPECT_LE(f.stats.done_rounds, f.stats.rounds);
   // With the tables, or in another format, no lockstep kernel runs and no rounds are counted.
-  EXPECT_FALSE(perturbed(at, w, h, true).stats.lockstep_rounds);
+  EXPECT_FALSE(perturbed(at, w, h, true).stats.rounds_counted);
   EXPECT_FALSE(
-      perturbed(near_i(-300, 2000, DeltaFormat::Extended), 16, 4, false).stats.lockstep_rounds);
+      perturbed(near_i(-300, 2000, DeltaFormat::Extended), 16, 4, false).stats.rounds_counted);
 }
 
 // At a nucleus the reference comes back to Z = 0, where a difference below double's range is

@@ -36,7 +36,7 @@ constexpr long long kArithmeticCycles = 4000000;
 
 // perturb's step arithmetic alone (DeltaDouble::step and the lockstep loop's escape and rebase
 // tests on z = Z + d: its 14 FP64 instructions), nothing voted: what the FP64 pipe gives this
-// chain of dependent operations, with Z a constant in registers (orbit null) or loaded each step
+// chain of dependent operations, with Z a constant in registers (kLoad false) or loaded each step
 // from the orbit's points 0..last, as perturb's step loads it. Every warp steps for the same
 // number of its SM's cycles, counting its steps, so that none runs on with fewer beside it at the
 // end (a fixed number of steps leaves such a tail, which lowers the figure:

@@ -40,9 +40,7 @@ void KernelPartsFeed::frame_done(gl::FramePipeline& pipeline, const Of& of, cons
     take_launch_figures(job.shape, *stats);
     job.run_warp_steps = static_cast<double>(stats->warp_iters);
   } else if (cpu_rounds) {
-    job.shape.rounds = static_cast<double>(cpu_rounds->rounds);
-    job.shape.done_rounds = static_cast<double>(cpu_rounds->done_rounds);
-    job.shape.rebase_rounds = static_cast<double>(cpu_rounds->rebase_rounds);
+    take_rounds(job.shape, *cpu_rounds);
   }
   if (device) {
     job.shape.sm_count = device->sm_count;

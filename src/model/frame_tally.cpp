@@ -128,6 +128,12 @@ struct WarpVisit {
 
 }  // namespace
 
+void take_rounds(FrameShape& shape, const PerturbTally& t) {
+  shape.rounds = static_cast<double>(t.rounds);
+  shape.done_rounds = static_cast<double>(t.done_rounds);
+  shape.rebase_rounds = static_cast<double>(t.rebase_rounds);
+}
+
 int zero_grid_offsets(const DeepGrid& g) {
   return (g.dc0x.m == 0 ? 1 : 0) | (g.dc0y.m == 0 ? 2 : 0);
 }

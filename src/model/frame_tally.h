@@ -72,6 +72,10 @@ struct FrameShape {
   double rounds = -1, done_rounds = -1, rebase_rounds = -1;
 };
 
+// perturb's rounds into the shape: those a frame's tallies counted (the kernel's on the GPU, the
+// CPU reference's warps' on the CPU).
+void take_rounds(FrameShape& shape, const PerturbTally& t);
+
 // FrameShape::zero_offsets of a perturbation frame over grid g.
 int zero_grid_offsets(const DeepGrid& g);
 

@@ -65,7 +65,7 @@ PerturbStats render_tiles(const DeepGrid& grid, PixelRect rect, RefOrbitView ref
   for (std::thread& th : pool) th.join();
   PerturbStats total;
   for (const PerturbStats& p : part) total += p;  // the tallies; the wall time is the caller's
-  total.lockstep_rounds = rounds;
+  total.rounds_counted = rounds;
   return total;
 }
 

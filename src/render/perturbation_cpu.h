@@ -13,7 +13,7 @@ struct PerturbStats : PerturbTally {
   double ms = 0;  // wall time
   // The rounds are counted (render/lockstep_rounds.h): perturb's every step, in double, with no
   // tables.
-  bool lockstep_rounds = false;
+  bool rounds_counted = false;
 };
 
 // The tables of one reference orbit, in the formats the kernels read; null or empty: none.

@@ -81,7 +81,7 @@ DeepStats DeepRenderer::render(DeltaFormat format, const View& view, int width, 
                                                  view.max_iter, out, counts);
   s.ms = s.longest_ms = c.ms;
   s.approximated = approximate_ && ref.extended.levels() > 0;  // as the GPU's launch decides
-  s.rounds_counted = c.lockstep_rounds;
+  s.rounds_counted = c.rounds_counted;
   static_cast<PerturbTally&>(s) = c;
   return s;
 }

@@ -140,11 +140,7 @@ int main(int argc, char** argv) {
         shape.zero_offsets = zero_grid_offsets(g);
         // perturb's rounds as the CPU reference's warps ran them (render/lockstep_rounds.h), as
         // its steps are the CPU's.
-        if (st.lockstep_rounds) {
-          shape.rounds = static_cast<double>(st.rounds);
-          shape.done_rounds = static_cast<double>(st.done_rounds);
-          shape.rebase_rounds = static_cast<double>(st.rebase_rounds);
-        }
+        if (st.rounds_counted) take_rounds(shape, st);
       } else {
         cpu.render(*id, pixel_grid(*view, w, h), iters, out.data(), counts.data());
       }
@@ -192,9 +188,9 @@ int main(int argc, char** argv) {
       std::string rounds;
       if (shape.rounds >= 0 && m.value("rounds", 0.0) > 0) {
         char cell[48];
-        std::snprintf(cell, sizeof cell, ", rounds %+.2f%%",
-                      100 * (shape.rounds - m.at("rounds").get<double>()) /
-                          m.at("rounds").get<double>());
+        std::snprintf(
+            cell, sizeof cell, ", rounds %+.2f%%",
+            100 * (shape.rounds - m.at("rounds").get<double>()) / m.at("rounds").get<double>());
         rounds = cell;
       }
       std::printf("%-8s %-11s %s %.4g / %.4g %+5.1f%% (recorded model %s, steps %+.2f%%%s)%s\n",
