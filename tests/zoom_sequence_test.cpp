@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -55,13 +56,17 @@ class ZoomSequenceTest : public program::FolderTest {
     waitpid(pid, &status, 0);
     return program::result_of(status, dir_ / ".stdout-bg", dir_ / ".stderr-bg");
   }
-  // The images frames.json lists (none while it is missing or being replaced).
+  // The images frames.json lists (none while it is missing or being replaced), with those its
+  // journal lists, where a long sequence has one.
   std::set<std::string> listed() const {
     const auto j =
         nlohmann::json::parse(program::slurp(dir_ / "seq" / "frames.json"), nullptr, false);
     std::set<std::string> names;
     if (j.is_object() && j.contains("frames"))
       for (const auto& f : j["frames"]) names.insert(f["image"].get<std::string>());
+    std::ifstream journal(dir_ / "seq" / "frames.journal");
+    for (std::string line; std::getline(journal, line);)
+      names.insert(nlohmann::json::parse(line).at("image").get<std::string>());
     return names;
   }
   std::set<std::string> on_disk() const {
@@ -186,6 +191,37 @@ TEST_F(ZoomSequenceTest, ASecondRunIntoABusyFolderIsRefused) {
   expect_one_line_error(second, "another mandelpipe is writing it");
   expect_one_line_error(resuming, "another mandelpipe is writing it");
   EXPECT_EQ(listed(), on_disk());
+}
+
+// Past a few hundred frames frames.json is no longer rewritten with each frame (that grew with the
+// square of the frames): the entries go to frames.journal, a line each, until it holds an eighth
+// as many as frames.json. Killed, the two list the frames on disk; resumed, frames.json lists them
+// all, as nlohmann::json writes it, and the journal is gone.
+TEST_F(ZoomSequenceTest, ALongSequenceListsItsFramesThroughAJournal) {
+  const std::string args =
+      "render --cpu --width 8 --height 8 --iters 64 --zoom-to -0.7436,0.1318,0.001 --frames 800 "
+      "--out seq";
+  setenv("MANDELPIPE_TEST_KILL_RANK", "0:700", 1);
+  const int killed = std::system(command(args, "-killed").c_str());
+  unsetenv("MANDELPIPE_TEST_KILL_RANK");
+  ASSERT_NE(killed, 0);
+  EXPECT_EQ(on_disk().size(), 700u);
+  EXPECT_EQ(listed(), on_disk());
+  const Result resumed = run(args + " --resume");
+  ASSERT_EQ(resumed.code, 0) << resumed.err;
+  EXPECT_NE(resumed.err.find("--resume: 700 of 800 frames already whole"), std::string::npos)
+      << resumed.err;
+  EXPECT_FALSE(fs::exists(dir_ / "seq" / "frames.journal"));
+  const std::string text = program::slurp(dir_ / "seq" / "frames.json");
+  const nlohmann::json j = nlohmann::json::parse(text);
+  EXPECT_EQ(text, j.dump(2) + "\n") << "not as nlohmann::json writes it";
+  ASSERT_EQ(j["frames"].size(), 800u);
+  for (std::size_t k = 0; k < 800; ++k) ASSERT_EQ(j["frames"][k]["frame"], k);
+  // The 100 frames rendered: frames.json written at the start, at the end and a few times
+  // between, where once a frame it had been 102 times.
+  const nlohmann::json& writes = j["run"]["frames_json"];
+  EXPECT_LT(writes["writes"].get<int>(), 10) << writes;
+  EXPECT_GT(writes["journal_lines"].get<int>(), 90) << writes;
 }
 
 TEST_F(ZoomSequenceTest, FramesJsonIsTheLastFileWritten) {

@@ -1,5 +1,10 @@
 #include "commands/sequence_folder.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <stdexcept>
 #include <system_error>
@@ -11,6 +16,23 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr const char* kListing = "frames.json";
+constexpr const char* kJournal = "frames.journal";
+// frames.json rewritten with every frame up to this size of its entries (about 350 frames): a
+// write of it then costs well under a millisecond.
+constexpr std::size_t kWholeListingBytes = 256 << 10;
+// Where the frames go in the head's text, as nlohmann::json's dump(2) writes an empty array at
+// the top level (keys are sorted, so "frames" is at a fixed place).
+constexpr const char* kEmptyFrames = "\n  \"frames\": []";
+
+// `entry` as dump(2) writes it as an element of a top-level array: each line indented 4 more.
+std::string element_text(const nlohmann::json& entry) {
+  std::string text = "    ";
+  for (const char c : entry.dump(2)) {
+    text += c;
+    if (c == '\n') text += "    ";
+  }
+  return text;
+}
 
 // `dir`, made if it is not there; the path to lock the sequence by.
 fs::path made_folder(const fs::path& dir) {
@@ -89,13 +111,28 @@ SequenceFolder::SequenceFolder(const fs::path& dir, nlohmann::json head, bool re
                                "): resume it with the same ones, or choose a new folder");
     keep_frames_on_disk(recorded);
   }
-  write_file_atomic(dir_ / kListing, listing(frames_));
+  write_file_atomic(dir_ / kListing, listing());
+  listing_written();
+  // Its frames are in frames.json now (a journal only outlives frames.json's rewrite by a crash).
+  std::error_code ec;
+  fs::remove(dir_ / kJournal, ec);
+}
+
+SequenceFolder::~SequenceFolder() {
+  if (journal_fd_ >= 0) ::close(journal_fd_);
 }
 
 void SequenceFolder::keep_frames_on_disk(const nlohmann::json& recorded) {
   const int count = head_["parameters"].at("frames").get<int>();
-  const nlohmann::json frames = recorded.value("frames", nlohmann::json::array());
-  if (!frames.is_array()) return;
+  nlohmann::json frames = recorded.value("frames", nlohmann::json::array());
+  if (!frames.is_array()) frames = nlohmann::json::array();
+  // The journal's frames after frames.json's (a later entry of a frame wins); a line cut short
+  // by a crash does not parse and is left out.
+  std::ifstream journal(dir_ / kJournal);
+  for (std::string line; std::getline(journal, line);) {
+    nlohmann::json entry = nlohmann::json::parse(line, nullptr, false);
+    if (!entry.is_discarded()) frames.push_back(std::move(entry));
+  }
   for (const nlohmann::json& f : frames) {
     if (!f.is_object() || !f.contains("frame") || !f["frame"].is_number_integer()) continue;
     const int k = f["frame"].get<int>();
@@ -106,36 +143,109 @@ void SequenceFolder::keep_frames_on_disk(const nlohmann::json& recorded) {
       whole = f[key].is_string() && f[key].get<std::string>().find('/') == std::string::npos &&
               regular_file(dir_ / f[key].get<std::string>());
     }
-    if (whole && f.contains("image")) frames_[k] = f;
+    if (whole && f.contains("image")) listed(k, element_text(f));
   }
 }
 
-std::string SequenceFolder::listing(const std::map<int, nlohmann::json>& frames) const {
+bool SequenceFolder::listing_due() const {
+  return listing_bytes_ <= kWholeListingBytes ||
+         static_cast<std::size_t>(journaled_ + 1) * 8 >= frames_.size();
+}
+
+void SequenceFolder::listed(int frame, std::string text) {
+  const auto it = frames_.find(frame);
+  if (it != frames_.end()) listing_bytes_ -= it->second.size();
+  listing_bytes_ += text.size();
+  frames_[frame] = std::move(text);
+}
+
+void SequenceFolder::listing_written() {
+  ++listing_writes_;
+  // Where the journal cannot be emptied, its lines only repeat entries frames.json has.
+  if (journaled_ > 0) {
+    const int ignored = ::ftruncate(journal_fd_, 0);
+    (void)ignored;
+  }
+  journaled_ = 0;
+}
+
+std::string SequenceFolder::listing(int extra, const std::string& entry) const {
   nlohmann::json j = head_;
   j["frames"] = nlohmann::json::array();
-  for (const auto& [k, f] : frames) j["frames"].push_back(f);
-  return j.dump(2) + "\n";
+  std::string head = j.dump(2) + "\n";
+  const std::size_t at = head.find(kEmptyFrames);
+  if (at == std::string::npos) throw std::logic_error("frames.json's head has no frames");
+  std::size_t bytes = head.size() + 8;
+  for (const auto& [k, text] : frames_) bytes += text.size() + 2;
+  std::string out;
+  out.reserve(bytes + entry.size() + 2);
+  out.append(head, 0, at + std::strlen(kEmptyFrames) - 1);
+  const auto it = extra < 0 ? frames_.end() : frames_.lower_bound(extra);
+  bool first = true;
+  const auto element = [&](const std::string& text) {
+    out += first ? "\n" : ",\n";
+    out += text;
+    first = false;
+  };
+  for (auto f = frames_.begin(); f != frames_.end(); ++f) {
+    if (f == it) element(entry);
+    if (f->first != extra) element(f->second);
+  }
+  if (extra >= 0 && it == frames_.end()) element(entry);
+  out += first ? "]" : "\n  ]";
+  out.append(head, at + std::strlen(kEmptyFrames), std::string::npos);
+  return out;
+}
+
+void SequenceFolder::append_to_journal(const nlohmann::json& entry) {
+  const fs::path path = dir_ / kJournal;
+  if (journal_fd_ < 0) {
+    journal_fd_ =
+        ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0666);
+    if (journal_fd_ < 0)
+      throw std::runtime_error("cannot write " + path.string() + ": " + std::strerror(errno));
+  }
+  // One write a line, so that a line is there whole or, cut short, does not parse.
+  const std::string line = entry.dump() + "\n";
+  const ssize_t n = ::write(journal_fd_, line.data(), line.size());
+  if (n != static_cast<ssize_t>(line.size()))
+    throw std::runtime_error("cannot write " + path.string() + ": " +
+                             std::strerror(n < 0 ? errno : ENOSPC));
+  ++journal_lines_;
+  ++journaled_;
 }
 
 void SequenceFolder::commit_frame(int frame, nlohmann::json entry, StreamedFile& image) {
   entry["frame"] = frame;
-  std::map<int, nlohmann::json> after = frames_;
-  after[frame] = std::move(entry);
-  write_files_atomic({{dir_ / kListing, listing(after)}}, image, StreamedOrder::kFirst);
-  frames_ = std::move(after);
+  std::string text = element_text(entry);
+  if (listing_due()) {
+    write_files_atomic({{dir_ / kListing, listing(frame, text)}}, image, StreamedOrder::kFirst);
+    listing_written();
+  } else {
+    write_streamed_then(image, [&] { append_to_journal(entry); });
+  }
+  listed(frame, std::move(text));
 }
 
 void SequenceFolder::record_frame(int frame, nlohmann::json entry) {
   entry["frame"] = frame;
-  std::map<int, nlohmann::json> after = frames_;
-  after[frame] = std::move(entry);
-  write_file_atomic(dir_ / kListing, listing(after));
-  frames_ = std::move(after);
+  std::string text = element_text(entry);
+  if (listing_due()) {
+    write_file_atomic(dir_ / kListing, listing(frame, text));
+    listing_written();
+  } else {
+    append_to_journal(entry);
+  }
+  listed(frame, std::move(text));
 }
 
 void SequenceFolder::record_run(nlohmann::json run) {
+  run["frames_json"] = {{"writes", listing_writes_ + 1}, {"journal_lines", journal_lines_}};
   head_["run"] = std::move(run);
-  write_file_atomic(dir_ / kListing, listing(frames_));
+  write_file_atomic(dir_ / kListing, listing());
+  listing_written();
+  std::error_code ec;
+  fs::remove(dir_ / kJournal, ec);
 }
 
 }  // namespace mp

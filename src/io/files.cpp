@@ -349,6 +349,17 @@ void write_files_atomic(const std::vector<std::pair<fs::path, std::string>>& fil
   commit(temps);
 }
 
+void write_streamed_then(StreamedFile& streamed, const std::function<void()>& then) {
+  const CommitSection section;
+  write_files_atomic({}, streamed);
+  try {
+    then();
+  } catch (...) {
+    ::unlink(streamed.target().c_str());
+    throw;
+  }
+}
+
 OutputLock::OutputLock(const fs::path& output) : path_(hidden_beside(output, ".lock")) {
   for (;;) {
     fd_ = ::open(path_.c_str(), O_RDONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0666);

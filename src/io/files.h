@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -53,6 +54,10 @@ class StreamedFile {
 // first.
 void write_files_atomic(const std::vector<std::pair<std::filesystem::path, std::string>>& files,
                         StreamedFile& streamed, StreamedOrder order = StreamedOrder::kLast);
+// `streamed` renamed into place as above, then `then` run (a record of it appended to a journal),
+// with SIGINT/SIGTERM/SIGHUP/SIGQUIT held off until both are done; where `then` throws, the file
+// is removed again and the exception goes on.
+void write_streamed_then(StreamedFile& streamed, const std::function<void()>& then);
 // Held while one output is written, so that two runs writing it at once cannot leave one's image
 // beside the other's sidecar: an flock(2) on a hidden file beside it, removed on release (and on
 // SIGINT/SIGTERM/SIGHUP/SIGQUIT). Throws "cannot write OUTPUT: another mandelpipe is writing it
