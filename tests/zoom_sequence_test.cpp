@@ -224,6 +224,22 @@ TEST_F(ZoomSequenceTest, ALongSequenceListsItsFramesThroughAJournal) {
   EXPECT_GT(writes["journal_lines"].get<int>(), 90) << writes;
 }
 
+// --auto-iters on in a sequence: each frame's limit from a preview of it, rising as the zoom goes
+// deeper into seahorse valley, each frame's in frames.json and the flag among the parameters.
+TEST_F(ZoomSequenceTest, AutomaticIterationsRiseWithTheZoomsDepth) {
+  const Result r =
+      run("render --cpu --width 48 --height 27 --iters 64 --auto-iters on --center -0.75,0 "
+          "--span 3 --zoom-to -0.743643887,0.131825904,1e-7 --frames 8 --out seq");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("mandelpipe: automatic iterations: "), std::string::npos) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(program::slurp(dir_ / "seq" / "frames.json"));
+  EXPECT_EQ(j["parameters"]["auto_iters"], true);
+  ASSERT_EQ(j["frames"].size(), 8u);
+  for (std::size_t k = 1; k < 8; ++k)
+    EXPECT_GE(j["frames"][k]["iters"], j["frames"][k - 1]["iters"]) << k;
+  EXPECT_GT(j["frames"][7]["iters"].get<unsigned>(), 4 * j["frames"][0]["iters"].get<unsigned>());
+}
+
 TEST_F(ZoomSequenceTest, FramesJsonIsTheLastFileWritten) {
   const Result r =
       run("render --cpu --width 64 --height 48 --iters 20000 --center -0.5,0 --span 3 "

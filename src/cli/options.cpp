@@ -190,7 +190,8 @@ void add_view_options(CLI::App& app, Raw& raw, bool image_size, std::vector<std:
       add_text(app, "--auto-iters", raw.auto_iters,
                "on|off: double the iteration limit while over 2% of the image's edge reaches it, "
                "or over 1% of the image escapes only in its last half, and doubling frees some "
-               "(default: on in the window unless --iters is given, off for render)")
+               "(default: on in the window unless --iters is given, off for render; with "
+               "--zoom-to, each frame from a preview, the limit rising with depth)")
           ->type_name("on|off"));
   added.push_back(
       app.add_flag("--no-approximation", raw.no_approximation,

@@ -311,36 +311,80 @@ struct RunTotals {
   }
 };
 
-// --auto-iters on: the limit doubled while over 2% of the edge of a small preview of the view
-// reaches it, or over 1% of it escapes only in the limit's last half, and doubling frees some,
-// as the window raises it; the limits tried, last the one to
-// render with.
-std::vector<unsigned> auto_limit(const View& view, const Plan& plan, const RenderOptions& o,
-                                 const DeviceChoice& dc, Progress& progress) {
-  const int pw = std::clamp(plan.width / 8, std::min(plan.width, 64), 480);
-  const int ph =
-      std::max(1, static_cast<int>(static_cast<long long>(pw) * plan.height / plan.width));
-  PieceRenderer renderer(dc.device, static_cast<long long>(pw) * ph, !o.no_approximation);
-  std::vector<float> data(static_cast<std::size_t>(pw) * ph * kFloatsPerPixel);
-  AutoIterations a;
-  View v = view;
-  std::vector<unsigned> tried{v.max_iter};
-  for (;;) {
-    const PrecisionChoice c = choice_for(v, plan, o, dc);
-    if (c.perturbation) {
-      renderer.prepare_deep(v, pw, ph, progress);
-      renderer.render_deep(*c.perturbation, v, pw, ph, {0, 0, pw, ph}, data.data());
-    } else {
-      renderer.render(c.variant, pixel_grid(v, pw, ph), v.max_iter, data.data());
+// --auto-iters on: a small preview of a view, re-rendered with the limit doubled while over 2%
+// of its edge reaches the limit, or over 1% of it escapes only in the limit's last half, and
+// doubling frees some, as the window raises it.
+class LimitPreview {
+ public:
+  LimitPreview(const Plan& plan, const RenderOptions& o, const DeviceChoice& dc)
+      : pw_(std::clamp(plan.width / 8, std::min(plan.width, 64), 480)),
+        ph_(std::max(1, static_cast<int>(static_cast<long long>(pw_) * plan.height / plan.width))),
+        plan_(plan),
+        o_(o),
+        dc_(dc),
+        renderer_(dc.device, static_cast<long long>(pw_) * ph_, !o.no_approximation),
+        data_(static_cast<std::size_t>(pw_) * ph_ * kFloatsPerPixel) {}
+
+  // The limits tried from `view`'s own, last the one to render with; `a` carries what earlier
+  // raises found (a stall) from view to view.
+  std::vector<unsigned> limits(View v, AutoIterations& a, Progress& progress) {
+    std::vector<unsigned> tried{v.max_iter};
+    for (;;) {
+      const PrecisionChoice c = choice_for(v, plan_, o_, dc_);
+      if (c.perturbation) {
+        renderer_.prepare_deep(v, pw_, ph_, progress);
+        renderer_.render_deep(*c.perturbation, v, pw_, ph_, {0, 0, pw_, ph_}, data_.data());
+      } else {
+        renderer_.render(c.variant, pixel_grid(v, pw_, ph_), v.max_iter, data_.data());
+      }
+      const unsigned next =
+          a.next(edge_inside_share(data_.data(), pw_, ph_),
+                 late_share(data_.data(), pw_, ph_, v.max_iter), v.max_iter, kMaxIterations);
+      if (next == v.max_iter) return tried;
+      v.max_iter = next;
+      tried.push_back(next);
     }
-    const unsigned next =
-        a.next(edge_inside_share(data.data(), pw, ph), late_share(data.data(), pw, ph, v.max_iter),
-               v.max_iter, kMaxIterations);
-    if (next == v.max_iter) break;
-    v.max_iter = next;
-    tried.push_back(next);
   }
-  return tried;
+
+ private:
+  int pw_, ph_;
+  const Plan& plan_;
+  const RenderOptions& o_;
+  const DeviceChoice& dc_;
+  PieceRenderer renderer_;
+  std::vector<float> data_;
+};
+
+// The frames' limits with --auto-iters on: shallowest frame first, each from a preview of it
+// starting at the limit of the frame before it (--iters for the first), so that a limit once
+// raised stays as the zoom goes deeper; as in the window's zoom, the raises start afresh once the
+// zoom has gone past a factor of 8 since the last fresh start.
+std::vector<unsigned> sequence_limits(const std::vector<View>& views, const Plan& plan,
+                                      const RenderOptions& o, const DeviceChoice& dc,
+                                      Progress& progress) {
+  const int n = static_cast<int>(views.size());
+  const bool deeper_last = log10_of(views.back().span) <= log10_of(views.front().span);
+  LimitPreview preview(plan, o, dc);
+  AutoIterations a;
+  std::vector<unsigned> limits(views.size(), o.view.max_iter);
+  double anchor = 0;
+  unsigned limit = o.view.max_iter;
+  for (int i = 0; i < n; ++i) {
+    const int k = deeper_last ? i : n - 1 - i;
+    const double depth = log10_of(views[k].span);
+    if (i == 0 || std::abs(depth - anchor) > 0.9) {
+      a.reset();
+      anchor = depth;
+    }
+    View v = views[k];
+    v.max_iter = limit;
+    limit = preview.limits(v, a, progress).back();
+    limits[k] = limit;
+    progress.report(
+        "automatic iterations, previews " + std::to_string(i + 1) + "/" + std::to_string(n),
+        static_cast<double>(i + 1) / n);
+  }
+  return limits;
 }
 
 std::string limits_text(const std::vector<unsigned>& tried) {
@@ -470,7 +514,10 @@ int render_one(const RenderOptions& o, const DeviceChoice& dc, const Palette& pa
   std::vector<unsigned> tried;
   if (o.auto_iters.value_or(false)) {
     // Rank 0's preview sets the limit of every rank.
-    if (ranks.root()) tried = auto_limit(view, plan, o, dc, progress);
+    if (ranks.root()) {
+      AutoIterations a;
+      tried = LimitPreview(plan, o, dc).limits(view, a, progress);
+    }
     tried = nlohmann::json::parse(ranks.broadcast(nlohmann::json(tried).dump()))
                 .get<std::vector<unsigned>>();
     view.max_iter = tried.back();
@@ -634,6 +681,8 @@ nlohmann::json sequence_parameters(const RenderOptions& o, const nlohmann::json&
       {"pin", o.pin},
       {"approximation", !o.no_approximation},
       {"exr_frames", o.exr_frames}};
+  // Only where on, so that a sequence made before the flag existed resumes as it is.
+  if (o.auto_iters.value_or(false)) p["auto_iters"] = true;
   p.update(colour);
   return p;
 }
@@ -644,7 +693,20 @@ int render_zoom(const RenderOptions& o, const DeviceChoice& dc, const Palette& p
   const Plan plan = plan_for(o.width, o.height, o.ss);
   BandPipeline pipeline(plan, look_for(o, palette), PipelineOutput::kSequence, o.png_level,
                         dc.devices, !o.no_approximation, hooks_from_environment());
-  const std::vector<View> views = zoom_sequence(o.view, *o.zoom_to, o.zoom_frames);
+  std::vector<View> views = zoom_sequence(o.view, *o.zoom_to, o.zoom_frames);
+  if (o.auto_iters.value_or(false)) {
+    // Rank 0's previews set every rank's limits.
+    Progress previewing(!ranks.root());
+    std::vector<unsigned> limits;
+    if (ranks.root()) limits = sequence_limits(views, plan, o, dc, previewing);
+    limits = nlohmann::json::parse(ranks.broadcast(nlohmann::json(limits).dump()))
+                 .get<std::vector<unsigned>>();
+    for (std::size_t k = 0; k < views.size(); ++k) views[k].max_iter = limits[k];
+    if (ranks.root())
+      std::cerr << "mandelpipe: automatic iterations: " << limits.front() << " at " << frame_name(0)
+                << " to " << limits.back() << " at " << frame_name(o.zoom_frames - 1)
+                << " (from a preview of each frame)\n";
+  }
 
   const nlohmann::json colour = colour_settings_json({palette.name, o.colour});
   nlohmann::json head;
