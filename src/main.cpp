@@ -5,6 +5,8 @@
 #include <cstring>
 #include <exception>
 #include <iostream>
+#include <optional>
+#include <streambuf>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -21,16 +23,45 @@ namespace {
 
 // Descriptors 0, 1 and 2 that were closed at start, opened on /dev/null: otherwise the next file
 // opened (an image being written, the X11 socket) would take one and receive what is meant for
-// the terminal. false if that failed (then nothing is safe to write).
-bool standard_descriptors_opened() {
+// the terminal. Which were closed (bit k for descriptor k), or -1 if opening failed (then nothing
+// is safe to write).
+int standard_descriptors_opened() {
+  int closed = 0;
   for (int fd = 0; fd <= 2; ++fd) {
     if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF) continue;
     // The lowest free descriptor, which is this one: those below are open by now.
     const int opened = ::open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY);
-    if (opened != fd) return false;
+    if (opened != fd) return -1;
+    closed |= 1 << fd;
   }
-  return true;
+  return closed;
 }
+
+// Standard output that was closed at start: what the program writes there is counted instead of
+// sent, so that a run whose output was lost says so, as one whose disk is full does.
+class LostOutput : public std::streambuf {
+ public:
+  LostOutput() : was_(std::cout.rdbuf(this)) {}
+  // std::cout outlives main: it gets its own buffer back before this one goes.
+  ~LostOutput() override { std::cout.rdbuf(was_); }
+  LostOutput(const LostOutput&) = delete;
+  LostOutput& operator=(const LostOutput&) = delete;
+  std::streamsize lost() const { return lost_; }
+
+ protected:
+  int_type overflow(int_type c) override {
+    if (!traits_type::eq_int_type(c, traits_type::eof())) ++lost_;
+    return traits_type::not_eof(c);
+  }
+  std::streamsize xsputn(const char*, std::streamsize n) override {
+    lost_ += n;
+    return n;
+  }
+
+ private:
+  std::streambuf* was_;
+  std::streamsize lost_ = 0;
+};
 
 // One line on stderr, whatever `text` holds (untrusted values, paths and file bytes are echoed).
 void say_error(const std::string& text) {
@@ -38,8 +69,13 @@ void say_error(const std::string& text) {
   std::cerr << "mandelpipe: " + mp::printable(text) + "\n";
 }
 
-// A run whose output was lost (a full disk, a closed pipe) has not succeeded, whatever it did.
-int checked_stdout(int code) {
+// A run whose output was lost (a full disk, a closed pipe or descriptor) has not succeeded,
+// whatever it did.
+int checked_stdout(int code, const LostOutput* closed) {
+  if (closed && closed->lost() > 0) {
+    say_error("cannot write to standard output: it was closed");
+    return code == 0 ? 2 : code;
+  }
   if (std::cout.flush()) return code;
   const int err = errno;
   say_error(std::string("cannot write to standard output: ") + std::strerror(err));
@@ -49,7 +85,11 @@ int checked_stdout(int code) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (!standard_descriptors_opened()) return 2;
+  const int closed = standard_descriptors_opened();
+  if (closed < 0) return 2;
+  std::optional<LostOutput> lost;
+  if (closed & 2) lost.emplace();
+  const LostOutput* stdout_closed = lost ? &*lost : nullptr;
   mp::install_cleanup_on_signals();
   mp::Catalogue catalogue;
   for (std::string_view name : mp::experiment_names()) catalogue.experiments.emplace_back(name);
@@ -57,22 +97,22 @@ int main(int argc, char** argv) {
   if (!parsed.options) {
     std::cout << parsed.out;
     if (!parsed.err.empty()) say_error(parsed.err);
-    return checked_stdout(parsed.exit_code);
+    return checked_stdout(parsed.exit_code, stdout_closed);
   }
   try {
     return std::visit(
-        [](const auto& o) {
+        [&](const auto& o) {
           using O = std::decay_t<decltype(o)>;
           if constexpr (std::is_same_v<O, mp::WindowOptions>) {
-            const int code = checked_stdout(mp::run_window(o));
+            const int code = checked_stdout(mp::run_window(o), stdout_closed);
             mp::end_as_asked();  // the window quit on a signal, its settings saved: it ends by it
             return code;
           } else if constexpr (std::is_same_v<O, mp::RenderOptions>) {
-            return checked_stdout(mp::run_render(o));
+            return checked_stdout(mp::run_render(o), stdout_closed);
           } else if constexpr (std::is_same_v<O, mp::BenchOptions>) {
-            return checked_stdout(mp::run_bench(o));
+            return checked_stdout(mp::run_bench(o), stdout_closed);
           } else {
-            return checked_stdout(mp::run_experiment_command(o));
+            return checked_stdout(mp::run_experiment_command(o), stdout_closed);
           }
         },
         *parsed.options);

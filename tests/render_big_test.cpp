@@ -577,6 +577,29 @@ TEST_F(RenderBigTest, AClosedStandardErrorLeavesTheImageWhole) {
   EXPECT_EQ(png_and_sidecar_widths(dir_ / "c.png"), std::make_pair(128, 128));
 }
 
+// Closed standard output: the image is written whole, and the run says its output was lost, as for
+// a full disk (exit 2), instead of succeeding without a word.
+TEST_F(RenderBigTest, AClosedStandardOutputIsReported) {
+  const std::string cmd = "cd '" + dir_.string() + "' && exec '" + program::binary() +
+                          "' render --cpu --width 64 --height 48 --iters 100 --out c.png >&- 2>'" +
+                          (dir_ / ".stderr").string() + "' </dev/null";
+  const Result r = collect(std::system(cmd.c_str()));
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("mandelpipe: cannot write to standard output: it was closed\n"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(png_and_sidecar_widths(dir_ / "c.png"), std::make_pair(64, 64));
+}
+
+// A reader of the progress that goes away mid-render (`| head -n 1`) ends the run as SIGTERM
+// would: the unfinished image and the lock removed, nothing half-written left.
+TEST_F(RenderBigTest, AClosedPipeMidRenderLeavesNoFile) {
+  const std::string cmd = "cd '" + dir_.string() + "' && '" + program::binary() + "' " +
+                          slow_render("p.png") + " 2>&1 </dev/null | head -n 1 >/dev/null";
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << "head's status";
+  EXPECT_EQ(files(), std::vector<std::string>{});
+}
+
 // A second render to an output being written is refused at once with one line; the first goes on.
 TEST_F(RenderBigTest, ASecondRenderToABusyOutputIsRefused) {
   const pid_t first = fork();

@@ -179,7 +179,8 @@ void discard(const std::vector<Temp>& temps) {
 }  // namespace
 
 void install_cleanup_on_signals() {
-  for (const int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT}) {
+  // SIGPIPE too: a reader of the output that went away (`| head`) ends the run as SIGTERM would.
+  for (const int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE}) {
     struct sigaction old {};
     sigaction(sig, nullptr, &old);
     if (old.sa_handler == SIG_IGN) continue;  // e.g. nohup: the caller wants the signal ignored

@@ -18,18 +18,18 @@ namespace mp {
 void check_writable(const std::filesystem::path& path);
 void write_file_atomic(const std::filesystem::path& path, const std::string& bytes);
 // Several files as one: all are written to temporary files first (each with the mode of the file
-// it replaces), then renamed into place in order with SIGINT/SIGTERM/SIGHUP/SIGQUIT held off, so an
-// interruption leaves the old set or the new one. The files replaced are kept aside until the
-// last rename, so on any failure the old set is back in place and no temporary file is left;
-// throws "cannot write FILE: reason".
+// it replaces), then renamed into place in order with SIGINT/SIGTERM/SIGHUP/SIGQUIT/SIGPIPE held
+// off, so an interruption leaves the old set or the new one. The files replaced are kept aside
+// until the last rename, so on any failure the old set is back in place and no temporary file is
+// left; throws "cannot write FILE: reason".
 void write_files_atomic(const std::vector<std::pair<std::filesystem::path, std::string>>& files);
 
 // A file too big to hold in memory (a streamed image), written in pieces under the temporary
-// name write_files_atomic uses: removed on SIGINT/SIGTERM/SIGHUP/SIGQUIT, or when destroyed unless
-// renamed into place by the overload below. Throws "cannot write FILE: reason".
-// Where a StreamedFile goes among the files committed with it: last, so that whoever waits for
-// an image finds its sidecar there; or first, so that a listing of what is on disk (a zoom
-// sequence's frames.json) names only files already in place.
+// name write_files_atomic uses: removed on SIGINT/SIGTERM/SIGHUP/SIGQUIT/SIGPIPE, or when destroyed
+// unless renamed into place by the overload below. Throws "cannot write FILE: reason". Where a
+// StreamedFile goes among the files committed with it: last, so that whoever waits for an image
+// finds its sidecar there; or first, so that a listing of what is on disk (a zoom sequence's
+// frames.json) names only files already in place.
 enum class StreamedOrder { kLast, kFirst };
 
 class StreamedFile {
@@ -55,12 +55,13 @@ class StreamedFile {
 void write_files_atomic(const std::vector<std::pair<std::filesystem::path, std::string>>& files,
                         StreamedFile& streamed, StreamedOrder order = StreamedOrder::kLast);
 // `streamed` renamed into place as above, then `then` run (a record of it appended to a journal),
-// with SIGINT/SIGTERM/SIGHUP/SIGQUIT held off until both are done; where `then` throws, the file
-// is removed again and the exception goes on.
+// with SIGINT/SIGTERM/SIGHUP/SIGQUIT/SIGPIPE held off until both are done; where `then` throws, the
+// file is removed again and the exception goes on.
 void write_streamed_then(StreamedFile& streamed, const std::function<void()>& then);
 // Held while one output is written, so that two runs writing it at once cannot leave one's image
 // beside the other's sidecar: an flock(2) on a hidden file beside it, removed on release (and on
-// SIGINT/SIGTERM/SIGHUP/SIGQUIT). Throws "cannot write OUTPUT: another mandelpipe is writing it
+// SIGINT/SIGTERM/SIGHUP/SIGQUIT/SIGPIPE). Throws "cannot write OUTPUT: another mandelpipe is
+// writing it
 // ..." at once when another process holds it, or "cannot write OUTPUT: reason".
 class OutputLock {
  public:
@@ -76,13 +77,13 @@ class OutputLock {
   std::filesystem::path path_;
   int fd_ = -1, slot_ = -1;
 };
-// Once, before any writing: SIGINT, SIGTERM, SIGHUP and SIGQUIT (unless ignored) remove the
-// temporary files being written and then end the program as the signal would; SIGXFSZ is ignored,
-// so a write over the file size limit fails with EFBIG like any other write error.
+// Once, before any writing: SIGINT, SIGTERM, SIGHUP, SIGQUIT and SIGPIPE (unless ignored) remove
+// the temporary files being written and then end the program as the signal would; SIGXFSZ is
+// ignored, so a write over the file size limit fails with EFBIG like any other write error.
 void install_cleanup_on_signals();
 // For the window, whose loop can end as on Esc (settings saved): from now on the first SIGINT,
-// SIGTERM or SIGHUP only asks it to, which quit_signal() then says; a second one, or SIGQUIT,
-// acts as install_cleanup_on_signals says, for a loop that does not answer.
+// SIGTERM, SIGHUP or SIGPIPE only asks it to, which quit_signal() then says; a second one, or
+// SIGQUIT, acts as install_cleanup_on_signals says, for a loop that does not answer.
 void ask_to_quit_on_signals();
 // The signal that asked the program to quit, or 0.
 int quit_signal();
