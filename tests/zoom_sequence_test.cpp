@@ -240,6 +240,26 @@ TEST_F(ZoomSequenceTest, AutomaticIterationsRiseWithTheZoomsDepth) {
   EXPECT_GT(j["frames"][7]["iters"].get<unsigned>(), 4 * j["frames"][0]["iters"].get<unsigned>());
 }
 
+// A frame cut short or emptied after it was written (a crash before its data reached the disk, an
+// edit) is not whole: --resume renders it again.
+TEST_F(ZoomSequenceTest, ResumeRendersAgainAFrameCutShort) {
+  const std::string args =
+      "render --cpu --width 32 --height 24 --iters 100 --center -0.5,0 --span 3 "
+      "--zoom-to -0.7,0.1,0.1 --frames 4 --out seq";
+  ASSERT_EQ(run(args).code, 0);
+  const fs::path cut = dir_ / "seq" / "frame-00001.png", empty = dir_ / "seq" / "frame-00002.png";
+  const auto size = fs::file_size(cut);
+  fs::resize_file(cut, 100);
+  fs::resize_file(empty, 0);
+  const Result resumed = run(args + " --resume");
+  ASSERT_EQ(resumed.code, 0) << resumed.err;
+  EXPECT_NE(resumed.err.find("--resume: 2 of 4 frames already whole"), std::string::npos)
+      << resumed.err;
+  EXPECT_EQ(fs::file_size(cut), size);
+  EXPECT_GT(fs::file_size(empty), 100u);
+  EXPECT_EQ(listed(), on_disk());
+}
+
 TEST_F(ZoomSequenceTest, FramesJsonIsTheLastFileWritten) {
   const Result r =
       run("render --cpu --width 64 --height 48 --iters 20000 --center -0.5,0 --span 3 "

@@ -80,6 +80,26 @@ bool regular_file(const fs::path& p) {
   return fs::is_regular_file(fs::symlink_status(p, ec));
 }
 
+// A frame's file as this program writes it whole: a PNG from its signature to its IEND chunk, an
+// EXR with its magic number. A file cut short or emptied (a crash before the data reached the
+// disk, an edit) is rendered again.
+bool looks_whole(const fs::path& p) {
+  if (!regular_file(p)) return false;
+  std::ifstream in(p, std::ios::binary);
+  const bool png = p.extension() == ".png";
+  const std::string magic =
+      png ? std::string("\x89PNG\r\n\x1a\n", 8) : std::string("\x76\x2f\x31\x01", 4);
+  std::string head(magic.size(), '\0');
+  if (!in.read(head.data(), static_cast<std::streamsize>(head.size())) || head != magic)
+    return false;
+  if (!png) return true;
+  static constexpr char kEnd[] = "\0\0\0\0IEND\xae\x42\x60\x82";
+  std::string tail(sizeof kEnd - 1, '\0');
+  return in.seekg(-static_cast<std::streamoff>(tail.size()), std::ios::end) &&
+         in.read(tail.data(), static_cast<std::streamsize>(tail.size())) &&
+         tail == std::string(kEnd, sizeof kEnd - 1);
+}
+
 }  // namespace
 
 SequenceFolder::SequenceFolder(const fs::path& dir, nlohmann::json head, bool resume)
@@ -141,7 +161,7 @@ void SequenceFolder::keep_frames_on_disk(const nlohmann::json& recorded) {
       if (!whole || !f.contains(key)) continue;
       // A plain name in the folder: a listing edited to point elsewhere keeps nothing.
       whole = f[key].is_string() && f[key].get<std::string>().find('/') == std::string::npos &&
-              regular_file(dir_ / f[key].get<std::string>());
+              looks_whole(dir_ / f[key].get<std::string>());
     }
     if (whole && f.contains("image")) listed(k, element_text(f));
   }

@@ -19,9 +19,10 @@ namespace mp {
 class SequenceFolder {
  public:
   // Makes `dir` if need be, locks it, and writes frames.json listing the frames kept: none for a
-  // new sequence (the folder must be empty), or with `resume` those frames.json lists whose files
-  // are all there, once its recorded "parameters" equal `head`'s. `head` is frames.json without
-  // its "frames". Throws std::runtime_error with one line on any refusal or failure.
+  // new sequence (the folder must be empty), or with `resume` those frames.json and the journal
+  // list whose files are all there and whole (a PNG to its end, an EXR with its magic number),
+  // once its recorded "parameters" equal `head`'s. `head` is frames.json without its "frames".
+  // Throws std::runtime_error with one line on any refusal or failure.
   SequenceFolder(const std::filesystem::path& dir, nlohmann::json head, bool resume);
   ~SequenceFolder();
   SequenceFolder(const SequenceFolder&) = delete;
