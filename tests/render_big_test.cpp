@@ -307,14 +307,20 @@ TEST_F(RenderBigTest, AFrameOverTheFileSizeLimitLeavesNoHalfWrittenFile) {
   EXPECT_EQ(nlohmann::json::parse(slurp(dir_ / "seq" / "frames.json"))["frames"].size(), 0u);
 }
 
-// --devices: "all" or a list of device numbers, each once; a device that is not there (here:
-// none is, or not that many) is refused before any work; with --cpu it has no meaning.
-TEST_F(RenderBigTest, BadDevicesAreOneLineAndExitCode2) {
+// --devices: "all" or a list of device numbers, each once; a device that is not there is refused
+// before any work, exit 2 past the devices there are, 3 where there is no GPU at all (the exit
+// code of a GPU missing); with --cpu it has no meaning.
+TEST_F(RenderBigTest, BadDevicesAreRefusedInOneLine) {
   for (const char* bad : {"-1", "0,0", "''", "0,", ",1", "a", "1.5", "all,0"})
     for (const char* command : {"render --out x.png", "bench"})
       expect_one_line_error(run(std::string(command) + " --devices " + bad), "--devices: ");
-  expect_one_line_error(run("render --out x.png --devices 99"), "--devices: there is no device 99");
-  expect_one_line_error(run("bench --devices 99"), "--devices: there is no device 99");
+  for (const char* command : {"render --out x.png", "bench"}) {
+    const Result r = run(std::string(command) + " --devices 99");
+    const bool gpus = r.err.find("CUDA devices here") != std::string::npos;
+    EXPECT_EQ(r.code, gpus ? 2 : 3) << r.err;
+    EXPECT_NE(r.err.find("--devices: there is no device 99"), std::string::npos) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << "one line: " << r.err;
+  }
   expect_one_line_error(run("render --cpu --out x.png --devices 0"), "--devices: not with --cpu");
   EXPECT_EQ(files(), std::vector<std::string>{});
 }

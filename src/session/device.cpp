@@ -35,11 +35,13 @@ DeviceChoice choose_devices(const DeviceRequest& request, bool force_cpu) {
       if (index < census.count)
         throw ExitError(2, "--devices: device " + std::to_string(index) +
                                " cannot run mandelpipe's kernels (" + census.reason + ")");
-      throw ExitError(2, "--devices: there is no device " + std::to_string(index) + " (" +
-                             (census.count ? std::to_string(census.count) +
-                                                 " CUDA devices here, numbered from 0"
-                                           : census.reason) +
-                             ")");
+      // None at all is the missing GPU of exit code 3; a number past those there, bad input.
+      throw ExitError(
+          census.count ? 2 : 3,
+          "--devices: there is no device " + std::to_string(index) + " (" +
+              (census.count ? std::to_string(census.count) + " CUDA devices here, numbered from 0"
+                            : census.reason) +
+              ")");
     }
   }
   c.device = c.devices.front();
