@@ -84,6 +84,15 @@ TEST(KfrLocation, LinesMayEndInLfAloneAndBlankLinesPass) {
   EXPECT_EQ(kfr_span(r.location.zoom, 100, 100).text, "2e0");
 }
 
+// A UTF-8 byte order mark before the first key, as an editor on Windows saves one; only there.
+TEST(KfrLocation, AByteOrderMarkAtTheStartIsReadPast) {
+  const KfrResult r = parse_kfr("\xef\xbb\xbf" + std::string(kSaved));
+  ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_EQ(r.location.re, "-1.7497219297423385717185264219567510408574");
+  EXPECT_NE(error_of(std::string(kSaved) + "\xef\xbb\xbfRotate: 0\r\n").find("line "),
+            std::string::npos);
+}
+
 TEST(KfrLocation, TwoThousandDigitCoordinatesAreKeptExactly) {
   std::string re = "-1.", im = "0.";
   for (int i = 0; i < 2000; ++i) {

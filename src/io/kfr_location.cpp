@@ -175,6 +175,9 @@ KfrResult parse_kfr(std::string_view text) {
   if (text.size() > kMaxKfrBytes)
     return failed("over 1 MiB (" + std::to_string(text.size()) +
                   " bytes): not a Kalles Fraktaler location file");
+  // A byte order mark, as editors on Windows start a UTF-8 file with, is no part of the first key.
+  constexpr std::string_view kBom = "\xef\xbb\xbf";
+  if (text.substr(0, kBom.size()) == kBom) text.remove_prefix(kBom.size());
   constexpr std::array<std::string_view, 4> kKeys{"Re", "Im", "Zoom", "Iterations"};
   std::array<std::optional<std::string_view>, 4> values;
   std::unordered_map<std::string_view, std::size_t> seen;  // key -> its line
