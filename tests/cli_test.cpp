@@ -404,7 +404,8 @@ TEST(Cli, ViewsPastTheModelsRangeAreRefused) {
       {"render", "--out", "z", "--span", "1e-300", "--zoom-to", "0,0,1e300", "--frames", "3"},
       "--zoom-to: expected X,Y,SPAN");
   expect_error({"render", "--out", "a.png", "--center", "1e39,0"}, "--center: expected X,Y");
-  expect_error({"--span", "1e300"}, "at most 64");
+  expect_error({"--span", "1e300"}, "to 64");
+  expect_error({"--span", "1e-99999999"}, "must be a number from 3.5e-80807125 to 64");
 }
 
 }  // namespace

@@ -45,6 +45,11 @@ std::optional<FloatExp> span_of(std::string_view s) {
   return parse_view_span(trimmed(s));
 }
 
+// The spans a view takes, as the messages that refuse one say them.
+std::string span_range() {
+  return "from " + span_text(kMinSpan, 2) + " to 64";
+}
+
 // Values as typed, unset when the option was not given: an empty or negative value given on the
 // command line is then an error, never mistaken for "use the default". An option of the same name
 // in the window and a subcommand writes the same field, so that the view options given before
@@ -440,7 +445,7 @@ std::string finish_view(ViewOptions& o, const Raw& raw, int width, int height) {
   // The span first: it says how many bits the centre needs.
   if (raw.span) {
     const auto span = span_of(*raw.span);
-    if (!span) return "--span: must be a number > 0 and at most 64, got '" + *raw.span + "'";
+    if (!span) return "--span: must be a number " + span_range() + ", got '" + *raw.span + "'";
     o.view.span = *span;
   }
   if (raw.center) {
@@ -601,9 +606,8 @@ std::string finish_render(RenderOptions& o, const Raw& raw) {
     if (span) to.span = *span;
     to.max_iter = o.view.max_iter;
     if (n != 3 || !in.eof() || !span || !read_centre(fields[0] + "," + fields[1], to))
-      return "--zoom-to: expected X,Y,SPAN (centre within +-1000, span > 0 and at most 64), got "
-             "'" +
-             *raw.zoom_to + "'";
+      return "--zoom-to: expected X,Y,SPAN (centre within +-1000, span " + span_range() +
+             "), got '" + *raw.zoom_to + "'";
     o.zoom_to = std::move(to);
     if (!raw.frames) return "--zoom-to: needs --frames N (2..100000)";
     const auto frames = parse_int(*raw.frames, 2, 100000);
@@ -634,9 +638,8 @@ std::string finish_bench_views(BenchOptions& o, const Raw& raw) {
     if (span) v.span = *span;
     const auto iters = parse_int(fields[3], 1, kMaxIterations);
     if (n != 4 || !in.eof() || !span || !read_centre(fields[0] + "," + fields[1], v) || !iters)
-      return "--view: expected X,Y,SPAN,ITERS (centre within +-1000, span > 0 and at most 64, "
-             "iterations 1..10000000), got '" +
-             text + "'";
+      return "--view: expected X,Y,SPAN,ITERS (centre within +-1000, span " + span_range() +
+             ", iterations 1..10000000), got '" + text + "'";
     v.max_iter = static_cast<unsigned>(*iters);
     o.views.push_back(std::move(v));
   }
@@ -653,8 +656,8 @@ std::string finish_bench_views(BenchOptions& o, const Raw& raw) {
     return "--zoom: expected X,Y (two numbers within +-1000), got '" + *raw.zoom + "'";
   z.x = deepest.center_x;
   z.y = deepest.center_y;
-  if (!from) return "--from: must be a span > 0 and at most 64, got '" + *raw.zoom_from + "'";
-  if (!to) return "--to: must be a span > 0 and at most 64, got '" + *raw.zoom_to_span + "'";
+  if (!from) return "--from: must be a span " + span_range() + ", got '" + *raw.zoom_from + "'";
+  if (!to) return "--to: must be a span " + span_range() + ", got '" + *raw.zoom_to_span + "'";
   if (*from == *to) return "--zoom: --from and --to are the same span: there is no path";
   z.from = *from;
   z.to = *to;
