@@ -616,9 +616,10 @@ int render_one(const RenderOptions& o, const DeviceChoice& dc, const Palette& pa
   RunTotals totals;
   totals.add(record);
   for (std::size_t i = 1; i < ranks_json.size(); ++i) totals.add(ranks_json[i], pipeline.gpu());
-  std::cout << "wrote " << png.string() << " and " << json_path.string() << " (" << o.width << "x"
-            << o.height << (o.ss > 1 ? ", ss " + std::to_string(o.ss) : "") << ", "
-            << rendered_by(choice) << ", " << pipeline.renderer_description() << ", "
+  std::cout << "wrote " << printable(png.string()) << " and " << printable(json_path.string())
+            << " (" << o.width << "x" << o.height
+            << (o.ss > 1 ? ", ss " + std::to_string(o.ss) : "") << ", " << rendered_by(choice)
+            << ", " << pipeline.renderer_description() << ", "
             << std::lround(progress.elapsed_s() * 1000) << " ms wall, start to end; "
             << run_summary(record.wall_ms, totals.compute_ms, totals.colour_ms, totals.encode_ms,
                            pipeline.gpu(), pipeline.threads())
@@ -788,7 +789,8 @@ int render_zoom(const RenderOptions& o, const DeviceChoice& dc, const Palette& p
     say_plan(plan, pipeline, o.exr_frames);
     if (o.resume)
       std::cerr << "mandelpipe: --resume: " << kept.size() << " of " << o.zoom_frames
-                << " frames already whole in " << dir.string() << ", rendering " << missing << "\n";
+                << " frames already whole in " << printable(dir.string()) << ", rendering "
+                << missing << "\n";
   }
   std::vector<PipelineImage> images;
   std::vector<int> frame_of;  // each image's frame number
@@ -875,8 +877,8 @@ int render_zoom(const RenderOptions& o, const DeviceChoice& dc, const Palette& p
   } catch (const std::exception& e) {
     throw ExitError(2, e.what());
   }
-  std::cout << "wrote " << missing << " frames and frames.json to " << dir.string() << " ("
-            << o.width << "x" << o.height << ", " << rendered_by(choices.front())
+  std::cout << "wrote " << missing << " frames and frames.json to " << printable(dir.string())
+            << " (" << o.width << "x" << o.height << ", " << rendered_by(choices.front())
             << (rendered_by(choices.front()) != rendered_by(choices.back())
                     ? " to " + rendered_by(choices.back())
                     : "")
