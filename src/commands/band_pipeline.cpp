@@ -331,15 +331,16 @@ struct BandPipeline::Run {
   }
   // A progress line where one is due, under the lock: the share of this process's rows
   // rendered (runs of bands in flight included) or written, whichever is further, never less
-  // than the last said.
+  // than the last said, and the furthest band reported (workers' bands finish out of order).
   void report_locked(long long ticket) {
+    furthest_ticket = std::max(furthest_ticket, ticket);
     double rendered = static_cast<double>(rows_rendered);
     for (const double rows : in_flight) rendered += rows;
     const double fraction =
         std::max({last_fraction, rows_to_render ? rendered / rows_to_render : 0.0,
                   rows_to_write ? static_cast<double>(rows_written) / rows_to_write : 0.0});
     last_fraction = std::min(fraction, 1.0);
-    progress.report(progress_name(ticket), last_fraction);
+    progress.report(progress_name(furthest_ticket), last_fraction);
   }
   // The writer's wait, under the lock, until `ready`; `idle` runs about every 100 ms meanwhile.
   template <class Ready>
@@ -391,6 +392,7 @@ struct BandPipeline::Run {
   long long rows_to_render = 0, rows_rendered = 0, rows_to_write = 0, rows_written = 0;
   std::vector<double> in_flight;
   double last_fraction = 0;
+  long long furthest_ticket = 0;  // the band the progress line names: never one before the last
   // What stopped the last worker, once every one has failed: the bands rendered before still go
   // out whole, and the run ends with it.
   std::exception_ptr render_error;
