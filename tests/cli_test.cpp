@@ -420,14 +420,15 @@ TEST(Cli, ASideGivenAloneKeepsTheShape) {
   ASSERT_TRUE(r.options) << r.err;
   EXPECT_EQ(render(r).width, 64);
   EXPECT_EQ(render(r).height, 36);
-  EXPECT_NE(render(r).size_note.find("64x36"), std::string::npos) << render(r).size_note;
+  ASSERT_EQ(render(r).notes.size(), 1u);
+  EXPECT_NE(render(r).notes[0].find("64x36"), std::string::npos) << render(r).notes[0];
   r = parse({"render", "--out", "a.png", "--height", "2160"});
   ASSERT_TRUE(r.options) << r.err;
   EXPECT_EQ(render(r).width, 3840);
   r = parse({"render", "--out", "a.png", "--width", "640", "--height", "640"});
   ASSERT_TRUE(r.options) << r.err;
   EXPECT_EQ(render(r).height, 640);
-  EXPECT_TRUE(render(r).size_note.empty());
+  EXPECT_TRUE(render(r).notes.empty());
   r = parse({"--height", "600"});
   ASSERT_TRUE(r.options) << r.err;
   EXPECT_EQ(window(r).width, 1067);

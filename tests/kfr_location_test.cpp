@@ -93,6 +93,20 @@ TEST(KfrLocation, AByteOrderMarkAtTheStartIsReadPast) {
             std::string::npos);
 }
 
+// KF's Rotate turns the view, which mandelpipe's do not: a note says so, except for a zero.
+TEST(KfrLocation, ARotationIsNamedAsLeftOut) {
+  for (const char* zero : {"0", "0.000000", "-0"}) {
+    const KfrResult r = parse_kfr(with_line("Rotate", zero));
+    ASSERT_TRUE(r.ok) << r.error;
+    EXPECT_EQ(kfr_left_out(r.location), "") << zero;
+  }
+  const KfrResult r = parse_kfr(with_line("Rotate", "45.5"));
+  ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_EQ(kfr_left_out(r.location),
+            "Rotate: 45.5 is left out: mandelpipe's views are not turned");
+  EXPECT_EQ(kfr_left_out(parse_kfr(kSaved).location), "");
+}
+
 TEST(KfrLocation, TwoThousandDigitCoordinatesAreKeptExactly) {
   std::string re = "-1.", im = "0.";
   for (int i = 0; i < 2000; ++i) {

@@ -985,6 +985,7 @@ void App::paste_view() {
   }
   go_to(r.state);
   ex_.status = kfr ? "location pasted" : "view pasted";
+  if (!r.note.empty()) ex_.status += " (" + r.note + ")";
   if (!r.left_aside.empty()) {
     std::string names;
     for (const std::string& n : r.left_aside) names += (names.empty() ? "" : ", ") + n;

@@ -5,13 +5,14 @@
 #include "app/app.h"
 #include "cli/exit_error.h"
 #include "io/files.h"
+#include "io/printable.h"
 
 namespace mp {
 
 int run_window(const WindowOptions& o) {
   // Quit as on Esc, so that a logout or `kill` keeps the window's settings.
   ask_to_quit_on_signals();
-  if (!o.size_note.empty()) std::cerr << "mandelpipe: " << o.size_note << "\n";
+  for (const std::string& note : o.notes) std::cerr << "mandelpipe: " << printable(note) << "\n";
   if (!o.screenshot.empty()) {
     try {
       check_writable(o.screenshot);

@@ -433,9 +433,9 @@ std::string finish_size(ViewOptions& o, const Raw& raw, int max_side, int& width
       height = std::clamp(static_cast<int>(std::lround(width * 9.0 / 16)), 1, max_side);
     else
       width = std::clamp(static_cast<int>(std::lround(height * 16.0 / 9)), 1, max_side);
-    o.size_note = std::string(raw.width ? "--width" : "--height") +
-                  " alone: " + std::to_string(width) + "x" + std::to_string(height) +
-                  ", the other side in 16:9 (give both for another shape)";
+    o.notes.push_back(std::string(raw.width ? "--width" : "--height") +
+                      " alone: " + std::to_string(width) + "x" + std::to_string(height) +
+                      ", the other side in 16:9 (give both for another shape)");
   }
   return "";
 }
@@ -467,6 +467,8 @@ std::string finish_view(ViewOptions& o, const Raw& raw, int width, int height) {
       return "--location: gives the view itself; leave out --center and --span";
     const KfrResult k = load_kfr(*raw.location);
     if (!k.ok) return "--location: " + k.error;  // the error names the file
+    if (const std::string left = kfr_left_out(k.location); !left.empty())
+      o.notes.push_back("--location: " + left);
     ViewState current;
     current.view = o.view;
     const ViewTextResult v = kfr_location_view(k.location, current, width, height);

@@ -47,8 +47,9 @@ struct ViewOptions {
   struct {
     bool density = false, offset = false, stripe = false;
   } colour_given;
-  // Said on stderr by the command: a size given on one side only, the other kept in proportion.
-  std::string size_note;
+  // Said on stderr by the command, a line each: a size given on one side only, the other kept in
+  // proportion; what a --location file gives that the view leaves out.
+  std::vector<std::string> notes;
 };
 
 struct WindowOptions : ViewOptions {

@@ -150,7 +150,11 @@ namespace mp {
 ViewTextResult parse_kfr_view(std::string_view text, const ViewState& current, int width,
                               int height) {
   const KfrResult k = parse_kfr(text);
-  if (k.ok) return kfr_location_view(k.location, current, width, height);
+  if (k.ok) {
+    ViewTextResult r = kfr_location_view(k.location, current, width, height);
+    r.note = kfr_left_out(k.location);
+    return r;
+  }
   ViewTextResult r;
   r.error = "location: " + k.error;
   return r;

@@ -21,6 +21,7 @@ struct ViewTextResult {
   bool ok = false;
   ViewState state;    // when ok
   std::string error;  // otherwise: one line saying what is wrong
+  std::string note;   // when ok: what of the text the view leaves out (a location's Rotate)
   // render's options of the line that are no part of a view (--out, --width, --ss ...), by name
   std::vector<std::string> left_aside;
 };

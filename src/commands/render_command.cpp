@@ -976,7 +976,8 @@ int run_render(const RenderOptions& o) {
   });
   const Palette palette = find_palette(o.palette);  // refused as the options are, by every rank
   const MpiRanks ranks;  // one process, unless mpirun or srun started several
-  if (!o.size_note.empty() && ranks.root()) std::cerr << "mandelpipe: " << o.size_note << "\n";
+  if (ranks.root())
+    for (const std::string& note : o.notes) std::cerr << "mandelpipe: " << printable(note) << "\n";
   if (ranks.size() == 1) return render_with(o, palette, ranks, devices);
   // A rank that fails leaves the others waiting for it: it says why and ends them all.
   std::string why;

@@ -24,7 +24,13 @@ struct KfrLocation {
   // 2 * radius / height).
   std::string zoom;
   std::uint32_t iterations = 0;
+  // KF's Rotate, where the file turns the view (a value other than 0): mandelpipe's views are
+  // not turned, so the image shows the place unturned, which kfr_left_out says.
+  std::string rotate;
 };
+
+// What of the location the view leaves out, as a note ("" where nothing is).
+std::string kfr_left_out(const KfrLocation& k);
 
 struct KfrResult {
   bool ok = false;
@@ -33,8 +39,9 @@ struct KfrResult {
 };
 
 // A .kfr file's text. Lines end in "\r\n" (as KF writes) or "\n"; blank lines are skipped. Keys
-// other than the four are read past. Refused: a text over kMaxKfrBytes, a line that is not
-// "Key: value", a key given twice, a missing one, a Re or Im that is not a finite decimal number
+// other than the four and Rotate are read past. Refused: a text over kMaxKfrBytes, a line that is
+// not "Key: value", a key given twice, a missing one, a Re or Im that is not a finite decimal
+// number
 // ("-1.25", "3e-40"), a Zoom that is not one above 0, values out of kMaxKfrExponent10's range,
 // and Iterations outside 1 to kMaxKfrIterations.
 KfrResult parse_kfr(std::string_view text);
