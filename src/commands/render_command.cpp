@@ -17,6 +17,7 @@
 #include <sys/resource.h>
 
 #include "cli/view_text.h"
+#include "commands/auto_limits.h"
 #include "commands/band_pipeline.h"
 #include "commands/commands.h"
 #include "commands/common.h"
@@ -78,6 +79,11 @@ PrecisionChoice choice_for(const View& view, const Plan& plan, const RenderOptio
                            "); without --pin it renders by " + rendered_by(free));
   }
   return c;
+}
+
+// choice_for as the previews of --auto-iters take it.
+LimitPreview::Choose choose_for(const Plan& plan, const RenderOptions& o, const DeviceChoice& dc) {
+  return [&plan, &o, &dc](const View& v) { return choice_for(v, plan, o, dc); };
 }
 
 nlohmann::json precision_json(const PrecisionChoice& c, const DeepReference* ref) {
@@ -311,82 +317,6 @@ struct RunTotals {
   }
 };
 
-// --auto-iters on: a small preview of a view, re-rendered with the limit doubled while over 2%
-// of its edge reaches the limit, or over 1% of it escapes only in the limit's last half, and
-// doubling frees some, as the window raises it.
-class LimitPreview {
- public:
-  LimitPreview(const Plan& plan, const RenderOptions& o, const DeviceChoice& dc)
-      : pw_(std::clamp(plan.width / 8, std::min(plan.width, 64), 480)),
-        ph_(std::max(1, static_cast<int>(static_cast<long long>(pw_) * plan.height / plan.width))),
-        plan_(plan),
-        o_(o),
-        dc_(dc),
-        renderer_(dc.device, static_cast<long long>(pw_) * ph_, !o.no_approximation),
-        data_(static_cast<std::size_t>(pw_) * ph_ * kFloatsPerPixel) {}
-
-  // The limits tried from `view`'s own, last the one to render with; `a` carries what earlier
-  // raises found (a stall) from view to view.
-  std::vector<unsigned> limits(View v, AutoIterations& a, Progress& progress) {
-    std::vector<unsigned> tried{v.max_iter};
-    for (;;) {
-      const PrecisionChoice c = choice_for(v, plan_, o_, dc_);
-      if (c.perturbation) {
-        renderer_.prepare_deep(v, pw_, ph_, progress);
-        renderer_.render_deep(*c.perturbation, v, pw_, ph_, {0, 0, pw_, ph_}, data_.data());
-      } else {
-        renderer_.render(c.variant, pixel_grid(v, pw_, ph_), v.max_iter, data_.data());
-      }
-      const unsigned next =
-          a.next(edge_inside_share(data_.data(), pw_, ph_),
-                 late_share(data_.data(), pw_, ph_, v.max_iter), v.max_iter, kMaxIterations);
-      if (next == v.max_iter) return tried;
-      v.max_iter = next;
-      tried.push_back(next);
-    }
-  }
-
- private:
-  int pw_, ph_;
-  const Plan& plan_;
-  const RenderOptions& o_;
-  const DeviceChoice& dc_;
-  PieceRenderer renderer_;
-  std::vector<float> data_;
-};
-
-// The frames' limits with --auto-iters on: shallowest frame first, each from a preview of it
-// starting at the limit of the frame before it (--iters for the first), so that a limit once
-// raised stays as the zoom goes deeper; as in the window's zoom, the raises start afresh once the
-// zoom has gone past a factor of 8 since the last fresh start.
-std::vector<unsigned> sequence_limits(const std::vector<View>& views, const Plan& plan,
-                                      const RenderOptions& o, const DeviceChoice& dc,
-                                      Progress& progress) {
-  const int n = static_cast<int>(views.size());
-  const bool deeper_last = log10_of(views.back().span) <= log10_of(views.front().span);
-  LimitPreview preview(plan, o, dc);
-  AutoIterations a;
-  std::vector<unsigned> limits(views.size(), o.view.max_iter);
-  double anchor = 0;
-  unsigned limit = o.view.max_iter;
-  for (int i = 0; i < n; ++i) {
-    const int k = deeper_last ? i : n - 1 - i;
-    const double depth = log10_of(views[k].span);
-    if (i == 0 || std::abs(depth - anchor) > 0.9) {
-      a.reset();
-      anchor = depth;
-    }
-    View v = views[k];
-    v.max_iter = limit;
-    limit = preview.limits(v, a, progress).back();
-    limits[k] = limit;
-    progress.report(
-        "automatic iterations, previews " + std::to_string(i + 1) + "/" + std::to_string(n),
-        static_cast<double>(i + 1) / n);
-  }
-  return limits;
-}
-
 std::string limits_text(const std::vector<unsigned>& tried) {
   std::string t;
   for (unsigned n : tried) t += (t.empty() ? "" : ", ") + std::to_string(n);
@@ -516,7 +446,8 @@ int render_one(const RenderOptions& o, const DeviceChoice& dc, const Palette& pa
     // Rank 0's preview sets the limit of every rank.
     if (ranks.root()) {
       AutoIterations a;
-      tried = LimitPreview(plan, o, dc).limits(view, a, progress);
+      tried = LimitPreview(plan, dc.device, !o.no_approximation, choose_for(plan, o, dc))
+                  .limits(view, a, progress);
     }
     tried = nlohmann::json::parse(ranks.broadcast(nlohmann::json(tried).dump()))
                 .get<std::vector<unsigned>>();
@@ -695,19 +626,6 @@ int render_zoom(const RenderOptions& o, const DeviceChoice& dc, const Palette& p
   BandPipeline pipeline(plan, look_for(o, palette), PipelineOutput::kSequence, o.png_level,
                         dc.devices, !o.no_approximation, hooks_from_environment());
   std::vector<View> views = zoom_sequence(o.view, *o.zoom_to, o.zoom_frames);
-  if (o.auto_iters.value_or(false)) {
-    // Rank 0's previews set every rank's limits.
-    Progress previewing(!ranks.root());
-    std::vector<unsigned> limits;
-    if (ranks.root()) limits = sequence_limits(views, plan, o, dc, previewing);
-    limits = nlohmann::json::parse(ranks.broadcast(nlohmann::json(limits).dump()))
-                 .get<std::vector<unsigned>>();
-    for (std::size_t k = 0; k < views.size(); ++k) views[k].max_iter = limits[k];
-    if (ranks.root())
-      std::cerr << "mandelpipe: automatic iterations: " << limits.front() << " at " << frame_name(0)
-                << " to " << limits.back() << " at " << frame_name(o.zoom_frames - 1)
-                << " (from a preview of each frame)\n";
-  }
 
   const nlohmann::json colour = colour_settings_json({palette.name, o.colour});
   nlohmann::json head;
@@ -728,24 +646,30 @@ int render_zoom(const RenderOptions& o, const DeviceChoice& dc, const Palette& p
   std::string changes;
   std::vector<nlohmann::json> entries;
   std::vector<PrecisionChoice> choices;
-  for (int k = 0; k < o.zoom_frames; ++k) {
-    const View& v = views[k];
-    choices.push_back(choice_for(v, plan, o, dc));
-    const PrecisionChoice& c = choices.back();
-    nlohmann::json f = {{"image", frame_name(k)},
-                        {"center", {centre_text(v.center_x, v), centre_text(v.center_y, v)}},
-                        {"span", exact_span_text(v.span)},
-                        {"iters", v.max_iter},
-                        {"variant", variant_info(o.variant).name},
-                        {"rendered_by", rendered_by(c)}};
-    if (o.exr_frames) f["exr"] = exr_name(k);
-    f.update(colour);
-    f["precision_exhausted"] = c.exhausted;
-    if (k == 0 ? !c.why.empty() : rendered_by(c) != rendered_by(choices[k - 1]))
-      changes += "mandelpipe: from " + frame_name(k) + " on, " +
-                 (c.why.empty() ? rendered_by(c) + " holds" : c.why) + "\n";
-    entries.push_back(std::move(f));
-  }
+  const auto plan_frames = [&] {
+    changes.clear();
+    entries.clear();
+    choices.clear();
+    for (int k = 0; k < o.zoom_frames; ++k) {
+      const View& v = views[k];
+      choices.push_back(choice_for(v, plan, o, dc));
+      const PrecisionChoice& c = choices.back();
+      nlohmann::json f = {{"image", frame_name(k)},
+                          {"center", {centre_text(v.center_x, v), centre_text(v.center_y, v)}},
+                          {"span", exact_span_text(v.span)},
+                          {"iters", v.max_iter},
+                          {"variant", variant_info(o.variant).name},
+                          {"rendered_by", rendered_by(c)}};
+      if (o.exr_frames) f["exr"] = exr_name(k);
+      f.update(colour);
+      f["precision_exhausted"] = c.exhausted;
+      if (k == 0 ? !c.why.empty() : rendered_by(c) != rendered_by(choices[k - 1]))
+        changes += "mandelpipe: from " + frame_name(k) + " on, " +
+                   (c.why.empty() ? rendered_by(c) + " holds" : c.why) + "\n";
+      entries.push_back(std::move(f));
+    }
+  };
+  plan_frames();
 
   // The most the frames still to render may take, beside frames.json's old and new text while
   // it is replaced; its coordinates' digits grow towards the deeper end, first or last.
@@ -779,13 +703,31 @@ int render_zoom(const RenderOptions& o, const DeviceChoice& dc, const Palette& p
       if (folder->has(k)) frames.push_back(k);
     return frames.dump();
   }));
+  // With --auto-iters, each frame's limit from a preview, once the folder is taken (a refusal
+  // comes first, in one line); rank 0's previews set every rank's limits.
+  std::string limits_line;
+  if (o.auto_iters.value_or(false)) {
+    Progress previewing(!ranks.root());
+    std::vector<unsigned> limits;
+    if (ranks.root()) {
+      LimitPreview preview(plan, dc.device, !o.no_approximation, choose_for(plan, o, dc));
+      limits = sequence_limits(views, o.view.max_iter, preview, previewing);
+    }
+    limits = nlohmann::json::parse(ranks.broadcast(nlohmann::json(limits).dump()))
+                 .get<std::vector<unsigned>>();
+    for (std::size_t k = 0; k < views.size(); ++k) views[k].max_iter = limits[k];
+    plan_frames();
+    limits_line = "mandelpipe: automatic iterations: " + std::to_string(limits.front()) + " at " +
+                  frame_name(0) + " to " + std::to_string(limits.back()) + " at " +
+                  frame_name(o.zoom_frames - 1) + " (from a preview of each frame)\n";
+  }
   std::vector<int> missing_frames;
   for (int k = 0; k < o.zoom_frames; ++k)
     if (std::find(kept.begin(), kept.end(), k) == kept.end()) missing_frames.push_back(k);
   const int missing = static_cast<int>(missing_frames.size());
   if (ranks.root()) {
     say_removed(folder->stale_removed());
-    std::cerr << changes;
+    std::cerr << limits_line << changes;
     say_plan(plan, pipeline, o.exr_frames);
     if (o.resume)
       std::cerr << "mandelpipe: --resume: " << kept.size() << " of " << o.zoom_frames

@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <system_error>
 
+#include "io/exr_file.h"
 #include "io/stale_temps.h"
 
 namespace mp {
@@ -81,23 +82,20 @@ bool regular_file(const fs::path& p) {
 }
 
 // A frame's file as this program writes it whole: a PNG from its signature to its IEND chunk, an
-// EXR with its magic number. A file cut short or emptied (a crash before the data reached the
+// EXR that OpenEXR reads whole. A file cut short or emptied (a crash before the data reached the
 // disk, an edit) is rendered again.
 bool looks_whole(const fs::path& p) {
   if (!regular_file(p)) return false;
+  if (p.extension() != ".png") return exr_complete(p);
   std::ifstream in(p, std::ios::binary);
-  const bool png = p.extension() == ".png";
-  const std::string magic =
-      png ? std::string("\x89PNG\r\n\x1a\n", 8) : std::string("\x76\x2f\x31\x01", 4);
-  std::string head(magic.size(), '\0');
-  if (!in.read(head.data(), static_cast<std::streamsize>(head.size())) || head != magic)
-    return false;
-  if (!png) return true;
+  static constexpr char kSignature[] = "\x89PNG\r\n\x1a\n";
   static constexpr char kEnd[] = "\0\0\0\0IEND\xae\x42\x60\x82";
-  std::string tail(sizeof kEnd - 1, '\0');
-  return in.seekg(-static_cast<std::streamoff>(tail.size()), std::ios::end) &&
+  std::string head(sizeof kSignature - 1, '\0'), tail(sizeof kEnd - 1, '\0');
+  return in.read(head.data(), static_cast<std::streamsize>(head.size())) &&
+         head == std::string(kSignature, head.size()) &&
+         in.seekg(-static_cast<std::streamoff>(tail.size()), std::ios::end) &&
          in.read(tail.data(), static_cast<std::streamsize>(tail.size())) &&
-         tail == std::string(kEnd, sizeof kEnd - 1);
+         tail == std::string(kEnd, tail.size());
 }
 
 }  // namespace

@@ -2,7 +2,7 @@
 // with frames.journal listing exactly the frames on disk, so that an interrupted sequence is
 // whole as far as it went and `--resume` can finish it. frames.json is rewritten with each frame
 // while it is small; past that a frame's entry is appended to frames.journal, a line each, and
-// frames.json rewritten only once the journal holds an eighth as many frames as it, so that
+// frames.json rewritten only once the journal holds an eighth of all the frames, so that
 // writing the listing costs a bounded multiple of its size over the whole run instead of growing
 // with the square of the frames. At the end frames.json lists them all and the journal is gone.
 #pragma once
@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <string>
 #include <vector>
 
 #include "io/files.h"

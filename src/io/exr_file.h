@@ -28,6 +28,10 @@ struct ExrSample {
 // An escaped pixel's N and NF from its smooth iteration value (finite, at most 2^31).
 ExrSample exr_escaped(float smooth);
 
+// Whether the file at `path` is an EXR that OpenEXR reads whole: its header and its table of
+// line blocks, every block inside the file (a file cut short after its first blocks is not).
+bool exr_complete(const std::filesystem::path& path);
+
 // OpenEXR's threads (its process-wide pool), which compress the line blocks of one write_rows
 // call in parallel: render sets it to its encoder's once, before the first stream.
 void set_exr_threads(int threads);

@@ -71,10 +71,17 @@ extern "C" void remove_temps_and_die(int sig) {
   int none = 0;
   if (sig != SIGQUIT && g_ask_to_quit.load() && g_quit_signal.compare_exchange_strong(none, sig))
     return;  // the program's loop ends and quits in its own way
+  // A SIGPIPE comes with each write to the closed pipe, not from a person: a loop quitting in its
+  // own way goes on (its writes fail) and still ends by the signal that asked it.
+  if (sig == SIGPIPE && g_ask_to_quit.load()) return;
   if (g_committing.load() > 0) {
     g_deferred_signal.store(sig);  // acted on when the renames finish, so the set stays whole
     return;
   }
+  // The message below to a closed pipe must not end the program by SIGPIPE instead of `sig`.
+  struct sigaction ignore {};
+  ignore.sa_handler = SIG_IGN;
+  sigaction(SIGPIPE, &ignore, nullptr);
   for (TempSlot& t : g_temps)
     if (t.state.load() == kInUse) ::unlink(t.path);
   static const char kMessage[] = "mandelpipe: stopped by a signal; unfinished files removed\n";

@@ -61,8 +61,7 @@ void write_streamed_then(StreamedFile& streamed, const std::function<void()>& th
 // Held while one output is written, so that two runs writing it at once cannot leave one's image
 // beside the other's sidecar: an flock(2) on a hidden file beside it, removed on release (and on
 // SIGINT/SIGTERM/SIGHUP/SIGQUIT/SIGPIPE). Throws "cannot write OUTPUT: another mandelpipe is
-// writing it
-// ..." at once when another process holds it, or "cannot write OUTPUT: reason".
+// writing it ..." at once when another process holds it, or "cannot write OUTPUT: reason".
 class OutputLock {
  public:
   explicit OutputLock(const std::filesystem::path& output);

@@ -178,8 +178,11 @@ KfrResult parse_kfr(std::string_view text) {
   // A byte order mark, as editors on Windows start a UTF-8 file with, is no part of the first key.
   constexpr std::string_view kBom = "\xef\xbb\xbf";
   if (text.substr(0, kBom.size()) == kBom) text.remove_prefix(kBom.size());
-  constexpr std::array<std::string_view, 5> kKeys{"Re", "Im", "Zoom", "Iterations", "Rotate"};
-  std::array<std::optional<std::string_view>, 5> values;
+  // The view's four keys, which must be there, then Rotate, which may.
+  constexpr std::size_t kNeeded = 4;
+  constexpr std::array<std::string_view, kNeeded + 1> kKeys{"Re", "Im", "Zoom", "Iterations",
+                                                            "Rotate"};
+  std::array<std::optional<std::string_view>, kKeys.size()> values;
   std::unordered_map<std::string_view, std::size_t> seen;  // key -> its line
   std::size_t line_no = 0;
   for (std::size_t at = 0; at < text.size();) {
@@ -209,7 +212,7 @@ KfrResult parse_kfr(std::string_view text) {
     for (std::size_t k = 0; k < kKeys.size(); ++k)
       if (key == kKeys[k]) values[k] = value;
   }
-  for (std::size_t k = 0; k < 4; ++k)
+  for (std::size_t k = 0; k < kNeeded; ++k)
     if (!values[k]) return failed(std::string(kKeys[k]) + ": missing");
 
   for (std::size_t k = 0; k < 3; ++k) {
@@ -229,10 +232,10 @@ KfrResult parse_kfr(std::string_view text) {
   r.location.zoom = *values[2];
   r.location.iterations = *iterations;
   // Any text but a zero ("0", "0.000000") turns the view, or may.
-  if (values[4]) {
+  if (const auto& rotate = values[kNeeded]) {
     std::string why;
-    const std::optional<Decimal> angle = read_decimal(*values[4], why);
-    if (!angle || !angle->zero) r.location.rotate = shown(*values[4]);
+    const std::optional<Decimal> angle = read_decimal(*rotate, why);
+    if (!angle || !angle->zero) r.location.rotate = shown(*rotate);
   }
   return r;
 }

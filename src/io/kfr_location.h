@@ -41,9 +41,8 @@ struct KfrResult {
 // A .kfr file's text. Lines end in "\r\n" (as KF writes) or "\n"; blank lines are skipped. Keys
 // other than the four and Rotate are read past. Refused: a text over kMaxKfrBytes, a line that is
 // not "Key: value", a key given twice, a missing one, a Re or Im that is not a finite decimal
-// number
-// ("-1.25", "3e-40"), a Zoom that is not one above 0, values out of kMaxKfrExponent10's range,
-// and Iterations outside 1 to kMaxKfrIterations.
+// number ("-1.25", "3e-40"), a Zoom that is not one above 0, values out of kMaxKfrExponent10's
+// range, and Iterations outside 1 to kMaxKfrIterations.
 KfrResult parse_kfr(std::string_view text);
 // The file read (a regular file, at most kMaxKfrBytes) and parsed; errors start with its name.
 KfrResult load_kfr(const std::filesystem::path& file);

@@ -1,0 +1,66 @@
+#include "commands/auto_limits.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <utility>
+
+#include "kernel_params.h"
+#include "model/big_real.h"
+
+namespace mp {
+
+LimitPreview::LimitPreview(const Plan& plan, const std::optional<DeviceInfo>& device,
+                           bool approximate, Choose choose)
+    : pw_(std::clamp(plan.width / 8, std::min(plan.width, 64), 480)),
+      ph_(std::max(1, static_cast<int>(static_cast<long long>(pw_) * plan.height / plan.width))),
+      choose_(std::move(choose)),
+      renderer_(device, static_cast<long long>(pw_) * ph_, approximate),
+      data_(static_cast<std::size_t>(pw_) * ph_ * kFloatsPerPixel) {}
+
+std::vector<unsigned> LimitPreview::limits(View v, AutoIterations& a, Progress& progress) {
+  std::vector<unsigned> tried{v.max_iter};
+  for (;;) {
+    const PrecisionChoice c = choose_(v);
+    if (c.perturbation) {
+      renderer_.prepare_deep(v, pw_, ph_, progress);
+      renderer_.render_deep(*c.perturbation, v, pw_, ph_, {0, 0, pw_, ph_}, data_.data());
+    } else {
+      renderer_.render(c.variant, pixel_grid(v, pw_, ph_), v.max_iter, data_.data());
+    }
+    const unsigned next =
+        a.next(edge_inside_share(data_.data(), pw_, ph_),
+               late_share(data_.data(), pw_, ph_, v.max_iter), v.max_iter, kMaxIterations);
+    if (next == v.max_iter) return tried;
+    v.max_iter = next;
+    tried.push_back(next);
+  }
+}
+
+std::vector<unsigned> sequence_limits(const std::vector<View>& views, unsigned base,
+                                      LimitPreview& preview, Progress& progress) {
+  const int n = static_cast<int>(views.size());
+  const bool deeper_last = log10_of(views.back().span) <= log10_of(views.front().span);
+  AutoIterations a;
+  std::vector<unsigned> limits(views.size(), base);
+  double anchor = 0;
+  unsigned limit = base;
+  for (int i = 0; i < n; ++i) {
+    const int k = deeper_last ? i : n - 1 - i;
+    const double depth = log10_of(views[k].span);
+    if (i == 0 || std::abs(depth - anchor) > 0.9) {
+      a.reset();
+      anchor = depth;
+    }
+    View v = views[k];
+    v.max_iter = limit;
+    limit = preview.limits(v, a, progress).back();
+    limits[k] = limit;
+    progress.report(
+        "automatic iterations, previews " + std::to_string(i + 1) + "/" + std::to_string(n),
+        static_cast<double>(i + 1) / n);
+  }
+  return limits;
+}
+
+}  // namespace mp

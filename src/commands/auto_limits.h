@@ -1,0 +1,46 @@
+// render's --auto-iters: the iteration limit found from a small preview of a view, as the window
+// raises it (model/auto_iterations.h), for a still and for each frame of a zoom sequence.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <vector>
+
+#include "commands/piece_renderer.h"
+#include "commands/render_plan.h"
+#include "model/auto_iterations.h"
+#include "model/precision_choice.h"
+#include "model/view.h"
+#include "session/device.h"
+
+namespace mp {
+
+// A preview an eighth of the image's width (64 to 480 pixels), re-rendered with the limit
+// doubled while over 2% of its edge reaches the limit, or over 1% of it escapes only in the
+// limit's last half, and doubling frees some.
+class LimitPreview {
+ public:
+  // What renders a view: render's precision rule.
+  using Choose = std::function<PrecisionChoice(const View&)>;
+  LimitPreview(const Plan& plan, const std::optional<DeviceInfo>& device, bool approximate,
+               Choose choose);
+
+  // The limits tried from `v`'s own, last the one to render with; `a` carries what earlier raises
+  // found (a stall) from view to view.
+  std::vector<unsigned> limits(View v, AutoIterations& a, Progress& progress);
+
+ private:
+  int pw_, ph_;
+  Choose choose_;
+  PieceRenderer renderer_;
+  std::vector<float> data_;
+};
+
+// The frames' limits: shallowest frame first, each from a preview of it starting at the limit of
+// the frame before it (`base` for the first), so that a limit once raised stays as the zoom goes
+// deeper; as in the window's zoom, the raises start afresh once the zoom has gone past a factor
+// of 8 since the last fresh start.
+std::vector<unsigned> sequence_limits(const std::vector<View>& views, unsigned base,
+                                      LimitPreview& preview, Progress& progress);
+
+}  // namespace mp
