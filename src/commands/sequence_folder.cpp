@@ -129,11 +129,8 @@ SequenceFolder::SequenceFolder(const fs::path& dir, nlohmann::json head, bool re
                                "): resume it with the same ones, or choose a new folder");
     keep_frames_on_disk(recorded);
   }
-  write_file_atomic(dir_ / kListing, listing());
-  listing_written();
   // Its frames are in frames.json now (a journal only outlives frames.json's rewrite by a crash).
-  std::error_code ec;
-  fs::remove(dir_ / kJournal, ec);
+  write_whole_listing();
 }
 
 SequenceFolder::~SequenceFolder() {
@@ -234,23 +231,25 @@ void SequenceFolder::append_to_journal(const nlohmann::json& entry) {
 }
 
 void SequenceFolder::commit_frame(int frame, nlohmann::json entry, StreamedFile& image) {
-  entry["frame"] = frame;
-  std::string text = element_text(entry);
-  if (listing_due()) {
-    write_files_atomic({{dir_ / kListing, listing(frame, text)}}, image, StreamedOrder::kFirst);
-    listing_written();
-  } else {
-    write_streamed_then(image, [&] { append_to_journal(entry); });
-  }
-  listed(frame, std::move(text));
+  add(frame, std::move(entry), &image);
 }
 
 void SequenceFolder::record_frame(int frame, nlohmann::json entry) {
+  add(frame, std::move(entry), nullptr);
+}
+
+void SequenceFolder::add(int frame, nlohmann::json entry, StreamedFile* image) {
   entry["frame"] = frame;
   std::string text = element_text(entry);
   if (listing_due()) {
-    write_file_atomic(dir_ / kListing, listing(frame, text));
+    const std::pair<fs::path, std::string> json{dir_ / kListing, listing(frame, text)};
+    if (image)
+      write_files_atomic({json}, *image, StreamedOrder::kFirst);
+    else
+      write_files_atomic({json});
     listing_written();
+  } else if (image) {
+    write_streamed_then(*image, [&] { append_to_journal(entry); });
   } else {
     append_to_journal(entry);
   }
@@ -260,6 +259,10 @@ void SequenceFolder::record_frame(int frame, nlohmann::json entry) {
 void SequenceFolder::record_run(nlohmann::json run) {
   run["frames_json"] = {{"writes", listing_writes_ + 1}, {"journal_lines", journal_lines_}};
   head_["run"] = std::move(run);
+  write_whole_listing();
+}
+
+void SequenceFolder::write_whole_listing() {
   write_file_atomic(dir_ / kListing, listing());
   listing_written();
   std::error_code ec;

@@ -54,6 +54,11 @@ class SequenceFolder {
   void listed(int frame, std::string text);
   // frames.json was written (this run's count), listing what the journal held: it is emptied.
   void listing_written();
+  // `frame` listed with `entry`, in frames.json or the journal, after `image` (where given) is
+  // renamed into place; on failure neither changes.
+  void add(int frame, nlohmann::json entry, StreamedFile* image);
+  // frames.json written with every frame kept, and the journal removed.
+  void write_whole_listing();
   // `entry` appended to the journal as one line; throws "cannot write FILE: reason".
   void append_to_journal(const nlohmann::json& entry);
 
