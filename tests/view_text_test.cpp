@@ -253,5 +253,18 @@ TEST(ViewText, CopiedTextIsAWindowCommandLine) {
   }
 }
 
+// A pasted location that turns the view goes to its place unturned, and the paste says so.
+TEST(ViewText, APastedLocationNamesTheRotationItLeavesOut) {
+  const std::string kfr = "Re: -0.75\r\nIm: 0.1\r\nZoom: 10\r\nIterations: 200\r\n";
+  ViewState current;
+  const ViewTextResult plain = parse_kfr_view(kfr, current, 320, 200);
+  ASSERT_TRUE(plain.ok) << plain.error;
+  EXPECT_EQ(plain.note, "");
+  const ViewTextResult turned = parse_kfr_view(kfr + "Rotate: 30\r\n", current, 320, 200);
+  ASSERT_TRUE(turned.ok) << turned.error;
+  EXPECT_EQ(turned.state.view.max_iter, 200u);
+  EXPECT_EQ(turned.note, "Rotate: 30 is left out: mandelpipe's views are not turned");
+}
+
 }  // namespace
 }  // namespace mp
