@@ -55,6 +55,28 @@ TEST(AutoIterations, AnEdgeThatEscapesStartsAfresh) {
   EXPECT_EQ(a.next(0.4, 0.0, 2048, 1u << 20), 4096u);
 }
 
+// At a deep view whose whole edge is at the limit, a doubling that frees none is no stall below
+// the depth's floor (seahorse valley's centre escapes at step 3,085 past 1e-20); an edge partly
+// free, or a limit at the floor, stalls as before.
+TEST(AutoIterations, AWholeEdgeAtTheLimitDoublesOnToTheDepthsFloor) {
+  EXPECT_EQ(depth_floor(to_floatexp(3.0)), 0u);
+  EXPECT_EQ(depth_floor(to_floatexp(1e-3)), 0u);
+  EXPECT_EQ(depth_floor(to_floatexp(1e-30)), 3000u);
+  EXPECT_NEAR(depth_floor(FloatExp{1.0, -3322}), 100000.0, 10.0);  // 2^-3322: about 1e-1000
+  const unsigned floor = depth_floor(to_floatexp(1e-30));
+  AutoIterations a;
+  EXPECT_EQ(a.next(1.0, 0.0, 1024, 1u << 20, floor), 2048u);
+  EXPECT_EQ(a.next(1.0, 0.0, 2048, 1u << 20, floor), 4096u);
+  EXPECT_EQ(a.next(1.0, 0.0, 4096, 1u << 20, floor), 4096u);  // past the floor: the set's inside
+  EXPECT_TRUE(a.stalled());
+  AutoIterations b;
+  EXPECT_EQ(b.next(1.0, 0.0, 1024, 1u << 20), 2048u);
+  EXPECT_EQ(b.next(1.0, 0.0, 2048, 1u << 20), 2048u);  // a shallow view: no floor
+  AutoIterations c;
+  EXPECT_EQ(c.next(0.9, 0.0, 1024, 1u << 20, floor), 2048u);
+  EXPECT_EQ(c.next(0.9, 0.0, 2048, 1u << 20, floor), 2048u);  // some of the edge escapes
+}
+
 // A frame whose pixels escape at the given smooth values (negative: inside).
 std::vector<float> smooth_frame(const std::vector<float>& values) {
   std::vector<float> d;

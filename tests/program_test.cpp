@@ -594,6 +594,26 @@ TEST_F(ProgramTest, ALayoutFileOverItsCapIsSaidAndLeftAndTheWindowRuns) {
   EXPECT_EQ(slurp(ini), text) << "rewritten";
 }
 
+// A deep view whose whole image is at the limit at 1,024 and 2,048 steps (its orbits escape past
+// 4,096): --auto-iters doubles on to the depth's floor instead of taking one doubling that freed
+// nothing for the set's inside, and the image is not one flat colour.
+TEST_F(ProgramTest, AutomaticIterationsAtADeepViewDoubleOnWhileNothingEscapes) {
+  const Result r = run(
+      "render --cpu --out deep.png --center -1.7497219297,0 --span 1e-300 --width 160 --height 90 "
+      "--auto-iters on");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(slurp(dir_ / "deep.json"));
+  EXPECT_GT(j.at("parameters").at("iters").get<unsigned>(), 2048u) << r.err;
+  int w = 0, h = 0, n = 0;
+  unsigned char* px = stbi_load((dir_ / "deep.png").c_str(), &w, &h, &n, 4);
+  ASSERT_NE(px, nullptr);
+  std::set<unsigned> colours;
+  for (int i = 0; i < w * h; ++i)
+    colours.insert(px[4 * i] << 16 | px[4 * i + 1] << 8 | px[4 * i + 2]);
+  stbi_image_free(px);
+  EXPECT_GT(colours.size(), 50u) << r.err;
+}
+
 TEST_F(ProgramTest, RenderWritesPngAndSidecar) {
   const Result r =
       run("render --out shot.png --width 96 --height 64 --iters 200 --cpu --variant fma4-sin");

@@ -666,13 +666,19 @@ void App::adjust_iterations() {
   }
   const double share = pipeline_.edge_inside_share();
   const double late = pipeline_.late_share(ex_.view.max_iter);
-  const unsigned next = auto_iters_.next(share, late, ex_.view.max_iter, kMaxIterations);
+  const unsigned next = auto_iters_.next(share, late, ex_.view.max_iter, kMaxIterations,
+                                        depth_floor(ex_.view.span));
   if (next == ex_.view.max_iter) return;
   View v = ex_.view;
   v.max_iter = next;
   ex_.set_view(v);
-  char text[160];
-  if (share > AutoIterations::kRaiseShare)
+  char text[200];
+  if (const unsigned floor = depth_floor(ex_.view.span); share >= 1.0 && ex_.view.max_iter < floor)
+    std::snprintf(text, sizeof text,
+                  "iterations raised to %u (automatic: the whole edge reached the limit; at this "
+                  "depth it doubles on while nothing escapes, up to %u and past it once)",
+                  next, floor);
+  else if (share > AutoIterations::kRaiseShare)
     std::snprintf(text, sizeof text,
                   "iterations raised to %u (automatic: %.0f%% of the image's edge reached the "
                   "limit)",

@@ -30,7 +30,8 @@ std::vector<unsigned> LimitPreview::limits(View v, AutoIterations& a, Progress& 
     }
     const unsigned next =
         a.next(edge_inside_share(data_.data(), pw_, ph_),
-               late_share(data_.data(), pw_, ph_, v.max_iter), v.max_iter, kMaxIterations);
+               late_share(data_.data(), pw_, ph_, v.max_iter), v.max_iter, kMaxIterations,
+               depth_floor(v.span));
     if (next == v.max_iter) return tried;
     v.max_iter = next;
     tried.push_back(next);

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "kernel_params.h"
+#include "model/big_real.h"
 
 namespace mp {
 
@@ -48,8 +49,15 @@ double late_share(const float* data, int width, int height, unsigned max_iter) {
   return static_cast<double>(late) / n;
 }
 
+unsigned depth_floor(FloatExp span) {
+  constexpr double kStepsPerDecade = 100;
+  const double decades = -log10_of(span);
+  if (!(decades > 3)) return 0;
+  return static_cast<unsigned>(std::min(kStepsPerDecade * decades, 1e9));
+}
+
 unsigned AutoIterations::next(double edge_inside, double late, unsigned max_iter,
-                              unsigned ceiling) {
+                              unsigned ceiling, unsigned floor) {
   const bool edge = edge_inside > kRaiseShare, tail = late > kLateShare;
   if (!edge && !tail) {
     raised_at_ = raised_late_ = -1;
@@ -62,7 +70,8 @@ unsigned AutoIterations::next(double edge_inside, double late, unsigned max_iter
   if (max_iter == raised_to_ && raised_at_ >= 0) {
     const bool edge_stuck = !edge || (raised_at_ > kRaiseShare && edge_inside > 0.9 * raised_at_);
     const bool tail_stuck = !tail || (raised_late_ > kLateShare && late > 0.9 * raised_late_);
-    if (edge_stuck && tail_stuck) {
+    const bool nothing_seen = edge_inside >= 1.0 && max_iter < floor;
+    if (edge_stuck && tail_stuck && !nothing_seen) {
       stalled_ = true;
       return max_iter;
     }

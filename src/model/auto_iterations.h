@@ -3,10 +3,20 @@
 // edge seldom crosses the set's interior), so it doubles; so it does where many pixels escape
 // only in the limit's last half, the ring around a blob that a minibrot in the middle of the
 // view leaves at too low a limit (its edge all escapes). Where a doubling freed too few of
-// either, they are inside, and it stays until the view moves on.
+// either, they are inside, and it stays until the view moves on; but where the whole edge is at
+// the limit, one doubling that frees none says nothing yet at a deep view, whose orbits are long
+// (seahorse valley's centre escapes at step 3,085 at any depth past 1e-20): there it doubles on
+// up to the depth's floor.
 #pragma once
 
+#include "floatexp.h"
+
 namespace mp {
+
+// The limit below which a deep view whose whole edge is at the limit goes on doubling: 100 steps
+// for each decade of zoom past the whole set (span 1e-30: 3,000; 1e-300: 30,000); 0 at spans of
+// 1e-3 and wider.
+unsigned depth_floor(FloatExp span);
 
 // Of the pixels on the image's edge (2 floats each, smooth value first, as the renderers write
 // them), the share that never escaped (a negative smooth value).
@@ -28,8 +38,9 @@ class AutoIterations {
   static constexpr double kLateShare = 0.01;
 
   // The limit for the view's next frame, from its last finished one: the same, or doubled (at
-  // most `ceiling`).
-  unsigned next(double edge_inside, double late, unsigned max_iter, unsigned ceiling);
+  // most `ceiling`); below `floor` (depth_floor's) a whole edge at the limit is not a stall.
+  unsigned next(double edge_inside, double late, unsigned max_iter, unsigned ceiling,
+                unsigned floor = 0);
   // A view elsewhere (a jump, a zoom past a factor of 8 since the last raise): a new start.
   void reset();
   bool stalled() const { return stalled_; }
