@@ -666,8 +666,8 @@ void App::adjust_iterations() {
   }
   const double share = pipeline_.edge_inside_share();
   const double late = pipeline_.late_share(ex_.view.max_iter);
-  const unsigned next = auto_iters_.next(share, late, ex_.view.max_iter, kMaxIterations,
-                                        depth_floor(ex_.view.span));
+  const unsigned next =
+      auto_iters_.next(share, late, ex_.view.max_iter, kMaxIterations, depth_floor(ex_.view.span));
   if (next == ex_.view.max_iter) return;
   View v = ex_.view;
   v.max_iter = next;
@@ -1011,7 +1011,7 @@ void App::apply_precision() {
   // says which.
   precision_ = choose_precision(window_view(), std::max(fw, 1), std::max(fh, 1), ex_.variant,
                                 ex_.own_variant, ex_.pin_variant,
-                                gpu_.has_renderer() ? facts_.cc : std::nullopt);
+                                gpu_.has_renderer() ? facts_.cc : std::nullopt, ex_.view.span);
   ex_.show_variant(precision_.variant);
 }
 

@@ -127,7 +127,7 @@ void variant_section(const Explorer& ex, const PanelInputs& in, PanelActions& ou
   if (!section({name + (moved ? " (for precision; yours " +
                                     std::string(variant_info(ex.own_variant).name) + ")"
                               : ""),
-                name + (moved ? " (for precision)" : "")},
+                name + (moved ? " (for precision)" : ""), name},
                "variant", true))
     return;
   const auto& variants = all_variants();
@@ -207,7 +207,10 @@ void view_section(const Explorer& ex, const PanelInputs& in, PanelActions& out) 
   std::snprintf(brief, sizeof brief, "View: span %s, %u iters", span_text(ex.view.span, 3).c_str(),
                 ex.view.max_iter);
   if (in.naming.focus) ImGui::SetNextItemOpen(true);  // B shows the field it asks for
-  if (!section({label, brief}, "view", true)) return;
+  char shortest[48];
+  std::snprintf(shortest, sizeof shortest, "View: %s, %u", span_text(ex.view.span, 3).c_str(),
+                ex.view.max_iter);
+  if (!section({label, brief, shortest}, "view", true)) return;
   // Deep centres run to thousands of digits: the panel shows the leading ones, the view text
   // (Ctrl+C) carries them all.
   ImGui::Text("Centre %s, %s", ex.view.center_x.str(15).c_str(), ex.view.center_y.str(15).c_str());
@@ -387,16 +390,20 @@ void sources_table(const PanelInputs& in) {
 // bound of its every-step loop the GPU's steps ran.
 void deep_section(const Explorer& ex, const PanelInputs& in, PanelActions& out) {
   const DeepStatus& d = in.deep;
-  char label[96];
-  if (d.reference_pending)
+  char label[96], brief[64];
+  if (d.reference_pending) {
     std::snprintf(label, sizeof label, "Measurement: reference orbit %.0f%%",
                   100 * d.reference_done);
-  else if (d.refining)
+    std::snprintf(brief, sizeof brief, "Measurement: orbit %.0f%%", 100 * d.reference_done);
+  } else if (d.refining) {
     std::snprintf(label, sizeof label, "Measurement: rendering %.0f%%", 100 * d.progress);
-  else
+    std::snprintf(brief, sizeof brief, "Measurement: %.0f%%", 100 * d.progress);
+  } else {
     std::snprintf(label, sizeof label, "Measurement: perturbation %.3f ms",
                   d.last ? d.last->ms : 0.0);
-  if (!section({label}, "measurement", true)) return;
+    std::snprintf(brief, sizeof brief, "Measurement: %.3f ms", d.last ? d.last->ms : 0.0);
+  }
+  if (!section({label, brief}, "measurement", true)) return;
   bool live = ex.live;
   if (ImGui::Checkbox("live: re-render every frame", &live)) out.live = live;
   char text[96];

@@ -19,7 +19,9 @@ std::vector<BannerLine> precision_banner_lines(const View& view, const Precision
   // variant's limit does not apply.
   if (choice.perturbation) p.exhausted = choice.exhausted;
   std::vector<BannerLine> lines;
-  if (choice.deeper) lines.push_back({Tone::Info, choice.why + " (K)."});
+  if (choice.deeper)
+    lines.push_back({Tone::Info, choice.why + "; pin (K) to keep " +
+                                     std::string(variant_info(choice.own).name) + "."});
   if (!p.exhausted) return lines;
   const std::string spacing = span_text(quotient(view.span, to_floatexp(std::max(fb_width, 1))), 3);
   char text[512];

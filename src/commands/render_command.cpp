@@ -56,6 +56,11 @@ std::string rendered_by(const PrecisionChoice& c) {
                         : std::string(variant_info(c.variant).name);
 }
 
+// What `why` leaves to the front end: how to keep the user's own variant.
+std::string pin_hint(const PrecisionChoice& c) {
+  return c.deeper ? "; --pin keeps " + std::string(variant_info(c.own).name) : "";
+}
+
 // What renders the view, by the one precision rule the window follows too: refused in one line
 // where a pinned variant cannot separate the pixels, since its image would be blocks of colour.
 PrecisionChoice choice_for(const View& view, const Plan& plan, const RenderOptions& o,
@@ -457,7 +462,8 @@ int render_one(const RenderOptions& o, const DeviceChoice& dc, const Palette& pa
                 << limits_text(tried) << ")\n";
   }
   const PrecisionChoice choice = choice_for(view, plan, o, dc);
-  if (!choice.why.empty() && ranks.root()) std::cerr << "mandelpipe: " << choice.why << "\n";
+  if (!choice.why.empty() && ranks.root())
+    std::cerr << "mandelpipe: " << choice.why << pin_hint(choice) << "\n";
   RankExchange exchange(ranks);
 
   PipelineImage image{view, choice, png, o.exr, {}, ""};
@@ -665,7 +671,7 @@ int render_zoom(const RenderOptions& o, const DeviceChoice& dc, const Palette& p
       f["precision_exhausted"] = c.exhausted;
       if (k == 0 ? !c.why.empty() : rendered_by(c) != rendered_by(choices[k - 1]))
         changes += "mandelpipe: from " + frame_name(k) + " on, " +
-                   (c.why.empty() ? rendered_by(c) + " holds" : c.why) + "\n";
+                   (c.why.empty() ? rendered_by(c) + " holds" : c.why + pin_hint(c)) + "\n";
       entries.push_back(std::move(f));
     }
   };

@@ -56,8 +56,8 @@ unsigned depth_floor(FloatExp span) {
   return static_cast<unsigned>(std::min(kStepsPerDecade * decades, 1e9));
 }
 
-unsigned AutoIterations::next(double edge_inside, double late, unsigned max_iter,
-                              unsigned ceiling, unsigned floor) {
+unsigned AutoIterations::next(double edge_inside, double late, unsigned max_iter, unsigned ceiling,
+                              unsigned floor) {
   const bool edge = edge_inside > kRaiseShare, tail = late > kLateShare;
   if (!edge && !tail) {
     raised_at_ = raised_late_ = -1;

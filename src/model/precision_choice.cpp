@@ -64,9 +64,12 @@ VariantId perturbation_variant(DeltaFormat f) {
 }
 
 PrecisionChoice choose_precision(const View& view, int width, int height, VariantId current,
-                                 VariantId own, bool pinned, std::optional<ComputeCapability> cc) {
+                                 VariantId own, bool pinned, std::optional<ComputeCapability> cc,
+                                 std::optional<FloatExp> named_span) {
+  const FloatExp said = named_span.value_or(view.span);
   PrecisionChoice c;
   c.variant = own;
+  c.own = own;
   char why[320];
   if (const std::optional<DeltaFormat> f = variant_info(own).perturbation) {
     // A perturbation variant renders a view of any depth; differences in double hold while the
@@ -83,9 +86,8 @@ PrecisionChoice choose_precision(const View& view, int width, int height, Varian
     c.deeper = true;
     std::snprintf(why, sizeof why,
                   "%s's differences leave double's exponent range at span %s: rendering with %s "
-                  "(an exponent of their own); Pin to keep %s",
-                  name(own).c_str(), span_text(view.span, 2).c_str(), name(c.variant).c_str(),
-                  name(own).c_str());
+                  "(an exponent of their own)",
+                  name(own).c_str(), span_text(said, 2).c_str(), name(c.variant).c_str());
     c.why = why;
     return c;
   }
@@ -122,13 +124,12 @@ PrecisionChoice choose_precision(const View& view, int width, int height, Varian
     c.variant = perturbation_variant(f);
     std::snprintf(why, sizeof why,
                   "%s %s at span %s: rendering with %s, %s from an MPFR reference orbit (a "
-                  "pixel needs %d bits here%s); Pin to keep %s",
-                  arithmetic(own), edge, span_text(view.span, 2).c_str(), name(c.variant).c_str(),
+                  "pixel needs %d bits here%s)",
+                  arithmetic(own), edge, span_text(said, 2).c_str(), name(c.variant).c_str(),
                   perturbation_name(f), view_bits(view, width),
                   f == DeltaFormat::Float      ? ", FP64 under a quarter of FP32's rate here"
                   : f == DeltaFormat::Extended ? ", past double's exponent range"
-                                               : "",
-                  name(own).c_str());
+                                               : "");
   } else {
     c.variant = *fit;
     std::string reason;
@@ -141,9 +142,8 @@ PrecisionChoice choose_precision(const View& view, int width, int height, Varian
                std::to_string(cc->minor);
     else
       reason = "on the CPU double is exact and cheaper than " + name(deeper[1]);
-    std::snprintf(why, sizeof why, "%s %s at span %s: rendering with %s (%s); Pin to keep %s",
-                  arithmetic(own), edge, span_text(view.span, 2).c_str(), name(c.variant).c_str(),
-                  reason.c_str(), name(own).c_str());
+    std::snprintf(why, sizeof why, "%s %s at span %s: rendering with %s (%s)", arithmetic(own),
+                  edge, span_text(said, 2).c_str(), name(c.variant).c_str(), reason.c_str());
   }
   c.deeper = true;
   c.why = why;

@@ -25,7 +25,10 @@ struct PrecisionChoice {
   std::optional<DeltaFormat> perturbation;
   bool deeper = false;     // not the user's own: moved to one with more mantissa bits
   bool exhausted = false;  // even what renders cannot separate neighbouring pixels
-  std::string why;         // one sentence for the banner; empty while the user's own holds
+  // One sentence for the banner; empty while the user's own holds. Where it moved from the user's
+  // own, `own` is what pinning keeps (each front end names its own way to pin).
+  std::string why;
+  VariantId own{};
 };
 
 // Pixel spacings from 2^-990 up keep a pixel's difference from the reference, and what it adds
@@ -37,8 +40,11 @@ DeltaFormat delta_format(const View& view, int width);
 // until the shallower would hold at half the span, so that a view on the edge does not switch back
 // and forth. A pinned variant is the user's own whatever the view. Past double the choice is a
 // perturbation variant (perturb, perturb-x, perturb-f), as is any view where the user's own is one.
+// `named_span`: the span `why` names, where the user's view is part of `view` (the window's area
+// beside its panel); the view's own by default.
 PrecisionChoice choose_precision(const View& view, int width, int height, VariantId current,
-                                 VariantId own, bool pinned, std::optional<ComputeCapability> cc);
+                                 VariantId own, bool pinned, std::optional<ComputeCapability> cc,
+                                 std::optional<FloatExp> named_span = std::nullopt);
 
 // "perturbation (double)", "perturbation (extended range)": for banners, stderr and files.
 const char* perturbation_name(DeltaFormat f);
