@@ -215,4 +215,17 @@ TEST(PrecisionChoice, ZoomingOutReturnsToTheUsersOwnWithAMargin) {
 }
 
 }  // namespace
+// The window decides by the whole window's view but names the span of the view beside its panel,
+// the one the user typed and sees: the same pixels, a narrower span.
+TEST(PrecisionChoice, TheSentenceNamesTheSpanItIsGiven) {
+  const View whole = at(-0.75, 0.1, 1.9e-6);
+  const PrecisionChoice c = choose_precision(whole, 640, 360, VariantId::Fma4, VariantId::Fma4,
+                                             false, kSm90, to_floatexp(1e-6));
+  EXPECT_TRUE(says(c, "at span 1e-06")) << c.why;
+  EXPECT_FALSE(says(c, "1.9e-06")) << c.why;
+  EXPECT_TRUE(says(choose_precision(whole, 640, 360, VariantId::Fma4, VariantId::Fma4, false,
+                                    kSm90),
+                   "at span 1.9e-06"));
+}
+
 }  // namespace mp
