@@ -223,9 +223,9 @@ TEST(PrecisionChoice, TheSentenceNamesTheSpanItIsGiven) {
                                              false, kSm90, to_floatexp(1e-6));
   EXPECT_TRUE(says(c, "at span 1e-06")) << c.why;
   EXPECT_FALSE(says(c, "1.9e-06")) << c.why;
-  EXPECT_TRUE(says(choose_precision(whole, 640, 360, VariantId::Fma4, VariantId::Fma4, false,
-                                    kSm90),
-                   "at span 1.9e-06"));
+  EXPECT_TRUE(
+      says(choose_precision(whole, 640, 360, VariantId::Fma4, VariantId::Fma4, false, kSm90),
+           "at span 1.9e-06"));
 }
 
 }  // namespace mp

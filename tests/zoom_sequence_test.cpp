@@ -262,6 +262,26 @@ TEST_F(ZoomSequenceTest, ResumeRendersAgainAFrameCutShort) {
   EXPECT_EQ(fs::file_size(exr), exr_size);
 }
 
+// A resume keeps the records of the runs before it: one that finds every frame whole renders
+// none and says so in its own record, beside the first run's totals.
+TEST_F(ZoomSequenceTest, AResumeKeepsTheEarlierRunsRecords) {
+  const std::string args =
+      "render --cpu --width 32 --height 24 --iters 100 --center -0.5,0 --span 3 "
+      "--zoom-to -0.7,0.1,0.1 --frames 3 --out seq";
+  ASSERT_EQ(run(args).code, 0);
+  const Result again = run(args + " --resume");
+  ASSERT_EQ(again.code, 0) << again.err;
+  const Result third = run(args + " --resume");
+  ASSERT_EQ(third.code, 0) << third.err;
+  const nlohmann::json j = nlohmann::json::parse(program::slurp(dir_ / "seq" / "frames.json"));
+  EXPECT_EQ(j.at("run").at("frames_rendered"), 0);
+  ASSERT_EQ(j.at("earlier_runs").size(), 2u) << j.dump();
+  EXPECT_EQ(j["earlier_runs"][0].at("frames_rendered"), 3);
+  EXPECT_EQ(j["earlier_runs"][1].at("frames_rendered"), 0);
+  EXPECT_TRUE(j["earlier_runs"][0].at("run_started").is_string());
+  EXPECT_EQ(j.at("frames").size(), 3u);
+}
+
 TEST_F(ZoomSequenceTest, FramesJsonIsTheLastFileWritten) {
   const Result r =
       run("render --cpu --width 64 --height 48 --iters 20000 --center -0.5,0 --span 3 "

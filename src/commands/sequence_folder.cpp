@@ -128,6 +128,15 @@ SequenceFolder::SequenceFolder(const fs::path& dir, nlohmann::json head, bool re
                                " holds a sequence of other parameters (" + difference +
                                "): resume it with the same ones, or choose a new folder");
     keep_frames_on_disk(recorded);
+    // The runs before this one keep their records (a resume that renders nothing too): this
+    // run's goes beside them once it ends.
+    nlohmann::json earlier = recorded.value("earlier_runs", nlohmann::json::array());
+    if (recorded.contains("run")) {
+      nlohmann::json run = recorded["run"];
+      if (recorded.contains("run_started")) run["run_started"] = recorded["run_started"];
+      earlier.push_back(std::move(run));
+    }
+    if (earlier.is_array() && !earlier.empty()) head_["earlier_runs"] = std::move(earlier);
   }
   // Its frames are in frames.json now (a journal only outlives frames.json's rewrite by a crash).
   write_whole_listing();
