@@ -183,7 +183,7 @@ TEST(KfrLocation, JunkLinesAndHugeTextsAreRefused) {
             "line 13 is not 'Key: value': 'garbage line'");
   EXPECT_EQ(error_of(std::string(kSaved) + ": no key\r\n"),
             "line 13 is not 'Key: value': ': no key'");
-  EXPECT_EQ(error_of(std::string("Re\x01: 1\n")), "line 1 is not 'Key: value': 'Re?: 1'");
+  EXPECT_EQ(error_of(std::string("Re\x01: 1\n")), "line 1 is not 'Key: value': 'Re\\x01: 1'");
   std::string huge = kSaved;
   huge.resize(kMaxKfrBytes + 1, '\n');
   EXPECT_EQ(error_of(huge), "over 1 MiB (1048577 bytes): not a Kalles Fraktaler location file");
@@ -225,6 +225,23 @@ TEST(KfrLocation, FilesAreReadWithTheirNameInErrors) {
             (d / "bad.kfr").string() +
                 ": over 1 MiB (1073741824 bytes): not a Kalles Fraktaler location file");
   fs::remove_all(d);
+}
+
+// Bytes of the file in a message are escaped as everywhere else, not turned into '?'.
+TEST(KfrLocation, AControlCharacterInAValueIsShownEscaped) {
+  const std::string e = error_of(with_value("Iterations", "100\x1b[31m"));
+  EXPECT_NE(e.find("100\\x1b[31m"), std::string::npos) << e;
+}
+
+// A caller that sets the limit itself (--iters after --location) takes a file whose Iterations
+// is out of range; others refuse it.
+TEST(KfrLocation, ABadIterationsIsLeftToACallerThatSetsTheLimit) {
+  const std::string text = with_value("Iterations", "99999999");
+  EXPECT_NE(error_of(text).find("Iterations: '99999999'"), std::string::npos);
+  const KfrResult r = parse_kfr(text, true);
+  ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_EQ(r.location.iterations, 0u);
+  EXPECT_FALSE(parse_kfr(with_value("Zoom", "0"), true).ok);  // the rest is still checked
 }
 
 }  // namespace

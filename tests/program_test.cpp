@@ -497,6 +497,8 @@ TEST_F(ProgramTest, AnExperimentOpenedOnTheCpuPathSaysWhyItDoesNotRun) {
 
 TEST_F(ProgramTest, NoDisplayIsAClearError) {
   expect_one_line_error(run("--cpu --frames 1", "-u DISPLAY -u WAYLAND_DISPLAY"), 2, "no display");
+  expect_one_line_error(run("--cpu --frames 1", "-u WAYLAND_DISPLAY DISPLAY="), 2,
+                        "no display (DISPLAY is set but empty)");
 }
 
 TEST_F(ProgramTest, AnUnknownPaletteAndUnknownKeysStayInTheSettings) {

@@ -549,6 +549,17 @@ TEST_F(RenderBigTest, LocationFilesAndExrOutput) {
     EXPECT_EQ(std::count(e.err.begin(), e.err.end(), '\n'), 1) << e.err;
   }
   expect_one_line_error(run("render --cpu --exr a.exr --ss 2 --out c.png"), "--exr");
+  // --iters sets the limit itself: the file's Iterations, out of range here, is not read.
+  {
+    std::ofstream kfr(dir_ / "i.kfr");
+    kfr << "Re: -0.75\r\nIm: 0.1\r\nZoom: 10\r\nIterations: 99999999\r\n";
+  }
+  expect_one_line_error(run("render --cpu --width 32 --height 24 --location i.kfr --out i.png"),
+                        "Iterations: '99999999'");
+  const Result own =
+      run("render --cpu --width 32 --height 24 --location i.kfr --iters 300 --out i.png");
+  ASSERT_EQ(own.code, 0) << own.err;
+  EXPECT_EQ(nlohmann::json::parse(slurp(dir_ / "i.json"))["parameters"]["iters"], 300);
 }
 
 // A render that prints progress (it takes over a second whatever the number of cores, which the

@@ -266,5 +266,20 @@ TEST(ViewText, APastedLocationNamesTheRotationItLeavesOut) {
   EXPECT_EQ(turned.note, "Rotate: 30 is left out: mandelpipe's views are not turned");
 }
 
+// A location outside the views mandelpipe takes names the values at fault.
+TEST(ViewText, ALocationOutOfRangeNamesWhatIsOut) {
+  ViewState current;
+  const ViewTextResult far =
+      parse_kfr_view("Re: 1e400\r\nIm: 0\r\nZoom: 10\r\nIterations: 200\r\n", current, 320, 200);
+  ASSERT_FALSE(far.ok);
+  EXPECT_NE(far.error.find("Re: '1e400'"), std::string::npos) << far.error;
+  EXPECT_NE(far.error.find("within 1000"), std::string::npos) << far.error;
+  const ViewTextResult wide =
+      parse_kfr_view("Re: 0\r\nIm: 0\r\nZoom: 1e-5\r\nIterations: 200\r\n", current, 320, 200);
+  ASSERT_FALSE(wide.ok);
+  EXPECT_NE(wide.error.find("Zoom: '1e-5'"), std::string::npos) << wide.error;
+  EXPECT_NE(wide.error.find("to 64"), std::string::npos) << wide.error;
+}
+
 }  // namespace
 }  // namespace mp

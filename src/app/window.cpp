@@ -17,10 +17,14 @@ std::string glfw_error() {
 }  // namespace
 
 GlfwSession::GlfwSession() {
-  if (!glfwInit())
-    throw ExitError(2,
-                    "no display (" + glfw_error() +
-                        "); for an image without a window run: mandelpipe render --out FILE.png");
+  if (!glfwInit()) {
+    // GLFW names the display it tried, which an empty DISPLAY leaves blank.
+    const char* display = std::getenv("DISPLAY");
+    const std::string why = display && !*display ? "DISPLAY is set but empty" : glfw_error();
+    throw ExitError(2, "no display (" + why +
+                           "); for an image without a window run: mandelpipe render --out "
+                           "FILE.png");
+  }
 }
 
 GlfwSession::~GlfwSession() {

@@ -465,7 +465,8 @@ std::string finish_view(ViewOptions& o, const Raw& raw, int width, int height) {
   if (raw.location) {
     if (raw.center || raw.span)
       return "--location: gives the view itself; leave out --center and --span";
-    const KfrResult k = load_kfr(*raw.location);
+    // --iters sets the limit: the file's Iterations is not read.
+    const KfrResult k = load_kfr(*raw.location, raw.iters.has_value());
     if (!k.ok) return "--location: " + k.error;  // the error names the file
     if (const std::string left = kfr_left_out(k.location); !left.empty())
       o.notes.push_back("--location: " + left);

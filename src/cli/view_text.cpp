@@ -7,6 +7,7 @@
 
 #include "cli/options.h"
 #include "io/kfr_location.h"
+#include "io/printable.h"
 #include "model/variant_table.h"
 
 namespace mp {
@@ -167,7 +168,14 @@ ViewTextResult kfr_location_view(const KfrLocation& k, const ViewState& current,
     const BigDecimal span = kfr_span(k.zoom, width, height);
     const std::optional<View> v = parse_view(k.re, k.im, span.text, k.iterations);
     if (!v) {
-      r.error = "location: its view is out of range";
+      // Which of its values: the span the zoom gives, or a centre coordinate.
+      r.error = !parse_view_span(span.text)
+                    ? "location: Zoom: '" + printable(k.zoom.substr(0, 40)) + "' gives span " +
+                          span.text + ", outside the spans a view takes (from " +
+                          span_text(kMinSpan, 2) + " to 64)"
+                    : "location: Re: '" + printable(k.re.substr(0, 40)) + "', Im: '" +
+                          printable(k.im.substr(0, 40)) +
+                          "': a view's centre lies within 1000 of 0 on each axis";
       return r;
     }
     r.state = current;

@@ -1,5 +1,6 @@
 #include "io/kfr_location.h"
 
+#include "io/printable.h"
 #include "render/mpfr_temps.h"
 
 #include <mpfr.h>
@@ -92,12 +93,9 @@ std::optional<Decimal> read_decimal(std::string_view s, std::string& why) {
   return d;
 }
 
-// A value as an error message shows it: printable ASCII, at most 40 characters.
+// A value as an error message shows it: its first 40 bytes, control characters escaped.
 std::string shown(std::string_view value) {
-  std::string s;
-  for (const char c : value.substr(0, 40)) s += c >= ' ' && c <= '~' ? c : '?';
-  if (value.size() > 40) s += "...";
-  return s;
+  return printable(value.substr(0, 40)) + (value.size() > 40 ? "..." : "");
 }
 
 // The finite decimal number in `value` (above 0 if `positive`), or nothing and `error` saying why.
@@ -171,7 +169,7 @@ Decimal decimal_or_throw(std::string_view what, std::string_view value, bool pos
 
 }  // namespace
 
-KfrResult parse_kfr(std::string_view text) {
+KfrResult parse_kfr(std::string_view text, bool own_iterations) {
   if (text.size() > kMaxKfrBytes)
     return failed("over 1 MiB (" + std::to_string(text.size()) +
                   " bytes): not a Kalles Fraktaler location file");
@@ -221,7 +219,7 @@ KfrResult parse_kfr(std::string_view text) {
       return failed(std::string(kKeys[k]) + ": " + error);
   }
   const std::optional<std::uint32_t> iterations = read_iterations(*values[3]);
-  if (!iterations)
+  if (!iterations && !own_iterations)
     return failed("Iterations: '" + shown(*values[3]) + "' is not a whole number from 1 to " +
                   std::to_string(kMaxKfrIterations));
 
@@ -230,7 +228,7 @@ KfrResult parse_kfr(std::string_view text) {
   r.location.re = *values[0];
   r.location.im = *values[1];
   r.location.zoom = *values[2];
-  r.location.iterations = *iterations;
+  r.location.iterations = iterations.value_or(0);
   // Any text but a zero ("0", "0.000000") turns the view, or may.
   if (const auto& rotate = values[kNeeded]) {
     std::string why;
@@ -245,7 +243,7 @@ std::string kfr_left_out(const KfrLocation& k) {
   return "Rotate: " + k.rotate + " is left out: mandelpipe's views are not turned";
 }
 
-KfrResult load_kfr(const std::filesystem::path& file) {
+KfrResult load_kfr(const std::filesystem::path& file, bool own_iterations) {
   const std::string name = file.string();
   struct stat st {};
   // Checked before opening: a FIFO would block the reader, a device never end.
@@ -261,7 +259,7 @@ KfrResult load_kfr(const std::filesystem::path& file) {
   in.read(text.data(), static_cast<std::streamsize>(text.size()));
   if (in.bad() || (!in && !in.eof())) return failed("cannot read " + name);
   text.resize(static_cast<std::size_t>(in.gcount()));
-  KfrResult r = parse_kfr(text);
+  KfrResult r = parse_kfr(text, own_iterations);
   if (!r.ok) r.error = name + ": " + r.error;
   return r;
 }

@@ -42,10 +42,11 @@ struct KfrResult {
 // other than the four and Rotate are read past. Refused: a text over kMaxKfrBytes, a line that is
 // not "Key: value", a key given twice, a missing one, a Re or Im that is not a finite decimal
 // number ("-1.25", "3e-40"), a Zoom that is not one above 0, values out of kMaxKfrExponent10's
-// range, and Iterations outside 1 to kMaxKfrIterations.
-KfrResult parse_kfr(std::string_view text);
+// range, and Iterations outside 1 to kMaxKfrIterations (`own_iterations`: the caller sets the limit
+// itself, and a bad Iterations is left at 0 instead).
+KfrResult parse_kfr(std::string_view text, bool own_iterations = false);
 // The file read (a regular file, at most kMaxKfrBytes) and parsed; errors start with its name.
-KfrResult load_kfr(const std::filesystem::path& file);
+KfrResult load_kfr(const std::filesystem::path& file, bool own_iterations = false);
 
 // A positive number past double's range: mantissa * 10^exponent10.
 struct BigDecimal {
