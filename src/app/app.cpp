@@ -669,11 +669,12 @@ void App::adjust_iterations() {
   const unsigned next =
       auto_iters_.next(share, late, ex_.view.max_iter, kMaxIterations, depth_floor(ex_.view.span));
   if (next == ex_.view.max_iter) return;
+  const unsigned before = ex_.view.max_iter;
   View v = ex_.view;
   v.max_iter = next;
   ex_.set_view(v);
   char text[200];
-  if (const unsigned floor = depth_floor(ex_.view.span); share >= 1.0 && ex_.view.max_iter < floor)
+  if (const unsigned floor = depth_floor(ex_.view.span); share >= 1.0 && before < floor)
     std::snprintf(text, sizeof text,
                   "iterations raised to %u (automatic: the whole edge reached the limit; at this "
                   "depth it doubles on while nothing escapes, up to %u and past it once)",
