@@ -550,6 +550,19 @@ TEST_F(ProgramTest, AWindowSizeThatCostsMuchIsOnTheBannerWhileItLasts) {
   EXPECT_EQ(smaller.out.find("final banner:"), std::string::npos) << smaller.out;
 }
 
+// A window shrunk to a few pixels is not reopened at that size: the sides before it are kept.
+TEST_F(ProgramTest, ATinyWindowIsNotTheSizeSavedForTheNextStart) {
+  if (const std::string why = no_window_keys(); !why.empty()) GTEST_SKIP() << why;
+  const Result r = run_with_keys("--cpu --frames 100000 --iters 16 --no-vsync", 1.0,
+                                 "window mandelpipe resize 60 40 w1000 Escape");
+  ASSERT_EQ(r.code, 0) << r.err;
+  std::string warning;
+  const Settings saved = load_settings(dir_ / "config" / "mandelpipe" / "settings.json", &warning);
+  EXPECT_EQ(warning, "");
+  EXPECT_GE(saved.window_width, 200) << r.out;
+  EXPECT_GE(saved.window_height, 200) << r.out;
+}
+
 // A logout (SIGHUP), `kill` (SIGTERM) or Ctrl+C in its terminal (SIGINT) quits the window as Esc
 // does: what changed in its settings is kept, and the exit status still names the signal.
 TEST_F(ProgramTest, ASignalQuitsTheWindowAsEscDoesAndItsSettingsAreKept) {

@@ -70,6 +70,11 @@ TEST_F(SettingsTest, RoundTrip) {
   EXPECT_EQ(back.palette, "ice");
   EXPECT_FLOAT_EQ(back.colour.density, 2.5f);
   EXPECT_TRUE(back.pin_variant);
+  // Floats as their shortest decimal, as a person would write them.
+  std::ifstream in(dir_ / "settings.json");
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("\"stripe\": 0.6"), std::string::npos) << text;
+  EXPECT_EQ(text.find("0.6000000"), std::string::npos) << text;
 }
 
 TEST_F(SettingsTest, PinVariantIsTrueOrFalseAndOffWhereMissing) {

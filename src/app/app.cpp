@@ -132,8 +132,10 @@ App::~App() {
     return;  // never overwrite a file we could not read
   const auto [w, h] = window_.size();
   const auto [x, y] = window_.position();
-  settings_.window_width = w;
-  settings_.window_height = h;
+  // A side shrunk below 200 pixels (a slip of the mouse, a script) is not one to reopen at: the
+  // side before it is kept.
+  if (w >= 200) settings_.window_width = w;
+  if (h >= 200) settings_.window_height = h;
   settings_.window_x = x;
   settings_.window_y = y;
   // A palette this version does not know is kept in the file unless another was picked.
@@ -227,6 +229,10 @@ int App::run() {
   ex_.jobs.drain();
   compare_.abandon("stopped: the window closed before every variant was timed");
   if (opts_.frames > 0) print_summary();
+  // The scripted summary says it too; a user who pressed F12 and closed the window is told here.
+  if (capture_waiting_ && opts_.frames <= 0)
+    std::cerr << "mandelpipe: capture (F12) not taken: the window closed before its frame "
+                 "finished\n";
   if (const int sig = quit_signal())
     std::cerr << "mandelpipe: signal " << sig << " (" << strsignal(sig)
               << "): quitting as on Esc\n";

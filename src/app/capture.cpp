@@ -66,7 +66,9 @@ void App::capture_with_sidecar() {
                {"left", left},
                {"of",
                 "the area beside the panel, from pixel column left to the image's right "
-                "edge: mandelpipe render at width x height writes it pixel for pixel"}};
+                "edge: mandelpipe render at width x height writes it pixel for pixel (with a float "
+                "variant, a few pixels on the set's edge may differ: float rounds each pixel's "
+                "coordinate from its grid's first column, in the window under the panel)"}};
   j["variant"] = variant_info(ex_.variant).name;
   j["colour"] = colour_settings_json({palettes_[ex_.palette].name, ex_.colour});
   j["renderer"] = pipeline_.renderer_description();

@@ -219,9 +219,22 @@ void view_section(const Explorer& ex, const PanelInputs& in, PanelActions& out) 
   int iters = static_cast<int>(ex.view.max_iter);
   // The field with its - and + buttons beside it.
   ImGui::SetNextItemWidth(field_width(9, "max iterations") - 2 * ImGui::GetFrameHeight());
-  // The user's own limit: the automatic one goes off.
-  if (ImGui::InputInt("max iterations", &iters, 256, 4096))
-    out.max_iter = static_cast<unsigned>(std::clamp(iters, 1, static_cast<int>(kMaxIterations)));
+  // The user's own limit: the automatic one goes off. Its - and + halve and double it, as PgDn
+  // and PgUp do (a fixed step took 200 to 1).
+  const auto set = [&](long long n) {
+    out.max_iter =
+        static_cast<unsigned>(std::clamp<long long>(n, 1, static_cast<long long>(kMaxIterations)));
+  };
+  if (ImGui::InputInt("##max iterations", &iters, 0, 0)) set(iters);
+  const ImVec2 square(ImGui::GetFrameHeight(), ImGui::GetFrameHeight());
+  ImGui::SameLine(0, ImGui::GetStyle().ItemInnerSpacing.x);
+  if (ImGui::Button("-", square)) set(ex.view.max_iter / 2);
+  why_disabled("halve (PgDn)");
+  ImGui::SameLine(0, ImGui::GetStyle().ItemInnerSpacing.x);
+  if (ImGui::Button("+", square)) set(2LL * ex.view.max_iter);
+  why_disabled("double (PgUp)");
+  ImGui::SameLine(0, ImGui::GetStyle().ItemInnerSpacing.x);
+  ImGui::TextUnformatted("max iterations");
   bool automatic = ex.auto_iters;
   // Turned on, it wants a frame to judge the limit by: a part of the frame's key.
   if (ImGui::Checkbox("automatic", &automatic)) out.auto_iters = automatic;

@@ -234,7 +234,8 @@ void add_window_options(CLI::App& app, Raw& raw) {
   add_text(app, "--frames", raw.frames, "quit after N frames (0: run until closed; default 0)")
       ->type_name("INT");
   app.add_option("--screenshot", raw.screenshot,
-                 "save the window, UI included, as PNG at exit (once the kernels' SASS is read)");
+                 "save the window, UI included, as PNG at exit, of a finished frame (past "
+                 "--frames until one is) once the kernels' SASS is read");
   app.add_flag("--no-vsync", raw.no_vsync, "start with vsync off (toggle with V)");
   add_text(app, "--present", raw.present,
            "CUDA-to-GL path (default auto): " + present_mode_names());

@@ -553,8 +553,8 @@ int render_one(const RenderOptions& o, const DeviceChoice& dc, const Palette& pa
   RunTotals totals;
   totals.add(record);
   for (std::size_t i = 1; i < ranks_json.size(); ++i) totals.add(ranks_json[i], pipeline.gpu());
-  std::cout << "wrote " << printable(png.string()) << " and " << printable(json_path.string())
-            << " (" << o.width << "x" << o.height
+  std::cout << "wrote " << printable(png.string()) << (o.exr.empty() ? "" : ", " + printable(o.exr))
+            << " and " << printable(json_path.string()) << " (" << o.width << "x" << o.height
             << (o.ss > 1 ? ", ss " + std::to_string(o.ss) : "") << ", " << rendered_by(choice)
             << ", " << pipeline.renderer_description() << ", "
             << std::lround(progress.elapsed_s() * 1000) << " ms wall, start to end; "

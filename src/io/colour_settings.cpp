@@ -8,17 +8,13 @@
 #include "io/settings.h"
 
 namespace mp {
-namespace {
 
-// The shortest decimal that reads back as the same float: 0.6, not 0.6000000238418579.
 double tidy(float f) {
   char text[32];
   const auto end = std::to_chars(text, text + sizeof text - 1, f).ptr;
   *end = '\0';
   return std::strtod(text, nullptr);
 }
-
-}  // namespace
 
 float json_float(const nlohmann::json& j, const char* key, float lo, float hi, float fallback) {
   if (!j.contains(key)) return fallback;

@@ -24,5 +24,7 @@ ColourParams colour_params_from_json(const nlohmann::json& j, ColourParams fallb
 // A finite number in [lo, hi] at `key`, or `fallback` where there is none; throws
 // std::out_of_range naming the field otherwise.
 float json_float(const nlohmann::json& j, const char* key, float lo, float hi, float fallback);
+// The shortest decimal that reads back as the same float: 0.6, not 0.6000000238418579.
+double tidy(float f);
 
 }  // namespace mp

@@ -117,7 +117,7 @@ void write_state_file(const std::filesystem::path& file, const std::string& text
 
 void save_settings(const std::filesystem::path& file, const Settings& s) {
   auto clamp_float = [](float v, float lo, float hi, float fallback) {
-    return std::isfinite(v) ? std::clamp(v, lo, hi) : fallback;
+    return tidy(std::isfinite(v) ? std::clamp(v, lo, hi) : fallback);
   };
   const ColourParams defaults;
   // Keys this version does not know (a newer one's, the user's) are written back as they were.
