@@ -598,10 +598,10 @@ void App::render_image(int fw, int fh, bool b_half) {
   const int sw = pipeline_.surface().width(), sh = pipeline_.surface().height();
   const bool deep = precision_.perturbation.has_value();
   // Another frame than the one shown drops the stale one at once, its counters with it; live
-  // starts the same one again once it is done, unless a capture waits to take it.
+  // starts the same one again once it is done.
   const bool idle = deep ? !deep_.busy() : !pipeline_.refining();
   const FrameKey wanted = wanted_key(sw, sh);
-  const FrameStart start = frame_start(wanted, shown_, ex_.live && !capture_waiting_, idle);
+  const FrameStart start = frame_start(wanted, shown_, ex_.live, idle);
   if (start != FrameStart::None) {
     if (counter_reading_) counters_.drop(*std::exchange(counter_reading_, std::nullopt));
     reading_asked_ = false;

@@ -99,8 +99,8 @@ class App {
   std::string screenshot_png() const;
   void take_screenshot(const std::string& path);
   void capture_with_sidecar();
-  // F12 was pressed and its picture is not taken yet: it is taken once the frame is whole (live
-  // starting none over it meanwhile), so that a picture never shows a frame half refined.
+  // F12 was pressed while the frame was still drawing: the capture is taken once it is whole, so
+  // that a picture never shows a frame half refined.
   bool capture_waiting_ = false;
   void capture_when_whole();
   void queue_compare();

@@ -17,11 +17,11 @@ namespace mp {
 
 void App::capture_when_whole() {
   static constexpr const char* kWaiting = "capture waits for the frame to finish";
-  // Live starts no frame over the one shown while a capture waits (render_image), so the
-  // picture is of a frame drawn whole, not of one being drawn again.
-  const auto drawing = [this] { return pipeline_.refining() || deep_.busy(); };
-  if (!capture_waiting_ || ex_.jobs.pending("capture")) return;
-  if (drawing()) {
+  // Live draws a finished frame over itself again, so the image is whole once one has finished.
+  const bool drawing = pipeline_.refining() || deep_.busy();
+  const bool finished_once = report_ && shown_ && report_->of == shown_->of;
+  if (!capture_waiting_) return;
+  if (drawing && !(ex_.live && finished_once)) {
     ex_.status = kWaiting;
     return;
   }
@@ -30,18 +30,10 @@ void App::capture_when_whole() {
     ex_.status.clear();
     return;
   }
+  capture_waiting_ = false;
   ex_.jobs.push(
-      "capture",
-      [this, drawing] {
-        // A frame begun since it was queued (a change of view) is waited for again.
-        if (drawing()) return;
-        capture_waiting_ = false;
-        capture_with_sidecar();
-      },
-      [this](const std::string& why) {
-        capture_waiting_ = false;
-        ex_.status = "capture failed: " + why;
-      });
+      "capture", [this] { capture_with_sidecar(); },
+      [this](const std::string& why) { ex_.status = "capture failed: " + why; });
 }
 
 void App::capture_with_sidecar() {
