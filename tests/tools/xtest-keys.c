@@ -11,8 +11,8 @@
  *   click X Y        click the left button at screen pixel X, Y
  *   scroll X Y N     turn the wheel N notches at X, Y (N > 0 up, N < 0 down)
  *   window TITLE     act on the top-level window whose title holds TITLE (waited for up to ten
- *                    seconds, until it is shown), focused (needed by
- *                    the three below; without it they fail)
+ *                    seconds, until it is shown), focused (needed by the three below; without
+ *                    it they fail), the pointer parked in the screen's far corner
  *   resize W H       resize that window to W x H pixels
  *   iconify          minimise it; restore: map it again
  * Without a window manager (Xvfb) minimising is done as one would: the window unmapped and its
@@ -124,6 +124,11 @@ int main(int argc, char** argv) {
         return 1;
       }
       XSetInputFocus(display, window, RevertToPointerRoot, CurrentTime);
+      /* The pointer parked in the screen's far corner, clear of the window: where an earlier run
+       * left it, over a greyed button, the window showed that button's tooltip, and a capture
+       * compared with render's image counted the tooltip as pixels that differ. */
+      XTestFakeMotionEvent(display, -1, DisplayWidth(display, DefaultScreen(display)) - 1,
+                           DisplayHeight(display, DefaultScreen(display)) - 1, 0);
       XFlush(display);
       /* GLFW drops keys pressed in the first tenth of a second after its window shows. */
       usleep(300000);
@@ -139,6 +144,11 @@ int main(int argc, char** argv) {
       set_wm_state(display, window, NormalState);
       XMapRaised(display, window);
       XSetInputFocus(display, window, RevertToPointerRoot, CurrentTime);
+      /* The pointer parked in the screen's far corner, clear of the window: where an earlier run
+       * left it, over a greyed button, the window showed that button's tooltip, and a capture
+       * compared with render's image counted the tooltip as pixels that differ. */
+      XTestFakeMotionEvent(display, -1, DisplayWidth(display, DefaultScreen(display)) - 1,
+                           DisplayHeight(display, DefaultScreen(display)) - 1, 0);
       XFlush(display);
       /* GLFW drops keys pressed in the first tenth of a second after its window shows. */
       usleep(300000);
