@@ -672,15 +672,15 @@ void App::adjust_iterations() {
   }
   const double share = pipeline_.edge_inside_share();
   const double late = pipeline_.late_share(ex_.view.max_iter);
-  const unsigned next =
-      auto_iters_.next(share, late, ex_.view.max_iter, kMaxIterations, depth_floor(ex_.view.span));
+  const unsigned floor = depth_floor(ex_.view.span);
+  const unsigned next = auto_iters_.next(share, late, ex_.view.max_iter, kMaxIterations, floor);
   if (next == ex_.view.max_iter) return;
   const unsigned before = ex_.view.max_iter;
   View v = ex_.view;
   v.max_iter = next;
   ex_.set_view(v);
   char text[200];
-  if (const unsigned floor = depth_floor(ex_.view.span); share >= 1.0 && before < floor)
+  if (share >= 1.0 && before < floor)
     std::snprintf(text, sizeof text,
                   "iterations raised to %u (automatic: the whole edge reached the limit; at this "
                   "depth it doubles on while nothing escapes, up to %u and past it once)",

@@ -7,7 +7,6 @@
 
 #include "cli/options.h"
 #include "io/kfr_location.h"
-#include "io/printable.h"
 #include "model/variant_table.h"
 
 namespace mp {
@@ -170,11 +169,10 @@ ViewTextResult kfr_location_view(const KfrLocation& k, const ViewState& current,
     if (!v) {
       // Which of its values: the span the zoom gives, or a centre coordinate.
       r.error = !parse_view_span(span.text)
-                    ? "location: Zoom: '" + printable(k.zoom.substr(0, 40)) + "' gives span " +
-                          span.text + ", outside the spans a view takes (from " +
-                          span_text(kMinSpan, 2) + " to 64)"
-                    : "location: Re: '" + printable(k.re.substr(0, 40)) + "', Im: '" +
-                          printable(k.im.substr(0, 40)) +
+                    ? "location: Zoom: '" + kfr_value_text(k.zoom) + "' gives span " + span.text +
+                          ", outside the spans a view takes (from " + span_text(kMinSpan, 2) +
+                          " to 64)"
+                    : "location: Re: '" + kfr_value_text(k.re) + "', Im: '" + kfr_value_text(k.im) +
                           "': a view's centre lies within 1000 of 0 on each axis";
       return r;
     }

@@ -17,7 +17,8 @@ namespace mp {
 
 // A preview an eighth of the image's width (64 to 480 pixels), re-rendered with the limit
 // doubled while over 2% of its edge reaches the limit, or over 1% of it escapes only in the
-// limit's last half, and doubling frees some.
+// limit's last half, and doubling frees some (or, the whole edge still at the limit, below the
+// depth's floor).
 class LimitPreview {
  public:
   // What renders a view: render's precision rule.

@@ -17,6 +17,10 @@
 #include <unordered_map>
 
 namespace mp {
+
+std::string kfr_value_text(std::string_view value) {
+  return printable(value.substr(0, 40)) + (value.size() > 40 ? "..." : "");
+}
 namespace {
 
 // A decimal number's text read for its sign and size, and rewritten as digits and a power of
@@ -93,11 +97,6 @@ std::optional<Decimal> read_decimal(std::string_view s, std::string& why) {
   return d;
 }
 
-// A value as an error message shows it: its first 40 bytes, control characters escaped.
-std::string shown(std::string_view value) {
-  return printable(value.substr(0, 40)) + (value.size() > 40 ? "..." : "");
-}
-
 // The finite decimal number in `value` (above 0 if `positive`), or nothing and `error` saying why.
 std::optional<Decimal> checked_decimal(std::string_view value, bool positive, std::string& error) {
   std::string why;
@@ -106,7 +105,7 @@ std::optional<Decimal> checked_decimal(std::string_view value, bool positive, st
     d.reset();
     why = "is not above 0";
   }
-  if (!d) error = "'" + shown(value) + "' " + why;
+  if (!d) error = "'" + kfr_value_text(value) + "' " + why;
   return d;
 }
 
@@ -141,7 +140,8 @@ std::pair<std::string, std::int64_t> four_width_over_height_times(const Decimal&
   mpfr_ptr q = m[0], v = m[1];
   char* end = nullptr;
   mpfr_strtofr(v, x.plain.c_str(), &end, 10, MPFR_RNDN);
-  if (*end != '\0' || !mpfr_regular_p(v)) throw std::logic_error("MPFR refused " + shown(x.plain));
+  if (*end != '\0' || !mpfr_regular_p(v))
+    throw std::logic_error("MPFR refused " + kfr_value_text(x.plain));
   mpfr_set_si(q, 4, MPFR_RNDN);
   mpfr_mul_si(q, q, width, MPFR_RNDN);
   mpfr_div_si(q, q, height, MPFR_RNDN);
@@ -198,8 +198,8 @@ KfrResult parse_kfr(std::string_view text, bool own_iterations) {
       key_ok = is_digit(c) || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_';
     }
     if (!key_ok)
-      return failed("line " + std::to_string(line_no) + " is not 'Key: value': '" + shown(line) +
-                    "'");
+      return failed("line " + std::to_string(line_no) + " is not 'Key: value': '" +
+                    kfr_value_text(line) + "'");
     const std::string_view key = line.substr(0, colon);
     std::string_view value = line.substr(colon + 1);
     value.remove_prefix(std::min(value.size(), value.find_first_not_of(" \t")));
@@ -220,8 +220,8 @@ KfrResult parse_kfr(std::string_view text, bool own_iterations) {
   }
   const std::optional<std::uint32_t> iterations = read_iterations(*values[3]);
   if (!iterations && !own_iterations)
-    return failed("Iterations: '" + shown(*values[3]) + "' is not a whole number from 1 to " +
-                  std::to_string(kMaxKfrIterations));
+    return failed("Iterations: '" + kfr_value_text(*values[3]) +
+                  "' is not a whole number from 1 to " + std::to_string(kMaxKfrIterations));
 
   KfrResult r;
   r.ok = true;
@@ -233,7 +233,7 @@ KfrResult parse_kfr(std::string_view text, bool own_iterations) {
   if (const auto& rotate = values[kNeeded]) {
     std::string why;
     const std::optional<Decimal> angle = read_decimal(*rotate, why);
-    if (!angle || !angle->zero) r.location.rotate = shown(*rotate);
+    if (!angle || !angle->zero) r.location.rotate = kfr_value_text(*rotate);
   }
   return r;
 }
@@ -290,7 +290,7 @@ std::string format_kfr(std::string_view re, std::string_view im, std::string_vie
   // 17 digits and a capital E, as KF writes its zoom.
   const auto [digits, exponent10] = four_width_over_height_times(s, width, height, 17);
   if (exponent10 > kMaxKfrExponent10 || exponent10 < -kMaxKfrExponent10)
-    throw std::invalid_argument("span: '" + shown(span) + "' gives a zoom out of range " +
+    throw std::invalid_argument("span: '" + kfr_value_text(span) + "' gives a zoom out of range " +
                                 range_text());
   const std::string zoom =
       digits.substr(0, 1) + "." + digits.substr(1) + "E" + std::to_string(exponent10);

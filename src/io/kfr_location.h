@@ -29,6 +29,9 @@ struct KfrLocation {
   std::string rotate;
 };
 
+// A value of the file as a message shows it: its first 40 bytes, control characters escaped.
+std::string kfr_value_text(std::string_view value);
+
 // What of the location the view leaves out, as a note ("" where nothing is).
 std::string kfr_left_out(const KfrLocation& k);
 
