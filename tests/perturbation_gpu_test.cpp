@@ -11,6 +11,8 @@
 #include "device_buffer.h"
 #include "gpu_perturbation.h"
 #include "kernel_params.h"
+#include "model/precision_choice.h"
+#include "mpfr_counts.h"
 #include "render/perturbation_cpu.h"
 #include "session/deep_reference.h"
 
@@ -123,6 +125,40 @@ TEST_F(GpuPerturbationWarps, EveryStepInLockstepCountsItsRounds) {
                 0.01 * s.rebase_rounds)
         << cx;
   }
+}
+
+// At a view an explorer reached (mpfr_counts.h), from the reference the program makes for it:
+// every sampled pixel whose centre decides its count has MPFR's count, in double and in the
+// extended format, with the tables and every step; float's 24 bits keep at least the CPU
+// reference's floor (perturbation_test.cpp).
+TEST_F(GpuPerturbationWarps, AtAnExplorersViewEveryPixelItsCentreDecidesIsExact) {
+  const test::DecimalView& v = test::kExploredView;
+  const int w = 96, h = 54;
+  const View view = *parse_view(v.cx, v.cy, v.span, v.max_iter);
+  const auto samples = test::decided_samples(v, w, h, view_bits(view, w) + 64, 4);
+  const auto ref = make_reference(view, w, h);
+  const DeepGrid grid = deep_grid(*ref, view, w, h);
+  GpuPerturbation gpu;
+  gpu.set_reference(ref->orbit.view(), ref->dbl.entries.data(), ref->extended.entries.data(),
+                    ref->flt.entries.data(), ref->extended.offset.data(), ref->extended.levels());
+  const std::size_t n = static_cast<std::size_t>(w) * h;
+  DeviceBuffer<float> out(n * 2);
+  DeviceBuffer<unsigned> counts(n);
+  std::vector<unsigned> got(n);
+  for (const DeltaFormat format : {DeltaFormat::Double, DeltaFormat::Extended, DeltaFormat::Float})
+    for (const bool tables : {true, false}) {
+      gpu.render(format, grid, whole_image(grid), v.max_iter, out.get(), counts.get(), tables);
+      CUDA_CHECK(
+          cudaMemcpy(got.data(), counts.get(), n * sizeof(unsigned), cudaMemcpyDeviceToHost));
+      const test::DecidedAgreement a = test::agreement(samples, got, w);
+      std::printf("  %s%s: %d of %d sampled exact; decided %d, of them %d exact, %d within one\n",
+                  perturbation_name(format), tables ? "" : ", every step", a.exact, a.sampled,
+                  a.decided, a.decided_exact, a.decided_within_one);
+      if (format == DeltaFormat::Float)
+        EXPECT_GE(a.decided_exact, 0.75 * a.decided);
+      else
+        EXPECT_EQ(a.decided_exact, a.decided);
+    }
 }
 
 // The divergence view's figures of a deep frame rendered in bands: every tile of the image gets
