@@ -62,24 +62,24 @@ inline const DecimalView kExploredView{"-0.7447259926821261138382122474759052369
 
 // A sampled pixel and MPFR's count there. Near the set's boundary a pixel's count may change
 // within a hair of its centre (its neighbourhood holds detail far finer than a pixel): where
-// the counts 1e-10 of a pixel to either side differ from the centre's, the centre does not
-// decide the count, and no difference iterated in double (53 bits, a rounding of d a step)
-// can be held to MPFR's count there.
+// the counts a hair to either side differ from the centre's, the centre does not decide the
+// count to that hair, and arithmetic that rounds the pixel's difference d a step to relative
+// errors that move the pixel by more than the hair cannot be held to MPFR's count there. For
+// differences in double (53 bits) 1e-10 of a pixel is such a hair; in float (24 bits) 1e-4.
 struct DecidedSample {
   int px = 0, py = 0;
   unsigned count = 0;
   bool decided = true;
 };
 
-// Every `stride`-th pixel of every `stride`-th row.
+// Every `stride`-th pixel of every `stride`-th row, decided to `hair` (in pixels).
 inline std::vector<DecidedSample> decided_samples(const DecimalView& v, int width, int height,
-                                                  int bits, int stride) {
+                                                  int bits, int stride, double hair) {
   std::vector<DecidedSample> out;
-  constexpr double kHair = 1e-10;
   for (int py = 0; py < height; py += stride)
     for (int px = 0; px < width; px += stride) {
       DecidedSample s{px, py, count_at(v, width, height, bits, px, py), true};
-      for (const double d : {kHair, -kHair})
+      for (const double d : {hair, -hair})
         s.decided = s.decided && count_at(v, width, height, bits, px + d, py + 0.7 * d) == s.count;
       out.push_back(s);
     }
