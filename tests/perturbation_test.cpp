@@ -41,25 +41,33 @@ struct Frame {
   ReferenceOrbit orbit;
 };
 
-// The location's image by perturbation, its reference at the given offset from the centre.
-Frame perturbed(const Location& at, int width, int height, bool approximate) {
+// The view's image by perturbation in `format` from the reference `ref`.
+Frame frame_from(const DeepReference& ref, const View& view, DeltaFormat format, int width,
+                 int height, bool approximate) {
   Frame f;
   f.width = width;
   f.height = height;
-  // The bits to tell pixels apart, and a margin.
-  f.bits = static_cast<int>((-at.span_exp10) * 3.33) + 64;
-  const View view = *parse_view(at.cx, at.cy, at.span(), at.max_iter);
-  const BigReal rx = view.center_x.with_bits(f.bits) + view.span * to_floatexp(at.ref_dx);
-  const BigReal ry = view.center_y.with_bits(f.bits) + view.span * to_floatexp(at.ref_dy);
-  const auto ref = reference_at(rx, ry, view, width, height, f.bits);
-  const DeepGrid grid = deep_grid(*ref, view, width, height);
+  const DeepGrid grid = deep_grid(ref, view, width, height);
   BlaTables tables;
-  if (approximate) tables = {&ref->dbl, &ref->extended, &ref->flt};
+  if (approximate) tables = {&ref.dbl, &ref.extended, &ref.flt};
   std::vector<float> out(static_cast<std::size_t>(width) * height * 2);
   f.counts.resize(static_cast<std::size_t>(width) * height);
-  f.stats = render_perturbation_cpu(at.format, grid, whole_image(grid), ref->orbit.view(), tables,
-                                    at.max_iter, out.data(), f.counts.data());
-  f.orbit = ref->orbit;
+  f.stats = render_perturbation_cpu(format, grid, whole_image(grid), ref.orbit.view(), tables,
+                                    view.max_iter, out.data(), f.counts.data());
+  f.orbit = ref.orbit;
+  return f;
+}
+
+// The location's image by perturbation, its reference at the given offset from the centre.
+Frame perturbed(const Location& at, int width, int height, bool approximate) {
+  // The bits to tell pixels apart, and a margin.
+  const int bits = static_cast<int>((-at.span_exp10) * 3.33) + 64;
+  const View view = *parse_view(at.cx, at.cy, at.span(), at.max_iter);
+  const BigReal rx = view.center_x.with_bits(bits) + view.span * to_floatexp(at.ref_dx);
+  const BigReal ry = view.center_y.with_bits(bits) + view.span * to_floatexp(at.ref_dy);
+  const auto ref = reference_at(rx, ry, view, width, height, bits);
+  Frame f = frame_from(*ref, view, at.format, width, height, approximate);
+  f.bits = bits;
   return f;
 }
 
@@ -162,18 +170,7 @@ TEST(Perturbation, MatchesMpfrPast1em3000) {
 Frame as_rendered(const test::DecimalView& v, DeltaFormat format, int width, int height,
                   bool approximate) {
   const View view = *parse_view(v.cx, v.cy, v.span, v.max_iter);
-  const auto ref = make_reference(view, width, height);
-  const DeepGrid grid = deep_grid(*ref, view, width, height);
-  BlaTables tables;
-  if (approximate) tables = {&ref->dbl, &ref->extended, &ref->flt};
-  Frame f;
-  f.width = width;
-  f.height = height;
-  std::vector<float> out(static_cast<std::size_t>(width) * height * 2);
-  f.counts.resize(static_cast<std::size_t>(width) * height);
-  f.stats = render_perturbation_cpu(format, grid, whole_image(grid), ref->orbit.view(), tables,
-                                    v.max_iter, out.data(), f.counts.data());
-  return f;
+  return frame_from(*make_reference(view, width, height), view, format, width, height, approximate);
 }
 
 // There, every sampled pixel whose centre decides its count (mpfr_counts.h) has exactly MPFR's

@@ -214,7 +214,6 @@ TEST(PrecisionChoice, ZoomingOutReturnsToTheUsersOwnWithAMargin) {
   EXPECT_EQ(fma4_at(edge, kSm90, VariantId::Fma5).variant, VariantId::Fma4);
 }
 
-}  // namespace
 // The window decides by the whole window's view but names the span of the view beside its panel,
 // the one the user typed and sees: the same pixels, a narrower span.
 TEST(PrecisionChoice, TheSentenceNamesTheSpanItIsGiven) {
@@ -227,5 +226,7 @@ TEST(PrecisionChoice, TheSentenceNamesTheSpanItIsGiven) {
       says(choose_precision(whole, 640, 360, VariantId::Fma4, VariantId::Fma4, false, kSm90),
            "at span 1.9e-06"));
 }
+
+}  // namespace
 
 }  // namespace mp

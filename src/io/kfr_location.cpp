@@ -21,6 +21,7 @@ namespace mp {
 std::string kfr_value_text(std::string_view value) {
   return printable(value.substr(0, 40)) + (value.size() > 40 ? "..." : "");
 }
+
 namespace {
 
 // A decimal number's text read for its sign and size, and rewritten as digits and a power of

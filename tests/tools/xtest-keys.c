@@ -67,6 +67,18 @@ static void button(Display* display, unsigned b) {
   usleep(20000);
 }
 
+/* The window focused, and the pointer parked in the screen's far corner, clear of it: where an
+ * earlier run left the pointer, over a greyed button, the window showed that button's tooltip,
+ * and a capture compared with render's image counted the tooltip as pixels that differ. */
+static void take(Display* display, Window window) {
+  XSetInputFocus(display, window, RevertToPointerRoot, CurrentTime);
+  XTestFakeMotionEvent(display, -1, DisplayWidth(display, DefaultScreen(display)) - 1,
+                       DisplayHeight(display, DefaultScreen(display)) - 1, 0);
+  XFlush(display);
+  /* GLFW drops keys pressed in the first tenth of a second after its window shows. */
+  usleep(300000);
+}
+
 int main(int argc, char** argv) {
   Display* display = XOpenDisplay(NULL);
   if (!display) {
@@ -123,15 +135,7 @@ int main(int argc, char** argv) {
         fprintf(stderr, "xtest-keys: no window titled '%s'\n", argv[i]);
         return 1;
       }
-      XSetInputFocus(display, window, RevertToPointerRoot, CurrentTime);
-      /* The pointer parked in the screen's far corner, clear of the window: where an earlier run
-       * left it, over a greyed button, the window showed that button's tooltip, and a capture
-       * compared with render's image counted the tooltip as pixels that differ. */
-      XTestFakeMotionEvent(display, -1, DisplayWidth(display, DefaultScreen(display)) - 1,
-                           DisplayHeight(display, DefaultScreen(display)) - 1, 0);
-      XFlush(display);
-      /* GLFW drops keys pressed in the first tenth of a second after its window shows. */
-      usleep(300000);
+      take(display, window);
     } else if (window && strcmp(a, "resize") == 0 && i + 2 < argc) {
       XResizeWindow(display, window, (unsigned)atoi(argv[i + 1]), (unsigned)atoi(argv[i + 2]));
       XFlush(display);
@@ -143,15 +147,7 @@ int main(int argc, char** argv) {
     } else if (window && strcmp(a, "restore") == 0) {
       set_wm_state(display, window, NormalState);
       XMapRaised(display, window);
-      XSetInputFocus(display, window, RevertToPointerRoot, CurrentTime);
-      /* The pointer parked in the screen's far corner, clear of the window: where an earlier run
-       * left it, over a greyed button, the window showed that button's tooltip, and a capture
-       * compared with render's image counted the tooltip as pixels that differ. */
-      XTestFakeMotionEvent(display, -1, DisplayWidth(display, DefaultScreen(display)) - 1,
-                           DisplayHeight(display, DefaultScreen(display)) - 1, 0);
-      XFlush(display);
-      /* GLFW drops keys pressed in the first tenth of a second after its window shows. */
-      usleep(300000);
+      take(display, window);
     } else if (strcmp(a, "resize") == 0 || strcmp(a, "iconify") == 0 || strcmp(a, "restore") == 0) {
       fprintf(stderr, "xtest-keys: '%s' needs 'window TITLE' before it\n", a);
       return 2;
