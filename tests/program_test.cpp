@@ -181,7 +181,7 @@ class ProgramTest : public ::testing::Test {
   // failed or wrote no sidecar.
   std::optional<nlohmann::json> deep_capture(const std::string& flags) {
     const Result w = run_with_keys(
-        "--cpu --frames 2000 --width 480 --height 270 --no-vsync --iters 3000" + flags +
+        "--cpu --frames 2000 --width 320 --height 180 --no-vsync --iters 3000" + flags +
             " --center -0.743643887037151,0.131825904205330 --span 1e-20" + capture_dir(),
         0.0, f12_then_escape());
     if (w.code != 0) {
