@@ -1,8 +1,13 @@
-// Owning host allocation, page-locked where a GPU copies into it (cudaHostAlloc, portable to
-// every device, so that copies run at the bus's speed), plain memory otherwise.
+// Owning host allocation, page-locked where a GPU copies into it (portable to every device, so
+// that copies run at the bus's speed), plain memory otherwise.
 #pragma once
 
+#include <sys/mman.h>
+
 #include <cstddef>
+#include <cstdlib>
+#include <new>
+#include <type_traits>
 #include <utility>
 
 #include "cuda_check.h"
@@ -14,25 +19,40 @@ class HostBuffer {
  public:
   HostBuffer() = default;
   // Page-locked when `pinned` and the runtime can give it; plain memory otherwise.
+  // Page-locked memory is made here, faulted in by this thread, then registered: cudaHostAlloc
+  // faults and zeroes every page while holding the driver, so that a 4K sequence's frames held
+  // every other thread's launches for 0.3-0.6 s, where registering pages already there (huge
+  // pages where the kernel gives them) holds it a tenth as long (docs/measurements.md).
   HostBuffer(std::size_t count, bool pinned) : count_(count) {
+    static_assert(std::is_trivial_v<T>, "raw memory");
     if (!count) return;
-    if (pinned && cudaHostAlloc(reinterpret_cast<void**>(&ptr_), count * sizeof(T),
-                                cudaHostAllocPortable) == cudaSuccess) {
-      pinned_ = true;
+    if (!pinned) {
+      ptr_ = new T[count];
       return;
     }
-    cudaGetLastError();  // a failed attempt is not the next call's error
-    ptr_ = new T[count];
+    const std::size_t bytes = count * sizeof(T);
+    void* p = nullptr;
+    if (posix_memalign(&p, kHugePage, bytes) != 0) throw std::bad_alloc();
+    madvise(p, bytes, MADV_HUGEPAGE);  // advice: where refused, ordinary pages serve
+    for (std::size_t i = 0; i < bytes; i += kPage) static_cast<volatile char*>(p)[i] = 0;
+    ptr_ = static_cast<T*>(p);
+    raw_ = true;
+    if (cudaHostRegister(p, bytes, cudaHostRegisterPortable) == cudaSuccess)
+      pinned_ = true;
+    else
+      cudaGetLastError();  // a failed attempt is not the next call's error
   }
   ~HostBuffer() { release(); }
   HostBuffer(HostBuffer&& o) noexcept
       : ptr_(std::exchange(o.ptr_, nullptr)),
         count_(std::exchange(o.count_, 0)),
-        pinned_(std::exchange(o.pinned_, false)) {}
+        pinned_(std::exchange(o.pinned_, false)),
+        raw_(std::exchange(o.raw_, false)) {}
   HostBuffer& operator=(HostBuffer&& o) noexcept {
     std::swap(ptr_, o.ptr_);
     std::swap(count_, o.count_);
     std::swap(pinned_, o.pinned_);
+    std::swap(raw_, o.raw_);
     return *this;
   }
   HostBuffer(const HostBuffer&) = delete;
@@ -43,15 +63,18 @@ class HostBuffer {
   bool pinned() const { return pinned_; }
 
  private:
+  static constexpr std::size_t kPage = 4096, kHugePage = std::size_t{2} << 20;
   void release() {
-    if (pinned_)
-      cudaFreeHost(ptr_);
+    if (pinned_) cudaHostUnregister(ptr_);
+    if (raw_)
+      std::free(ptr_);
     else
       delete[] ptr_;
   }
   T* ptr_ = nullptr;
   std::size_t count_ = 0;
   bool pinned_ = false;
+  bool raw_ = false;  // posix_memalign's, for free()
 };
 
 }  // namespace mp

@@ -5,7 +5,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 packages=(cmake ninja-build pkg-config g++ libglfw3-dev libglm-dev libimgui-dev libstb-dev python3-glad
           nlohmann-json3-dev libcli11-dev libgtest-dev libegl1 libgl1-mesa-dri xvfb libxtst-dev
-          libpng-dev zlib1g-dev libdeflate-dev libopenexr-dev libmpfr-dev libopenmpi-dev openmpi-bin)
+          libpng-dev zlib1g-dev libdeflate-dev libisal-dev libopenexr-dev libmpfr-dev libopenmpi-dev openmpi-bin)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

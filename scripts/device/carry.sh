@@ -16,7 +16,7 @@ cp -L /lib/x86_64-linux-gnu/libstb.so.0 "$stage/lib/"
 # ranks; loaded at start whether or not mpirun started it), where the GPU machine's image may
 # lack them.
 ldd "$build/mandelpipe" "$build"/tests/*_tests 2>/dev/null |
-  awk '/=> \// && $1 ~ /^lib(mpfr|gmp|OpenEXR|Iex|IlmThread|Imath|deflate|mpi|open-rte|open-pal|hwloc|event_|udev)/ {print $3}' | sort -u |
+  awk '/=> \// && $1 ~ /^lib(mpfr|gmp|OpenEXR|Iex|IlmThread|Imath|deflate|isal|mpi|open-rte|open-pal|hwloc|event_|udev)/ {print $3}' | sort -u |
   while read -r lib; do cp -L "$lib" "$stage/lib/"; done
 # A key presser for the window's scripted runs there (F12 and the like), where libXtst is there.
 if [ -e /usr/lib/x86_64-linux-gnu/libXtst.so.6 ]; then

@@ -23,6 +23,7 @@
 #include "cuda_check.h"
 #include "host_buffer.h"
 #include "io/exr_file.h"
+#include "io/fast_deflate.h"
 #include "io/png_frame.h"
 #include "io/png_stream.h"
 
@@ -111,13 +112,17 @@ std::string BandPipeline::renderer_description() const {
 }
 
 std::string BandPipeline::encoder_description() const {
+  // Level 1 is ISA-L's in both shapes; the others are libdeflate's (frames) and zlib's (blocks).
+  const std::string name = png_level_ == 1  ? FastDeflate::name()
+                           : whole_frames() ? "libdeflate " LIBDEFLATE_VERSION_STRING
+                                            : "zlib " ZLIB_VERSION;
   if (whole_frames())
-    return "libdeflate " LIBDEFLATE_VERSION_STRING
-           ", each frame whole on one of the pool's "
-           "threads, rows filtered by the row above (none at level 0)";
-  return "zlib " ZLIB_VERSION " in blocks of " + std::to_string(block_rows_) +
-         " rows on the pool's threads, joined by sync flushes into one stream, rows filtered by "
-         "the row above";
+    return name +
+           ", each frame whole on one of the pool's threads, rows filtered by the row above "
+           "(none at level 0)";
+  return name + " in blocks of " + std::to_string(block_rows_) +
+         " rows on the pool's threads, joined by flushes into one stream, rows filtered by the "
+         "row above";
 }
 
 int BandPipeline::frames_in_flight(bool exr) const {
@@ -145,7 +150,7 @@ double BandPipeline::frame_mib(bool exr) const {
 double BandPipeline::working_mib(bool exr) const {
   if (whole_frames()) {
     // The frames in flight, and a thread's PNG (the compressed frame, taken as half the rows; a
-    // chunk of a mebibyte where stored) and libdeflate's state.
+    // chunk of a mebibyte where stored) and the deflater's state.
     const double rows = static_cast<double>(png_row_bytes(plan_.width)) * plan_.height;
     const double per_thread = (png_level_ == 0 ? 1 << 20 : rows / 2) + (1 << 20);
     return frames_in_flight(exr) * frame_mib(exr) + threads_ * per_thread / (1 << 20);
@@ -156,7 +161,8 @@ double BandPipeline::working_mib(bool exr) const {
   const double per_slot = (colours_on_gpu() ? band_rgb : 0.0) +
                           (!colours_on_gpu() || exr ? plan_.band_bytes() : 0.0) + band_rgb * 1.01 +
                           (exr ? 8.0 : 0.0) * plan_.width * plan_.band_rows;
-  // A thread's rows: the block's RGB (coloured on the CPU) and its filtered copy, and zlib's state.
+  // A thread's rows: the block's RGB (coloured on the CPU) and its filtered copy, and the
+  // deflater's state.
   const double per_thread = 2 * 3.0 * plan_.width * block_rows_ + (512 << 10);
   return (slots_ * per_slot + threads_ * per_thread) / (1 << 20);
 }
@@ -241,11 +247,19 @@ struct BandPipeline::Run {
     // workers make their renderers: page-locking takes milliseconds a buffer, which no GPU
     // should wait for. On the first GPU asked for, not on device 0 unasked.
     // Whole frames: a task a frame buffer, which makes its bands' slots' buffers too. The first
-    // group alone, the rest once it is made: page-locking all at once, the first buffer waited
-    // for the others (a 4K sequence's first band started 0.25 s after the GPU was ready).
+    // group alone, the rest once it is made and every worker's renderer too: page-locking holds
+    // the driver, which the first buffer and a renderer's allocations otherwise waited for (a 4K
+    // sequence's first band started 0.22 s after the GPU was ready).
     group = p.whole_frames_ ? static_cast<std::size_t>(bands) : 1;
     pool->submit([this](int) {
       make_group(0);
+      {
+        // A timed wait: stop() sets `stopping` outside the lock.
+        std::unique_lock<std::mutex> lock(m);
+        while (!stopping.load() && !failed &&
+               renderers_settled < static_cast<int>(p.workers_.size()))
+          changed.wait_for(lock, std::chrono::milliseconds(20));
+      }
       for (std::size_t first = group; first < slots.size(); first += group)
         pool->submit([this, first](int) { make_group(first); });
     });
@@ -266,6 +280,14 @@ struct BandPipeline::Run {
     changed.notify_all();
   }
   ~Run() { stop(); }
+
+  void renderer_settled() {
+    {
+      std::lock_guard<std::mutex> lock(m);
+      ++renderers_settled;
+    }
+    changed.notify_all();
+  }
 
   void fail(std::exception_ptr e) {
     {
@@ -384,9 +406,10 @@ struct BandPipeline::Run {
   long long next_job = 0;
   // Jobs a failed worker left, for the others to render first (the oldest first).
   std::priority_queue<long long, std::vector<long long>, std::greater<long long>> retry;
-  int live = 0;             // workers still rendering
-  int exited = 0;           // worker threads that have ended, whatever the reason
-  long long rendering = 0;  // jobs taken and not yet rendered
+  int live = 0;               // workers still rendering
+  int renderers_settled = 0;  // workers whose renderer is made, or failed to be
+  int exited = 0;             // worker threads that have ended, whatever the reason
+  long long rendering = 0;    // jobs taken and not yet rendered
   // Progress: rows of this process's bands rendered, and of the bands in flight (by worker);
   // rows written (or sent, where another process writes); the last share said.
   long long rows_to_render = 0, rows_rendered = 0, rows_to_write = 0, rows_written = 0;
@@ -450,14 +473,17 @@ void BandPipeline::Run::work(int w) {
   try {
     r = std::make_unique<PieceRenderer>(me.device, p.plan_.piece_pixels(), p.approximate_);
   } catch (const CudaError& e) {
+    renderer_settled();
     return worker_failed(w, e.what(), -1, std::current_exception());
   } catch (...) {
+    renderer_settled();
     return fail(std::current_exception());
   }
   {
     std::lock_guard<std::mutex> lock(m);
     me.ready = Clock::now();
   }
+  renderer_settled();
   int rendered = 0;
   for (;;) {
     long long job = 0;

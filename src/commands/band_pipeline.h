@@ -5,7 +5,7 @@
 // still is encoded in blocks of rows (png_stream.h) that the writer streams into its one PNG, so
 // that memory is the band buffers and the blocks in flight, whatever the image's size. A
 // sequence's frames, where a frame is small enough to hold whole, are each encoded whole by one
-// pool thread (png_frame.h: libdeflate, faster a core than zlib's blocks), which writes it into
+// pool thread (png_frame.h: one stream a frame, faster a core than blocks), which writes it into
 // its file too, frames side by side; the writer then only commits them in order. Memory is then
 // the frames in flight, a few more than the pool's threads. A worker whose GPU fails leaves its
 // band to the others.

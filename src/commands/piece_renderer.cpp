@@ -44,7 +44,9 @@ void PieceRenderer::render(VariantId variant, const PixelGrid& g, unsigned max_i
   const unsigned across = static_cast<unsigned>(blocks_across(g.width)),
                  down = static_cast<unsigned>((g.height + kBlockH - 1) / kBlockH);
   const unsigned tiles_a_row = across * kWarpsPerBlock;
-  double rows_per_s = 0;
+  const bool same =
+      rate_.width == g.width && rate_.variant == variant && rate_.max_iter == max_iter;
+  double rows_per_s = same ? rate_.rows_per_s : 0;
   for (unsigned r0 = 0; r0 < down;) {
     const unsigned rows =
         rows_per_s > 0
@@ -56,6 +58,7 @@ void PieceRenderer::render(VariantId variant, const PixelGrid& g, unsigned max_i
     ++launches;
     r0 += rows;
     rows_per_s = rows / std::max(s.kernel_ms * 1e-3, 1e-6);
+    rate_ = {g.width, variant, max_iter, rows_per_s};
     gpu_stats += s;
     if (done) done(static_cast<double>(r0) / down);
   }

@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "io/fast_deflate.h"
 #include "io/png_stream.h"
 
 namespace mp {
@@ -35,12 +36,17 @@ std::size_t png_row_bytes(int width) {
 PngFrameEncoder::PngFrameEncoder(int level) : level_(level) {
   if (level < kMinPngLevel || level > kMaxPngLevel)
     throw std::invalid_argument("PNG level " + std::to_string(level) + " is not 0..9");
+  if (level == 1) {
+    fast_ = std::make_unique<FastDeflate>();
+    return;
+  }
+  if (level == 0) return;
   compressor_ = libdeflate_alloc_compressor(level);
   if (!compressor_) throw std::runtime_error("PNG encoder: libdeflate could not start");
 }
 
 PngFrameEncoder::~PngFrameEncoder() {
-  libdeflate_free_compressor(compressor_);
+  if (compressor_) libdeflate_free_compressor(compressor_);
 }
 
 void PngFrameEncoder::encode(std::uint8_t* rows, int width, int height, const Sink& write) {
@@ -64,7 +70,9 @@ void PngFrameEncoder::encode(std::uint8_t* rows, int width, int height, const Si
   }
   // Stored: the rows go out in IDAT chunks of kStoredChunk through a buffer of one chunk, not a
   // copy of the whole frame.
-  const std::size_t bound = level_ == 0 ? 0 : libdeflate_zlib_compress_bound(compressor_, n);
+  const std::size_t bound = level_ == 0 ? 0
+                            : fast_     ? FastDeflate::bound(n)
+                                        : libdeflate_zlib_compress_bound(compressor_, n);
   const std::size_t most =
       level_ == 0 ? kChunk + kStoredChunk : kSignature + kChunk + kIhdr + kChunk + bound + kChunk;
   if (most > capacity_) {
@@ -81,7 +89,8 @@ void PngFrameEncoder::encode(std::uint8_t* rows, int width, int height, const Si
     std::uint8_t* p = png_.get();
     std::memcpy(p, head, sizeof head);
     p += sizeof head;
-    const std::size_t z = libdeflate_zlib_compress(compressor_, rows, n, p + 8, bound);
+    const std::size_t z = fast_ ? fast_->compress(rows, n, p + 8, FastDeflate::Wrap::zlib)
+                                : libdeflate_zlib_compress(compressor_, rows, n, p + 8, bound);
     if (z == 0) throw std::runtime_error("PNG encoder: libdeflate's output overran its bound");
     p = close_chunk(p, "IDAT", z);
     std::memcpy(p, end, kChunk);

@@ -1,7 +1,7 @@
-// A PNG encoded whole by one thread with libdeflate: a zoom sequence's frames, which the pool
-// encodes side by side, a frame a thread. libdeflate is faster than zlib a core and its output
-// smaller (docs/measurements.md), but it has no flush, so it cannot make the joinable blocks of
-// png_stream.h: it serves where an image is small enough to hold whole in memory.
+// A PNG encoded whole by one thread: a zoom sequence's frames, which the pool encodes side by
+// side, a frame a thread, where an image is small enough to hold whole in memory. Level 1 is
+// ISA-L's (fast_deflate.h); levels 2 to 9 are libdeflate's, faster than zlib's a core and
+// smaller (docs/measurements.md).
 #pragma once
 
 #include <cstddef>
@@ -13,6 +13,8 @@ struct libdeflate_compressor;
 
 namespace mp {
 
+class FastDeflate;
+
 // Bytes a row takes in the rows the encoder reads: PNG's filter byte, then 3 bytes a pixel.
 std::size_t png_row_bytes(int width);
 
@@ -22,7 +24,7 @@ inline constexpr std::size_t kMaxWholePngBytes = std::size_t{1} << 30;
 
 class PngFrameEncoder {
  public:
-  // --png-level's 0..9, as libdeflate's levels of the same numbers (0 stores). Throws
+  // --png-level's 0..9: 0 stores, 1 is ISA-L's, 2..9 libdeflate's of the same numbers. Throws
   // std::invalid_argument for another level, std::runtime_error where libdeflate cannot start.
   explicit PngFrameEncoder(int level);
   ~PngFrameEncoder();
@@ -40,7 +42,8 @@ class PngFrameEncoder {
 
  private:
   int level_;
-  libdeflate_compressor* compressor_;
+  libdeflate_compressor* compressor_ = nullptr;  // levels 2..9
+  std::unique_ptr<FastDeflate> fast_;            // level 1
   // Not a vector: growing one zeroes its new bytes, a pass over the frame's bound each time.
   std::unique_ptr<std::uint8_t[]> png_;
   std::size_t capacity_ = 0;
