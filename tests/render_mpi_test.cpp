@@ -39,7 +39,8 @@ class RenderMpiTest : public program::FolderTest {
     return run_line(line + " '" + program::binary() + "' " + args);
   }
   Result run(const std::string& args) { return run_line("'" + program::binary() + "' " + args); }
-  // Every PNG of `a` is the one of the same name in `b`, byte for byte and as decoded; how many.
+  // Every PNG of `a` has the pixels of the one of the same name in `b` (level 1's encoder, ISA-L,
+  // does not always give the same bytes for them); how many.
   int expect_same_pngs(const fs::path& a, const fs::path& b) {
     int n = 0;
     for (const auto& e : fs::directory_iterator(dir_ / a)) {
@@ -48,7 +49,6 @@ class RenderMpiTest : public program::FolderTest {
       const Image mine = read_png(e.path());
       EXPECT_GT(mine.width, 0) << e.path();
       EXPECT_EQ(mine.rgb, read_png(other).rgb) << e.path();
-      EXPECT_EQ(slurp(e.path()), slurp(other)) << e.path();
       ++n;
     }
     return n;
@@ -118,7 +118,6 @@ TEST_F(RenderMpiTest, ThreeRanksRenderTheBandedStillOfOneProcess) {
   ASSERT_EQ(ranks.width, 1000);
   ASSERT_EQ(ranks.height, 9000);
   EXPECT_EQ(ranks.rgb, read_png(dir_ / "one.png").rgb);
-  EXPECT_EQ(slurp(dir_ / "ranks.png"), slurp(dir_ / "one.png"));
   EXPECT_EQ(slurp(dir_ / "ranks.exr"), slurp(dir_ / "one.exr"));
   const auto j = nlohmann::json::parse(slurp(dir_ / "ranks.json"));
   ASSERT_EQ(j["ranks"].size(), 3u);
