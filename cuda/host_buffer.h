@@ -20,9 +20,9 @@ class HostBuffer {
   HostBuffer() = default;
   // Page-locked when `pinned` and the runtime can give it; plain memory otherwise.
   // Page-locked memory is made here, faulted in by this thread, then registered: cudaHostAlloc
-  // faults and zeroes every page while holding the driver, so that a 4K sequence's frames held
-  // every other thread's launches for 0.3-0.6 s, where registering pages already there (huge
-  // pages where the kernel gives them) holds it a tenth as long (docs/measurements.md).
+  // faults and zeroes every page while holding the driver, so that every other thread's launches
+  // wait for it, where registering pages already there (huge pages where the kernel gives them)
+  // holds the driver a small part of that time (docs/measurements.md).
   HostBuffer(std::size_t count, bool pinned) : count_(count) {
     static_assert(std::is_trivial_v<T>, "raw memory");
     if (!count) return;

@@ -248,8 +248,8 @@ struct BandPipeline::Run {
     // should wait for. On the first GPU asked for, not on device 0 unasked.
     // Whole frames: a task a frame buffer, which makes its bands' slots' buffers too. The first
     // group alone, the rest once it is made and every worker's renderer too: page-locking holds
-    // the driver, which the first buffer and a renderer's allocations otherwise waited for (a 4K
-    // sequence's first band started 0.22 s after the GPU was ready).
+    // the driver, which the first buffer and a renderer's allocations otherwise waited for, so
+    // that a sequence's first band started late (docs/measurements.md).
     group = p.whole_frames_ ? static_cast<std::size_t>(bands) : 1;
     pool->submit([this](int) {
       make_group(0);

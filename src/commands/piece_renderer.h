@@ -87,7 +87,7 @@ class PieceRenderer {
   bool approximate_ = true;
   // render()'s rate on the GPU, in rows of blocks a second, and what it was measured for: the
   // next band of the same width, variant and limit starts from it rather than from a first run
-  // of a sixty-fourth of its rows (a 4K sequence's frames took four launches each, not two).
+  // of a sixty-fourth of its rows, a launch more a band for a sequence's every frame.
   struct Rate {
     int width = 0;
     VariantId variant{};

@@ -1,8 +1,9 @@
 // PNG's level 1, the fastest that compresses: Intel's ISA-L (Debian's libisal), which deflates
-// about 2.5 to 3 times faster a core than libdeflate's level 1 for 2 to 5% more bytes
+// several times faster a core than libdeflate's level 1 for a few per cent more bytes
 // (docs/measurements.md), in one call over a whole buffer. It can end a stream on a byte
 // boundary without ending it, so the same call serves a still's joinable blocks and a frame's
-// whole stream.
+// whole stream. Its bytes for the same input are not always the same from run to run (the
+// measurements again); the pixels they inflate to are.
 #pragma once
 
 #include <cstddef>
