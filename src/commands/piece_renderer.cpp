@@ -46,7 +46,9 @@ void PieceRenderer::render(VariantId variant, const PixelGrid& g, unsigned max_i
   const unsigned tiles_a_row = across * kWarpsPerBlock;
   const bool same =
       rate_.width == g.width && rate_.variant == variant && rate_.max_iter == max_iter;
-  double rows_per_s = same ? rate_.rows_per_s : 0;
+  // A quarter of the last band's rate for the first run: this band's rows may cost more, and a
+  // run is to stay about a progress step long.
+  double rows_per_s = same ? rate_.rows_per_s / 4 : 0;
   for (unsigned r0 = 0; r0 < down;) {
     const unsigned rows =
         rows_per_s > 0
