@@ -89,6 +89,7 @@ void PngFrameEncoder::encode(std::uint8_t* rows, int width, int height, const Si
     std::uint8_t* p = png_.get();
     std::memcpy(p, head, sizeof head);
     p += sizeof head;
+    // ISA-L throws where it fails; libdeflate returns 0.
     const std::size_t z = fast_ ? fast_->compress(rows, n, p + 8, FastDeflate::Wrap::zlib)
                                 : libdeflate_zlib_compress(compressor_, rows, n, p + 8, bound);
     if (z == 0) throw std::runtime_error("PNG encoder: libdeflate's output overran its bound");
