@@ -79,6 +79,16 @@ void start_contexts(const std::vector<DeviceInfo>& devices) {
   for (std::thread& t : threads) t.join();
 }
 
+void release_contexts(const std::vector<DeviceInfo>& devices) {
+  std::vector<std::thread> threads;
+  for (const DeviceInfo& d : devices)
+    threads.emplace_back([index = d.index] {
+      if (cudaSetDevice(index) != cudaSuccess || cudaDeviceReset() != cudaSuccess)
+        cudaGetLastError();
+    });
+  for (std::thread& t : threads) t.join();
+}
+
 struct GpuRenderer::Impl {
   DeviceInfo device;
   // The measuring kit's spans (sm_spans.h) with four extras, sm_pixel_iters, sm_warp_iters and,

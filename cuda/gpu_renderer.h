@@ -39,6 +39,11 @@ DeviceCensus probe_cuda_devices();
 // thread each), so that the threads that then render there find it ready. A device that fails
 // here is left to them, which report it.
 void start_contexts(const std::vector<DeviceInfo>& devices);
+// Each device's primary context destroyed, all at once (a thread each), with whatever it holds:
+// for a process whose CUDA work is over, so that the driver's teardown runs while its last
+// frames are still being compressed, not after them at exit. A later CUDA call on such a device
+// would make its context anew.
+void release_contexts(const std::vector<DeviceInfo>& devices);
 
 // The order warps take tiles in. The costliest-first order needs the tile costs of a frame of
 // the same view (grid and iteration limit); the first frame of a view goes in numbering order.

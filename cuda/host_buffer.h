@@ -61,6 +61,12 @@ class HostBuffer {
   T* get() const { return ptr_; }
   std::size_t size() const { return count_; }
   bool pinned() const { return pinned_; }
+  // No longer page-locked, its contents kept: before the contexts are released
+  // (release_contexts), after which no CUDA call is to come from this buffer.
+  void unpin() {
+    if (pinned_) cudaHostUnregister(ptr_);
+    pinned_ = false;
+  }
 
  private:
   static constexpr std::size_t kPage = 4096, kHugePage = std::size_t{2} << 20;

@@ -1,5 +1,6 @@
 // HostBuffer's page-locked memory, made by registering pages this thread faulted in: the GPU's
-// copies land in it, it says it is page-locked, and a move hands it over whole. Needs a CUDA GPU;
+// copies land in it, it says it is page-locked, a move hands it over whole, and unpinned it keeps
+// its bytes. Needs a CUDA GPU;
 // skips with the reason elsewhere.
 #include <gtest/gtest.h>
 
@@ -38,6 +39,24 @@ TEST_F(HostBufferTest, PinnedMemoryIsPageLockedAndTakesTheGpusCopies) {
   EXPECT_EQ(pinned.get(), nullptr);
   CUDA_CHECK(cudaPointerGetAttributes(&a, moved.get()));
   EXPECT_EQ(a.type, cudaMemoryTypeHost);
+}
+
+// Unpinned before the contexts go (release_contexts): no longer page-locked, its bytes kept.
+TEST_F(HostBufferTest, UnpinnedMemoryKeepsItsBytesAndIsNoLongerPageLocked) {
+  HostBuffer<std::uint8_t> buffer(kCount, true);
+  ASSERT_TRUE(buffer.pinned());
+  for (std::size_t i = 0; i < kCount; ++i) buffer.get()[i] = static_cast<std::uint8_t>(i * 7);
+  buffer.unpin();
+  EXPECT_FALSE(buffer.pinned());
+  cudaPointerAttributes a{};
+  CUDA_CHECK(cudaPointerGetAttributes(&a, buffer.get()));
+  EXPECT_EQ(a.type, cudaMemoryTypeUnregistered);
+  std::size_t wrong = 0;
+  for (std::size_t i = 0; i < kCount; ++i)
+    wrong += buffer.get()[i] != static_cast<std::uint8_t>(i * 7);
+  EXPECT_EQ(wrong, 0u);
+  buffer.unpin();  // twice: nothing more to undo
+  EXPECT_EQ(cudaGetLastError(), cudaSuccess);
 }
 
 TEST_F(HostBufferTest, PlainMemoryIsNotPageLocked) {

@@ -100,17 +100,20 @@ for n, wall, render, gpu, enc, rss, b, level in rows:
     print(f"| {n} | {wall / 1000:.2f} | {render / 1000:.2f} | {gpu / 1000:.3f} | "
           f"{100 * gpu / wall:.0f}% | {enc / 1000:.1f} | {rss:.0f} | {b / 1e6:.0f} | {level} |")
 print()
-print("Where each process's wall time went (ms after exec, from its record's startup; end: the "
-      "process's exit after its files, i.e. freeing and the CUDA contexts' teardown):")
+print("Where each process's wall time went (ms after exec, from its record's startup; contexts "
+      "released: the GPU's let go while the last frames compressed, '?' where that ended after "
+      "the record; end: the process's exit after its files, i.e. freeing and what is left of "
+      "the CUDA teardown):")
 print("| run | process ms | devices found | contexts made | first band started | first band "
-      "rendered | files written | end (exit) | GPU kernels ms | colour where, ms | pool (PNG) "
-      "CPU ms | write ms |")
-print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+      "rendered | contexts released | files written | end (exit) | GPU kernels ms | colour where, "
+      "ms | pool (PNG) CPU ms | write ms |")
+print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 for n, wall, st, gpu, colour, pool, write, where in splits:
     g = lambda k: f"{st[k]:.0f}" if isinstance(st.get(k), (int, float)) else "?"
     end = f"{wall - st['ended_ms']:.0f}" if isinstance(st.get("ended_ms"), (int, float)) else "?"
     print(f"| {n} | {wall:.0f} | {g('devices_probed_ms')} | {g('contexts_ready_ms')} | "
-          f"{g('first_band_started_ms')} | {g('first_band_rendered_ms')} | {g('ended_ms')} | "
+          f"{g('first_band_started_ms')} | {g('first_band_rendered_ms')} | "
+          f"{g('contexts_released_ms')} | {g('ended_ms')} | "
           f"{end} | {gpu:.1f} | {where} {colour:.1f} | {pool:.0f} | {write:.0f} |")
 with open(f"{a}/targets.txt", "w") as t:
     for n, wall, render, gpu, *_ in rows:

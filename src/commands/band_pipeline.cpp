@@ -391,6 +391,7 @@ struct BandPipeline::Run {
   void write(const Done& done);
   void write_frames(const Done& done);
   void free_frame(long long first);
+  void release_devices();
   bool put_band(long long ticket, long long job, EncodedBand* remote, Slot* s, const Done& done);
   bool send_band(long long ticket, long long job, Slot& s);
 
@@ -446,6 +447,8 @@ struct BandPipeline::Run {
   std::vector<Scratch> scratch;  // one per pool thread
   std::unique_ptr<WorkPool> pool;
   std::vector<std::thread> threads;  // the workers
+  // Held while buffers are freed (free_frame) or unpinned (release_devices), on different threads.
+  std::mutex buffers_m;
 };
 
 // The next job for a worker, under the lock: one a failed worker left, else the next in order;
@@ -876,6 +879,7 @@ void BandPipeline::Run::write_frames(const Done& done) {
 
 // The buffers of the frame at jobs `first`.., once no later frame will take them.
 void BandPipeline::Run::free_frame(long long first) {
+  std::lock_guard<std::mutex> lock(buffers_m);
   for (int b = 0; b < bands; ++b) {
     Slot& s = slot_of(first + b);
     s.data = {};
@@ -884,6 +888,28 @@ void BandPipeline::Run::free_frame(long long first) {
   const std::size_t frame = static_cast<std::size_t>(first % static_cast<long long>(slots.size())) /
                             static_cast<std::size_t>(bands);
   frame_rows[frame] = {};
+}
+
+// Every worker has ended: where each ended well and every buffer is made (none is made or
+// copied into after this), the buffers unpinned and the devices' contexts released, while the
+// pool and the writer finish the last bands.
+void BandPipeline::Run::release_devices() {
+  {
+    std::lock_guard<std::mutex> lock(m);
+    if (failed || live < static_cast<int>(p.workers_.size()) ||
+        !std::all_of(slots.begin(), slots.end(), [](const Slot& s) { return s.ready; }))
+      return;
+  }
+  {
+    std::lock_guard<std::mutex> lock(buffers_m);
+    for (Slot& s : slots) {
+      s.data.unpin();
+      s.rgb.unpin();
+    }
+    for (HostBuffer<std::uint8_t>& rows : frame_rows) rows.unpin();
+  }
+  release_contexts(p.devices_);
+  p.contexts_released_ = Clock::now();
 }
 
 // Band `ticket` into its image's files, its blocks from `remote` or, as they are encoded, from
@@ -989,16 +1015,20 @@ std::vector<ImageRecord> BandPipeline::run(const std::vector<PipelineImage>& ima
       break;
     }
   run_entered_ = Clock::now();
+  contexts_released_ = {};
   Run run(*this, images, progress, exchange, idle);
   buffers_ready_ = Clock::now();
-  for (int w = 0; w < static_cast<int>(workers_.size()); ++w)
-    run.threads.emplace_back([&run, w] {
+  const int workers = static_cast<int>(workers_.size());
+  for (int w = 0; w < workers; ++w)
+    run.threads.emplace_back([this, &run, w, workers] {
       run.work(w);
+      bool last = false;
       {
         std::lock_guard<std::mutex> lock(run.m);
-        ++run.exited;
+        last = ++run.exited == workers;
       }
       run.changed.notify_all();
+      if (last && release_devices_ && gpu()) run.release_devices();
     });
   try {
     if (whole_frames())

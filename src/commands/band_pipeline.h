@@ -155,6 +155,13 @@ class BandPipeline {
   std::chrono::steady_clock::time_point buffers_ready() const { return buffers_ready_; }
   // Host memory in flight at most: the band buffers, their blocks, the threads' rows.
   double working_mib(bool exr) const;
+  // For a process whose CUDA work ends with the next run() (render's): once every worker has
+  // ended well, the band buffers are unpinned and the devices' contexts released
+  // (release_contexts) while the pool and the writer finish, so that the driver's teardown is
+  // not all left to the process's exit. No CUDA call may follow that run.
+  void release_devices_after_run() { release_devices_ = true; }
+  // When the last run() released them; the clock's epoch where it did not.
+  std::chrono::steady_clock::time_point contexts_released() const { return contexts_released_; }
 
   // Renders `images` in order. Once an image's PNG is written whole (and its EXR finished and
   // renamed into place), `done(k, png, record)` runs on the calling thread, which commits the PNG.
@@ -186,7 +193,8 @@ class BandPipeline {
   int threads_, block_rows_, slots_;
   bool whole_frames_ = false;
   std::vector<WorkerReport> workers_;
-  std::chrono::steady_clock::time_point run_entered_, buffers_ready_;
+  bool release_devices_ = false;
+  std::chrono::steady_clock::time_point run_entered_, buffers_ready_, contexts_released_;
 };
 
 }  // namespace mp

@@ -254,6 +254,8 @@ nlohmann::json startup_json(const BandPipeline& pipeline, const Startup& probed,
   if (first && first->first_rendered != Clock::time_point{})
     j["first_band_rendered_ms"] = process_age_ms(first->first_rendered);
   j["ended_ms"] = process_age_ms(end);
+  if (pipeline.contexts_released() != Clock::time_point{})
+    j["contexts_released_ms"] = process_age_ms(pipeline.contexts_released());
   j["measured"] =
       "ms after the process started (exec), by the steady clock; the start itself from "
       "/proc/self/stat in the kernel's ticks (10 ms), an offset every figure shares. "
@@ -264,7 +266,9 @@ nlohmann::json startup_json(const BandPipeline& pipeline, const Startup& probed,
       "made; workers_ready: each "
       "worker's renderer made (its stream and buffers, its GPU's context where not made ahead); "
       "first_band_started and "
-      "first_band_rendered: the first band of this run; ended: its files written";
+      "first_band_rendered: the first band of this run; ended: its files written; "
+      "contexts_released: the GPUs' contexts let go once every band was rendered, while the "
+      "last were compressed (where that came before this record was written)";
   return j;
 }
 
@@ -443,6 +447,7 @@ int render_one(const RenderOptions& o, const DeviceChoice& dc, const Palette& pa
   const Plan plan = plan_for(o.width, o.height, o.ss);
   BandPipeline pipeline(plan, look_for(o, palette), PipelineOutput::kStill, o.png_level, dc.devices,
                         !o.no_approximation, hooks_from_environment());
+  pipeline.release_devices_after_run();  // the process's last CUDA work
   if (ranks.root()) say_plan(plan, pipeline, !o.exr.empty());
   Progress progress(!ranks.root());
   View view = o.view;
@@ -631,6 +636,7 @@ int render_zoom(const RenderOptions& o, const DeviceChoice& dc, const Palette& p
   const Plan plan = plan_for(o.width, o.height, o.ss);
   BandPipeline pipeline(plan, look_for(o, palette), PipelineOutput::kSequence, o.png_level,
                         dc.devices, !o.no_approximation, hooks_from_environment());
+  pipeline.release_devices_after_run();  // the process's last CUDA work
   std::vector<View> views = zoom_sequence(o.view, *o.zoom_to, o.zoom_frames);
 
   const nlohmann::json colour = colour_settings_json({palette.name, o.colour});
