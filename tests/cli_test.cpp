@@ -109,6 +109,25 @@ TEST(Cli, PngLevelAndDevicesBelongToTheirCommands) {
   expect_error({"--devices", "0"}, "--devices");
 }
 
+// --exr-compression: OpenEXR's lossless ones by name, only beside an EXR.
+TEST(Cli, ExrCompressionGoesWithAnExr) {
+  ParseResult r = parse({"render", "--out", "a.png", "--exr", "a.exr"});
+  ASSERT_TRUE(r.options) << r.err;
+  EXPECT_EQ(render(r).exr_compression, ExrCompression::piz);
+  r = parse({"render", "--out", "a.png", "--exr", "a.exr", "--exr-compression", "rle"});
+  ASSERT_TRUE(r.options) << r.err;
+  EXPECT_EQ(render(r).exr_compression, ExrCompression::rle);
+  r = parse({"render", "--out", "d", "--zoom-to", "0,0,1", "--frames", "3", "--exr-frames",
+             "--exr-compression", "none"});
+  ASSERT_TRUE(r.options) << r.err;
+  EXPECT_EQ(render(r).exr_compression, ExrCompression::none);
+  expect_error({"render", "--out", "a.png", "--exr-compression", "zip"},
+               "--exr-compression: belongs to --exr or --exr-frames");
+  for (const char* bad : {"ZIP", "b44", "", "zip "})
+    expect_error({"render", "--out", "a.png", "--exr", "a.exr", "--exr-compression", bad},
+                 "--exr-compression: expected piz, zip, rle or none");
+}
+
 TEST(Cli, Experiment) {
   ParseResult r = parse({"experiment", "sin-overlap", "--format", "json"});
   ASSERT_TRUE(r.options) << r.err;

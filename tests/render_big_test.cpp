@@ -1,6 +1,9 @@
 // render past the window's sizes, as a user runs it (CPU path): the banded, streamed PNG against
 // untiled renders, supersampling, zoom sequences with their JSON, colour settings in the sidecar,
 // progress, signals, bad values, a closed standard error and runs that share an output.
+#include <ImfFrameBuffer.h>
+#include <ImfHeader.h>
+#include <ImfInputFile.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -30,6 +33,32 @@ namespace fs = std::filesystem;
 
 using program::Result;
 using program::slurp;
+
+// An EXR's N and NF, as OpenEXR reads them (empty where it cannot).
+struct ExrValues {
+  std::vector<std::uint32_t> n;
+  std::vector<float> nf;
+  bool operator==(const ExrValues& o) const { return n == o.n && nf == o.nf; }
+};
+ExrValues exr_values(const fs::path& file) {
+  ExrValues v;
+  try {
+    Imf::InputFile in(file.c_str());
+    const Imath::Box2i dw = in.header().dataWindow();
+    const std::size_t count = static_cast<std::size_t>(dw.max.x - dw.min.x + 1) *
+                              static_cast<std::size_t>(dw.max.y - dw.min.y + 1);
+    v.n.resize(count);
+    v.nf.resize(count);
+    Imf::FrameBuffer fb;
+    fb.insert("N", Imf::Slice::Make(Imf::UINT, v.n.data(), dw));
+    fb.insert("NF", Imf::Slice::Make(Imf::FLOAT, v.nf.data(), dw));
+    in.setFrameBuffer(fb);
+    in.readPixels(dw.min.y, dw.max.y);
+  } catch (const std::exception&) {
+    return {};
+  }
+  return v;
+}
 
 class RenderBigTest : public program::FolderTest {
  protected:
@@ -265,8 +294,8 @@ TEST_F(RenderBigTest, WholeFramesOfTwoBandsAreTheStillsPixelsOnAnyWorkersAtEvery
   EXPECT_NE(one.err.find("2048x2100 in 2 bands of 2048 rows"), std::string::npos) << one.err;
   const Result two = run_with("MANDELPIPE_TEST_CPU_WORKERS=2", seq + "--exr-frames --out two");
   ASSERT_EQ(two.code, 0) << two.err;
-  ASSERT_EQ(run(seq + "--png-level 0 --out stored").code, 0);
-  ASSERT_EQ(run(seq + "--png-level 9 --out small").code, 0);
+  ASSERT_EQ(run(seq + "--png-level 0 --exr-frames --exr-compression none --out stored").code, 0);
+  ASSERT_EQ(run(seq + "--png-level 9 --exr-frames --exr-compression zip --out small").code, 0);
   for (const char* frame : {"frame-00000.png", "frame-00001.png"}) {
     EXPECT_EQ(read_png(dir_ / "two" / frame).rgb, read_png(dir_ / "one" / frame).rgb) << frame;
     const fs::path exr = fs::path(frame).replace_extension(".exr");
@@ -277,12 +306,20 @@ TEST_F(RenderBigTest, WholeFramesOfTwoBandsAreTheStillsPixelsOnAnyWorkersAtEvery
     EXPECT_EQ(read_png(dir_ / "small" / frame).rgb, image.rgb) << frame;
     EXPECT_GT(fs::file_size(dir_ / "stored" / frame), 2048u * 2100 * 3) << frame;
     EXPECT_LE(fs::file_size(dir_ / "small" / frame), fs::file_size(dir_ / "one" / frame));
+    // The EXRs of every compression hold the same values; uncompressed, the rows' 8 bytes each.
+    const ExrValues zip = exr_values(dir_ / "one" / exr);
+    ASSERT_EQ(zip.n.size(), 2048u * 2100) << exr;
+    EXPECT_EQ(exr_values(dir_ / "stored" / exr), zip) << exr;
+    EXPECT_EQ(exr_values(dir_ / "small" / exr), zip) << exr;
+    EXPECT_GT(fs::file_size(dir_ / "stored" / exr), 2048u * 2100 * 8) << exr;
   }
   const auto j = nlohmann::json::parse(slurp(dir_ / "one" / "frames.json"));
   EXPECT_NE(j["tiling"]["png_encoder"].get<std::string>().find("ISA-L"), std::string::npos);
   const auto small = nlohmann::json::parse(slurp(dir_ / "small" / "frames.json"));
   EXPECT_NE(small["tiling"]["png_encoder"].get<std::string>().find("libdeflate"),
             std::string::npos);
+  EXPECT_EQ(j["tiling"]["exr_compression"], "piz");
+  EXPECT_EQ(small["tiling"]["exr_compression"], "zip");
   EXPECT_EQ(j["tiling"]["bands"], 2);
   for (const auto& f : j["frames"])
     for (const char* key : {"wall_ms", "cpu_render_ms", "colour_encode_ms", "write_ms"})
@@ -400,6 +437,8 @@ TEST_F(RenderBigTest, BadValuesAreOneLineAndExitCode2) {
   for (const char* level : {"-1", "10", "1.5", "''", "fast"})
     expect_one_line_error(run("render --cpu --out x.png --png-level " + std::string(level)),
                           "--png-level: must be a whole number from 0");
+  expect_one_line_error(run("render --cpu --out x.png --exr x.exr --exr-compression lzw"),
+                        "--exr-compression: expected piz, zip, rle or none");
   expect_one_line_error(run("render --cpu --out x.png --ss 5"), "--ss");
   expect_one_line_error(run("render --cpu --out x.png --ss 1.5"), "--ss");
   expect_one_line_error(run("render --cpu --out x.png --density 9"), "--density");

@@ -69,7 +69,7 @@ struct Raw {
   std::string screenshot, open_experiment, capture_dir;
   // render
   std::string out;
-  std::optional<std::string> ss, zoom_to, exr, png_level;
+  std::optional<std::string> ss, zoom_to, exr, png_level, exr_compression;
   bool exr_frames = false, resume = false;
   // render and bench
   std::optional<std::string> devices;
@@ -286,6 +286,10 @@ void add_render_options(CLI::App& app, Raw& raw) {
       ->type_name("FILE.exr");
   app.add_flag("--exr-frames", raw.exr_frames,
                "with --zoom-to: also frame-NNNNN.exr beside each frame (needs --ss 1)");
+  add_text(app, "--exr-compression", raw.exr_compression,
+           "with --exr or --exr-frames: OpenEXR's lossless compression, piz (default: smaller "
+           "and faster than zip), zip, rle (faster, larger) or none (fastest, largest)")
+      ->type_name("NAME");
   add_text(app, "--png-level", raw.png_level,
            "PNG compression, 0 (none: fastest, largest) to 9 (smallest, slowest); default " +
                std::to_string(kDefaultPngLevel) + ", the best time for the bytes measured")
@@ -598,6 +602,14 @@ std::string finish_render(RenderOptions& o, const Raw& raw) {
   o.exr_frames = raw.exr_frames;
   if ((raw.exr || raw.exr_frames) && o.ss != 1)
     return "--exr: the iteration data is one sample a pixel; leave out --ss";
+  if (raw.exr_compression) {
+    if (!raw.exr && !raw.exr_frames) return "--exr-compression: belongs to --exr or --exr-frames";
+    const std::optional<ExrCompression> c = exr_compression_named(*raw.exr_compression);
+    if (!c)
+      return "--exr-compression: expected piz, zip, rle or none, got '" + *raw.exr_compression +
+             "'";
+    o.exr_compression = *c;
+  }
   if (raw.resume && !raw.zoom_to) return "--resume: belongs to --zoom-to X,Y,SPAN";
   o.resume = raw.resume;
   if (raw.zoom_to) {

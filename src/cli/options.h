@@ -7,6 +7,7 @@
 #include <variant>
 #include <vector>
 
+#include "io/exr_file.h"
 #include "io/output_format.h"
 #include "io/png_stream.h"
 #include "model/palette.h"
@@ -79,6 +80,7 @@ struct RenderOptions : ViewOptions {
   int ss = 1;                        // --ss: samples a side per pixel, their colours averaged
   std::string exr;                   // --exr FILE.exr: the iteration data beside the image
   bool exr_frames = false;           // --exr-frames: a zoom sequence's too, frame-NNNNN.exr
+  ExrCompression exr_compression = kDefaultExrCompression;  // --exr-compression
   std::optional<View> zoom_to;       // --zoom-to X,Y,SPAN: frames from the view to this one...
   int zoom_frames = 0;               // ...this many (--frames), into the folder --out
   bool resume = false;               // --resume: only the frames the folder lacks, same parameters

@@ -388,6 +388,7 @@ struct BandPipeline::Run {
   void colour_block(Slot& s, int r0, int rows, std::uint8_t* rgb, std::size_t pitch);
   void encode(Slot& s, int block, int thread);
   void encode_frame(long long first_job, int thread);
+  void write_frame_exr(long long first_job);
   void write(const Done& done);
   void write_frames(const Done& done);
   void free_frame(long long first);
@@ -604,7 +605,7 @@ BandPipeline::Run::Files& BandPipeline::Run::files_for(int image) {
                          p.png_level_);
   if (!img.exr.empty())
     made->exr = std::make_unique<ExrStream>(img.exr, plan.width, plan.height, img.view.max_iter,
-                                            img.exr_attributes);
+                                            img.exr_attributes, img.exr_compression);
   f = std::move(made);
   return *f;
 }
@@ -785,6 +786,34 @@ void BandPipeline::Run::encode_frame(long long first_job, int thread) {
       ImageRecord& rec = records[static_cast<std::size_t>(image)];
       rec.encode_ms += encode_ms;
       rec.write_ms += write_ms;
+      if (!f.exr) frame_written[static_cast<std::size_t>(image)] = 1;
+    }
+    if (f.exr)
+      pool->submit([this, first_job](int) { write_frame_exr(first_job); });
+    else
+      changed.notify_all();
+  } catch (...) {
+    fail(std::current_exception());
+  }
+}
+
+// A whole frame's EXR rows (their values made with its PNG's rows), compressed and written on a
+// pool thread beside the other frames' PNGs and EXRs rather than one frame after another by the
+// writer, which then only ends the file, in order.
+void BandPipeline::Run::write_frame_exr(long long first_job) {
+  if (stopping.load()) return;
+  try {
+    const Clock::time_point start = Clock::now();
+    const int image = slot_of(first_job).image;
+    ExrStream& exr = *files_for(image).exr;
+    for (int b = 0; b < bands; ++b) {
+      const Slot& s = slot_of(first_job + b);
+      exr.write_rows(s.exr_n.data(), s.exr_nf.data(), s.rows);
+    }
+    const double ms = ms_since(start);
+    {
+      std::lock_guard<std::mutex> lock(m);
+      records[static_cast<std::size_t>(image)].write_ms += ms;
       frame_written[static_cast<std::size_t>(image)] = 1;
     }
     changed.notify_all();
@@ -820,8 +849,9 @@ void BandPipeline::Run::write(const Done& done) {
   }
 }
 
-// Whole frames, on the calling thread: each, once the pool has written it, committed by `done`
-// in order, its EXR written beside it, and its buffers freed for the frames after.
+// Whole frames, on the calling thread: each, once the pool has written it (and its EXR's rows),
+// committed by `done` in order, its EXR ended beside it, and its buffers freed for the frames
+// after.
 void BandPipeline::Run::write_frames(const Done& done) {
   const int workers = static_cast<int>(p.workers_.size());
   const long long count = static_cast<long long>(slots.size());
@@ -843,10 +873,6 @@ void BandPipeline::Run::write_frames(const Done& done) {
     ImageRecord& rec = records[i];
     if (f.exr) {
       const Clock::time_point start = Clock::now();
-      for (int b = 0; b < bands; ++b) {
-        Slot& s = slot_of(first + b);
-        f.exr->write_rows(s.exr_n.data(), s.exr_nf.data(), s.rows);
-      }
       f.exr->finish();
       const double ms = ms_since(start);
       std::lock_guard<std::mutex> lock(m);

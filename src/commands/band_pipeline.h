@@ -24,6 +24,7 @@
 #include "colour_kernel.h"
 #include "commands/render_plan.h"
 #include "gpu_renderer.h"
+#include "io/exr_file.h"
 #include "io/files.h"
 #include "io/png_stream.h"
 #include "model/palette.h"
@@ -45,6 +46,7 @@ struct PipelineImage {
   std::filesystem::path exr;  // "" for none
   std::map<std::string, std::string> exr_attributes;
   std::string label;  // for progress ("frame 3/120"); "" for a still
+  ExrCompression exr_compression = kDefaultExrCompression;
 };
 
 // What one worker rendered of an image, and its launches' figures.

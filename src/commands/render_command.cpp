@@ -138,25 +138,28 @@ void say_plan(const Plan& plan, const BandPipeline& pipeline, bool exr) {
   std::cerr << line;
 }
 
-nlohmann::json tiling_json(const Plan& plan, const BandPipeline& pipeline, int launches, bool exr,
-                           int png_level) {
-  return {{"bands", plan.bands()},
-          {"band_rows", plan.band_rows},
-          {"pieces_per_band", plan.pieces_across()},
-          {"launches", launches},
-          {"band_buffers", pipeline.band_buffers(exr)},
-          {"working_mib", std::round(pipeline.working_mib(exr))},
-          {"encoder_threads", pipeline.threads()},
-          {"png_level", png_level},
-          {"png_encoder", pipeline.encoder_description()},
-          {"png_block_rows", png_block_rows(plan.width)},
-          {"colour",
-           pipeline.colours_on_gpu()
-               ? "on the GPU that rendered each band (render's colour kernel, the formula of "
-                 "cuda/host_device/colour.h), averaged over ss x ss samples there; the pool "
-                 "filters and deflates the RGB rows"
-               : "on the CPU by the pool (the formula of cuda/host_device/colour.h), averaged "
-                 "over ss x ss samples, then filtered and deflated"}};
+nlohmann::json tiling_json(const Plan& plan, const BandPipeline& pipeline, int launches,
+                           const RenderOptions& o, bool exr) {
+  nlohmann::json j = {
+      {"bands", plan.bands()},
+      {"band_rows", plan.band_rows},
+      {"pieces_per_band", plan.pieces_across()},
+      {"launches", launches},
+      {"band_buffers", pipeline.band_buffers(exr)},
+      {"working_mib", std::round(pipeline.working_mib(exr))},
+      {"encoder_threads", pipeline.threads()},
+      {"png_level", o.png_level},
+      {"png_encoder", pipeline.encoder_description()},
+      {"png_block_rows", png_block_rows(plan.width)},
+      {"colour",
+       pipeline.colours_on_gpu()
+           ? "on the GPU that rendered each band (render's colour kernel, the formula of "
+             "cuda/host_device/colour.h), averaged over ss x ss samples there; the pool "
+             "filters and deflates the RGB rows"
+           : "on the CPU by the pool (the formula of cuda/host_device/colour.h), averaged "
+             "over ss x ss samples, then filtered and deflated"}};
+  if (exr) j["exr_compression"] = exr_compression_name(o.exr_compression);
+  return j;
 }
 
 nlohmann::json device_json(const DeviceInfo& d) {
@@ -473,6 +476,7 @@ int render_one(const RenderOptions& o, const DeviceChoice& dc, const Palette& pa
 
   PipelineImage image{view, choice, png, o.exr, {}, ""};
   if (!o.exr.empty()) image.exr_attributes = exr_attributes(view, o);
+  image.exr_compression = o.exr_compression;
   ImageRecord record;
   nlohmann::json ranks_json;  // every rank's part, where several render
   std::vector<ImageRecord> records;
@@ -501,7 +505,7 @@ int render_one(const RenderOptions& o, const DeviceChoice& dc, const Palette& pa
           j["parameters"].update(colour_settings_json({palette.name, o.colour}));
           j["renderer"] = pipeline.renderer_description();
           j["cpu"] = cpu_model_name();
-          j["tiling"] = tiling_json(plan, pipeline, r.launches, !o.exr.empty(), o.png_level);
+          j["tiling"] = tiling_json(plan, pipeline, r.launches, o, !o.exr.empty());
           j["fallback"] = fallback_json(dc);
           j["precision"] = precision_json(choice, r.reference.get());
           j["precision_exhausted"] = choice.exhausted;
@@ -651,7 +655,7 @@ int render_zoom(const RenderOptions& o, const DeviceChoice& dc, const Palette& p
   head["cpu"] = cpu_model_name();
   head["fallback"] = fallback_json(dc);
   head["tiling"] =
-      tiling_json(plan, pipeline, plan.bands() * plan.pieces_across(), o.exr_frames, o.png_level);
+      tiling_json(plan, pipeline, plan.bands() * plan.pieces_across(), o, o.exr_frames);
   head["timing_measured"] = timing_note(pipeline.gpu());
   // Each frame by the precision rule, as the window would render it at that depth; a line on
   // stderr where what renders changes, said once the folder is taken so a refusal stays one line.
@@ -758,6 +762,7 @@ int render_zoom(const RenderOptions& o, const DeviceChoice& dc, const Palette& p
     if (o.exr_frames) {
       image.exr = dir / exr_name(k);
       image.exr_attributes = exr_attributes(views[k], o);
+      image.exr_compression = o.exr_compression;
     }
     images.push_back(std::move(image));
     frame_of.push_back(k);

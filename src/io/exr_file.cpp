@@ -59,12 +59,24 @@ class FileOStream final : public Imf::OStream {
   std::string error_;
 };
 
+Imf::Compression openexr_compression(ExrCompression c) {
+  switch (c) {
+    case ExrCompression::piz: return Imf::PIZ_COMPRESSION;
+    case ExrCompression::rle: return Imf::RLE_COMPRESSION;
+    case ExrCompression::none: return Imf::NO_COMPRESSION;
+    case ExrCompression::zip: break;
+  }
+  return Imf::ZIP_COMPRESSION;
+}
+
 Imf::Header make_header(int width, int height, std::uint32_t max_iter,
-                        const std::map<std::string, std::string>& attributes) {
+                        const std::map<std::string, std::string>& attributes,
+                        ExrCompression compression) {
   if (width < 1 || height < 1)
     throw std::invalid_argument("EXR: image size " + std::to_string(width) + "x" +
                                 std::to_string(height) + " is not at least 1x1");
-  Imf::Header header(width, height);  // ZIP compression, scanlines top first
+  Imf::Header header(width, height);  // scanlines top first
+  header.compression() = openexr_compression(compression);
   header.channels().insert("N", Imf::Channel(Imf::UINT));
   header.channels().insert("NF", Imf::Channel(Imf::FLOAT));
   // KF reads an int attribute; larger limits go as text, which it reads too.
@@ -89,6 +101,23 @@ std::string one_line(std::string s) {
 }
 
 }  // namespace
+
+const char* exr_compression_name(ExrCompression c) {
+  switch (c) {
+    case ExrCompression::piz: return "piz";
+    case ExrCompression::rle: return "rle";
+    case ExrCompression::none: return "none";
+    case ExrCompression::zip: break;
+  }
+  return "zip";
+}
+
+std::optional<ExrCompression> exr_compression_named(const std::string& name) {
+  for (const ExrCompression c :
+       {ExrCompression::zip, ExrCompression::piz, ExrCompression::rle, ExrCompression::none})
+    if (name == exr_compression_name(c)) return c;
+  return std::nullopt;
+}
 
 bool exr_complete(const fs::path& path) {
   try {
@@ -145,8 +174,9 @@ struct ExrStreamImpl {
 };
 
 ExrStream::ExrStream(const fs::path& path, int width, int height, std::uint32_t max_iter,
-                     const std::map<std::string, std::string>& attributes) {
-  const Imf::Header header = make_header(width, height, max_iter, attributes);
+                     const std::map<std::string, std::string>& attributes,
+                     ExrCompression compression) {
+  const Imf::Header header = make_header(width, height, max_iter, attributes, compression);
   impl_ = std::make_unique<ExrStreamImpl>(path, width, height);
   try {
     impl_->out.emplace(impl_->stream, header);

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -27,6 +28,17 @@ struct ExrSample {
 };
 // An escaped pixel's N and NF from its smooth iteration value (finite, at most 2^31).
 ExrSample exr_escaped(float smooth);
+
+// OpenEXR's lossless compressions of the scanlines, each read by every OpenEXR reader (zoomasm
+// and Kalles Fraktaler among them): piz (wavelets, then Huffman; the default: of the iteration
+// data, smaller than zip's and written in two thirds of its time or less), zip (16 lines a
+// block, zlib's default level), rle (faster again, about twice zip's bytes) and none (the rows
+// as they are: the disk's speed). docs/measurements.md has each one's time and bytes.
+enum class ExrCompression { zip, piz, rle, none };
+inline constexpr ExrCompression kDefaultExrCompression = ExrCompression::piz;
+const char* exr_compression_name(ExrCompression c);
+// The compression of that name ("zip", "piz", "rle", "none"), or nothing.
+std::optional<ExrCompression> exr_compression_named(const std::string& name);
 
 // Whether the file at `path` is an EXR that OpenEXR reads whole: its header and its table of
 // line blocks, every block inside the file (a file cut short after its first blocks is not).
@@ -55,7 +67,8 @@ class ExrStream {
   // "cannot write PATH: reason" (one line) when the file cannot be created, and
   // std::invalid_argument for a size under 1x1 or an attribute name that is empty or taken.
   ExrStream(const std::filesystem::path& path, int width, int height, std::uint32_t max_iter,
-            const std::map<std::string, std::string>& attributes = {});
+            const std::map<std::string, std::string>& attributes = {},
+            ExrCompression compression = kDefaultExrCompression);
   ~ExrStream();
   ExrStream(const ExrStream&) = delete;
   ExrStream& operator=(const ExrStream&) = delete;
