@@ -121,8 +121,15 @@ std::optional<ExrCompression> exr_compression_named(const std::string& name) {
 
 bool exr_complete(const fs::path& path) {
   try {
-    // OpenEXR's own reader of the offset table says where a block is missing.
-    return Imf::InputFile(path.c_str(), 1).isComplete();
+    // OpenEXR's own reader of the offset table says where a block is missing; the last block
+    // (the file's end: lines go top first) is then read whole as it lies in the file, for a file
+    // cut inside it, which the table alone does not show.
+    Imf::InputFile in(path.c_str(), 1);
+    if (!in.isComplete()) return false;
+    const char* data = nullptr;
+    int size = 0;
+    in.rawPixelData(in.header().dataWindow().max.y, data, size);
+    return size > 0;
   } catch (const std::exception&) {
     return false;
   }

@@ -41,7 +41,8 @@ const char* exr_compression_name(ExrCompression c);
 std::optional<ExrCompression> exr_compression_named(const std::string& name);
 
 // Whether the file at `path` is an EXR that OpenEXR reads whole: its header and its table of
-// line blocks, every block inside the file (a file cut short after its first blocks is not).
+// line blocks, every block inside the file, the last one whole (a file cut short anywhere after
+// its table is not).
 bool exr_complete(const std::filesystem::path& path);
 
 // OpenEXR's threads (its process-wide pool), which compress the line blocks of one write_rows
