@@ -11,7 +11,8 @@
 # (to the first band's start), the render (first band to files written), and the end (process
 # exit after that: freeing, the CUDA contexts' teardown); with the GPU's kernels, its colouring
 # (the colour kernel) and the pool's PNG work beside them. A 64x64 render gives the fixed cost;
-# the sequence again at level 0 (stored) shows the GPU's share where deflate is not the limit.
+# the sequence again at level 0 (stored) shows the GPU's share where deflate is not the limit, and
+# (not in `sequence` mode) with each frame's EXR too.
 # log.txt has the short tables; the runs' outputs are in $OUT/render-speed.tgz.
 # `render-speed.sh sequence`: the 64x64 render and the two sequences only (a sequence's frames are
 # encoded whole by libdeflate, a frame a thread: the table's first lines name the encoder).
@@ -45,6 +46,8 @@ sequence=(render --width 3840 --height 2160 --iters 4096 --center -0.5,0 --span 
 measure sequence "${sequence[@]}"
 # Stored (level 0): what the sequence takes where deflate's CPU time is not the limit.
 measure sequence-level0 "${sequence[@]}" --png-level 0
+# With each frame's EXR beside its PNG (the default compression, PIZ): its row's MB are the PNGs'.
+[ "$mode" != sequence ] && measure sequence-exr "${sequence[@]}" --exr-frames
 # The figures from the files the runs wrote, and the targets.
 python3 - "$A" <<'EOF' | tee -a "$log"
 import json, os, sys
@@ -71,7 +74,7 @@ for name, image in [("tiny", "tiny"), ("still", "still"), ("still-level0", "stil
         continue
     rows.append((name, process_ms(name), t["wall_ms"], t.get("gpu_kernel_ms", 0), t["colour_encode_ms"],
                  t["peak_rss_mib"], size(f"{a}/{name}"), j["tiling"]["png_level"]))
-for name in ["sequence", "sequence-level0"]:
+for name in ["sequence", "sequence-level0", "sequence-exr"]:
     try:
         j = json.load(open(f"{a}/{name}/seq/frames.json"))
     except OSError:
@@ -126,6 +129,6 @@ EOF
 while read -r line; do
   record "target: ${line% *}" "${line##* }"
 done <"$A/targets.txt"
-find "$A" -name '*.png' -delete
+find "$A" \( -name '*.png' -o -name '*.exr' \) -delete
 tar czf "$OUT/render-speed.tgz" -C "$A" .
 finish
