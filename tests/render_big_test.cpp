@@ -320,6 +320,7 @@ TEST_F(RenderBigTest, WholeFramesOfTwoBandsAreTheStillsPixelsOnAnyWorkersAtEvery
             std::string::npos);
   EXPECT_EQ(j["tiling"]["exr_compression"], "piz");
   EXPECT_EQ(small["tiling"]["exr_compression"], "zip");
+  for (const auto& f : small["frames"]) EXPECT_EQ(f["exr_compression"], "zip");
   EXPECT_EQ(j["tiling"]["bands"], 2);
   for (const auto& f : j["frames"])
     for (const char* key : {"wall_ms", "cpu_render_ms", "colour_encode_ms", "write_ms"})

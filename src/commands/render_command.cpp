@@ -676,7 +676,11 @@ int render_zoom(const RenderOptions& o, const DeviceChoice& dc, const Palette& p
                           {"iters", v.max_iter},
                           {"variant", variant_info(o.variant).name},
                           {"rendered_by", rendered_by(c)}};
-      if (o.exr_frames) f["exr"] = exr_name(k);
+      if (o.exr_frames) {
+        f["exr"] = exr_name(k);
+        // A frame's own: a resumed run may compress its frames otherwise than the first did.
+        f["exr_compression"] = exr_compression_name(o.exr_compression);
+      }
       f.update(colour);
       f["precision_exhausted"] = c.exhausted;
       if (k == 0 ? !c.why.empty() : rendered_by(c) != rendered_by(choices[k - 1]))
