@@ -11,9 +11,9 @@
 
 #include "counters/pm_sampler.h"
 #include "cuda_device_test.h"
-#include "lab/experiments.h"
 #include "io/experiment_report.h"
 #include "io/sass_loader.h"
+#include "lab/experiments.h"
 #include "model/sass.h"
 
 namespace mp {

@@ -77,10 +77,11 @@ struct RenderOptions : ViewOptions {
   int width = 1920;  // a picture, not a window: full HD unless asked
   int height = 1080;
   std::string out;
-  int ss = 1;                        // --ss: samples a side per pixel, their colours averaged
-  std::string exr;                   // --exr FILE.exr: the iteration data beside the image
-  bool exr_frames = false;           // --exr-frames: a zoom sequence's too, frame-NNNNN.exr
-  ExrCompression exr_compression = kDefaultExrCompression;  // --exr-compression
+  int ss = 1;               // --ss: samples a side per pixel, their colours averaged
+  std::string exr;          // --exr FILE.exr: the iteration data beside the image
+  bool exr_frames = false;  // --exr-frames: a zoom sequence's too, frame-NNNNN.exr
+  // --exr-compression: OpenEXR's lossless compression of the EXRs.
+  ExrCompression exr_compression = kDefaultExrCompression;
   std::optional<View> zoom_to;       // --zoom-to X,Y,SPAN: frames from the view to this one...
   int zoom_frames = 0;               // ...this many (--frames), into the folder --out
   bool resume = false;               // --resume: only the frames the folder lacks, same parameters

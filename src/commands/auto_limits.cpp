@@ -28,10 +28,9 @@ std::vector<unsigned> LimitPreview::limits(View v, AutoIterations& a, Progress& 
     } else {
       renderer_.render(c.variant, pixel_grid(v, pw_, ph_), v.max_iter, data_.data());
     }
-    const unsigned next =
-        a.next(edge_inside_share(data_.data(), pw_, ph_),
-               late_share(data_.data(), pw_, ph_, v.max_iter), v.max_iter, kMaxIterations,
-               depth_floor(v.span));
+    const unsigned next = a.next(edge_inside_share(data_.data(), pw_, ph_),
+                                 late_share(data_.data(), pw_, ph_, v.max_iter), v.max_iter,
+                                 kMaxIterations, depth_floor(v.span));
     if (next == v.max_iter) return tried;
     v.max_iter = next;
     tried.push_back(next);

@@ -16,8 +16,8 @@ namespace mp::counters {
 enum class MetricKind { PctOfPeak, Count, PerSecond };
 
 struct ChosenMetric {
-  std::string pipe;  // FMA, fmaheavy, fmalite, ALU, XU, FP64, issue, SM active; or
-                     // "instructions", "clock" (no pipe: what the figures are scaled by)
+  std::string pipe;    // FMA, fmaheavy, fmalite, ALU, XU, FP64, issue, SM active; or
+                       // "instructions", "clock" (no pipe: what the figures are scaled by)
   std::string metric;  // full name, as evaluated: base metric plus roll-up and submetric
   MetricKind kind = MetricKind::PctOfPeak;
 };

@@ -7,11 +7,11 @@
 #include <string>
 #include <vector>
 
-#include "session/frame_report.h"
 #include "device_buffer.h"
 #include "model/counter_figures.h"
 #include "model/view_limit.h"
 #include "session/deep_renderer.h"
+#include "session/frame_report.h"
 
 namespace mp {
 
