@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "exr_values.h"
 #include "io/files.h"
 
 namespace mp {
@@ -109,16 +110,11 @@ TEST(ExrFile, TwoBandsReadBackExactlyWithTheirAttributes) {
   EXPECT_EQ(iters->value(), 5000);
   EXPECT_EQ(bias->value(), static_cast<int>(kExrIterationsBias));
 
-  std::vector<std::uint32_t> n(p.n.size());
-  std::vector<float> nf(p.nf.size());
-  Imf::FrameBuffer fb;
-  fb.insert("N", Imf::Slice::Make(Imf::UINT, n.data(), dw));
-  fb.insert("NF", Imf::Slice::Make(Imf::FLOAT, nf.data(), dw));
-  in.setFrameBuffer(fb);
-  in.readPixels(dw.min.y, dw.max.y);
-  for (std::size_t i = 0; i < n.size(); ++i) {
-    ASSERT_EQ(n[i], p.n[i]) << "pixel " << i;
-    ASSERT_EQ(nf[i], p.nf[i]) << "pixel " << i;
+  const ExrValues v = exr_values(in);
+  ASSERT_EQ(v.n.size(), p.n.size());
+  for (std::size_t i = 0; i < v.n.size(); ++i) {
+    ASSERT_EQ(v.n[i], p.n[i]) << "pixel " << i;
+    ASSERT_EQ(v.nf[i], p.nf[i]) << "pixel " << i;
   }
   fs::remove_all(d);
 }
@@ -148,16 +144,9 @@ TEST(ExrFile, EveryCompressionReadsBackExactly) {
     EXPECT_LE(fs::file_size(path), exr_bytes_at_most(kWidth, kHeight, {})) << name;
     Imf::InputFile in(path.c_str());
     EXPECT_EQ(in.header().compression(), theirs) << name;
-    const Imath::Box2i dw = in.header().dataWindow();
-    std::vector<std::uint32_t> n(p.n.size());
-    std::vector<float> nf(p.nf.size());
-    Imf::FrameBuffer fb;
-    fb.insert("N", Imf::Slice::Make(Imf::UINT, n.data(), dw));
-    fb.insert("NF", Imf::Slice::Make(Imf::FLOAT, nf.data(), dw));
-    in.setFrameBuffer(fb);
-    in.readPixels(dw.min.y, dw.max.y);
-    EXPECT_EQ(n, p.n) << name;
-    EXPECT_EQ(nf, p.nf) << name;
+    const ExrValues v = exr_values(in);
+    EXPECT_EQ(v.n, p.n) << name;
+    EXPECT_EQ(v.nf, p.nf) << name;
   }
   EXPECT_EQ(exr_compression_named("ZIP"), std::nullopt);
   EXPECT_EQ(exr_compression_named("b44"), std::nullopt);
