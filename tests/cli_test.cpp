@@ -113,7 +113,7 @@ TEST(Cli, PngLevelAndDevicesBelongToTheirCommands) {
 TEST(Cli, ExrCompressionGoesWithAnExr) {
   ParseResult r = parse({"render", "--out", "a.png", "--exr", "a.exr"});
   ASSERT_TRUE(r.options) << r.err;
-  EXPECT_EQ(render(r).exr_compression, ExrCompression::piz);
+  EXPECT_EQ(render(r).exr_compression, ExrCompression::zip);
   r = parse({"render", "--out", "a.png", "--exr", "a.exr", "--exr-compression", "rle"});
   ASSERT_TRUE(r.options) << r.err;
   EXPECT_EQ(render(r).exr_compression, ExrCompression::rle);
@@ -125,7 +125,7 @@ TEST(Cli, ExrCompressionGoesWithAnExr) {
                "--exr-compression: belongs to --exr or --exr-frames");
   for (const char* bad : {"ZIP", "b44", "", "zip "})
     expect_error({"render", "--out", "a.png", "--exr", "a.exr", "--exr-compression", bad},
-                 "--exr-compression: expected piz, zip, rle or none");
+                 "--exr-compression: expected zip, piz, rle or none");
 }
 
 TEST(Cli, Experiment) {

@@ -13,6 +13,7 @@
 #include <string>
 #include <thread>
 
+#include "exr_values.h"
 #include "png_image.h"
 #include "program_runner.h"
 
@@ -118,7 +119,9 @@ TEST_F(RenderMpiTest, ThreeRanksRenderTheBandedStillOfOneProcess) {
   ASSERT_EQ(ranks.width, 1000);
   ASSERT_EQ(ranks.height, 9000);
   EXPECT_EQ(ranks.rgb, read_png(dir_ / "one.png").rgb);
-  EXPECT_EQ(slurp(dir_ / "ranks.exr"), slurp(dir_ / "one.exr"));
+  const ExrValues one = exr_values((dir_ / "one.exr").c_str());
+  ASSERT_EQ(one.n.size(), 1000u * 9000);
+  EXPECT_EQ(exr_values((dir_ / "ranks.exr").c_str()), one);  // values: ISA-L's bytes may differ
   const auto j = nlohmann::json::parse(slurp(dir_ / "ranks.json"));
   ASSERT_EQ(j["ranks"].size(), 3u);
   for (int rank = 0; rank < 3; ++rank) {

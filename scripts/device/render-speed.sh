@@ -46,7 +46,7 @@ sequence=(render --width 3840 --height 2160 --iters 4096 --center -0.5,0 --span 
 measure sequence "${sequence[@]}"
 # Stored (level 0): what the sequence takes where deflate's CPU time is not the limit.
 measure sequence-level0 "${sequence[@]}" --png-level 0
-# With each frame's EXR beside its PNG (the default compression, PIZ): its row's MB are the PNGs'.
+# With each frame's EXR beside its PNG (the default compression, ZIP): its row's MB are the PNGs'.
 [ "$mode" != sequence ] && measure sequence-exr "${sequence[@]}" --exr-frames
 # The figures from the files the runs wrote, and the targets.
 python3 - "$A" <<'EOF' | tee -a "$log"

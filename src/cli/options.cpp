@@ -287,8 +287,9 @@ void add_render_options(CLI::App& app, Raw& raw) {
   app.add_flag("--exr-frames", raw.exr_frames,
                "with --zoom-to: also frame-NNNNN.exr beside each frame (needs --ss 1)");
   add_text(app, "--exr-compression", raw.exr_compression,
-           "with --exr or --exr-frames: OpenEXR's lossless compression, piz (default: smaller "
-           "and faster than zip), zip, rle (faster, larger) or none (fastest, largest)")
+           "with --exr or --exr-frames: OpenEXR's lossless compression, zip (default: the "
+           "fastest that compresses), piz (smaller, several times slower), rle (larger) or none "
+           "(largest: the disk's speed)")
       ->type_name("NAME");
   add_text(app, "--png-level", raw.png_level,
            "PNG compression, 0 (none: fastest, largest) to 9 (smallest, slowest); default " +
@@ -606,7 +607,7 @@ std::string finish_render(RenderOptions& o, const Raw& raw) {
     if (!raw.exr && !raw.exr_frames) return "--exr-compression: belongs to --exr or --exr-frames";
     const std::optional<ExrCompression> c = exr_compression_named(*raw.exr_compression);
     if (!c)
-      return "--exr-compression: expected piz, zip, rle or none, got '" + *raw.exr_compression +
+      return "--exr-compression: expected zip, piz, rle or none, got '" + *raw.exr_compression +
              "'";
     o.exr_compression = *c;
   }

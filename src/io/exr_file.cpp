@@ -20,6 +20,7 @@
 #include <optional>
 #include <stdexcept>
 
+#include "io/exr_zip_writer.h"
 #include "io/files.h"
 
 namespace mp {
@@ -168,13 +169,17 @@ struct ExrStreamImpl {
   int width, height, rows = 0;
   StreamedFile file;
   FileOStream stream;
-  std::optional<Imf::OutputFile> out;
+  std::optional<Imf::OutputFile> out;  // piz, rle, none
+  std::unique_ptr<ExrZipWriter> zip;   // zip
 
   ExrStreamImpl(const fs::path& p, int w, int h)
       : path(p), width(w), height(h), file(p), stream(file.stream(), p) {}
 
+  bool open() const { return out || zip; }
+
   [[noreturn]] void fail(const std::exception& e) {
     out.reset();  // no more writes; the temporary file goes when the stream does
+    zip.reset();
     throw std::runtime_error("cannot write " + path.string() + ": " +
                              one_line(stream.error().empty() ? e.what() : stream.error()));
   }
@@ -186,7 +191,10 @@ ExrStream::ExrStream(const fs::path& path, int width, int height, std::uint32_t 
   const Imf::Header header = make_header(width, height, max_iter, attributes, compression);
   impl_ = std::make_unique<ExrStreamImpl>(path, width, height);
   try {
-    impl_->out.emplace(impl_->stream, header);
+    if (compression == ExrCompression::zip)
+      impl_->zip = std::make_unique<ExrZipWriter>(impl_->file.stream(), path.string(), header);
+    else
+      impl_->out.emplace(impl_->stream, header);
   } catch (const std::exception& e) {
     impl_->fail(e);
   }
@@ -196,10 +204,19 @@ ExrStream::~ExrStream() = default;
 
 void ExrStream::write_rows(const std::uint32_t* n, const float* nf, int rows) {
   ExrStreamImpl& m = *impl_;
-  if (!m.out) throw std::logic_error("EXR: writing after an error or after finish()");
+  if (!m.open()) throw std::logic_error("EXR: writing after an error or after finish()");
   if (rows < 0 || rows > m.height - m.rows)
     throw std::logic_error("EXR: more rows than the image has");
   if (rows == 0) return;
+  if (m.zip) {
+    try {
+      m.zip->write_rows(n, nf, rows);
+    } catch (const std::exception& e) {
+      m.fail(e);
+    }
+    m.rows += rows;
+    return;
+  }
   // Slices placed so that row m.rows of the image is the band's first.
   const Imath::V2i origin(0, m.rows);
   Imf::FrameBuffer fb;
@@ -216,8 +233,16 @@ void ExrStream::write_rows(const std::uint32_t* n, const float* nf, int rows) {
 
 void ExrStream::finish(const std::vector<std::pair<fs::path, std::string>>& sidecars) {
   ExrStreamImpl& m = *impl_;
-  if (!m.out) throw std::logic_error("EXR: finish() after an error or twice");
+  if (!m.open()) throw std::logic_error("EXR: finish() after an error or twice");
   if (m.rows != m.height) throw std::logic_error("EXR: finish() before the last row");
+  if (m.zip) {
+    try {
+      m.zip->finish();
+    } catch (const std::exception& e) {
+      m.fail(e);
+    }
+    m.zip.reset();
+  }
   m.out.reset();  // writes the offset table
   if (!m.stream.error().empty())
     throw std::runtime_error("cannot write " + m.path.string() + ": " + m.stream.error());

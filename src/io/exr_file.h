@@ -30,12 +30,12 @@ struct ExrSample {
 ExrSample exr_escaped(float smooth);
 
 // OpenEXR's lossless compressions of the scanlines, each read by every OpenEXR reader (zoomasm
-// and Kalles Fraktaler among them): piz (wavelets, then Huffman; the default: of the iteration
-// data, smaller than zip's and written in two thirds of its time or less), zip (16 lines a
-// block, zlib's default level), rle (faster again, about twice zip's bytes) and none (the rows
-// as they are: the disk's speed). docs/measurements.md has each one's time and bytes.
+// and Kalles Fraktaler among them): zip (16 lines a block, deflated by ISA-L: ExrZipWriter; the
+// default, the fastest that compresses), piz (wavelets, then Huffman: a few to a fifth fewer bytes
+// than zip, in several times its time), rle (about twice zip's bytes) and none (the rows as they
+// are: the disk's speed). docs/measurements.md has each one's time and bytes.
 enum class ExrCompression { zip, piz, rle, none };
-inline constexpr ExrCompression kDefaultExrCompression = ExrCompression::piz;
+inline constexpr ExrCompression kDefaultExrCompression = ExrCompression::zip;
 const char* exr_compression_name(ExrCompression c);
 // The compression of that name ("zip", "piz", "rle", "none"), or nothing.
 std::optional<ExrCompression> exr_compression_named(const std::string& name);
