@@ -45,6 +45,10 @@ int ceil_div(long long a, long long b) {
 constexpr std::size_t kMaxWholeFrameBytes = std::size_t{256} << 20;
 // The frames in flight's bytes together at most, beyond the fewest the workers need.
 constexpr double kWholeFramesMib = 512;
+// The same where each frame also holds its samples and its EXR's values (a 4K frame's 157 MB, six
+// times its rows): the EXRs' compression then takes about nine frames at once to keep the cores
+// busy (docs/measurements.md).
+constexpr double kWholeExrFramesMib = 1536;
 
 // A band's launches' figures into its image's, and into the share of the worker that rendered it.
 void add_stats(ImageRecord& rec, WorkerShare& share, const PieceRenderer& r) {
@@ -130,7 +134,7 @@ int BandPipeline::frames_in_flight(bool exr) const {
   // A frame for each thread to encode and one for each worker to render into, where memory
   // allows; at least one more than the workers, so that one is always being encoded.
   const int workers = static_cast<int>(workers_.size());
-  const int most = static_cast<int>(kWholeFramesMib / frame_mib(exr));
+  const int most = static_cast<int>((exr ? kWholeExrFramesMib : kWholeFramesMib) / frame_mib(exr));
   return std::max(workers + 1, std::min(threads_ + workers, most));
 }
 
@@ -148,12 +152,17 @@ double BandPipeline::frame_mib(bool exr) const {
 }
 
 double BandPipeline::working_mib(bool exr) const {
+  // An EXR writer's chunks being compressed (ZIP's; OpenEXR's own for the other compressions,
+  // taken as the same): one a frame being written, one for a still.
+  const double exr_writer =
+      exr ? static_cast<double>(exr_writer_working_bytes(plan_.width, threads_)) / (1 << 20) : 0.0;
   if (whole_frames()) {
     // The frames in flight, and a thread's PNG (the compressed frame, taken as half the rows; a
     // chunk of a mebibyte where stored) and the deflater's state.
     const double rows = static_cast<double>(png_row_bytes(plan_.width)) * plan_.height;
     const double per_thread = (png_level_ == 0 ? 1 << 20 : rows / 2) + (1 << 20);
-    return frames_in_flight(exr) * frame_mib(exr) + threads_ * per_thread / (1 << 20);
+    return frames_in_flight(exr) * frame_mib(exr) + threads_ * per_thread / (1 << 20) +
+           std::min(frames_in_flight(exr), threads_) * exr_writer;
   }
   const double band_rgb = 3.0 * plan_.width * plan_.band_rows;
   // A band's RGB (coloured on the GPU) or its samples (on the CPU), the samples too where the EXR
@@ -164,7 +173,7 @@ double BandPipeline::working_mib(bool exr) const {
   // A thread's rows: the block's RGB (coloured on the CPU) and its filtered copy, and the
   // deflater's state.
   const double per_thread = 2 * 3.0 * plan_.width * block_rows_ + (512 << 10);
-  return (slots_ * per_slot + threads_ * per_thread) / (1 << 20);
+  return (slots_ * per_slot + threads_ * per_thread) / (1 << 20) + exr_writer;
 }
 
 struct BandPipeline::Run {

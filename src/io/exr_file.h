@@ -2,6 +2,7 @@
 // keyframes: a UINT channel N and a FLOAT channel NF, scanlines written a band at a time.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <filesystem>
 #include <map>
@@ -44,6 +45,10 @@ std::optional<ExrCompression> exr_compression_named(const std::string& name);
 // line blocks, every block inside the file, the last one whole (a file cut short anywhere after
 // its table is not).
 bool exr_complete(const std::filesystem::path& path);
+
+// The most memory an ExrStream of images `width` wide holds beyond its caller's rows, where
+// OpenEXR has `threads` threads: ZIP's chunks being compressed (exr_zip_writer.cpp).
+std::size_t exr_writer_working_bytes(int width, int threads);
 
 // OpenEXR's threads (its process-wide pool), which compress the line blocks of one write_rows
 // call in parallel: render sets it to its encoder's once, before the first stream.

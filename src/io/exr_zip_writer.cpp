@@ -13,6 +13,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "io/exr_file.h"
 #include "io/fast_deflate.h"
 
 namespace mp {
@@ -20,9 +21,18 @@ namespace mp {
 namespace {
 
 constexpr int kLinesPerChunk = 16;  // ZIP's, fixed by the format
-// Chunks compressed at once: twice OpenEXR's threads, within this many bytes of lines (a 65536
-// wide still's chunks are 8 MiB each).
-constexpr std::size_t kBatchBytes = std::size_t{64} << 20;
+// Chunks compressed at once: one for each of OpenEXR's threads, within this many bytes of lines
+// (a 65536 wide still's chunks are 8 MiB each).
+constexpr std::size_t kBatchBytes = std::size_t{32} << 20;
+
+std::size_t chunk_bytes(int width) {
+  return static_cast<std::size_t>(width) * (sizeof(std::uint32_t) + sizeof(float)) * kLinesPerChunk;
+}
+
+std::size_t batch_chunks(int width, int threads) {
+  return std::clamp<std::size_t>(kBatchBytes / chunk_bytes(width), 1,
+                                 static_cast<std::size_t>(std::max(1, threads)));
+}
 
 struct Chunk {
   int y = 0, lines = 0, filled = 0;
@@ -174,13 +184,18 @@ ExrZipWriter::ExrZipWriter(std::FILE* out, const std::string& name, const Imf::H
   }
   s.check(exr_write_header(s.ctx));
 
-  const std::size_t chunk_bytes = s.line_bytes * kLinesPerChunk;
-  const int threads = std::max(1, IlmThread::ThreadPool::globalThreadPool().numThreads());
-  const std::size_t chunks = std::clamp<std::size_t>(
-      std::min<std::size_t>(2 * static_cast<std::size_t>(threads), kBatchBytes / chunk_bytes), 1,
-      static_cast<std::size_t>((s.height + kLinesPerChunk - 1) / kLinesPerChunk));
+  const std::size_t chunks =
+      std::min(batch_chunks(s.width, IlmThread::ThreadPool::globalThreadPool().numThreads()),
+               static_cast<std::size_t>((s.height + kLinesPerChunk - 1) / kLinesPerChunk));
   s.batch.resize(chunks);
   for (std::size_t i = 0; i < chunks; ++i) s.scratch.push_back(std::make_unique<Scratch>());
+}
+
+std::size_t exr_writer_working_bytes(int width, int threads) {
+  // Each chunk of a batch: its lines, their split copy and its stored form (at most the lines and
+  // the deflater's margin); each slot's deflater.
+  const std::size_t chunk = chunk_bytes(width);
+  return batch_chunks(width, threads) * (2 * chunk + FastDeflate::bound(chunk) + (1 << 20));
 }
 
 ExrZipWriter::~ExrZipWriter() {
