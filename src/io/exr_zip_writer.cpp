@@ -9,7 +9,9 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <condition_variable>
 #include <cstring>
+#include <mutex>
 #include <stdexcept>
 #include <vector>
 
@@ -36,10 +38,32 @@ std::size_t batch_chunks(int width, int threads) {
 
 struct Chunk {
   int y = 0, lines = 0, filled = 0;
+  // A chunk whose lines all came in one call is read from the caller's rows by its task, the
+  // others' lines are copied as they come.
+  const std::uint32_t* n = nullptr;
+  const float* nf = nullptr;
   std::vector<std::uint8_t> raw;     // the lines as the format lays them out uncompressed
   std::vector<std::uint8_t> packed;  // what the file stores
   std::string error;
+  bool done = false;  // compressed (under Batch::m)
 };
+
+// The batch's chunks as their tasks end them, so that each is written while later ones compress.
+struct Batch {
+  std::mutex m;
+  std::condition_variable ended;
+};
+
+// The chunk's lines as the format lays them out: each line's N values, then its NF values.
+void lay_out(Chunk& c, int width, const std::uint32_t* n, const float* nf, int first, int lines) {
+  const std::size_t n_bytes = static_cast<std::size_t>(width) * sizeof(std::uint32_t);
+  const std::size_t line_bytes = n_bytes + static_cast<std::size_t>(width) * sizeof(float);
+  for (int r = 0; r < lines; ++r) {
+    std::uint8_t* line = c.raw.data() + line_bytes * static_cast<std::size_t>(first + r);
+    std::memcpy(line, n + static_cast<std::size_t>(r) * width, n_bytes);
+    std::memcpy(line + n_bytes, nf + static_cast<std::size_t>(r) * width, line_bytes - n_bytes);
+  }
+}
 
 // Each batch slot's working memory, kept from batch to batch.
 struct Scratch {
@@ -74,19 +98,25 @@ void zip_chunk(Chunk& c, Scratch& s) {
 
 class ChunkTask final : public IlmThread::Task {
  public:
-  ChunkTask(IlmThread::TaskGroup* group, Chunk& chunk, Scratch& scratch)
-      : Task(group), chunk_(chunk), scratch_(scratch) {}
+  ChunkTask(IlmThread::TaskGroup* group, Chunk& chunk, Scratch& scratch, Batch& batch, int width)
+      : Task(group), chunk_(chunk), scratch_(scratch), batch_(batch), width_(width) {}
   void execute() override {
     try {
+      if (chunk_.n) lay_out(chunk_, width_, chunk_.n, chunk_.nf, 0, chunk_.lines);
       zip_chunk(chunk_, scratch_);
     } catch (const std::exception& e) {
       chunk_.error = e.what();
     }
+    std::lock_guard<std::mutex> lock(batch_.m);
+    chunk_.done = true;
+    batch_.ended.notify_all();
   }
 
  private:
   Chunk& chunk_;
   Scratch& scratch_;
+  Batch& batch_;
+  int width_;
 };
 
 }  // namespace
@@ -98,6 +128,7 @@ struct ExrZipWriter::State {
   int width = 0, height = 0;
   std::size_t line_bytes = 0;
   std::vector<Chunk> batch;  // the chunks being filled, the last one not yet whole
+  Batch ends;
   std::vector<std::unique_ptr<Scratch>> scratch;  // FastDeflate stays where it is made
   std::size_t whole = 0;                          // chunks in `batch` ready to compress
   int next_y = 0;                                 // the first row of the next chunk begun
@@ -111,18 +142,28 @@ struct ExrZipWriter::State {
     if (r != EXR_ERR_SUCCESS) fail(r);
   }
 
-  // The whole chunks compressed on OpenEXR's threads, then written in order.
+  // The whole chunks compressed on OpenEXR's threads, each written in order once it is.
   void flush() {
     if (whole == 0) return;
     {
-      IlmThread::TaskGroup group;  // its end waits for every task
+      IlmThread::TaskGroup group;  // its end (an error's too) waits for every task
       for (std::size_t i = 0; i < whole; ++i)
-        IlmThread::ThreadPool::addGlobalTask(new ChunkTask(&group, batch[i], *scratch[i]));
+        IlmThread::ThreadPool::addGlobalTask(
+            new ChunkTask(&group, batch[i], *scratch[i], ends, width));
+      for (std::size_t i = 0; i < whole; ++i) {
+        Chunk& c = batch[i];
+        {
+          std::unique_lock<std::mutex> lock(ends.m);
+          ends.ended.wait(lock, [&] { return c.done; });
+        }
+        if (!c.error.empty()) throw std::runtime_error(c.error);
+        check(exr_write_scanline_chunk(ctx, 0, c.y, c.packed.data(), c.packed.size()));
+      }
     }
     for (std::size_t i = 0; i < whole; ++i) {
-      Chunk& c = batch[i];
-      if (!c.error.empty()) throw std::runtime_error(c.error);
-      check(exr_write_scanline_chunk(ctx, 0, c.y, c.packed.data(), c.packed.size()));
+      batch[i].done = false;
+      batch[i].n = nullptr;
+      batch[i].nf = nullptr;
     }
     // The chunk not yet whole (if any) moves to the front.
     if (whole < batch.size() && batch[whole].filled > 0) std::swap(batch[0], batch[whole]);
@@ -205,9 +246,7 @@ ExrZipWriter::~ExrZipWriter() {
 
 void ExrZipWriter::write_rows(const std::uint32_t* n, const float* nf, int rows) {
   State& s = *s_;
-  const std::size_t n_bytes = static_cast<std::size_t>(s.width) * sizeof(std::uint32_t);
-  const std::size_t nf_bytes = static_cast<std::size_t>(s.width) * sizeof(float);
-  for (int r = 0; r < rows; ++r) {
+  for (int r = 0; r < rows;) {
     Chunk& c = s.batch[s.whole];
     if (c.filled == 0) {
       c.y = s.next_y;
@@ -216,10 +255,16 @@ void ExrZipWriter::write_rows(const std::uint32_t* n, const float* nf, int rows)
       c.error.clear();
       s.next_y += c.lines;
     }
-    std::uint8_t* line = c.raw.data() + s.line_bytes * static_cast<std::size_t>(c.filled);
-    std::memcpy(line, n + static_cast<std::size_t>(r) * s.width, n_bytes);
-    std::memcpy(line + n_bytes, nf + static_cast<std::size_t>(r) * s.width, nf_bytes);
-    if (++c.filled == c.lines) {
+    const std::size_t at = static_cast<std::size_t>(r) * s.width;
+    const int take = std::min(c.lines - c.filled, rows - r);
+    if (take == c.lines) {  // its task lays its lines out
+      c.n = n + at;
+      c.nf = nf + at;
+    } else {
+      lay_out(c, s.width, n + at, nf + at, c.filled, take);
+    }
+    r += take;
+    if ((c.filled += take) == c.lines) {
       c.filled = 0;
       if (++s.whole == s.batch.size()) s.flush();
     }
