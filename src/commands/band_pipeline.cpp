@@ -449,7 +449,7 @@ struct BandPipeline::Run {
   std::vector<std::unique_ptr<PngBlockEncoder>> encoders;        // one per pool thread (blocks)
   std::vector<std::unique_ptr<PngFrameEncoder>> frame_encoders;  // ... (whole frames)
   // Whole frames: the frame buffers (a slot's rows are in buffer slot / bands); each image's bands
-  // rendered, and whether its PNG is written.
+  // rendered, and how many of its files (its PNG, its EXR) are written.
   std::vector<HostBuffer<std::uint8_t>> frame_rows;
   std::size_t group = 1;  // slots whose buffers are made together: a frame's bands, or one
   std::vector<int> bands_rendered;
@@ -764,7 +764,7 @@ void BandPipeline::Run::encode(Slot& s, int block, int thread) {
 
 // A whole frame, its bands rendered (jobs first.. in its frame buffer): coloured where the pool
 // colours it, encoded as one PNG and written into its file by this thread, beside the others'
-// frames; the writer commits it in order.
+// frames, while another pool thread writes its EXR; the writer commits it in order.
 void BandPipeline::Run::encode_frame(long long first_job, int thread) {
   if (stopping.load()) return;
   try {
@@ -777,6 +777,7 @@ void BandPipeline::Run::encode_frame(long long first_job, int thread) {
     }
     std::uint8_t* rows = slot_of(first_job).rgb_rows - 1;
     Files& f = files_for(image);
+    if (f.exr) pool->submit([this, first_job](int) { write_frame_exr(first_job); });
     // The time in the encoder, less its writes (at level 0 they come in chunks as it goes).
     double write_ms = 0;
     frame_encoders[static_cast<std::size_t>(thread)]->encode(
@@ -795,12 +796,9 @@ void BandPipeline::Run::encode_frame(long long first_job, int thread) {
       ImageRecord& rec = records[static_cast<std::size_t>(image)];
       rec.encode_ms += encode_ms;
       rec.write_ms += write_ms;
-      if (!f.exr) frame_written[static_cast<std::size_t>(image)] = 1;
+      ++frame_written[static_cast<std::size_t>(image)];
     }
-    if (f.exr)
-      pool->submit([this, first_job](int) { write_frame_exr(first_job); });
-    else
-      changed.notify_all();
+    changed.notify_all();
   } catch (...) {
     fail(std::current_exception());
   }
@@ -823,7 +821,7 @@ void BandPipeline::Run::write_frame_exr(long long first_job) {
     {
       std::lock_guard<std::mutex> lock(m);
       records[static_cast<std::size_t>(image)].write_ms += ms;
-      frame_written[static_cast<std::size_t>(image)] = 1;
+      ++frame_written[static_cast<std::size_t>(image)];
     }
     changed.notify_all();
   } catch (...) {
@@ -869,11 +867,13 @@ void BandPipeline::Run::write_frames(const Done& done) {
     const long long first = static_cast<long long>(k) * bands;
     {
       std::unique_lock<std::mutex> lock(m);
+      const int parts = images[i].exr.empty() ? 1 : 2;  // its PNG, and its EXR where asked
       wait_writer(lock, [&] {
-        return failed || frame_written[i] || (exited == workers && bands_rendered[i] < bands);
+        return failed || frame_written[i] == parts ||
+               (exited == workers && bands_rendered[i] < bands);
       });
       if (failed) return;
-      if (!frame_written[i]) {  // every worker has ended: this frame will not come
+      if (frame_written[i] != parts) {  // every worker has ended: this frame will not come
         if (render_error) std::rethrow_exception(render_error);
         throw std::logic_error("render: " + images[i].label + " was never rendered");
       }
