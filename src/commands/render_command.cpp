@@ -21,6 +21,7 @@
 #include "commands/band_pipeline.h"
 #include "commands/commands.h"
 #include "commands/common.h"
+#include "commands/frame_order.h"
 #include "commands/mpi_ranks.h"
 #include "commands/piece_renderer.h"
 #include "commands/render_ranks.h"
@@ -756,7 +757,11 @@ int render_zoom(const RenderOptions& o, const DeviceChoice& dc, const Palette& p
   }
   std::vector<PipelineImage> images;
   std::vector<int> frame_of;  // each image's frame number
-  for (const int k : frames_of_rank(missing_frames, ranks.rank(), ranks.size())) {
+  const std::vector<int> mine = frames_of_rank(missing_frames, ranks.rank(), ranks.size());
+  const bool needs_reference = std::any_of(mine.begin(), mine.end(), [&](int k) {
+    return choices[static_cast<std::size_t>(k)].perturbation.has_value();
+  });
+  for (const int k : render_order(mine, needs_reference)) {
     PipelineImage image{views[k],
                         choices[k],
                         dir / frame_name(k),
