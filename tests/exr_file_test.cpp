@@ -12,7 +12,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -151,6 +153,30 @@ TEST(ExrFile, EveryCompressionReadsBackExactly) {
   EXPECT_EQ(exr_compression_named("ZIP"), std::nullopt);
   EXPECT_EQ(exr_compression_named("b44"), std::nullopt);
   fs::remove_all(d);
+}
+
+// The per-pixel shortcut gives exr_escaped's N and NF bit for bit (the interior where negative),
+// and its errors.
+TEST(ExrFile, APixelsSampleIsTheEscapedValuesBitForBit) {
+  std::vector<float> values = {
+      0.0f,         -0.0f,      1e-40f,      0.5f,        std::nextafter(1.0f, 0.0f),
+      1.0f,         8388607.5f, 16777216.0f, 16777218.0f, 2147483520.0f,
+      2147483648.0f};
+  std::mt19937 rng(3);
+  for (int i = 0; i < 100000; ++i)
+    values.push_back(std::exp2(std::uniform_real_distribution<float>(-20.0f, 31.0f)(rng)));
+  for (const float v : values) {
+    const ExrSample a = exr_sample(v), b = exr_escaped(v);
+    EXPECT_EQ(a.n, b.n) << v;
+    EXPECT_EQ(std::memcmp(&a.nf, &b.nf, sizeof(float)), 0) << v << ": " << a.nf << ", " << b.nf;
+  }
+  for (const float v : {-1.0f, -1e-30f, -3000.0f}) {
+    EXPECT_EQ(exr_sample(v).n, kExrInterior);
+    EXPECT_EQ(exr_sample(v).nf, 0.0f);
+  }
+  EXPECT_THROW(exr_sample(std::nanf("")), std::invalid_argument);
+  EXPECT_THROW(exr_sample(4294967296.0f), std::invalid_argument);
+  EXPECT_THROW(exr_sample(INFINITY), std::invalid_argument);
 }
 
 // ZIP's chunks (16 lines) filled across bands of any height, compressed many at once on OpenEXR's

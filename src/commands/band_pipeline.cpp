@@ -726,7 +726,7 @@ void BandPipeline::Run::colour_block(Slot& s, int r0, int rows, std::uint8_t* rg
       for (int r = 0; r < rows; ++r)
         for (int c = 0; c < cols; ++c) {
           const float smooth = d[(static_cast<std::size_t>(r) * gw + c) * kFloatsPerPixel];
-          const ExrSample e = smooth < 0 ? ExrSample{kExrInterior, 0.0f} : exr_escaped(smooth);
+          const ExrSample e = exr_sample(smooth);
           const std::size_t at = static_cast<std::size_t>(r0 + r) * width + col0 + c;
           s.exr_n[at] = e.n;
           s.exr_nf[at] = e.nf;

@@ -29,6 +29,20 @@ struct ExrSample {
 };
 // An escaped pixel's N and NF from its smooth iteration value (finite, at most 2^31).
 ExrSample exr_escaped(float smooth);
+// A rendered pixel's: the interior where its smooth value is negative (as the kernels leave it),
+// else exr_escaped's, in a few instructions where the value is under 2^31 (a frame's every pixel
+// goes through it).
+inline ExrSample exr_sample(float smooth) {
+  if (smooth < 0) return {kExrInterior, 0.0f};
+  if (smooth < 2147483648.0f) {  // false for NaN, which exr_escaped refuses
+    // Truncation is the floor here; the difference is exact (0 from 2^24 on, where every float
+    // is whole), and + 0 makes -0's +0 as exr_escaped's.
+    const std::int32_t whole = static_cast<std::int32_t>(smooth);
+    return {static_cast<std::uint32_t>(whole) + kExrIterationsBias,
+            smooth - static_cast<float>(whole) + 0.0f};
+  }
+  return exr_escaped(smooth);
+}
 
 // OpenEXR's lossless compressions of the scanlines, each read by every OpenEXR reader (zoomasm
 // and Kalles Fraktaler among them): zip (16 lines a block, deflated by ISA-L: ExrZipWriter; the
