@@ -23,15 +23,15 @@ namespace mp {
 namespace {
 
 constexpr int kLinesPerChunk = 16;  // ZIP's, fixed by the format
-// Chunks compressed at once: one for each of OpenEXR's threads, within this many bytes of lines
-// (a 65536 wide still's chunks are 8 MiB each).
+// Chunks in the ring (being compressed or waiting to be written): one for each of OpenEXR's
+// threads, within this many bytes of lines (a 65536 wide still's chunks are 8 MiB each).
 constexpr std::size_t kBatchBytes = std::size_t{32} << 20;
 
 std::size_t chunk_bytes(int width) {
   return static_cast<std::size_t>(width) * (sizeof(std::uint32_t) + sizeof(float)) * kLinesPerChunk;
 }
 
-std::size_t batch_chunks(int width, int threads) {
+std::size_t ring_chunks(int width, int threads) {
   return std::clamp<std::size_t>(kBatchBytes / chunk_bytes(width), 1,
                                  static_cast<std::size_t>(std::max(1, threads)));
 }
@@ -45,13 +45,14 @@ struct Chunk {
   std::vector<std::uint8_t> raw;     // the lines as the format lays them out uncompressed
   std::vector<std::uint8_t> packed;  // what the file stores
   std::string error;
-  bool done = false;  // compressed (under Batch::m)
+  bool copied = false, done = false;  // its lines laid out, and compressed (under Progress::m)
 };
 
-// The batch's chunks as their tasks end them, so that each is written while later ones compress.
-struct Batch {
+// The chunks' tasks as they go: the writer waits on it for a chunk's lines to be copied (before
+// the caller's rows may go) and for a chunk to be compressed (before it is written).
+struct Progress {
   std::mutex m;
-  std::condition_variable ended;
+  std::condition_variable changed;
 };
 
 // The chunk's lines as the format lays them out: each line's N values, then its NF values.
@@ -65,7 +66,7 @@ void lay_out(Chunk& c, int width, const std::uint32_t* n, const float* nf, int f
   }
 }
 
-// Each batch slot's working memory, kept from batch to batch.
+// Each ring slot's working memory, kept from chunk to chunk.
 struct Scratch {
   FastDeflate deflater;
   std::vector<std::uint8_t> split, diff;
@@ -104,24 +105,34 @@ void zip_chunk(Chunk& c, Scratch& s) {
 
 class ChunkTask final : public IlmThread::Task {
  public:
-  ChunkTask(IlmThread::TaskGroup* group, Chunk& chunk, Scratch& scratch, Batch& batch, int width)
-      : Task(group), chunk_(chunk), scratch_(scratch), batch_(batch), width_(width) {}
+  ChunkTask(IlmThread::TaskGroup* group, Chunk& chunk, Scratch& scratch, Progress& progress,
+            int width)
+      : Task(group), chunk_(chunk), scratch_(scratch), progress_(progress), width_(width) {}
   void execute() override {
+    bool laid_out = true;
     try {
-      if (chunk_.n) lay_out(chunk_, width_, chunk_.n, chunk_.nf, 0, chunk_.lines);
+      if (chunk_.n) {
+        lay_out(chunk_, width_, chunk_.n, chunk_.nf, 0, chunk_.lines);
+        mark(&Chunk::copied);
+      }
       zip_chunk(chunk_, scratch_);
     } catch (const std::exception& e) {
       chunk_.error = e.what();
+      laid_out = false;
     }
-    std::lock_guard<std::mutex> lock(batch_.m);
-    chunk_.done = true;
-    batch_.ended.notify_all();
+    if (!laid_out) mark(&Chunk::copied);
+    mark(&Chunk::done);
   }
 
  private:
+  void mark(bool Chunk::*flag) {
+    std::lock_guard<std::mutex> lock(progress_.m);
+    chunk_.*flag = true;
+    progress_.changed.notify_all();
+  }
   Chunk& chunk_;
   Scratch& scratch_;
-  Batch& batch_;
+  Progress& progress_;
   int width_;
 };
 
@@ -133,11 +144,16 @@ struct ExrZipWriter::State {
   exr_context_t ctx = nullptr;
   int width = 0, height = 0;
   std::size_t line_bytes = 0;
-  std::vector<Chunk> batch;  // the chunks being filled, the last one not yet whole
-  Batch ends;
-  std::vector<std::unique_ptr<Scratch>> scratch;  // FastDeflate stays where it is made
-  std::size_t whole = 0;                          // chunks in `batch` ready to compress
-  int next_y = 0;                                 // the first row of the next chunk begun
+  // Chunk k of the image is ring[k % size] from its first line until it is written: filled,
+  // compressed by its task while the later ones fill, written in order as each is done.
+  std::vector<Chunk> ring;
+  std::vector<std::unique_ptr<Scratch>> scratch;  // a slot's; FastDeflate stays where it is made
+  Progress progress;
+  long long filling = 0;  // the chunk being filled (or next begun)
+  long long written = 0;  // the chunks written
+  int next_y = 0;         // the first row of the next chunk begun
+  // Last, so that it goes first: its end waits for every task, which use the members above.
+  std::unique_ptr<IlmThread::TaskGroup> tasks = std::make_unique<IlmThread::TaskGroup>();
 
   [[noreturn]] void fail(exr_result_t r) {
     throw std::runtime_error(!write_error.empty()  ? write_error
@@ -147,33 +163,46 @@ struct ExrZipWriter::State {
   void check(exr_result_t r) {
     if (r != EXR_ERR_SUCCESS) fail(r);
   }
+  Chunk& slot(long long k) {
+    return ring[static_cast<std::size_t>(k % static_cast<long long>(ring.size()))];
+  }
 
-  // The whole chunks compressed on OpenEXR's threads, each written in order once it is.
-  void flush() {
-    if (whole == 0) return;
-    {
-      IlmThread::TaskGroup group;  // its end (an error's too) waits for every task
-      for (std::size_t i = 0; i < whole; ++i)
-        IlmThread::ThreadPool::addGlobalTask(
-            new ChunkTask(&group, batch[i], *scratch[i], ends, width));
-      for (std::size_t i = 0; i < whole; ++i) {
-        Chunk& c = batch[i];
-        {
-          std::unique_lock<std::mutex> lock(ends.m);
-          ends.ended.wait(lock, [&] { return c.done; });
-        }
-        if (!c.error.empty()) throw std::runtime_error(c.error);
-        check(exr_write_scanline_chunk(ctx, 0, c.y, c.packed.data(), c.packed.size()));
+  void submit(long long k) {
+    Chunk& c = slot(k);
+    c.copied = c.n == nullptr;
+    c.done = false;
+    IlmThread::ThreadPool::addGlobalTask(new ChunkTask(
+        tasks.get(), c, *scratch[static_cast<std::size_t>(k % static_cast<long long>(ring.size()))],
+        progress, width));
+  }
+
+  // The chunks compressed so far written in order; every chunk before `until` written, waiting
+  // for each.
+  void write_done(long long until) {
+    while (written < filling) {
+      Chunk& c = slot(written);
+      {
+        std::unique_lock<std::mutex> lock(progress.m);
+        if (!c.done && written >= until) return;
+        progress.changed.wait(lock, [&] { return c.done; });
       }
+      if (!c.error.empty()) throw std::runtime_error(c.error);
+      check(exr_write_scanline_chunk(ctx, 0, c.y, c.packed.data(), c.packed.size()));
+      c.filled = 0;
+      c.n = nullptr;
+      c.nf = nullptr;
+      ++written;
     }
-    for (std::size_t i = 0; i < whole; ++i) {
-      batch[i].done = false;
-      batch[i].n = nullptr;
-      batch[i].nf = nullptr;
-    }
-    // The chunk not yet whole (if any) moves to the front.
-    if (whole < batch.size() && batch[whole].filled > 0) std::swap(batch[0], batch[whole]);
-    whole = 0;
+  }
+
+  // Until no task reads the caller's rows (before write_rows returns, or throws).
+  void wait_copied() {
+    std::unique_lock<std::mutex> lock(progress.m);
+    progress.changed.wait(lock, [&] {
+      for (long long k = written; k < filling; ++k)
+        if (!slot(k).copied) return false;
+      return true;
+    });
   }
 };
 
@@ -232,17 +261,17 @@ ExrZipWriter::ExrZipWriter(std::FILE* out, const std::string& name, const Imf::H
   s.check(exr_write_header(s.ctx));
 
   const std::size_t chunks =
-      std::min(batch_chunks(s.width, IlmThread::ThreadPool::globalThreadPool().numThreads()),
+      std::min(ring_chunks(s.width, IlmThread::ThreadPool::globalThreadPool().numThreads()),
                static_cast<std::size_t>((s.height + kLinesPerChunk - 1) / kLinesPerChunk));
-  s.batch.resize(chunks);
+  s.ring.resize(chunks);
   for (std::size_t i = 0; i < chunks; ++i) s.scratch.push_back(std::make_unique<Scratch>());
 }
 
 std::size_t exr_writer_working_bytes(int width, int threads) {
-  // Each chunk of a batch: its lines, their split copy and its stored form (at most the lines and
-  // the deflater's margin); each slot's deflater.
+  // Each slot of the ring: its lines, their split and differenced copies and its stored form (at
+  // most the lines and the deflater's margin), and its deflater.
   const std::size_t chunk = chunk_bytes(width);
-  return batch_chunks(width, threads) * (2 * chunk + FastDeflate::bound(chunk) + (1 << 20));
+  return ring_chunks(width, threads) * (3 * chunk + FastDeflate::bound(chunk) + (1 << 20));
 }
 
 ExrZipWriter::~ExrZipWriter() {
@@ -252,35 +281,40 @@ ExrZipWriter::~ExrZipWriter() {
 
 void ExrZipWriter::write_rows(const std::uint32_t* n, const float* nf, int rows) {
   State& s = *s_;
-  for (int r = 0; r < rows;) {
-    Chunk& c = s.batch[s.whole];
-    if (c.filled == 0) {
-      c.y = s.next_y;
-      c.lines = std::min(kLinesPerChunk, s.height - s.next_y);
-      c.raw.resize(s.line_bytes * static_cast<std::size_t>(c.lines));
-      c.error.clear();
-      s.next_y += c.lines;
+  try {
+    for (int r = 0; r < rows;) {
+      // The chunk's slot is the one ring.size() before it's, written first.
+      s.write_done(s.filling - static_cast<long long>(s.ring.size()) + 1);
+      Chunk& c = s.slot(s.filling);
+      if (c.filled == 0) {
+        c.y = s.next_y;
+        c.lines = std::min(kLinesPerChunk, s.height - s.next_y);
+        c.raw.resize(s.line_bytes * static_cast<std::size_t>(c.lines));
+        c.error.clear();
+        s.next_y += c.lines;
+      }
+      const std::size_t at = static_cast<std::size_t>(r) * s.width;
+      const int take = std::min(c.lines - c.filled, rows - r);
+      if (take == c.lines) {  // its task lays its lines out
+        c.n = n + at;
+        c.nf = nf + at;
+      } else {
+        lay_out(c, s.width, n + at, nf + at, c.filled, take);
+      }
+      r += take;
+      if ((c.filled += take) == c.lines) s.submit(s.filling++);
+      s.write_done(0);
     }
-    const std::size_t at = static_cast<std::size_t>(r) * s.width;
-    const int take = std::min(c.lines - c.filled, rows - r);
-    if (take == c.lines) {  // its task lays its lines out
-      c.n = n + at;
-      c.nf = nf + at;
-    } else {
-      lay_out(c, s.width, n + at, nf + at, c.filled, take);
-    }
-    r += take;
-    if ((c.filled += take) == c.lines) {
-      c.filled = 0;
-      if (++s.whole == s.batch.size()) s.flush();
-    }
+    s.wait_copied();
+  } catch (...) {
+    s.wait_copied();
+    throw;
   }
-  s.flush();
 }
 
 void ExrZipWriter::finish() {
   State& s = *s_;
-  s.flush();
+  s.write_done(s.filling);
   const exr_result_t r = exr_finish(&s.ctx);
   s.ctx = nullptr;
   s.check(r);
