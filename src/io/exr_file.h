@@ -64,8 +64,8 @@ bool exr_complete(const std::filesystem::path& path);
 // OpenEXR has `threads` threads: ZIP's chunks being compressed (exr_zip_writer.cpp).
 std::size_t exr_writer_working_bytes(int width, int threads);
 
-// OpenEXR's threads (its process-wide pool), which compress the line blocks of one write_rows
-// call in parallel: render sets it to its encoder's once, before the first stream.
+// OpenEXR's threads (its process-wide pool), which compress an image's line blocks in parallel:
+// render sets it to its encoder's once, before the first stream.
 void set_exr_threads(int threads);
 
 struct ExrStreamImpl;  // OpenEXR's writer and its stream (exr_file.cpp)

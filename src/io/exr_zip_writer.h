@@ -25,11 +25,12 @@ class ExrZipWriter {
   ExrZipWriter(const ExrZipWriter&) = delete;
   ExrZipWriter& operator=(const ExrZipWriter&) = delete;
 
-  // The next `rows` rows (width values in each array a row); whole chunks are compressed and
-  // written before it returns, the rows of a chunk not yet whole are kept. Throws
-  // std::runtime_error with the reason in one line.
+  // The next `rows` rows (width values in each array a row): each chunk compressed on OpenEXR's
+  // threads once it is whole, and written in order once it is compressed, while the next rows
+  // come; the arrays are not read after it returns. Throws std::runtime_error with the reason in
+  // one line (a chunk's or the file's).
   void write_rows(const std::uint32_t* n, const float* nf, int rows);
-  // After the last row: the last chunk and the chunk table written.
+  // After the last row: every chunk and the chunk table written.
   void finish();
 
   struct State;  // the file's state, seen by OpenEXR's callbacks (exr_zip_writer.cpp)
