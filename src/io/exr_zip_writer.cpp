@@ -25,14 +25,14 @@ namespace {
 constexpr int kLinesPerChunk = 16;  // ZIP's, fixed by the format
 // Chunks in the ring (being compressed or waiting to be written): one for each of OpenEXR's
 // threads, within this many bytes of lines (a 65536 wide still's chunks are 8 MiB each).
-constexpr std::size_t kBatchBytes = std::size_t{32} << 20;
+constexpr std::size_t kRingBytes = std::size_t{32} << 20;
 
 std::size_t chunk_bytes(int width) {
   return static_cast<std::size_t>(width) * (sizeof(std::uint32_t) + sizeof(float)) * kLinesPerChunk;
 }
 
 std::size_t ring_chunks(int width, int threads) {
-  return std::clamp<std::size_t>(kBatchBytes / chunk_bytes(width), 1,
+  return std::clamp<std::size_t>(kRingBytes / chunk_bytes(width), 1,
                                  static_cast<std::size_t>(std::max(1, threads)));
 }
 
