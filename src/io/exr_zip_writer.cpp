@@ -155,6 +155,15 @@ struct ExrZipWriter::State {
   // Last, so that it goes first: its end waits for every task, which use the members above.
   std::unique_ptr<IlmThread::TaskGroup> tasks = std::make_unique<IlmThread::TaskGroup>();
 
+  State() = default;
+  State(const State&) = delete;
+  State& operator=(const State&) = delete;
+  // An unfinished file (its owner removes it) ends without its table, a constructor's failure
+  // after the context began included.
+  ~State() {
+    if (ctx) exr_finish(&ctx);
+  }
+
   [[noreturn]] void fail(exr_result_t r) {
     throw std::runtime_error(!write_error.empty()  ? write_error
                              : !core_error.empty() ? core_error
@@ -274,10 +283,7 @@ std::size_t exr_writer_working_bytes(int width, int threads) {
   return ring_chunks(width, threads) * (3 * chunk + FastDeflate::bound(chunk) + (1 << 20));
 }
 
-ExrZipWriter::~ExrZipWriter() {
-  // An unfinished file is removed by its owner; the context goes without its table.
-  if (s_->ctx) exr_finish(&s_->ctx);
-}
+ExrZipWriter::~ExrZipWriter() = default;
 
 void ExrZipWriter::write_rows(const std::uint32_t* n, const float* nf, int rows) {
   State& s = *s_;
