@@ -209,6 +209,41 @@ TEST(ExrFile, ZipChunksFromBandsOfAnyHeightOnManyThreadsReadBackExactly) {
   fs::remove_all(d);
 }
 
+// Chunks that deflate cannot shrink are stored as their lines are, whether their lines came in
+// one call (read from the caller's rows) or across calls (laid out first), beside chunks that do
+// shrink: every bit back.
+TEST(ExrFile, ZipChunksDeflateCannotShrinkAreStoredAsTheirLines) {
+  const fs::path d = temp_dir();
+  constexpr int kWidth = 203, kHeight = 70;
+  constexpr std::size_t kPixels = std::size_t{kWidth} * kHeight;
+  Pixels p = test_pixels(kWidth, kHeight);
+  std::mt19937 rng(11);
+  std::vector<std::uint32_t> nf_bits(kPixels);
+  for (std::size_t i = 0; i < kPixels; ++i) {
+    nf_bits[i] = rng();
+    if (i >= std::size_t{kWidth} * 16) p.n[i] = rng();  // all but the first chunk random
+  }
+  std::memcpy(p.nf.data(), nf_bits.data(), kPixels * sizeof(float));
+  {
+    ExrStream out(d / "stored.exr", kWidth, kHeight, 400);
+    int row = 0;
+    for (const int band : {16, 16, 5, 11, 22}) {
+      const std::size_t at = static_cast<std::size_t>(row) * kWidth;
+      out.write_rows(p.n.data() + at, p.nf.data() + at, band);
+      row += band;
+    }
+    out.finish();
+  }
+  Imf::InputFile in((d / "stored.exr").c_str());
+  const ExrValues v = exr_values(in);
+  EXPECT_EQ(v.n, p.n);
+  ASSERT_EQ(v.nf.size(), kPixels);
+  EXPECT_EQ(std::memcmp(v.nf.data(), nf_bits.data(), kPixels * sizeof(float)), 0);
+  // The random chunks take their lines' bytes, the first chunk much less.
+  EXPECT_GT(fs::file_size(d / "stored.exr"), (kPixels - std::size_t{kWidth} * 8) * 8);
+  fs::remove_all(d);
+}
+
 // --resume's test of a kept EXR: whole in every compression, and not once cut anywhere after its
 // header, a byte short included (the last block's end, which the table of blocks does not show).
 TEST(ExrFile, AFileCutShortAnywhereIsNotWhole) {

@@ -192,7 +192,7 @@ ExrStream::ExrStream(const fs::path& path, int width, int height, std::uint32_t 
   impl_ = std::make_unique<ExrStreamImpl>(path, width, height);
   try {
     if (compression == ExrCompression::zip)
-      impl_->zip = std::make_unique<ExrZipWriter>(impl_->file.stream(), path.string(), header);
+      impl_->zip = std::make_unique<ExrZipWriter>(impl_->stream, path.string(), header);
     else
       impl_->out.emplace(impl_->stream, header);
   } catch (const std::exception& e) {

@@ -2,15 +2,15 @@
 
 #include <IlmThreadPool.h>
 #include <ImfHeader.h>
+#include <ImfIO.h>
 #include <ImfIntAttribute.h>
 #include <ImfStringAttribute.h>
 #include <openexr.h>
-#include <sys/types.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <condition_variable>
 #include <cstring>
+#include <limits>
 #include <mutex>
 #include <stdexcept>
 #include <vector>
@@ -45,7 +45,7 @@ struct Chunk {
   std::vector<std::uint8_t> raw;     // the lines as the format lays them out uncompressed
   std::vector<std::uint8_t> packed;  // what the file stores
   std::string error;
-  bool copied = false, done = false;  // its lines laid out, and compressed (under Progress::m)
+  bool copied = false, done = false;  // the caller's rows read, and compressed (under Progress::m)
 };
 
 // The chunks' tasks as they go: the writer waits on it for a chunk's lines to be copied (before
@@ -66,41 +66,70 @@ void lay_out(Chunk& c, int width, const std::uint32_t* n, const float* nf, int f
   }
 }
 
+// `bytes` (an even number) split onto the ends of the even and the odd halves: a plain pass the
+// compiler makes vector code of, which one pass over the strided bytes is not
+// (docs/measurements.md).
+void split_onto(const void* from, std::size_t bytes, std::uint8_t*& even, std::uint8_t*& odd) {
+  const auto* b = static_cast<const std::uint8_t*>(from);
+  for (std::size_t i = 0; i < bytes / 2; ++i) {
+    even[i] = b[2 * i];
+    odd[i] = b[2 * i + 1];
+  }
+  even += bytes / 2;
+  odd += bytes / 2;
+}
+
 // Each ring slot's working memory, kept from chunk to chunk.
 struct Scratch {
   FastDeflate deflater;
   std::vector<std::uint8_t> split, diff;
 };
 
-// ZIP's stored form of a chunk: its bytes split into the even ones and then the odd ones, each
-// byte made its difference from the byte before it in that order, plus 128, and the result as a
-// zlib stream; the lines as they are where that would not be smaller (readers take a chunk whose
-// size is that of its lines as uncompressed).
-void zip_chunk(Chunk& c, Scratch& s) {
-  const std::uint8_t* raw = c.raw.data();
-  const std::size_t n = c.raw.size(), half = (n + 1) / 2;
+// ZIP's stored form of a chunk: its bytes (as lay_out orders them) split into the even ones and
+// then the odd ones, each byte made its difference from the byte before it in that order, plus
+// 128, and the result as a zlib stream; the lines as they are where that would not be smaller
+// (readers take a chunk whose size is that of its lines as uncompressed).
+//
+// First the split, into s.split: a chunk whose lines all came in one call is split from the
+// caller's rows, without laying them out first. Every piece (a row of N or of NF, or the laid-out
+// lines) has a multiple of four bytes, so the pieces' halves follow one another.
+void split_chunk(const Chunk& c, Scratch& s, int width) {
+  const std::size_t n = chunk_bytes(width) / kLinesPerChunk * static_cast<std::size_t>(c.lines);
   s.split.resize(n);
-  s.diff.resize(n);
-  // Two plain passes, each of which the compiler makes vector code of, rather than one pass over
-  // the strided bytes, which it does not (docs/measurements.md).
   std::uint8_t* even = s.split.data();
-  std::uint8_t* odd = even + half;
-  for (std::size_t i = 0; i < n / 2; ++i) {
-    even[i] = raw[2 * i];
-    odd[i] = raw[2 * i + 1];
+  std::uint8_t* odd = even + n / 2;
+  if (c.n) {
+    const std::size_t row = static_cast<std::size_t>(width) * sizeof(float);
+    for (int r = 0; r < c.lines; ++r) {
+      split_onto(c.n + static_cast<std::size_t>(r) * width, row, even, odd);
+      split_onto(c.nf + static_cast<std::size_t>(r) * width, row, even, odd);
+    }
+  } else {
+    split_onto(c.raw.data(), n, even, odd);
   }
-  if (n % 2) even[half - 1] = raw[n - 1];
+}
+
+// Then the differences and the deflate, into c.packed.
+void pack_chunk(Chunk& c, Scratch& s) {
+  const std::size_t n = s.split.size(), half = n / 2;
   const std::uint8_t* split = s.split.data();
+  s.diff.resize(n);
   std::uint8_t* t = s.diff.data();
   t[0] = split[0];
   for (std::size_t i = 1; i < n; ++i)
     t[i] = static_cast<std::uint8_t>(split[i] - split[i - 1] + 128);
   c.packed.resize(FastDeflate::bound(n));
   const std::size_t size = s.deflater.compress(t, n, c.packed.data(), FastDeflate::Wrap::zlib);
-  if (size < n)
+  if (size < n) {
     c.packed.resize(size);
-  else
-    c.packed.assign(c.raw.begin(), c.raw.end());
+    return;
+  }
+  // Stored as the lines are: the halves put back together (the caller's rows may be gone).
+  c.packed.resize(n);
+  for (std::size_t i = 0; i < half; ++i) {
+    c.packed[2 * i] = split[i];
+    c.packed[2 * i + 1] = split[half + i];
+  }
 }
 
 class ChunkTask final : public IlmThread::Task {
@@ -109,18 +138,16 @@ class ChunkTask final : public IlmThread::Task {
             int width)
       : Task(group), chunk_(chunk), scratch_(scratch), progress_(progress), width_(width) {}
   void execute() override {
-    bool laid_out = true;
+    bool split = false;
     try {
-      if (chunk_.n) {
-        lay_out(chunk_, width_, chunk_.n, chunk_.nf, 0, chunk_.lines);
-        mark(&Chunk::copied);
-      }
-      zip_chunk(chunk_, scratch_);
+      split_chunk(chunk_, scratch_, width_);
+      split = true;
+      if (chunk_.n) mark(&Chunk::copied);  // the caller's rows are not read after this
+      pack_chunk(chunk_, scratch_);
     } catch (const std::exception& e) {
       chunk_.error = e.what();
-      laid_out = false;
     }
-    if (!laid_out) mark(&Chunk::copied);
+    if (!split && chunk_.n) mark(&Chunk::copied);
     mark(&Chunk::done);
   }
 
@@ -139,8 +166,8 @@ class ChunkTask final : public IlmThread::Task {
 }  // namespace
 
 struct ExrZipWriter::State {
-  std::FILE* out = nullptr;
-  std::string write_error, core_error;  // the first of each
+  Imf::OStream* out = nullptr;
+  std::string core_error;  // the first
   exr_context_t ctx = nullptr;
   int width = 0, height = 0;
   std::size_t line_bytes = 0;
@@ -165,9 +192,7 @@ struct ExrZipWriter::State {
   }
 
   [[noreturn]] void fail(exr_result_t r) {
-    throw std::runtime_error(!write_error.empty()  ? write_error
-                             : !core_error.empty() ? core_error
-                                                   : exr_get_default_error_message(r));
+    throw std::runtime_error(!core_error.empty() ? core_error : exr_get_default_error_message(r));
   }
   void check(exr_result_t r) {
     if (r != EXR_ERR_SUCCESS) fail(r);
@@ -217,14 +242,15 @@ struct ExrZipWriter::State {
 
 namespace {
 
+// Through the stream, which keeps the reason of its first failure for the caller.
 std::int64_t write_to_file(exr_const_context_t, void* user, const void* buffer, std::uint64_t size,
                            std::uint64_t offset, exr_stream_error_func_ptr_t) {
-  auto& s = *static_cast<ExrZipWriter::State*>(user);
-  errno = 0;
-  const bool there = ::ftello(s.out) == static_cast<off_t>(offset) ||
-                     ::fseeko(s.out, static_cast<off_t>(offset), SEEK_SET) == 0;
-  if (!there || std::fwrite(buffer, 1, size, s.out) != size) {
-    if (s.write_error.empty()) s.write_error = std::strerror(errno ? errno : EIO);
+  Imf::OStream& out = *static_cast<ExrZipWriter::State*>(user)->out;
+  if (size > static_cast<std::uint64_t>(std::numeric_limits<int>::max())) return -1;
+  try {
+    if (out.tellp() != offset) out.seekp(offset);
+    out.write(static_cast<const char*>(buffer), static_cast<int>(size));
+  } catch (const std::exception&) {
     return -1;
   }
   return static_cast<std::int64_t>(size);
@@ -240,10 +266,10 @@ void keep_error(exr_const_context_t ctxt, exr_result_t code, const char* msg) {
 
 }  // namespace
 
-ExrZipWriter::ExrZipWriter(std::FILE* out, const std::string& name, const Imf::Header& header)
+ExrZipWriter::ExrZipWriter(Imf::OStream& out, const std::string& name, const Imf::Header& header)
     : s_(std::make_unique<State>()) {
   State& s = *s_;
-  s.out = out;
+  s.out = &out;
   const Imath::Box2i window = header.dataWindow();
   s.width = window.max.x - window.min.x + 1;
   s.height = window.max.y - window.min.y + 1;
@@ -295,16 +321,16 @@ void ExrZipWriter::write_rows(const std::uint32_t* n, const float* nf, int rows)
       if (c.filled == 0) {
         c.y = s.next_y;
         c.lines = std::min(kLinesPerChunk, s.height - s.next_y);
-        c.raw.resize(s.line_bytes * static_cast<std::size_t>(c.lines));
         c.error.clear();
         s.next_y += c.lines;
       }
       const std::size_t at = static_cast<std::size_t>(r) * s.width;
       const int take = std::min(c.lines - c.filled, rows - r);
-      if (take == c.lines) {  // its task lays its lines out
+      if (take == c.lines) {  // its task reads them from these rows
         c.n = n + at;
         c.nf = nf + at;
       } else {
+        if (c.filled == 0) c.raw.resize(s.line_bytes * static_cast<std::size_t>(c.lines));
         lay_out(c, s.width, n + at, nf + at, c.filled, take);
       }
       r += take;
@@ -324,7 +350,6 @@ void ExrZipWriter::finish() {
   const exr_result_t r = exr_finish(&s.ctx);
   s.ctx = nullptr;
   s.check(r);
-  if (!s.write_error.empty()) throw std::runtime_error(s.write_error);
 }
 
 }  // namespace mp

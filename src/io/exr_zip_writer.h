@@ -7,7 +7,6 @@
 #pragma once
 
 #include <cstdint>
-#include <cstdio>
 #include <memory>
 #include <string>
 
@@ -19,8 +18,9 @@ class ExrZipWriter {
  public:
   // The file's header from `header` (its size, its int and string attributes; its compression
   // is taken as ZIP and its channels as N and NF), written to `out` (positioned at its start)
-  // at once. Throws std::runtime_error with one line (`name` is for OpenEXR's messages only).
-  ExrZipWriter(std::FILE* out, const std::string& name, const Imf::Header& header);
+  // at once; `out` keeps the reason where writing fails. Throws std::runtime_error with one line
+  // (`name` is for OpenEXR's messages only).
+  ExrZipWriter(Imf::OStream& out, const std::string& name, const Imf::Header& header);
   ~ExrZipWriter();
   ExrZipWriter(const ExrZipWriter&) = delete;
   ExrZipWriter& operator=(const ExrZipWriter&) = delete;
