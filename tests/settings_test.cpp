@@ -59,7 +59,6 @@ TEST_F(SettingsTest, RoundTrip) {
   s.window_y = 40;
   s.palette = "ice";
   s.colour.density = 2.5f;
-  s.pin_variant = true;
   save_settings(dir_ / "settings.json", s);
   std::string w;
   const Settings back = load_settings(dir_ / "settings.json", &w);
@@ -69,7 +68,6 @@ TEST_F(SettingsTest, RoundTrip) {
   EXPECT_EQ(back.window_x, -1200);
   EXPECT_EQ(back.palette, "ice");
   EXPECT_FLOAT_EQ(back.colour.density, 2.5f);
-  EXPECT_TRUE(back.pin_variant);
   // Floats as their shortest decimal, as a person would write them.
   std::ifstream in(dir_ / "settings.json");
   const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -77,11 +75,12 @@ TEST_F(SettingsTest, RoundTrip) {
   EXPECT_EQ(text.find("0.6000000"), std::string::npos) << text;
 }
 
-TEST_F(SettingsTest, PinVariantIsTrueOrFalseAndOffWhereMissing) {
-  EXPECT_FALSE(load_settings(write("{\"ui_scale\": 1.5}"), nullptr).pin_variant);
-  EXPECT_TRUE(load_settings(write("{\"pin_variant\": true}"), nullptr).pin_variant);
-  EXPECT_EQ(warning_for("{\"pin_variant\": 1}"), "ignoring " + (dir_ / "settings.json").string() +
-                                                     ": pin_variant 1 is not true or false");
+// The pin (K, --pin) is the session's: an older file's is left unread, without a warning.
+TEST_F(SettingsTest, AnOlderFilesPinIsLeftUnread) {
+  std::string w;
+  const Settings s = load_settings(write("{\"pin_variant\": true, \"ui_scale\": 1.5}"), &w);
+  EXPECT_EQ(w, "");
+  EXPECT_FLOAT_EQ(s.ui_scale, 1.5f);
 }
 
 TEST_F(SettingsTest, WhatTheSaverWritesTheLoaderTakes) {

@@ -39,6 +39,41 @@ TEST(ViewHistory, ANewVisitDropsThePlacesAhead) {
   EXPECT_EQ(h.forward(), at(9));
 }
 
+// The automatic limit raised on a place gone back to, as the window shows it (the place noted each
+// frame): back and forward go on through every place, the raised limits kept.
+TEST(ViewHistory, ALimitRaisedInPlaceKeepsThePlacesAhead) {
+  ViewHistory h(256, 0.5);
+  for (double x : {1.0, 2.0, 3.0}) h.visit(at(x));
+  double t = 0;
+  const auto show = [&](ViewState s) {  // a frame's note, then the limit doubled on it
+    h.note(s, t += 1);
+    h.tick(t);
+    ViewState raised = s;
+    raised.view.max_iter = s.view.max_iter * 2;
+    h.amend(s, raised);
+    h.note(raised, t += 1);
+    h.tick(t);
+    return raised;
+  };
+  ViewState two = show(*h.back());
+  EXPECT_TRUE(h.can_forward());
+  EXPECT_EQ(two.view.max_iter, 2048u);
+  ViewState one = show(*h.back());
+  EXPECT_EQ(one.view.center_x, at(1).view.center_x);
+  EXPECT_FALSE(h.back()) << "nothing before the first";
+  EXPECT_EQ(h.forward(), two) << "the place ahead, with its raised limit";
+  EXPECT_EQ(h.forward()->view.center_x, at(3).view.center_x);
+  EXPECT_EQ(h.size(), 3u);
+  // Without amend, the raised limit would have been a new place (the old behaviour).
+  ViewHistory k(256, 0.5);
+  for (double x : {1.0, 2.0}) k.visit(at(x));
+  ViewState back = *k.back();
+  back.view.max_iter *= 2;
+  k.note(back, 1);
+  k.tick(2);
+  EXPECT_FALSE(k.can_forward());
+}
+
 TEST(ViewHistory, TheSamePlaceIsKeptOnce) {
   ViewHistory h;
   h.visit(at(1));

@@ -44,6 +44,18 @@ TEST(ViewText, FormatsTheCommandLine) {
             "--variant fma4 --palette ocean --density 1.5 --offset 0.1 --stripe 0.6");
 }
 
+// A pasted line's --iters is the user's own limit (the window's automatic one goes off).
+TEST(ViewText, SaysWhetherTheLineGaveTheLimit) {
+  const ViewTextResult with =
+      parse("mandelpipe render --out x.png --center -1.25,0.02 --iters 500");
+  ASSERT_TRUE(with.ok) << with.error;
+  EXPECT_TRUE(with.iters_given);
+  EXPECT_EQ(with.state.view.max_iter, 500u);
+  const ViewTextResult without = parse("--center -1.25,0.02 --span 0.05");
+  ASSERT_TRUE(without.ok) << without.error;
+  EXPECT_FALSE(without.iters_given);
+}
+
 TEST(ViewText, RandomViewsRoundTripExactly) {
   std::mt19937_64 rng(17);
   std::uniform_real_distribution<double> coord(-2.5, 2.5), exponent(-15.0, 1.0);

@@ -16,6 +16,7 @@
 #include "app/panel.h"
 #include "app/precision_banner.h"
 #include "cli/exit_error.h"
+#include "cli/view_text.h"
 #include "io/embedded.h"
 #include "io/files.h"
 #include "io/printable.h"
@@ -38,6 +39,18 @@ constexpr double kGpuLaunchMs = 15;
 
 std::filesystem::path config_file(const std::filesystem::path& dir, const char* name) {
   return dir.empty() ? std::filesystem::path() : dir / name;
+}
+
+// A --location's place on the area the view fills (KF's zoom sets its height's span), at the limit
+// the command line settled; `given` (made for the whole window) where that fails.
+View located(const KfrLocation& k, const View& given, int width, int height) {
+  ViewState s;
+  s.view = given;
+  const ViewTextResult r = kfr_location_view(k, s, width, height);
+  if (!r.ok) return given;
+  View v = r.state.view;
+  v.max_iter = given.max_iter;
+  return v;
 }
 
 Settings initial_settings(const std::filesystem::path& dir, const WindowOptions& o,
@@ -81,7 +94,7 @@ App::App(const WindowOptions& o)
       ab_(o.overlay_ab || o.counters_ab) {
   ex_.view = ex_.home = o.view;
   ex_.variant = ex_.own_variant = o.variant;
-  ex_.pin_variant = settings_.pin_variant;
+  ex_.pin_variant = o.pin;  // the session's: K and --pin, not kept in the settings
   // A limit given with --iters is the user's own, as one set with PgUp/PgDn is.
   ex_.auto_iters = o.auto_iters.value_or(!o.iters_given);
   ex_.vsync = o.vsync;
@@ -94,7 +107,7 @@ App::App(const WindowOptions& o)
   deep_.renderer().set_approximation(!o.no_approximation);
   ex_.colour = settings_.colour;
   ex_.ui_scale = laid_out_scale_ = settings_.ui_scale;
-  fit_view_ = !o.view_given;
+  fit_view_ = !o.view_given || o.location;
   if (!settings_warning_.empty())
     std::cerr << "mandelpipe: " << printable(settings_warning_)
               << " (left as it is; fix or delete it)\n";
@@ -142,7 +155,6 @@ App::~App() {
   if (ex_.palette != palette_at_start_) settings_.palette = palettes_[ex_.palette].name;
   settings_.colour = ex_.colour;
   settings_.ui_scale = ex_.ui_scale;
-  settings_.pin_variant = ex_.pin_variant;
   try {
     save_settings(config_file(config_, "settings.json"), settings_);
   } catch (const std::exception& e) {
@@ -536,7 +548,8 @@ void App::render_frame() {
   const auto [fw, fh] = window_.framebuffer_size();
   const int left = view_left(fw);
   if (fw > 0 && fh > 0 && std::exchange(fit_view_, false)) {
-    ex_.view = ex_.home = fitted_set(fw - left, fh, ex_.view.max_iter);
+    ex_.view = ex_.home = opts_.location ? located(*opts_.location, ex_.view, fw - left, fh)
+                                         : fitted_set(fw - left, fh, ex_.view.max_iter);
   } else if (view_left_ >= 0 && left != view_left_ && std::pair(fw, fh) == drawn_size_) {
     // The panel came, went or changed its width (Tab, the UI size): the image stays where it is,
     // and the view is of what is beside the panel now.
@@ -676,9 +689,11 @@ void App::adjust_iterations() {
   const unsigned next = auto_iters_.next(share, late, ex_.view.max_iter, kMaxIterations, floor);
   if (next == ex_.view.max_iter) return;
   const unsigned before = ex_.view.max_iter;
+  const ViewState was = view_state();
   View v = ex_.view;
   v.max_iter = next;
   ex_.set_view(v);
+  places_.amend(was, view_state());
   char text[200];
   if (share >= 1.0 && before < floor)
     std::snprintf(text, sizeof text,
@@ -714,6 +729,7 @@ void App::draw_windows() {
                          panel_path(pipeline_, gpu_),
                          gpu_,
                          deep_.status(),
+                         centre_lines_.of(ex_.view),
                          report_.get(),
                          sass(),
                          counters_source(false),
@@ -998,6 +1014,10 @@ void App::paste_view() {
   }
   go_to(r.state);
   ex_.status = kfr ? "location pasted" : "view pasted";
+  if (r.iters_given && ex_.auto_iters) {
+    ex_.auto_iters = false;
+    ex_.status += " (its --iters is the limit: automatic iterations off)";
+  }
   if (!r.note.empty()) ex_.status += " (" + r.note + ")";
   if (!r.left_aside.empty()) {
     std::string names;

@@ -140,7 +140,8 @@ class App {
   BookmarkStore user_bookmarks_{user_bookmarks_path()};
   ViewHistory places_;     // Back and Forward
   BookmarkNaming naming_;  // B: the name typed in the panel
-  SassListings sass_;      // read on a worker at start; cancelled however App ends
+  CentreLines centre_lines_;
+  SassListings sass_;  // read on a worker at start; cancelled however App ends
 
   GlfwSession glfw_;
   Window window_;

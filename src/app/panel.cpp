@@ -46,6 +46,18 @@ void bullet(const char* format, Args... args) {
 }
 
 // The last finished frame's report, or an empty one before the first.
+// A centre coordinate's text shortened to its first and last digits where long.
+std::string shortened(const std::string& text) {
+  constexpr std::size_t kWhole = 46, kHead = 26, kTail = 16;
+  return text.size() <= kWhole ? text
+                               : text.substr(0, kHead) + "..." + text.substr(text.size() - kTail);
+}
+
+std::size_t digits_in(const std::string& text) {
+  return static_cast<std::size_t>(
+      std::count_if(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; }));
+}
+
 const FrameReport& last_frame(const PanelInputs& in) {
   static const FrameReport kNone;
   return in.report ? *in.report : kNone;
@@ -211,9 +223,9 @@ void view_section(const Explorer& ex, const PanelInputs& in, PanelActions& out) 
   std::snprintf(shortest, sizeof shortest, "View: %s, %u", span_text(ex.view.span, 3).c_str(),
                 ex.view.max_iter);
   if (!section({label, brief, shortest}, "view", true)) return;
-  // Deep centres run to thousands of digits: the panel shows the leading ones, the view text
-  // (Ctrl+C) carries them all.
-  ImGui::Text("Centre %s, %s", ex.view.center_x.str(15).c_str(), ex.view.center_y.str(15).c_str());
+  ImGui::Text("Centre x %s", in.centre[0].c_str());
+  ImGui::Text("       y %s", in.centre[1].c_str());
+  if (!in.centre[2].empty()) ImGui::TextDisabled("       %s", in.centre[2].c_str());
   ImGui::Text("Span   %s, zoom %s", span_text(ex.view.span).c_str(),
               span_text(quotient(View().span, ex.view.span), 3).c_str());
   int iters = static_cast<int>(ex.view.max_iter);
@@ -438,11 +450,17 @@ void deep_section(const Explorer& ex, const PanelInputs& in, PanelActions& out) 
   ImGui::TextDisabled(
       "each pixel iterates its difference from one reference orbit, kept in MPFR's bits");
   if (const DeepReference* r = d.reference) {
-    bullet("reference: %d bits, %zu steps%s, %.0f ms", r->orbit.bits, r->orbit.z.size() - 1,
-           r->orbit.escaped ? " (it escapes: pixels past it rebase)" : "", r->orbit.ms);
+    bullet("reference%s: %d bits, %zu steps%s, %.0f ms",
+           r->nucleus_period ? "" : " at the whole window's middle", r->orbit.bits,
+           r->orbit.z.size() - 1, r->orbit.escaped ? " (it escapes: pixels past it rebase)" : "",
+           r->orbit.ms);
+    // The window's reference serves its whole image, the part under the panel too: its point is
+    // the whole window's middle, or the nucleus found for it.
     if (r->nucleus_period)
-      bullet("at a minibrot's nucleus of period %u in view (the centre escapes at step %u)",
-             r->nucleus_period, r->centre_escaped_at);
+      bullet(
+          "at a minibrot's nucleus of period %u in the image (the whole window's middle, "
+          "where it began, escapes at step %u)",
+          r->nucleus_period, r->centre_escaped_at);
     bullet("bilinear approximation: %d levels of merged steps, built in %.0f ms",
            r->extended.levels(), r->bla_ms);
   }
@@ -777,6 +795,18 @@ void key_line() {
 }
 
 }  // namespace
+
+const std::array<std::string, 3>& CentreLines::of(const View& v) {
+  if (!view_ || !(*view_ == v)) {
+    view_ = v;
+    const std::string x = centre_text(v.center_x, v), y = centre_text(v.center_y, v);
+    lines_ = {shortened(x), shortened(y), ""};
+    if (lines_[0] != x || lines_[1] != y)
+      lines_[2] = std::to_string(digits_in(x)) + " and " + std::to_string(digits_in(y)) +
+                  " digits; Ctrl+C copies them all";
+  }
+  return lines_;
+}
 
 PanelPath panel_path(const gl::FramePipeline& pipeline, const GpuLease& gpu_lease) {
   PanelPath p;

@@ -48,11 +48,26 @@ struct PanelPath {
 PanelPath panel_path(const gl::FramePipeline& pipeline, const GpuLease& gpu);
 
 // What the panel shows besides the Explorer, gathered by the App each frame.
+// The view's centre as the panel shows it: x and y with every digit their depth needs
+// (centre_text, what Ctrl+C copies) where that is short, else their first and last digits, so that
+// the lines stay short and the digits that move as one pans show, and then a line with their
+// counts ("" where nothing was left out). Made again only when the view changes: a deep centre's
+// text takes a moment.
+class CentreLines {
+ public:
+  const std::array<std::string, 3>& of(const View& v);
+
+ private:
+  std::optional<View> view_;
+  std::array<std::string, 3> lines_;
+};
+
 struct PanelInputs {
   const DeviceFacts& facts;  // the device (none on the CPU path), the arch whose mixes are shown
   PanelPath path;
-  const GpuLease& gpu_lease;  // who holds the renderer, changes waiting
-  const DeepStatus& deep;     // deep views: the reference and the perturbation frame
+  const GpuLease& gpu_lease;                 // who holds the renderer, changes waiting
+  const DeepStatus& deep;                    // deep views: the reference and the perturbation frame
+  const std::array<std::string, 3>& centre;  // CentreLines' for the view
   // The last finished frame: measured, modelled, the counters' figures; null before the first.
   const FrameReport* report;
   const LoadedSass* sass;

@@ -483,6 +483,7 @@ std::string finish_view(ViewOptions& o, const Raw& raw, int width, int height) {
     const unsigned iters = o.view.max_iter;
     o.view = v.state.view;
     if (raw.iters) o.view.max_iter = iters;
+    o.location = k.location;
   }
   o.view_given = raw.center || raw.span || raw.location;
   if (raw.auto_iters) {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "io/exr_file.h"
+#include "io/kfr_location.h"
 #include "io/output_format.h"
 #include "io/png_stream.h"
 #include "model/palette.h"
@@ -51,6 +52,9 @@ struct ViewOptions {
   // Said on stderr by the command, a line each: a size given on one side only, the other kept in
   // proportion; what a --location file gives that the view leaves out.
   std::vector<std::string> notes;
+  // --location's place: the view above is it on an image of the given size; the window makes it
+  // again on the area beside its panel once that is known (KF's zoom sets the height's span).
+  std::optional<KfrLocation> location;
 };
 
 struct WindowOptions : ViewOptions {

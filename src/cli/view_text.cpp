@@ -134,6 +134,7 @@ ViewTextResult parse_view_text(std::string_view text, const ViewState& current) 
     r.state.view.center_y = r.state.view.center_y.with_bits(bits);
   }
   if (given.count("--iters")) r.state.view.max_iter = o.view.max_iter;
+  r.iters_given = given.count("--iters") > 0;
   if (given.count("--variant")) r.state.variant = o.variant;
   if (given.count("--palette")) r.state.palette = o.palette;
   if (given.count("--density")) r.state.colour.density = o.colour.density;

@@ -22,6 +22,9 @@ struct ViewTextResult {
   ViewState state;    // when ok
   std::string error;  // otherwise: one line saying what is wrong
   std::string note;   // when ok: what of the text the view leaves out (a location's Rotate)
+  // The line gave --iters: the limit is the user's own (the window's automatic one goes off, as
+  // on the command line).
+  bool iters_given = false;
   // render's options of the line that are no part of a view (--out, --width, --ss ...), by name
   std::vector<std::string> left_aside;
 };

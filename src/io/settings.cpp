@@ -85,12 +85,6 @@ Settings load_settings(const std::filesystem::path& file, std::string* warning) 
     }
     s.colour = colour_params_from_json(j, s.colour);
     s.ui_scale = json_float(j, "ui_scale", kMinUiScale, kMaxUiScale, s.ui_scale);
-    if (j.contains("pin_variant")) {
-      if (!j.at("pin_variant").is_boolean())
-        throw std::out_of_range("pin_variant " + j.at("pin_variant").dump() +
-                                " is not true or false");
-      s.pin_variant = j.at("pin_variant").get<bool>();
-    }
   } catch (const std::exception& e) {  // malformed JSON, wrong types, bad values
     if (warning) *warning = "ignoring " + file.string() + ": " + e.what();
     return Settings{};
@@ -133,7 +127,6 @@ void save_settings(const std::filesystem::path& file, const Settings& s) {
   j["offset"] = clamp_float(s.colour.offset, 0.0f, 1.0f, defaults.offset);
   j["stripe"] = clamp_float(s.colour.stripe, 0.0f, 1.0f, defaults.stripe);
   j["ui_scale"] = clamp_float(s.ui_scale, kMinUiScale, kMaxUiScale, Settings().ui_scale);
-  j["pin_variant"] = s.pin_variant;
   if (s.window_x && s.window_y) {
     j["window_x"] = std::clamp(*s.window_x, -kMaxWindowPosition, kMaxWindowPosition);
     j["window_y"] = std::clamp(*s.window_y, -kMaxWindowPosition, kMaxWindowPosition);

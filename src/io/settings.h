@@ -15,8 +15,7 @@ struct Settings {
   int window_width = 1280, window_height = 720;
   std::string palette = "ember";
   ColourParams colour;
-  float ui_scale = 1.0f;     // the window's UI size, on top of the display's scale
-  bool pin_variant = false;  // automatic precision leaves the chosen variant alone
+  float ui_scale = 1.0f;  // the window's UI size, on top of the display's scale
 };
 
 // What the loader accepts, and so what the saver may write: the command line's window sizes,

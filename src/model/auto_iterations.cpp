@@ -50,7 +50,7 @@ double late_share(const float* data, int width, int height, unsigned max_iter) {
 }
 
 unsigned depth_floor(FloatExp span) {
-  constexpr double kStepsPerDecade = 100;
+  constexpr double kStepsPerDecade = 1000;
   const double decades = -log10_of(span);
   if (!(decades > 3)) return 0;
   return static_cast<unsigned>(std::min(kStepsPerDecade * decades, 1e9));

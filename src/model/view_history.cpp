@@ -32,6 +32,11 @@ void ViewHistory::flush() {
   if (pending_) visit(ViewState(std::move(*pending_)));
 }
 
+void ViewHistory::amend(const ViewState& was, const ViewState& now) {
+  if (pending_ && *pending_ == was) *pending_ = now;
+  if (!places_.empty() && places_[current_] == was) places_[current_] = now;
+}
+
 bool ViewHistory::can_back() const {
   return current_ > 0 || (pending_ && !places_.empty() && places_[current_] != *pending_);
 }

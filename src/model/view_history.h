@@ -23,6 +23,10 @@ class ViewHistory {
   // call it); it is kept once it has stayed unchanged for settle_s, seen by tick().
   void note(const ViewState& s, double now_s);
   void tick(double now_s);
+  // The place on screen changed from `was` to `now` in place (the automatic iteration limit
+  // raised on it): the current place, or the one being noted, becomes `now`, and the places
+  // ahead stay, so that back and forward go on through the places visited.
+  void amend(const ViewState& was, const ViewState& now);
 
   // The place to show, or nothing at either end. A noted place not yet kept is kept first, so
   // that back returns to where the view was before it, and forward comes back to it.
