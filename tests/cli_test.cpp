@@ -403,6 +403,21 @@ TEST(Cli, DeepViewsKeepEveryDigitTyped) {
   EXPECT_EQ(render(r).zoom_to->center_x.to_double(), v.center_x.to_double());
 }
 
+// A centre typed short at a deep span is written short (found without the thousands of digits a
+// pixel there needs), and exactly what those digits give with their zeros dropped.
+TEST(Cli, ShortCentresAtDeepSpansAreWrittenShort) {
+  for (const char* x : {"0", "1", "-0.75", "0.1", "-1.7400623825793399", "0.3333333333333333"}) {
+    const ParseResult r = parse(
+        {"render", "--out", "x.png", "--center", std::string(x) + ",0.5", "--span", "1e-3000"});
+    ASSERT_TRUE(r.options) << r.err;
+    const View& v = render(r).view;
+    EXPECT_EQ(centre_text(v.center_x, v), x);
+    EXPECT_EQ(centre_text(v.center_y, v), "0.5");
+    // The digits a pixel needs, zeros dropped (%g), say the same.
+    EXPECT_EQ(v.center_x.with_bits(view_bits(v)).str(centre_digits(v)), x);
+  }
+}
+
 TEST(Cli, BadDeepValuesAreOneLineErrors) {
   for (const std::vector<std::string>& args :
        {std::vector<std::string>{"--span", "1e-99999999999999"},

@@ -629,6 +629,21 @@ TEST_F(ProgramTest, AutomaticIterationsAtADeepViewDoubleOnWhileNothingEscapes) {
   EXPECT_GT(colours.size(), 50u) << r.err;
 }
 
+// An image whose every pixel reached the limit says so (one colour is no fault of the renderer);
+// one where some escaped does not.
+TEST_F(ProgramTest, RenderSaysWhenEveryPixelReachedTheLimit) {
+  const Result black =
+      run("render --cpu --out black.png --width 32 --height 18 --center "
+          "-0.743643887037158704752191506114774,0.131825904205311970493132056385139 --span 1e-20 "
+          "--iters 500");
+  ASSERT_EQ(black.code, 0) << black.err;
+  EXPECT_NE(black.err.find("every pixel reached the limit of 500 iterations"), std::string::npos)
+      << black.err;
+  const Result some = run("render --cpu --out some.png --width 32 --height 18 --iters 100");
+  ASSERT_EQ(some.code, 0) << some.err;
+  EXPECT_EQ(some.err.find("every pixel reached"), std::string::npos) << some.err;
+}
+
 TEST_F(ProgramTest, RenderWritesPngAndSidecar) {
   const Result r =
       run("render --out shot.png --width 96 --height 64 --iters 200 --cpu --variant fma4-sin");

@@ -561,14 +561,15 @@ TEST_F(RenderBigTest, LocationFilesAndExrOutput) {
   EXPECT_GT(fs::file_size(dir_ / "a.exr"), 64u * 48);
   for (const char* bad :
        {"Re: 0\nIm: 0\nIterations: 10\n", "Re: nan\nIm: 0\nZoom: 1\nIterations: 10\n",
-        "Re: 0\nIm: 0\nZoom: 1e-999999\nIterations: 10\n"}) {
+        "Re: 0\nIm: 0\nZoom: 1e-999999\nIterations: 10\n",
+        "Re: 0\nIm: 0\nZoom: 0.01\nIterations: 10\n"}) {
     {
       std::ofstream kfr(dir_ / "b.kfr");
       kfr << bad;
     }
     const Result e = run("render --cpu --location b.kfr --out b.png");
     EXPECT_EQ(e.code, 2) << e.err;
-    EXPECT_NE(e.err.find("--location:"), std::string::npos) << e.err;
+    EXPECT_NE(e.err.find("--location: b.kfr: "), std::string::npos) << e.err;  // the file named
     EXPECT_EQ(std::count(e.err.begin(), e.err.end(), '\n'), 1) << e.err;
   }
   expect_one_line_error(run("render --cpu --exr a.exr --ss 2 --out c.png"), "--exr");

@@ -479,7 +479,8 @@ std::string finish_view(ViewOptions& o, const Raw& raw, int width, int height) {
     ViewState current;
     current.view = o.view;
     const ViewTextResult v = kfr_location_view(k.location, current, width, height);
-    if (!v.ok) return "--location: " + v.error;
+    // Its error as the file's, as the reading's are ("FILE: Zoom: ...").
+    if (!v.ok) return "--location: " + *raw.location + v.error.substr(v.error.find(':'));
     const unsigned iters = o.view.max_iter;
     o.view = v.state.view;
     if (raw.iters) o.view.max_iter = iters;

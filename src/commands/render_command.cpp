@@ -44,6 +44,16 @@
 
 namespace mp {
 namespace {
+
+long long pixels_of(int width, int height, int ss) {
+  return static_cast<long long>(width) * height * ss * ss;
+}
+
+// Every pixel's count is the limit (none escaped): the steps counted are the pixels times it.
+bool every_pixel_at_limit(const ImageRecord& r, long long pixels, unsigned max_iter) {
+  const unsigned long long counted = r.gpu.pixel_iters + r.cpu.pixel_iters + r.deep.pixel_iters;
+  return pixels > 0 && counted >= static_cast<unsigned long long>(pixels) * max_iter;
+}
 namespace fs = std::filesystem;
 
 // Why the CPU renders where it does (null: the GPU did).
@@ -563,6 +573,11 @@ int render_one(const RenderOptions& o, const DeviceChoice& dc, const Palette& pa
   RunTotals totals;
   totals.add(record);
   for (std::size_t i = 1; i < ranks_json.size(); ++i) totals.add(ranks_json[i], pipeline.gpu());
+  if (ranks.size() == 1 &&
+      every_pixel_at_limit(record, pixels_of(o.width, o.height, o.ss), view.max_iter))
+    std::cerr << "mandelpipe: note: every pixel reached the limit of " << view.max_iter
+              << " iterations (none escaped), so the image is one colour: the set's inside, or "
+                 "a limit too low for the view (--iters, --auto-iters on)\n";
   std::cout << "wrote " << printable(png.string()) << (o.exr.empty() ? "" : ", " + printable(o.exr))
             << " and " << printable(json_path.string()) << " (" << o.width << "x" << o.height
             << (o.ss > 1 ? ", ss " + std::to_string(o.ss) : "") << ", " << rendered_by(choice)
