@@ -1,6 +1,7 @@
 // A deep frame in bands (src/session/deep_sliced_frame.*), on the CPU path: a view's first band
 // is a few rows, unless a frame before it from the same reference says what its rows cost.
 #include "session/deep_sliced_frame.h"
+#include "session/deep_session.h"
 
 #include <gtest/gtest.h>
 
@@ -8,6 +9,7 @@
 #include <vector>
 
 #include "kernel_params.h"
+#include "reproject.h"
 
 namespace mp {
 namespace {
@@ -52,6 +54,41 @@ TEST(DeepSlicedFrame, BandsStartOnEvenRows) {
     const Bands b = bands(hint);
     for (std::size_t i = 0; i + 1 < b.rows.size(); ++i) EXPECT_EQ(b.rows[i] % 2, 0) << hint;
   }
+}
+
+}  // namespace
+}  // namespace mp
+
+namespace mp {
+namespace {
+
+// The window's preview of a new deep view (session/deep_session.h): the previous image moved into
+// place for a zoom, and none of it after a jump to another place, where every pixel of the new
+// frame starts as unknown rather than as a piece of the old image.
+TEST(DeepPreview, AZoomMovesTheImageAndAJumpLeavesNothingOfIt) {
+  constexpr int kW = 64, kH = 36;
+  const View shown = *parse_view("-0.75", "0.1", "3e-20", 1000);
+  const View zoomed = *parse_view("-0.75", "0.1", "1.5e-20", 1000);
+  const View elsewhere = *parse_view("-1.7685736562992577616568911564224",
+                                     "0.00073918952043486226063213245668", "3e-20", 1000);
+  const auto covered = [&](const View& next) {
+    const auto [from, to] = deep_preview_grids(shown, next, kW, kH);
+    int n = 0;
+    for (int y = 0; y < kH; ++y)
+      for (int x = 0; x < kW; ++x) n += reprojected_source(from, to, x, y) >= 0;
+    return n;
+  };
+  EXPECT_EQ(covered(zoomed), kW * kH);  // a zoom in: the old image covers the new one
+  EXPECT_EQ(covered(elsewhere), 0);
+  std::vector<float> out(static_cast<std::size_t>(kW) * kH * kFloatsPerPixel, 5.0f);
+  const auto [from, to] = deep_preview_grids(shown, elsewhere, kW, kH);
+  // Of the new grid's size: the pipeline moves an image only between grids of one size, and
+  // leaves it where they differ (the old image would stay under the new frame's rows).
+  EXPECT_EQ(from.width, to.width);
+  EXPECT_EQ(from.height, to.height);
+  const std::vector<float> old = out;
+  reproject_on_host(from, old.data(), to, out.data());
+  for (std::size_t i = 0; i < out.size(); i += kFloatsPerPixel) ASSERT_EQ(out[i], kUnknownSmooth);
 }
 
 }  // namespace

@@ -150,9 +150,14 @@ std::pair<PixelGrid, PixelGrid> deep_preview_grids(const View& shown, const View
       to_double(quotient(to_floatexp(shown.center_y - next.center_y), spacing)) + to.y0 * scale;
   from.dx = scale;
   from.dy = -scale;
-  // A jump far beyond the image (a bookmark, a paste) has nothing to show moved: no preview.
-  if (!(scale > 1e-4 && scale < 1e4) || !(std::abs(from.x0) < 1e7 && std::abs(from.y0) < 1e7))
-    from.width = 0;
+  // A jump far beyond the image (a bookmark, a paste) has nothing to show moved: a grid far
+  // outside the new one, which covers none of its pixels, so that the new frame starts from
+  // pixels shown as unknown, not over an image of another place.
+  if (!(scale > 1e-4 && scale < 1e4) || !(std::abs(from.x0) < 1e7 && std::abs(from.y0) < 1e7)) {
+    from.x0 = from.y0 = 1e30;
+    from.dx = 1;
+    from.dy = -1;
+  }
   return {from, to};
 }
 

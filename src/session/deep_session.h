@@ -79,7 +79,8 @@ class DeepSession {
 
 // The previous image's place in the new one, for the preview a new view shows while it
 // renders: both grids in the new view's pixels about its centre, so that they stay within
-// double's range at any depth.
+// double's range at any depth; after a jump far beyond it, a place that covers none of the new
+// pixels (they show as unknown).
 std::pair<PixelGrid, PixelGrid> deep_preview_grids(const View& shown, const View& next, int width,
                                                    int height);
 
