@@ -644,6 +644,19 @@ TEST_F(ProgramTest, RenderSaysWhenEveryPixelReachedTheLimit) {
   EXPECT_EQ(some.err.find("every pixel reached"), std::string::npos) << some.err;
 }
 
+// render --no-approximation iterates every step and makes no tables it would not read.
+TEST_F(ProgramTest, RenderWithoutTheApproximationMakesNoTables) {
+  const std::string view =
+      "render --cpu --width 32 --height 18 --center 0,1 --span 1e-50 --iters 2000";
+  const Result without = run(view + " --out without.png --no-approximation");
+  ASSERT_EQ(without.code, 0) << without.err;
+  EXPECT_NE(without.err.find("no approximation tables (--no-approximation)"), std::string::npos)
+      << without.err;
+  const Result with = run(view + " --out with.png");
+  ASSERT_EQ(with.code, 0) << with.err;
+  EXPECT_NE(with.err.find("approximation tables: "), std::string::npos) << with.err;
+}
+
 TEST_F(ProgramTest, RenderWritesPngAndSidecar) {
   const Result r =
       run("render --out shot.png --width 96 --height 64 --iters 200 --cpu --variant fma4-sin");

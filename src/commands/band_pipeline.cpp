@@ -638,7 +638,7 @@ std::shared_ptr<const DeepReference> BandPipeline::Run::reference_for(int image)
   lock.unlock();
   std::shared_ptr<const DeepReference> made;
   try {
-    made = make_reference_said(view, w, h, progress);
+    made = make_reference_said(view, w, h, progress, p.approximate_);
   } catch (...) {
     lock.lock();
     making_reference = false;

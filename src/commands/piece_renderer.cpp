@@ -125,7 +125,7 @@ DeepRenderer& PieceRenderer::deep() {
 void PieceRenderer::prepare_deep(const View& view, int width, int height, Progress& progress) {
   if (const DeepReference* ref = reference().get(); ref && serves(*ref, view, width, height))
     return;
-  deep().use(make_reference_said(view, width, height, progress));
+  deep().use(make_reference_said(view, width, height, progress, approximate_));
 }
 
 void PieceRenderer::use_reference(std::shared_ptr<const DeepReference> ref) {
@@ -133,9 +133,10 @@ void PieceRenderer::use_reference(std::shared_ptr<const DeepReference> ref) {
 }
 
 std::shared_ptr<const DeepReference> make_reference_said(const View& view, int width, int height,
-                                                         Progress& progress) {
-  auto ref = make_reference(view, width, height, nullptr,
-                            [&](double done) { progress.report("reference orbit", done); });
+                                                         Progress& progress, bool tables) {
+  auto ref = make_reference(
+      view, width, height, nullptr, [&](double done) { progress.report("reference orbit", done); },
+      tables);
   const ReferenceOrbit& orbit = ref->orbit;
   if (ref->nucleus_period)
     std::cerr << "mandelpipe: the centre escapes at step " << ref->centre_escaped_at
@@ -143,8 +144,11 @@ std::shared_ptr<const DeepReference> make_reference_said(const View& view, int w
               << " in view\n";
   std::cerr << "mandelpipe: reference orbit: " << orbit.bits << " bits, " << orbit.z.size() - 1
             << " steps" << (orbit.escaped ? " (it escapes)" : "") << ", " << std::lround(orbit.ms)
-            << " ms; approximation tables: " << ref->extended.levels() << " levels, "
-            << std::lround(ref->bla_ms) << " ms\n";
+            << " ms; "
+            << (tables ? "approximation tables: " + std::to_string(ref->extended.levels()) +
+                             " levels, " + std::to_string(std::lround(ref->bla_ms)) + " ms"
+                       : std::string("no approximation tables (--no-approximation)"))
+            << "\n";
   return ref;
 }
 

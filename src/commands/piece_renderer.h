@@ -18,10 +18,10 @@
 
 namespace mp {
 
-// A deep view's reference orbit and tables, made on the calling thread (MPFR) with its progress
-// on stderr while it takes long, and said there once made.
+// A deep view's reference orbit and (where `tables`) its tables, made on the calling thread
+// (MPFR) with its progress on stderr while it takes long, and said there once made.
 std::shared_ptr<const DeepReference> make_reference_said(const View& view, int width, int height,
-                                                         Progress& progress);
+                                                         Progress& progress, bool tables);
 
 class PieceRenderer {
  public:

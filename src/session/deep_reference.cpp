@@ -56,7 +56,7 @@ bool move_to_nucleus(DeepReference& ref, const ReferenceOrbit& centre, const Vie
 // The reference's orbit in, its tables made for pixels up to twice the image's half diagonal from
 // the point and for every pixel of the view; false if cancelled meanwhile.
 bool finish(DeepReference& ref, ReferenceOrbit orbit, const View& view, int width, int height,
-            const std::atomic<bool>* cancel) {
+            const std::atomic<bool>* cancel, bool tables = true) {
   ref.orbit = std::move(orbit);
   const auto start = std::chrono::steady_clock::now();
   View wider = view;
@@ -64,6 +64,7 @@ bool finish(DeepReference& ref, ReferenceOrbit orbit, const View& view, int widt
   const FloatExp around = largest_dc(wider, width, height, FloatExp{});
   const FloatExp from_point = largest_dc(view, width, height, offset_of(ref, view));
   ref.dc_max = around < from_point ? from_point : around;
+  if (!tables) return true;
   ref.extended = build_bla_extended(ref.orbit.view(), ref.dc_max, cancel);
   if (cancel && cancel->load()) return false;
   ref.dbl = build_bla_double(ref.extended);
@@ -100,7 +101,8 @@ std::shared_ptr<const DeepReference> reference_at(const BigReal& x, const BigRea
 
 std::shared_ptr<const DeepReference> make_reference(const View& view, int width, int height,
                                                     const std::atomic<bool>* cancel,
-                                                    const std::function<void(double)>& progress) {
+                                                    const std::function<void(double)>& progress,
+                                                    bool tables) {
   auto ref = std::make_shared<DeepReference>();
   // Bits to spare, so that zooming in about the point keeps the reference a while.
   const int bits = view_bits(view, width) + kSpareBits;
@@ -128,7 +130,7 @@ std::shared_ptr<const DeepReference> make_reference(const View& view, int width,
       return nullptr;
     }
   }
-  if (!finish(*ref, std::move(*orbit), view, width, height, cancel)) return nullptr;
+  if (!finish(*ref, std::move(*orbit), view, width, height, cancel, tables)) return nullptr;
   return ref;
 }
 

@@ -37,10 +37,11 @@ bool serves(const DeepReference& ref, const View& view, int width, int height);
 // before the limit, at the nucleus of the minibrot nearest it within the image (the ball method's
 // period, then Newton's method), whose orbit never escapes; nothing if `cancel` was set meanwhile.
 // Its tables hold for pixels up to twice the image's half diagonal from the point (and for every
-// pixel of the view), so that small moves keep it.
+// pixel of the view), so that small moves keep it; `tables` false makes none (a renderer that
+// iterates every step reads none).
 std::shared_ptr<const DeepReference> make_reference(
     const View& view, int width, int height, const std::atomic<bool>* cancel = nullptr,
-    const std::function<void(double)>& progress = nullptr);
+    const std::function<void(double)>& progress = nullptr, bool tables = true);
 
 // A reference at the point (x, y), in `bits`, for the view at this size: nothing if `cancel` was
 // set meanwhile. Its tables hold as make_reference's do.
