@@ -10,6 +10,8 @@
 #include <fstream>
 #include <sstream>
 
+#include <nlohmann/json.hpp>
+
 #include "io/settings.h"
 
 namespace mp {
@@ -94,6 +96,44 @@ TEST_F(BookmarkStoreTest, TwoWindowsKeepEachOthersBookmarks) {
   ASSERT_EQ(one.add({"from one", kView}), "");
   ASSERT_EQ(two.add({"from two", View{}}), "");
   EXPECT_EQ(BookmarkStore(file_).bookmarks().size(), 2u);
+}
+
+// A save edits the file: its other keys, a bookmark's fields of its own and a centre written with
+// more digits than its span needs stay as the user wrote them; the replaced bookmark keeps its
+// notes too.
+TEST_F(BookmarkStoreTest, ASaveKeepsWhatTheFileHoldsBesideTheViews) {
+  const std::string precise = "-1.7499764360215873622387315869741734289";
+  write(
+      "{\n  \"comment\": \"my bookmarks\",\n  \"bookmarks\": [\n"
+      "    {\"name\": \"spiral\", \"center\": [-0.7436438870371587, 0.1318259042053119], "
+      "\"span\": 1e-10, \"iters\": 20000, \"note\": \"use ocean\", \"tags\": [\"s\"]},\n"
+      "    {\"name\": \"precise\", \"center\": [\"" +
+      precise + "\", \"0\"], \"span\": \"3\", \"iters\": 100}\n  ]\n}\n");
+  BookmarkStore s(file_);
+  ASSERT_EQ(s.problem(), "");
+  ASSERT_EQ(s.add({"new", kView}), "");
+  ASSERT_EQ(s.add({"spiral", kView}), "");  // replaced: its view, not its notes
+  ASSERT_EQ(s.remove("new"), "");
+  const nlohmann::json j = nlohmann::json::parse(read());
+  EXPECT_EQ(j["comment"], "my bookmarks");
+  ASSERT_EQ(j["bookmarks"].size(), 2u);
+  EXPECT_EQ(j["bookmarks"][0]["note"], "use ocean");
+  EXPECT_EQ(j["bookmarks"][0]["tags"][0], "s");
+  EXPECT_EQ(j["bookmarks"][0]["iters"], 2048);
+  EXPECT_EQ(j["bookmarks"][1]["center"][0], precise);
+  ASSERT_EQ(s.bookmarks().size(), 2u);
+  EXPECT_EQ(s.bookmarks()[0].view, kView);
+}
+
+TEST_F(BookmarkStoreTest, BookmarksThatAreNotAListAreRefused) {
+  const std::string text =
+      "{\"bookmarks\": {\"a\": {\"name\": \"a\", \"center\": [0, 0], \"span\": 3, "
+      "\"iters\": 100}}}";
+  write(text);
+  BookmarkStore s(file_);
+  EXPECT_NE(s.problem().find("is not a list"), std::string::npos) << s.problem();
+  EXPECT_NE(s.add({"b", kView}), "");
+  EXPECT_EQ(read(), text) << "left as it is";
 }
 
 TEST_F(BookmarkStoreTest, DeepViewsKeepEveryDigit) {

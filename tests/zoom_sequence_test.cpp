@@ -131,6 +131,11 @@ TEST_F(ZoomSequenceTest, InterruptedSequenceListsItsFramesAndResumeRendersOnlyTh
   const Result again = run(kSlow + " --resume");
   ASSERT_EQ(again.code, 0) << again.err;
   EXPECT_NE(again.err.find("24 of 24 frames already whole"), std::string::npos) << again.err;
+  // Its record says no pipeline ran: no start-up step is a time before the process began.
+  const nlohmann::json startup =
+      nlohmann::json::parse(program::slurp(dir_ / "seq" / "frames.json"))["run"]["startup"];
+  for (const char* step : {"pipeline_entered_ms", "pool_ready_ms"})
+    EXPECT_TRUE(startup[step].is_null() || startup[step].get<double>() >= 0) << step << startup;
 }
 
 // SIGKILL (or a power cut) leaves the frame being written as a temporary file; --resume removes

@@ -258,10 +258,14 @@ nlohmann::json startup_json(const BandPipeline& pipeline, const Startup& probed,
   for (const WorkerReport& w : pipeline.workers())
     workers.push_back(w.ready == Clock::time_point{} ? nlohmann::json()
                                                      : nlohmann::json(process_age_ms(w.ready)));
-  nlohmann::json j = {{"devices_probed_ms", process_age_ms(probed.probed)},
-                      {"contexts_ready_ms", process_age_ms(probed.contexts)},
-                      {"pipeline_entered_ms", process_age_ms(pipeline.run_entered())},
-                      {"pool_ready_ms", process_age_ms(pipeline.buffers_ready())},
+  // A step that did not happen (a --resume with no frame left renders nothing) is null.
+  const auto at = [](Clock::time_point t) {
+    return t == Clock::time_point{} ? nlohmann::json() : nlohmann::json(process_age_ms(t));
+  };
+  nlohmann::json j = {{"devices_probed_ms", at(probed.probed)},
+                      {"contexts_ready_ms", at(probed.contexts)},
+                      {"pipeline_entered_ms", at(pipeline.run_entered())},
+                      {"pool_ready_ms", at(pipeline.buffers_ready())},
                       {"workers_ready_ms", workers}};
   if (first && first->started != Clock::time_point{})
     j["first_band_started_ms"] = process_age_ms(first->started);

@@ -25,20 +25,39 @@ std::filesystem::path user_bookmarks_path() {
   return dir.empty() ? dir : dir / "bookmarks.json";
 }
 
+nlohmann::ordered_json bookmark_entry(const Bookmark& b) {
+  return {{"name", b.name},
+          {"center", {centre_text(b.view.center_x, b.view), centre_text(b.view.center_y, b.view)}},
+          {"span", exact_span_text(b.view.span)},
+          {"iters", b.view.max_iter}};
+}
+
+// The file's text: its keys in their order, the bookmarks one a line (as bookmarks_json writes
+// them); dump() throws on text that is not UTF-8.
+std::string document_text(const nlohmann::ordered_json& doc) {
+  std::string text = "{";
+  bool first = true;
+  for (auto it = doc.begin(); it != doc.end(); ++it) {
+    text += (first ? "\n  " : ",\n  ") + nlohmann::json(it.key()).dump() + ": ";
+    first = false;
+    if (it.key() != "bookmarks" || !it->is_array()) {
+      text += it->dump();
+      continue;
+    }
+    text += "[";
+    for (std::size_t i = 0; i < it->size(); ++i)
+      text += (i ? ",\n    " : "\n    ") + (*it)[i].dump();
+    text += it->empty() ? "]" : "\n  ]";
+  }
+  return text + (first ? "}\n" : "\n}\n");
+}
+
 std::string bookmarks_json(const std::vector<Bookmark>& bookmarks) {
   // One bookmark a line, name first, as in assets/bookmarks.json; dump() throws on a name that
   // is not UTF-8.
-  std::string text = "{\n  \"bookmarks\": [";
-  for (std::size_t i = 0; i < bookmarks.size(); ++i) {
-    const Bookmark& b = bookmarks[i];
-    nlohmann::ordered_json j = {
-        {"name", b.name},
-        {"center", {centre_text(b.view.center_x, b.view), centre_text(b.view.center_y, b.view)}},
-        {"span", exact_span_text(b.view.span)},
-        {"iters", b.view.max_iter}};
-    text += (i ? ",\n    " : "\n    ") + j.dump();
-  }
-  return text + (bookmarks.empty() ? "]\n}\n" : "\n  ]\n}\n");
+  nlohmann::ordered_json doc = {{"bookmarks", nlohmann::ordered_json::array()}};
+  for (const Bookmark& b : bookmarks) doc["bookmarks"].push_back(bookmark_entry(b));
+  return document_text(doc);
 }
 
 BookmarkStore::BookmarkStore(std::filesystem::path file) : file_(std::move(file)) {
@@ -54,6 +73,10 @@ bool BookmarkStore::reload() {
   }
   try {
     bookmarks_ = text ? parse_bookmarks(*text) : std::vector<Bookmark>{};
+    document_ = text ? nlohmann::ordered_json::parse(*text)
+                     : nlohmann::ordered_json{{"bookmarks", nlohmann::ordered_json::array()}};
+    if (!document_.at("bookmarks").is_array())
+      throw std::runtime_error("bookmarks: \"bookmarks\" is not a list");
   } catch (const std::exception& e) {
     problem_ = "ignoring " + file_.string() + ": " + e.what() +
                "; bookmarks are not saved until it is fixed or removed";
@@ -66,7 +89,7 @@ bool BookmarkStore::reload() {
 std::string BookmarkStore::save() {
   std::string text;
   try {
-    text = bookmarks_json(bookmarks_);
+    text = document_text(document_);
     parse_bookmarks(text);  // never write a file that would be refused when read back
   } catch (const std::exception& e) {
     return std::string("bookmark not saved: ") + e.what();
@@ -90,26 +113,34 @@ std::string BookmarkStore::add(Bookmark b) {
   if (file_.empty())
     return "bookmark not saved: no configuration folder (neither XDG_CONFIG_HOME nor HOME is set)";
   if (!reload()) return problem_;
-  const auto same = std::find_if(bookmarks_.begin(), bookmarks_.end(),
-                                 [&](const Bookmark& x) { return x.name == b.name; });
-  if (same != bookmarks_.end())
-    same->view = b.view;
-  else
-    bookmarks_.push_back(b);
+  // The file's other bookmarks and keys stay as they are written; a bookmark of the same name
+  // gets the view's fields, keeping its others.
+  nlohmann::ordered_json& list = document_["bookmarks"];
+  const auto same = std::find_if(list.begin(), list.end(), [&](const nlohmann::ordered_json& x) {
+    return x.value("name", std::string()) == b.name;
+  });
+  if (same != list.end()) {
+    const nlohmann::ordered_json entry = bookmark_entry(b);
+    for (const auto& [key, value] : entry.items()) (*same)[key] = value;
+  } else {
+    list.push_back(bookmark_entry(b));
+  }
   std::string error = save();
-  if (!error.empty()) reload();  // the list stays what the file holds
+  reload();  // the list is what the file holds, written or not
   return error;
 }
 
 std::string BookmarkStore::remove(const std::string& name) {
   if (file_.empty()) return "bookmark not removed: no configuration folder";
   if (!reload()) return problem_;
-  const auto it = std::find_if(bookmarks_.begin(), bookmarks_.end(),
-                               [&](const Bookmark& x) { return x.name == name; });
-  if (it == bookmarks_.end()) return "no bookmark named '" + name + "'";
-  bookmarks_.erase(it);
+  nlohmann::ordered_json& list = document_["bookmarks"];
+  const auto it = std::find_if(list.begin(), list.end(), [&](const nlohmann::ordered_json& x) {
+    return x.value("name", std::string()) == name;
+  });
+  if (it == list.end()) return "no bookmark named '" + name + "'";
+  list.erase(it);
   std::string error = save();
-  if (!error.empty()) reload();
+  reload();
   return error;
 }
 

@@ -1,9 +1,11 @@
 // The user's own bookmarks, kept in $XDG_CONFIG_HOME/mandelpipe/bookmarks.json in the format of
 // the built-in ones (assets/bookmarks.json). A file that cannot be read or parsed is reported
-// and left as it is: saving is refused until the user fixes or removes it.
+// and left as it is: saving is refused until the user fixes or removes it. A save changes only
+// the bookmark it adds, replaces or removes: the rest of the file is kept as written.
 #pragma once
 
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -39,6 +41,9 @@ class BookmarkStore {
 
   std::filesystem::path file_;
   std::vector<Bookmark> bookmarks_;
+  // The file as read: a save edits it, so that what the view does not hold (other keys, a
+  // bookmark's notes, a centre's digits past its span's need) stays as the user wrote it.
+  nlohmann::ordered_json document_;
   std::string problem_;
 };
 

@@ -82,10 +82,15 @@ extern "C" void remove_temps_and_die(int sig) {
   struct sigaction ignore {};
   ignore.sa_handler = SIG_IGN;
   sigaction(SIGPIPE, &ignore, nullptr);
+  bool removed = false;
   for (TempSlot& t : g_temps)
-    if (t.state.load() == kInUse) ::unlink(t.path);
-  static const char kMessage[] = "mandelpipe: stopped by a signal; unfinished files removed\n";
-  ssize_t ignored = ::write(STDERR_FILENO, kMessage, sizeof kMessage - 1);
+    if (t.state.load() == kInUse) removed |= ::unlink(t.path) == 0;
+  // Only where there were some: a pipe closed after the files were written (`| true`) ends the
+  // program by SIGPIPE at its last line, with every file whole.
+  static const char kRemoved[] = "mandelpipe: stopped by a signal; unfinished files removed\n";
+  static const char kNone[] = "mandelpipe: stopped by a signal; no file was being written\n";
+  ssize_t ignored = removed ? ::write(STDERR_FILENO, kRemoved, sizeof kRemoved - 1)
+                            : ::write(STDERR_FILENO, kNone, sizeof kNone - 1);
   (void)ignored;
   die_by(sig);
 }
