@@ -644,6 +644,23 @@ TEST_F(ProgramTest, RenderSaysWhenEveryPixelReachedTheLimit) {
   EXPECT_EQ(some.err.find("every pixel reached"), std::string::npos) << some.err;
 }
 
+// A FILE.json beside FILE.png that is not a sidecar (a project's package.json) is not replaced;
+// a sidecar is, render after render.
+TEST_F(ProgramTest, RenderReplacesNoJsonOfTheUsersBesideItsImage) {
+  const std::string mine = "{\n  \"name\": \"my-app\",\n  \"version\": \"1.0.0\"\n}\n";
+  { std::ofstream(dir_ / "package.json") << mine; }
+  const Result r = run("render --cpu --width 32 --height 18 --iters 100 --out package.png");
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("package.json exists and is not a mandelpipe sidecar"), std::string::npos)
+      << r.err;
+  EXPECT_EQ(slurp(dir_ / "package.json"), mine);
+  EXPECT_FALSE(fs::exists(dir_ / "package.png"));
+  for (int i = 0; i < 2; ++i) {
+    const Result again = run("render --cpu --width 32 --height 18 --iters 100 --out own.png");
+    EXPECT_EQ(again.code, 0) << again.err;
+  }
+}
+
 // render --no-approximation iterates every step and makes no tables it would not read.
 TEST_F(ProgramTest, RenderWithoutTheApproximationMakesNoTables) {
   const std::string view =

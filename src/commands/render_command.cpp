@@ -34,6 +34,7 @@
 #include "io/host_info.h"
 #include "io/png_stream.h"
 #include "io/printable.h"
+#include "io/sidecar_owner.h"
 #include "io/stale_temps.h"
 #include "model/auto_iterations.h"
 #include "model/precision_choice.h"
@@ -889,6 +890,7 @@ std::string still_checks(const RenderOptions& o, std::optional<OutputLock>& lock
     check_writable(sidecar_path(o.out));
     if (!o.exr.empty()) check_writable(o.exr);
     lock.emplace(o.out);
+    check_sidecar_is_ours(sidecar_path(o.out));
   } catch (const std::exception& e) {
     throw ExitError(2, e.what());
   }
