@@ -840,7 +840,24 @@ TEST_F(ProgramTest, UnreadableSettingsAreReportedAndKept) {
   const Result r = run("--cpu --frames 2 --width 320 --height 200 --iters 64");
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.err.find("ignoring"), std::string::npos) << r.err;
+  // ... and at the end, that this session's settings were not saved.
+  EXPECT_NE(r.err.find("settings not saved: settings.json was not read"), std::string::npos)
+      << r.err;
   EXPECT_EQ(slurp(settings), "{\"window_width\": 0");  // not overwritten
+}
+
+// A configuration folder that cannot be made (XDG_CONFIG_HOME names a file): said at the start
+// and at the end, and the window runs.
+TEST_F(ProgramTest, NoConfigurationFolderIsSaidAndTheWindowRuns) {
+  if (!has_display()) GTEST_SKIP() << "no DISPLAY (scripts/test.sh runs this under Xvfb)";
+  fs::remove_all(dir_ / "config");        // the folder run() gives as XDG_CONFIG_HOME,
+  std::ofstream(dir_ / "config") << "x";  // a file
+  const Result r = run("--cpu --frames 2 --width 320 --height 200 --iters 64");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("settings and bookmarks are not kept: no configuration folder (cannot make"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("settings not saved: no configuration folder"), std::string::npos) << r.err;
 }
 
 }  // namespace

@@ -75,7 +75,7 @@ Settings initial_settings(const std::filesystem::path& dir, const WindowOptions&
 
 App::App(const WindowOptions& o)
     : opts_(o),
-      config_(config_dir()),
+      config_(config_dir(&config_problem_)),
       settings_(initial_settings(config_, o, &settings_warning_)),
       device_(choose_device(o.force_cpu)),
       facts_(device_facts(device_.device)),
@@ -108,9 +108,18 @@ App::App(const WindowOptions& o)
   ex_.colour = settings_.colour;
   ex_.ui_scale = laid_out_scale_ = settings_.ui_scale;
   fit_view_ = !o.view_given || o.location;
-  if (!settings_warning_.empty())
-    std::cerr << "mandelpipe: " << printable(settings_warning_)
-              << " (left as it is; fix or delete it)\n";
+  // Said in the window too, not on stderr alone: a window started from a launcher has none.
+  if (!config_problem_.empty()) {
+    ex_.status =
+        "settings and bookmarks are not kept: no configuration folder (" + config_problem_ + ")";
+    std::cerr << "mandelpipe: " << printable(ex_.status) << "\n";
+  }
+  if (!settings_warning_.empty()) {
+    ex_.status = settings_warning_ +
+                 " (left as it is; fix or delete it: until then this "
+                 "session's settings are not saved)";
+    std::cerr << "mandelpipe: " << printable(ex_.status) << "\n";
+  }
   if (!user_bookmarks_.problem().empty()) {
     std::cerr << "mandelpipe: " << printable(user_bookmarks_.problem()) << "\n";
     ex_.status = user_bookmarks_.problem();
@@ -141,8 +150,14 @@ App::App(const WindowOptions& o)
 App::~App() {
   sass_.cancel();    // the SASS is of no use now: stop its read while the rest ends
   ex_.jobs.drain();  // a step on a worker uses the windows and the renderer declared around ex_
-  if (config_.empty() || !settings_warning_.empty())
-    return;  // never overwrite a file we could not read
+  // Never overwrite a file we could not read; either way the user hears that nothing was saved.
+  if (config_.empty() || !settings_warning_.empty()) {
+    std::cerr << "mandelpipe: settings not saved: "
+              << (config_.empty() ? "no configuration folder (" + config_problem_ + ")"
+                                  : "settings.json was not read (left as it is)")
+              << "\n";
+    return;
+  }
   const auto [w, h] = window_.size();
   const auto [x, y] = window_.position();
   // A side shrunk below 200 pixels (a slip of the mouse, a script) is not one to reopen at: the

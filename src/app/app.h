@@ -128,6 +128,7 @@ class App {
   FrameKey wanted_key(int sw, int sh) const;
 
   WindowOptions opts_;
+  std::string config_problem_;  // why there is no configuration folder ("" where there is one)
   std::filesystem::path config_;
   std::string settings_warning_;
   Settings settings_;
@@ -137,7 +138,7 @@ class App {
   DeviceFacts facts_;  // the device's architecture and pipe rates, worked out once
   std::vector<Palette> palettes_;
   std::vector<Bookmark> bookmarks_;
-  BookmarkStore user_bookmarks_{user_bookmarks_path()};
+  BookmarkStore user_bookmarks_{user_bookmarks_path(), config_problem_};
   ViewHistory places_;     // Back and Forward
   BookmarkNaming naming_;  // B: the name typed in the panel
   CentreLines centre_lines_;

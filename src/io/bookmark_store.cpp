@@ -60,7 +60,8 @@ std::string bookmarks_json(const std::vector<Bookmark>& bookmarks) {
   return document_text(doc);
 }
 
-BookmarkStore::BookmarkStore(std::filesystem::path file) : file_(std::move(file)) {
+BookmarkStore::BookmarkStore(std::filesystem::path file, std::string no_folder)
+    : file_(std::move(file)), no_folder_(std::move(no_folder)) {
   if (!file_.empty()) reload();
 }
 
@@ -111,7 +112,8 @@ std::string BookmarkStore::add(Bookmark b) {
                   [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; }))
     return "bookmark not saved: the name has control characters";
   if (file_.empty())
-    return "bookmark not saved: no configuration folder (neither XDG_CONFIG_HOME nor HOME is set)";
+    return "bookmark not saved: no configuration folder (" +
+           (no_folder_.empty() ? std::string("none given") : no_folder_) + ")";
   if (!reload()) return problem_;
   // The file's other bookmarks and keys stay as they are written; a bookmark of the same name
   // gets the view's fields, keeping its others.
@@ -131,7 +133,9 @@ std::string BookmarkStore::add(Bookmark b) {
 }
 
 std::string BookmarkStore::remove(const std::string& name) {
-  if (file_.empty()) return "bookmark not removed: no configuration folder";
+  if (file_.empty())
+    return "bookmark not removed: no configuration folder (" +
+           (no_folder_.empty() ? std::string("none given") : no_folder_) + ")";
   if (!reload()) return problem_;
   nlohmann::ordered_json& list = document_["bookmarks"];
   const auto it = std::find_if(list.begin(), list.end(), [&](const nlohmann::ordered_json& x) {

@@ -21,8 +21,9 @@ std::string bookmarks_json(const std::vector<Bookmark>& bookmarks);
 
 class BookmarkStore {
  public:
-  // Reads `file` (empty: nowhere to keep bookmarks; a missing file: none yet).
-  explicit BookmarkStore(std::filesystem::path file);
+  // Reads `file` (empty: nowhere to keep bookmarks, for the reason `no_folder`; a missing file:
+  // none yet).
+  explicit BookmarkStore(std::filesystem::path file, std::string no_folder = "");
 
   const std::vector<Bookmark>& bookmarks() const { return bookmarks_; }
   // Why the file was not used ("" when it was, or is missing): one line for the panel.
@@ -40,6 +41,7 @@ class BookmarkStore {
   std::string save();
 
   std::filesystem::path file_;
+  std::string no_folder_;
   std::vector<Bookmark> bookmarks_;
   // The file as read: a save edits it, so that what the view does not hold (other keys, a
   // bookmark's notes, a centre's digits past its span's need) stays as the user wrote it.

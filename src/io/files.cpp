@@ -420,17 +420,21 @@ fs::path sidecar_path(const fs::path& png) {
   return p.replace_extension(png.extension() == ".PNG" ? ".JSON" : ".json");
 }
 
-fs::path config_dir() {
+fs::path config_dir(std::string* why) {
   fs::path base;
-  if (const char* x = std::getenv("XDG_CONFIG_HOME"); x && *x)
+  if (const char* x = std::getenv("XDG_CONFIG_HOME"); x && *x && fs::path(x).is_absolute())
     base = x;
   else if (const char* h = std::getenv("HOME"); h && *h)
     base = fs::path(h) / ".config";
-  else
+  if (base.empty()) {
+    if (why) *why = "neither XDG_CONFIG_HOME (absolute) nor HOME is set";
     return {};
+  }
   std::error_code ec;
   fs::create_directories(base / "mandelpipe", ec);
-  return ec ? fs::path() : base / "mandelpipe";
+  if (!ec) return base / "mandelpipe";
+  if (why) *why = "cannot make " + (base / "mandelpipe").string() + ": " + ec.message();
+  return {};
 }
 
 }  // namespace mp

@@ -96,8 +96,9 @@ std::string encode_png(int width, int height, const std::uint8_t* rgba);
 // too (one that does not holds one image, and one sidecar, under either name).
 std::filesystem::path sidecar_path(const std::filesystem::path& png);
 
-// $XDG_CONFIG_HOME/mandelpipe (or ~/.config/mandelpipe), created on demand; empty if neither
-// variable is set or the folder cannot be made.
-std::filesystem::path config_dir();
+// $XDG_CONFIG_HOME/mandelpipe (or ~/.config/mandelpipe; a relative XDG_CONFIG_HOME is ignored,
+// as the XDG spec says), created on demand; empty if neither variable is set or the folder cannot
+// be made, and then `why` (where given) says which, in a few words.
+std::filesystem::path config_dir(std::string* why = nullptr);
 
 }  // namespace mp
