@@ -45,7 +45,6 @@ void bullet(const char* format, Args... args) {
   ImGui::TextWrapped(format, args...);
 }
 
-// The last finished frame's report, or an empty one before the first.
 // A centre coordinate's text shortened to its first and last digits where long.
 std::string shortened(const std::string& text) {
   constexpr std::size_t kWhole = 46, kHead = 26, kTail = 16;
@@ -58,6 +57,7 @@ std::size_t digits_in(const std::string& text) {
       std::count_if(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; }));
 }
 
+// The last finished frame's report, or an empty one before the first.
 const FrameReport& last_frame(const PanelInputs& in) {
   static const FrameReport kNone;
   return in.report ? *in.report : kNone;

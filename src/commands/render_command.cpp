@@ -45,6 +45,7 @@
 
 namespace mp {
 namespace {
+namespace fs = std::filesystem;
 
 long long pixels_of(int width, int height, int ss) {
   return static_cast<long long>(width) * height * ss * ss;
@@ -55,7 +56,6 @@ bool every_pixel_at_limit(const ImageRecord& r, long long pixels, unsigned max_i
   const unsigned long long counted = r.gpu.pixel_iters + r.cpu.pixel_iters + r.deep.pixel_iters;
   return pixels > 0 && counted >= static_cast<unsigned long long>(pixels) * max_iter;
 }
-namespace fs = std::filesystem;
 
 // Why the CPU renders where it does (null: the GPU did).
 nlohmann::json fallback_json(const DeviceChoice& dc) {

@@ -18,13 +18,6 @@ std::string trimmed(const std::string& s) {
   return s.substr(first, s.find_last_not_of(" \t\r\n") - first + 1);
 }
 
-}  // namespace
-
-std::filesystem::path user_bookmarks_path() {
-  const std::filesystem::path dir = config_dir();
-  return dir.empty() ? dir : dir / "bookmarks.json";
-}
-
 nlohmann::ordered_json bookmark_entry(const Bookmark& b) {
   return {{"name", b.name},
           {"center", {centre_text(b.view.center_x, b.view), centre_text(b.view.center_y, b.view)}},
@@ -32,8 +25,8 @@ nlohmann::ordered_json bookmark_entry(const Bookmark& b) {
           {"iters", b.view.max_iter}};
 }
 
-// The file's text: its keys in their order, the bookmarks one a line (as bookmarks_json writes
-// them); dump() throws on text that is not UTF-8.
+// The file's text: its keys in their order, the bookmarks one a line, name first (as
+// assets/bookmarks.json has them); dump() throws on text that is not UTF-8.
 std::string document_text(const nlohmann::ordered_json& doc) {
   std::string text = "{";
   bool first = true;
@@ -52,12 +45,11 @@ std::string document_text(const nlohmann::ordered_json& doc) {
   return text + (first ? "}\n" : "\n}\n");
 }
 
-std::string bookmarks_json(const std::vector<Bookmark>& bookmarks) {
-  // One bookmark a line, name first, as in assets/bookmarks.json; dump() throws on a name that
-  // is not UTF-8.
-  nlohmann::ordered_json doc = {{"bookmarks", nlohmann::ordered_json::array()}};
-  for (const Bookmark& b : bookmarks) doc["bookmarks"].push_back(bookmark_entry(b));
-  return document_text(doc);
+}  // namespace
+
+std::filesystem::path user_bookmarks_path() {
+  const std::filesystem::path dir = config_dir();
+  return dir.empty() ? dir : dir / "bookmarks.json";
 }
 
 BookmarkStore::BookmarkStore(std::filesystem::path file, std::string no_folder)

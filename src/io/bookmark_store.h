@@ -16,8 +16,6 @@ namespace mp {
 // The file in config_dir(), or an empty path where there is no configuration folder.
 std::filesystem::path user_bookmarks_path();
 
-// The bookmarks as the file holds them, for a file that parse_bookmarks() reads back.
-std::string bookmarks_json(const std::vector<Bookmark>& bookmarks);
 
 class BookmarkStore {
  public:

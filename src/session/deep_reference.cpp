@@ -53,8 +53,8 @@ bool move_to_nucleus(DeepReference& ref, const ReferenceOrbit& centre, const Vie
   return true;
 }
 
-// The reference's orbit in, its tables made for pixels up to twice the image's half diagonal from
-// the point and for every pixel of the view; false if cancelled meanwhile.
+// The reference's orbit in, its tables (where `tables`) made for pixels up to twice the image's
+// half diagonal from the point and for every pixel of the view; false if cancelled meanwhile.
 bool finish(DeepReference& ref, ReferenceOrbit orbit, const View& view, int width, int height,
             const std::atomic<bool>* cancel, bool tables = true) {
   ref.orbit = std::move(orbit);
