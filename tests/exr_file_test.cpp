@@ -17,6 +17,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <initializer_list>
 #include <random>
 #include <string>
 #include <vector>
@@ -57,6 +58,17 @@ Pixels test_pixels(int width, int height) {
     p.nf.push_back(s.nf);
   }
   return p;
+}
+
+// The pixels written a band at a time, bands of these heights in turn, and the image finished.
+void write_in_bands(ExrStream& out, const Pixels& p, int width, std::initializer_list<int> bands) {
+  int row = 0;
+  for (const int band : bands) {
+    const std::size_t at = static_cast<std::size_t>(row) * width;
+    out.write_rows(p.n.data() + at, p.nf.data() + at, band);
+    row += band;
+  }
+  out.finish();
 }
 
 std::string string_attribute(const Imf::Header& h, const char* name) {
@@ -189,13 +201,7 @@ TEST(ExrFile, ZipChunksFromBandsOfAnyHeightOnManyThreadsReadBackExactly) {
   set_exr_threads(3);
   {
     ExrStream out(d / "zip.exr", kWidth, kHeight, 400, {{"mandelpipe.span", "1e-400"}});
-    int row = 0;
-    for (const int band : {1, 17, 100, 15, 200}) {
-      const std::size_t at = static_cast<std::size_t>(row) * kWidth;
-      out.write_rows(p.n.data() + at, p.nf.data() + at, band);
-      row += band;
-    }
-    out.finish();
+    write_in_bands(out, p, kWidth, {1, 17, 100, 15, 200});
   }
   set_exr_threads(0);
   Imf::InputFile in((d / "zip.exr").c_str());
@@ -226,13 +232,7 @@ TEST(ExrFile, ZipChunksDeflateCannotShrinkAreStoredAsTheirLines) {
   std::memcpy(p.nf.data(), nf_bits.data(), kPixels * sizeof(float));
   {
     ExrStream out(d / "stored.exr", kWidth, kHeight, 400);
-    int row = 0;
-    for (const int band : {16, 16, 5, 11, 22}) {
-      const std::size_t at = static_cast<std::size_t>(row) * kWidth;
-      out.write_rows(p.n.data() + at, p.nf.data() + at, band);
-      row += band;
-    }
-    out.finish();
+    write_in_bands(out, p, kWidth, {16, 16, 5, 11, 22});
   }
   Imf::InputFile in((d / "stored.exr").c_str());
   const ExrValues v = exr_values(in);
