@@ -256,6 +256,34 @@ TEST(Files, ALinkPlantedAtATemporaryNameRedirectsNothing) {
   fs::remove_all(d);
 }
 
+// An output named by a link (relative, through a second link) replaces the file the links name
+// and leaves the links as they were, for a whole write and a streamed one.
+TEST(Files, AnOutputGivenAsALinkReplacesTheFileItNamesAndKeepsTheLink) {
+  const fs::path d = temp_dir();
+  fs::create_directories(d / "store");
+  std::ofstream(d / "store" / "kept.png") << "old";
+  fs::create_symlink("kept.png", d / "store" / "hop.png");
+  fs::create_symlink("store/hop.png", d / "o.png");
+  write_files_atomic({{d / "o.json", "json"}, {d / "o.png", "png"}});
+  EXPECT_TRUE(fs::is_symlink(d / "o.png"));
+  EXPECT_TRUE(fs::is_symlink(d / "store" / "hop.png"));
+  EXPECT_EQ(text_of(d / "store" / "kept.png"), "png");
+  {
+    StreamedFile streamed(d / "o.png");
+    std::fputs("streamed", streamed.stream());
+    write_files_atomic({}, streamed);
+  }
+  EXPECT_TRUE(fs::is_symlink(d / "o.png"));
+  EXPECT_EQ(text_of(d / "store" / "kept.png"), "streamed");
+  // A link to nothing yet: the file it names is made.
+  fs::create_symlink("store/new.png", d / "n.png");
+  write_file_atomic(d / "n.png", "new");
+  EXPECT_TRUE(fs::is_symlink(d / "n.png"));
+  EXPECT_EQ(text_of(d / "store" / "new.png"), "new");
+  EXPECT_EQ(names_in(d / "store"), (std::vector<std::string>{"hop.png", "kept.png", "new.png"}));
+  fs::remove_all(d);
+}
+
 TEST(Files, AReplacedFileKeepsItsMode) {
   const fs::path d = temp_dir();
   const mode_t old_mask = umask(022);

@@ -131,11 +131,26 @@ struct Temp {
   int slot;
 };
 
+// The file a path names through its links, followed as open(2) follows them (a relative link
+// from its own folder), so that an output given as a link replaces the file it names and keeps
+// the link, as `cp` and the shell's `>` do. A loop is left to the write to report.
+fs::path through_links(fs::path path) {
+  for (int hops = 0; hops < 40; ++hops) {
+    std::error_code ec;
+    if (!fs::is_symlink(fs::symlink_status(path, ec))) return path;
+    const fs::path to = fs::read_symlink(path, ec);
+    if (ec) return path;
+    path = to.is_absolute() ? to : path.parent_path() / to;
+  }
+  return path;
+}
+
 // A new file beside `target` under a hidden random name that carries this process's id (for a
 // later run to tell it stale once the process is gone), registered for removal on a signal,
 // with the permission bits of the file it will replace: created by this call (O_EXCL,
 // O_NOFOLLOW), never a file or link that was there. Its descriptor; throws naming `target`.
-int create_temp(const fs::path& target, Temp& temp) {
+int create_temp(const fs::path& output, Temp& temp) {
+  const fs::path target = through_links(output);
   struct stat old {};
   const bool replaces = ::stat(target.c_str(), &old) == 0 && S_ISREG(old.st_mode);
   int err = EEXIST;
@@ -327,20 +342,21 @@ void write_files_atomic(const std::vector<std::pair<fs::path, std::string>>& fil
 StreamedFile::StreamedFile(fs::path target) : target_(std::move(target)) {
   Temp temp;
   const int fd = create_temp(target_, temp);
+  file_ = temp.target;
   tmp_ = temp.tmp;
   slot_ = temp.slot;
   stream_ = ::fdopen(fd, "wb");
   if (!stream_) {
     const int err = errno;
     ::close(fd);
-    discard({{target_, tmp_, slot_}});
+    discard({{file_, tmp_, slot_}});
     fail(target_, std::strerror(err));
   }
 }
 
 StreamedFile::~StreamedFile() {
   if (stream_) std::fclose(stream_);
-  if (!tmp_.empty()) discard({{target_, tmp_, slot_}});
+  if (!tmp_.empty()) discard({{file_, tmp_, slot_}});
 }
 
 void write_files_atomic(const std::vector<std::pair<fs::path, std::string>>& files,
@@ -357,7 +373,7 @@ void write_files_atomic(const std::vector<std::pair<fs::path, std::string>>& fil
     fail(streamed.target_, std::strerror(err));  // its own temporary file goes with it
   }
   temps.insert(order == StreamedOrder::kFirst ? temps.begin() : temps.end(),
-               {streamed.target_, streamed.tmp_, streamed.slot_});
+               {streamed.file_, streamed.tmp_, streamed.slot_});
   streamed.tmp_.clear();  // commit() renames or removes it now
   commit(temps);
 }
@@ -368,7 +384,7 @@ void write_streamed_then(StreamedFile& streamed, const std::function<void()>& th
   try {
     then();
   } catch (...) {
-    ::unlink(streamed.target().c_str());
+    ::unlink(streamed.file_.c_str());
     throw;
   }
 }

@@ -43,10 +43,12 @@ class StreamedFile {
   const std::filesystem::path& target() const { return target_; }
 
  private:
+  friend void write_streamed_then(StreamedFile& streamed, const std::function<void()>& then);
   friend void write_files_atomic(
       const std::vector<std::pair<std::filesystem::path, std::string>>& files,
       StreamedFile& streamed, StreamedOrder order);
-  std::filesystem::path target_, tmp_;
+  // file_: where it goes, target_ through its links (files.cpp, through_links).
+  std::filesystem::path target_, file_, tmp_;
   int slot_ = -1;
   std::FILE* stream_ = nullptr;
 };
