@@ -42,6 +42,13 @@ TEST(AbRecorder, CountsSevenFramesABlockAndTheDifference) {
       << s;
 }
 
+TEST(AbRecorder, TheCpuPathsKernelsAreNotTimed) {
+  const std::string s = run(100, 4.0, 5.0).summary("overlay", 0, "GPU", false);
+  EXPECT_NE(s.find("; kernel: not timed (the CPU path has no CUDA events)"), std::string::npos)
+      << s;
+  EXPECT_EQ(s.find("(events)"), std::string::npos) << s;
+}
+
 TEST(AbRecorder, SaysWhenOneHalfHasNoFrames) {
   EXPECT_EQ(run(12, 4.0, 5.0).summary("counters", 0),
             "counters A/B: too few frames to time both halves");

@@ -249,8 +249,20 @@ TEST(ExperimentCatalogue, EveryExperimentPredictsWithoutAGpuOrSaysWhatItsPredict
       EXPECT_GT(*row.predicted, 0) << name << ": " << row.label;
       EXPECT_EQ(row.measured, 0) << name << ": " << row.label;
     }
-    const std::string text = format_prediction(r, "needs a CUDA GPU");
+    const std::string text = format_prediction(r, "needs a CUDA GPU", OutputFormat::Markdown);
     EXPECT_NE(text.find("| " + r.rows.front().label + " |"), std::string::npos) << text;
+    // The same rows for scripts: JSON with nothing measured, CSV a line a row.
+    const nlohmann::json j =
+        nlohmann::json::parse(format_prediction(r, "needs a CUDA GPU", OutputFormat::Json));
+    ASSERT_EQ(j["rows"].size(), r.rows.size()) << name;
+    EXPECT_EQ(j["rows"][0]["predicted"].get<double>(), *r.rows.front().predicted) << name;
+    EXPECT_TRUE(j["rows"][0]["measured"].is_null()) << name;
+    EXPECT_EQ(j["measured"], "needs a CUDA GPU");
+    const std::string csv = format_prediction(r, "needs a CUDA GPU", OutputFormat::Csv);
+    EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 1 + static_cast<long>(r.rows.size()))
+        << csv;
+    EXPECT_EQ(csv.rfind("experiment,label,predicted,unit,note\n" + std::string(name) + ",", 0), 0u)
+        << csv;
   }
   EXPECT_GE(predicted, 5);
   // fma-grouping: the seed's 5/4 per step, diluted by the loop's own instructions.

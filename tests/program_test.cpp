@@ -260,21 +260,27 @@ TEST_F(ProgramTest, ExperimentsCheckTheNameThenNeedAGpu) {
   // does.
   const Result r = run("experiment sin-overlap", "CUDA_VISIBLE_DEVICES=");
   expect_one_line_error(r, 3, "needs a CUDA GPU to measure");
-  EXPECT_NE(r.err.find("the model's prediction is above"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("the model's prediction is on stdout"), std::string::npos) << r.err;
   EXPECT_NE(r.out.find("## sin-overlap: "), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("Predicted for sm_90"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("| interleaved / sum alone | 0."), std::string::npos) << r.out;
   // One whose prediction rests on a measurement says so instead.
   const Result overhead = run("experiment launch-overhead", "CUDA_VISIBLE_DEVICES=");
   expect_one_line_error(overhead, 3, "needs a CUDA GPU to measure");
-  EXPECT_NE(overhead.out.find("No prediction without a measurement: its prediction rests on the "
-                              "launch overhead"),
+  EXPECT_NE(overhead.out.find("without a measurement: its prediction rests on the launch overhead"),
             std::string::npos)
       << overhead.out;
-  // CSV and JSON are a measurement's: nothing on stdout without one.
+  EXPECT_EQ(overhead.out.find("Predicted for"), std::string::npos) << overhead.out;
+  // CSV and JSON carry the prediction too, for scripts, with nothing measured.
   const Result json = run("experiment sin-overlap --format json", "CUDA_VISIBLE_DEVICES=");
   expect_one_line_error(json, 3, "needs a CUDA GPU to measure");
-  EXPECT_EQ(json.out, "");
+  const nlohmann::json j = nlohmann::json::parse(json.out);
+  EXPECT_EQ(j["experiment"], "sin-overlap");
+  EXPECT_TRUE(j["rows"][0]["measured"].is_null()) << json.out;
+  EXPECT_GT(j["rows"][0]["predicted"].get<double>(), 0) << json.out;
+  const Result csv = run("experiment sin-overlap --format csv", "CUDA_VISIBLE_DEVICES=");
+  expect_one_line_error(csv, 3, "needs a CUDA GPU to measure");
+  EXPECT_EQ(csv.out.rfind("experiment,label,predicted,unit,note\nsin-overlap,", 0), 0u) << csv.out;
 }
 
 // The one list (the catalogue) as scripts read it: every name it prints is one the command
@@ -298,6 +304,12 @@ TEST_F(ProgramTest, ExperimentListNamesWhatTheCommandRuns) {
   EXPECT_GT(names, 0);
   expect_one_line_error(run("experiment warp-speed"), 2, "(known: " + known + ")");
   expect_one_line_error(run("experiment --list dispatch"), 2, "--list takes no name");
+  // The same list for scripts.
+  const Result json = run("experiment --list --format json", "CUDA_VISIBLE_DEVICES=");
+  ASSERT_EQ(json.code, 0) << json.err;
+  const nlohmann::json j = nlohmann::json::parse(json.out);
+  ASSERT_EQ(static_cast<int>(j.size()), names);
+  EXPECT_EQ(j[0]["name"].get<std::string>(), known.substr(0, known.find(',')));
 }
 
 // One definition of a view: F12's sidecar gives the view as Ctrl+C copies it (of the area beside

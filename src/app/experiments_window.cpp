@@ -250,8 +250,10 @@ void ExperimentsWindow::draw(bool* open, Explorer& ex, Layout& layout, const Dev
         index_ = static_cast<int>(i);
     ImGui::EndCombo();
   }
-  text_with_term("Questions from the seed articles, each measured against the model.",
-                 "the seed articles");
+  text_with_term(
+      "Questions from the seed articles (the first seven) and from this program's own model "
+      "(perturbation-cost, kernel-overhead), each measured against the model.",
+      "the seed articles");
   ImGui::TextWrapped("%s", std::string(catalogue[index_].question).c_str());
   const char* busy = ex.measuring();
   for (const bool all : {false, true}) {

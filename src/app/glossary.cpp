@@ -31,6 +31,16 @@ constexpr std::pair<std::string_view, std::string_view> kTerms[] = {
     {"SIMT efficiency",
      "Pixel-iterations over 32 x warp-iterations: the share of a warp's 32 lanes doing useful "
      "work. A lane whose pixel has escaped idles until its warp's last pixel is done."},
+    {"Giter/s",
+     "Billions of pixel-iterations (steps) a second. Run: the steps executed. Counted: the steps "
+     "the pixels' counts say, which is more where steps were not executed: orbits found periodic "
+     "and stopped early, or deep steps skipped by the bilinear approximation."},
+    {"warp-issued iterations",
+     "Per warp, its slowest lane's steps, summed over warps (also called warp-steps): what the "
+     "pipes execute, since a warp steps until its last lane is done."},
+    {"LSU",
+     "The load/store unit: memory instructions go to it (LDG, LDS, STG). Of the variants only "
+     "perturbation loads in its step: the reference orbit's point Z."},
     {"SM balance",
      "The mean busy span of the SMs over the longest one: 100% means every SM finished "
      "together; less means some idled while the last one worked."},
@@ -48,10 +58,11 @@ constexpr std::pair<std::string_view, std::string_view> kTerms[] = {
      "While |d| is tiny against |Z|, a run of steps is the linear map d <- A d + B dc; runs of "
      "2^l steps are merged with the radius within which they hold, so pixels skip most steps."},
     {"the seed articles",
-     "Three short articles, in Japanese, Chinese and English, on the SASS (the GPU's machine "
-     "code) of the Mandelbrot step: how nvcc turns z*z + c into FMA-pipe instructions, and how "
-     "fast that can run. The variants and experiments here test their claims; the articles "
-     "are not in this repository."},
+     "Five short articles and forum answers by others (000 to 004), in Japanese, Chinese and "
+     "English, on the SASS (the GPU's machine code) of the Mandelbrot step and on pipes, "
+     "latency, launch overhead and indirect calls: how nvcc turns z*z + c into FMA-pipe "
+     "instructions, and how fast that can run. The variants and experiments here test their "
+     "claims; the articles are not in this repository (docs/model.md lists them)."},
 };
 
 }  // namespace

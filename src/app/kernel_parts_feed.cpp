@@ -127,10 +127,12 @@ std::vector<std::pair<std::string, bool>> KernelPartsFeed::lines(const Of& of,
   out.push_back({line, previous});
   constexpr KernelPart kParts[] = {KernelPart::StepLoop, KernelPart::PerBlock, KernelPart::PerPixel,
                                    KernelPart::PerLaunch};
-  constexpr const char* kWhat[] = {
+  const char* const kWhat[] = {
       "the long blocks' loop (perturb: its steps)",
       "short first blocks, replays, between phases; refill's and perturb's rounds",
-      "set-up, finish, colouring value, tallies", "the queue, each warp's start and end"};
+      "set-up, finish, colouring value, tallies",
+      done_cpu_ ? "the queue (the warps' start and end: no GPU to size them)"
+                : "the queue, each warp's start and end"};
   for (int i = 0; i < kKernelPartCount; ++i) {
     const double n = w.part(kParts[i]).mix.total();
     std::snprintf(line, sizeof line, "  %-10s %5.1f%%  %10.4g  %s", kernel_part_name(kParts[i]),
@@ -149,8 +151,8 @@ std::vector<std::pair<std::string, bool>> KernelPartsFeed::lines(const Of& of,
   }
   if (done_cpu_)
     out.push_back(
-        {"the CPU path rendered: these are the GPU kernel's parts for these pixels, "
-         "without the launch's persistent warps (no GPU to size them)",
+        {"the CPU path rendered: these are the GPU kernel's parts for these pixels (the "
+         "captured SASS), without the launch's persistent warps (no GPU to size them)",
          true});
   if (done_cut_)
     out.push_back(

@@ -465,8 +465,11 @@ void deep_section(const Explorer& ex, const PanelInputs& in, PanelActions& out) 
            r->extended.levels(), r->bla_ms);
   }
   if (const std::optional<DeepStats>& s = d.last) {
-    bullet("last frame: %.2f ms %s; longest launch so far %.2f ms", s->ms,
-           s->gpu ? "of kernels (CUDA events)" : "on the CPU (wall)", d.longest_ms);
+    if (s->gpu)
+      bullet("last frame: %.2f ms of kernels (CUDA events); longest launch so far %.2f ms", s->ms,
+             d.longest_ms);
+    else
+      bullet("last frame: %.2f ms on the CPU (wall)", s->ms);
     const double counted = static_cast<double>(s->pixel_iters);
     const double run = static_cast<double>(s->iterated);
     bullet("steps counted %.4g, iterated %.4g (%.2f%%): %.4g skipped by the approximation", counted,
@@ -475,9 +478,11 @@ void deep_section(const Explorer& ex, const PanelInputs& in, PanelActions& out) 
     if (s->warp_iterated)
       bullet("SIMT efficiency of the steps iterated: %.1f%% (a warp runs to its slowest lane)",
              100 * run / (32.0 * static_cast<double>(s->warp_iterated)));
-    if (s->ms > 0)
+    if (s->ms > 0) {
       bullet("%.3g Giter/s counted, %.3g Giter/s iterated", counted / s->ms * 1e-6,
              run / s->ms * 1e-6);
+      explain_last_item("Giter/s");
+    }
   } else {
     bullet("no deep frame finished yet");
   }
@@ -495,10 +500,13 @@ void deep_section(const Explorer& ex, const PanelInputs& in, PanelActions& out) 
     explain_last_item("% of bound");
   }
   ImGui::TextDisabled(
-      in.deep.last && in.deep.last->approximated
+      !(in.deep.last && in.deep.last->approximated)
+          ? "the overlay (P) models every step by the loop the SASS view (S) shows"
+      : in.deep.last->gpu
           ? "the overlay (P) models the steps iterated; the bilinear tables' look-ups and the "
             "steps they skip are outside the model, inside the counters"
-          : "the overlay (P) models every step by the loop the SASS view (S) shows");
+          : "the overlay (P) models the steps iterated; the bilinear tables' look-ups and the "
+            "steps they skip are outside the model");
   ImGui::PopTextWrapPos();
 }
 
@@ -514,7 +522,7 @@ void measurement_section(const Explorer& ex, const PanelInputs& in, PanelActions
   else if (refining)
     std::snprintf(label, sizeof label, "Measurement: rendering %.0f%%", 100 * in.path.progress);
   else
-    std::snprintf(label, sizeof label, "Measurement: %s %.3f ms",
+    std::snprintf(label, sizeof label, "Measurement: %s %.3f ms (mean)",
                   last_frame(in).gpu ? "kernel" : "CPU", ex.render_ms.mean());
   if (!section({label}, "measurement", true)) return;
   bool live = ex.live;
@@ -562,6 +570,7 @@ void measurement_section(const Explorer& ex, const PanelInputs& in, PanelActions
       bullet("Giter/s: %.3f run, %.3f counted%s", iters_done / (ms * 1e6),
              static_cast<double>(c.pixel_counted) / (ms * 1e6),
              c.pixel_counted > c.pixel_iters ? " (orbits found periodic were stopped)" : "");
+      explain_last_item("Giter/s");
     }
     if (!in.fastest_here.empty()) {
       ImGui::PushTextWrapPos(0.0f);
@@ -598,9 +607,11 @@ void measurement_section(const Explorer& ex, const PanelInputs& in, PanelActions
         m.giter_per_s, iters_done);
   else
     bullet("%.2f Giter/s run and counted; %.3g pixel-iterations", m.giter_per_s, iters_done);
+  explain_last_item("Giter/s");
   bullet("warp-issued iterations %.3g; SIMT efficiency %.1f%% (D: per warp)",
          static_cast<double>(s.warp_iters), 100 * m.simt_efficiency);
   explain_last_item("SIMT efficiency");
+  glossary_marker("warp-issued iterations");
   ImGui::TextWrapped("Model (%s):", in.facts.rates->describe().c_str());
   const bool issue = std::string(pipe_name(m.bound.limiting)) == "issue";
   bullet("bound, pipes overlapping: %.3f ms (%.3f M cycles, %s-bound)", m.bound_max_ms,
@@ -623,7 +634,7 @@ std::array<double, 7> by_pipe(const InstrMix& m) {
 // Instruction mix: declared beside the variant, and read from this executable's SASS.
 void model_section(const Explorer& ex, const PanelInputs& in) {
   if (!section({"Model: instructions per step", "Model: per step"}, "model", false)) return;
-  text_with_term("Each step's instructions by pipe, as the seed articles count them",
+  text_with_term("Each step's instructions by pipe, counted as the seed articles count them",
                  "the seed articles");
   if (in.facts.device)
     ImGui::TextWrapped("On sm_%d (the bound uses: %s)", in.facts.arch,

@@ -14,6 +14,7 @@
 #include "io/embedded.h"
 #include "io/kfr_location.h"
 #include "io/settings.h"
+#include "model/bench_views.h"
 #include "model/variant_table.h"
 #include "version.h"
 
@@ -827,6 +828,11 @@ ParseResult parse_command_line(const std::vector<std::string>& args, const Catal
       "time every variant at three fixed 3840x2160 views, or at yours (--view, --zoom), beside "
       "each view's physical limit (needs a GPU)");
   add_bench_options(*bench, raw);
+  std::string views = "The fixed views, as --view takes them (X,Y,SPAN,ITERS):";
+  for (const NamedView& v : kBenchViews)
+    views += std::string("\n  ") + v.name + ": " + v.x + "," + v.y + "," + v.span + "," +
+             std::to_string(v.iters);
+  bench->footer(views);
   CLI::App* experiment = app.add_subcommand(
       "experiment",
       "run one of the seed experiments: prediction, measurement, ratio (the measurement needs a "

@@ -17,7 +17,7 @@ std::string cell(double v) {
   if (a >= 1e6) return fmt("%.3f M", v / 1e6);
   if (a >= 1e4) return fmt("%.0f", v);
   if (a >= 100) return fmt("%.1f", v);
-  return fmt("%.3g", v);
+  return fmt("%.4g", v);
 }
 
 nlohmann::json optional_json(const std::optional<double>& v) {
@@ -93,17 +93,42 @@ std::string format_experiment(const ExperimentReport& r, OutputFormat format) {
   return s.str();
 }
 
-std::string format_prediction(const ExperimentReport& r, const std::string& measured_where) {
+std::string format_prediction(const ExperimentReport& r, const std::string& measured_where,
+                              OutputFormat format) {
   std::ostringstream s;
-  s << "## " << r.name << ": " << r.title << "\n\n"
-    << "Question: " << r.question << "\n\n"
-    << "Predicted for " << r.device << ", by the model alone; measured: " << measured_where
-    << "\n\n";
-  if (r.rows.empty()) {
-    s << "No prediction without a measurement: " << r.conclusion << ".\n";
+  if (format == OutputFormat::Json) {
+    nlohmann::json rows = nlohmann::json::array();
+    for (const ExperimentRow& row : r.rows)
+      rows.push_back({{"label", row.label},
+                      {"predicted", optional_json(row.predicted)},
+                      {"measured", nullptr},
+                      {"unit", row.unit},
+                      {"note", row.note}});
+    nlohmann::json j = {{"experiment", r.name},      {"title", r.title}, {"device", r.device},
+                        {"question", r.question},    {"model", r.model}, {"rows", rows},
+                        {"measured", measured_where}};
+    if (r.rows.empty()) j["no_prediction"] = r.conclusion;
+    s << j.dump(2) << "\n";
     return s.str();
   }
-  s << "| what | predicted | unit | note |\n"
+  if (format == OutputFormat::Csv) {
+    s << "experiment,label,predicted,unit,note\n";
+    for (const ExperimentRow& row : r.rows)
+      s << csv_field(r.name) << "," << csv_field(row.label) << ","
+        << (row.predicted ? fmt("%.9g", *row.predicted) : "") << "," << csv_field(row.unit) << ","
+        << csv_field(row.note) << "\n";
+    return s.str();
+  }
+  s << "## " << r.name << ": " << r.title << "\n\n"
+    << "Question: " << r.question << "\n\n";
+  if (r.rows.empty()) {
+    s << "No prediction for " << r.device << " without a measurement: " << r.conclusion
+      << ". Measured: " << measured_where << ".\n";
+    return s.str();
+  }
+  s << "Predicted for " << r.device << ", by the model alone; measured: " << measured_where
+    << "\n\n"
+    << "| what | predicted | unit | note |\n"
     << "|---|---:|---|---|\n";
   for (const ExperimentRow& row : r.rows)
     s << "| " << md_text(row.label) << " | " << (row.predicted ? cell(*row.predicted) : "-")

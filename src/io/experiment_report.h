@@ -20,8 +20,11 @@ inline constexpr const char* kExperimentCsvHeader =
 // row has counters; Markdown then gains a counters table after the main one.
 std::string experiment_csv_header(bool with_counters);
 std::string format_experiment(const ExperimentReport& report, OutputFormat format);
-// A prediction alone (lab's predict_experiment), as Markdown: its rows' predicted column, or why
-// there is none; `measured_where` says where the measurement is to be had and why not here.
-std::string format_prediction(const ExperimentReport& report, const std::string& measured_where);
+// A prediction alone (lab's predict_experiment): its rows' predicted column, or why there is
+// none; `measured_where` says where the measurement is to be had and why not here. JSON: rows
+// with "measured" null, "no_prediction" where there are none; CSV: experiment_csv_header's
+// columns without measured and ratio.
+std::string format_prediction(const ExperimentReport& report, const std::string& measured_where,
+                              OutputFormat format);
 
 }  // namespace mp

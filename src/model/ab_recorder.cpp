@@ -34,7 +34,7 @@ void AbRecorder::kernel(long long frame, bool b, double ms) {
 }
 
 std::string AbRecorder::summary(const std::string& name, double own_cpu_ms,
-                                const std::string& ui_timed_on) const {
+                                const std::string& ui_timed_on, bool kernels_timed) const {
   std::ostringstream out;
   if (!both_halves()) {
     out << name << " A/B: too few frames to time both halves";
@@ -58,8 +58,11 @@ std::string AbRecorder::summary(const std::string& name, double own_cpu_ms,
     out << "n/a (too few blocks)";
   out << "; overlay's own CPU " << own_cpu_ms << " ms; UI end of frame CPU " << ui_cpu_[0].mean()
       << " -> " << ui_cpu_[1].mean() << " ms, " << ui_timed_on << " " << ui_gpu_[0].mean() << " -> "
-      << ui_gpu_[1].mean() << " ms; kernel " << kernel_[0].mean() << " -> " << kernel_[1].mean()
-      << " ms (events)";
+      << ui_gpu_[1].mean() << " ms; ";
+  if (kernels_timed)
+    out << "kernel " << kernel_[0].mean() << " -> " << kernel_[1].mean() << " ms (events)";
+  else
+    out << "kernel: not timed (the CPU path has no CUDA events)";
   return out.str();
 }
 

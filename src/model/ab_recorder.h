@@ -33,8 +33,9 @@ class AbRecorder {
   // "NAME A/B: N frames without, M with: mean ..." (no newline), or that there were too few.
   // `own_cpu_ms`: the overlay's own CPU time per frame, said in the line.
   // ui_timed_on: what the UI's timer queries time ("GPU"; a software GL's CPU, said as such).
+  // kernels_timed: the frames ran on the CUDA path, whose events time the kernels.
   std::string summary(const std::string& name, double own_cpu_ms,
-                      const std::string& ui_timed_on = "GPU") const;
+                      const std::string& ui_timed_on = "GPU", bool kernels_timed = true) const;
   bool both_halves() const { return !frames_[0].empty() && !frames_[1].empty(); }
 
  private:

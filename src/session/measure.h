@@ -8,24 +8,13 @@
 #include <vector>
 
 #include "device_buffer.h"
+#include "model/bench_views.h"
 #include "model/counter_figures.h"
 #include "model/view_limit.h"
 #include "session/deep_renderer.h"
 #include "session/frame_report.h"
 
 namespace mp {
-
-// The bench's three views (at 3840x2160): the whole set, a seahorse-valley zoom full of
-// divergence, and a view where almost every pixel runs all its steps.
-struct NamedView {
-  const char* name;
-  View view;
-};
-inline const NamedView kBenchViews[] = {
-    {"A", *parse_view("-0.5", "0", "3", 1024)},
-    {"B", *parse_view("-0.743643887037151", "0.131825904205330", "0.005", 4096)},
-    {"C", *parse_view("-0.75", "0", "0.05", 16384)},
-};
 
 // Every variant in `variants` at `view`, width x height: `warmup` untimed frames, the median
 // of `frames` timed ones by kernel time (warm_median: that one frame's figures together), and how
