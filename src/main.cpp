@@ -2,6 +2,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <exception>
 #include <iostream>
@@ -69,16 +70,21 @@ void say_error(const std::string& text) {
   std::cerr << "mandelpipe: " + mp::printable(text) + "\n";
 }
 
-// A run whose output was lost (a full disk, a closed pipe or descriptor) has not succeeded,
-// whatever it did.
-int checked_stdout(int code, const LostOutput* closed) {
-  if (closed && closed->lost() > 0) {
-    say_error("cannot write to standard output: it was closed");
-    return code == 0 ? 2 : code;
-  }
-  if (std::cout.flush()) return code;
-  const int err = errno;
-  say_error(std::string("cannot write to standard output: ") + std::strerror(err));
+// Why standard output lost what was written to it (a full disk, a closed pipe or descriptor), or
+// nothing.
+std::optional<std::string> stdout_lost(const LostOutput* closed) {
+  if (closed && closed->lost() > 0) return "it was closed";
+  if (std::cout.flush()) return std::nullopt;
+  return std::strerror(errno);
+}
+
+// A run whose output was lost has not succeeded, whatever it did; `done`: what it did all the
+// same (files written), said in the line.
+int checked_stdout(int code, const LostOutput* closed, const char* done = nullptr) {
+  const std::optional<std::string> lost = stdout_lost(closed);
+  if (!lost) return code;
+  say_error("cannot write to standard output: " + *lost +
+            (code == 0 && done ? std::string("; ") + done : std::string()));
   return code == 0 ? 2 : code;
 }
 
@@ -90,7 +96,17 @@ int main(int argc, char** argv) {
   std::optional<LostOutput> lost;
   if (closed & 2) lost.emplace();
   const LostOutput* stdout_closed = lost ? &*lost : nullptr;
+  // A line to standard error in one write, however it is put together: the lines of processes
+  // sharing it (MPI's ranks) then stay whole. Every line the program writes there ends in '\n'.
+  std::setvbuf(stderr, nullptr, _IOLBF, BUFSIZ);
   mp::install_cleanup_on_signals();
+  // render's files would be replaced and the run then fail for its closing line: refused first.
+  if ((closed & 2) && argc > 1 && std::string_view(argv[1]) == "render") {
+    say_error(
+        "standard output is closed: render says there what it wrote (send it to /dev/null to drop "
+        "that line)");
+    return 2;
+  }
   mp::Catalogue catalogue;
   for (std::string_view name : mp::experiment_names()) catalogue.experiments.emplace_back(name);
   const mp::ParseResult parsed = mp::parse_command_line({argv, argv + argc}, catalogue);
@@ -108,7 +124,8 @@ int main(int argc, char** argv) {
             mp::end_as_asked();  // the window quit on a signal, its settings saved: it ends by it
             return code;
           } else if constexpr (std::is_same_v<O, mp::RenderOptions>) {
-            return checked_stdout(mp::run_render(o), stdout_closed);
+            return checked_stdout(mp::run_render(o), stdout_closed,
+                                  "the render finished and its files are written");
           } else if constexpr (std::is_same_v<O, mp::BenchOptions>) {
             return checked_stdout(mp::run_bench(o), stdout_closed);
           } else {
@@ -117,7 +134,10 @@ int main(int argc, char** argv) {
         },
         *parsed.options);
   } catch (const mp::ExitError& e) {
-    if (e.what()[0] != '\0') say_error(e.what());  // none: another process (MPI rank 0) said it
+    // What went to standard output before the error (experiment's prediction) may be lost too.
+    const std::optional<std::string> unwritten = stdout_lost(stdout_closed);
+    if (e.what()[0] != '\0')  // none: another process (MPI rank 0) said it
+      say_error(e.what() + (unwritten ? "; and standard output: " + *unwritten : std::string()));
     return e.code();
   } catch (const std::exception& e) {
     say_error(std::string("error: ") + e.what());

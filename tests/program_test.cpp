@@ -212,6 +212,11 @@ TEST_F(ProgramTest, HelpThatCannotBeWrittenFails) {
   if (!fs::exists("/dev/full")) GTEST_SKIP() << "no /dev/full here";
   expect_one_line_error(run("--help", "", "/dev/full"), 2, "cannot write to standard output");
   expect_one_line_error(run("--version", "", "/dev/full"), 2, "cannot write to standard output");
+  // An error after output that was lost says both, in one line.
+  const Result r = run("experiment sin-overlap", "CUDA_VISIBLE_DEVICES=", "/dev/full");
+  expect_one_line_error(r, 3, "needs a CUDA GPU to measure");
+  EXPECT_NE(r.err.find("; and standard output: No space left on device"), std::string::npos)
+      << r.err;
 }
 
 TEST_F(ProgramTest, BadFlagsGiveOneLineAndExit2) {

@@ -618,15 +618,25 @@ TEST_F(RenderBigTest, AClosedStandardErrorLeavesTheImageWhole) {
   EXPECT_EQ(png_and_sidecar_widths(dir_ / "c.png"), std::make_pair(128, 128));
 }
 
-// Closed standard output: the image is written whole, and the run says its output was lost, as for
-// a full disk (exit 2), instead of succeeding without a word.
+// Closed standard output: refused before any work, so that an earlier pair is not replaced by a
+// run that then fails for its closing line; a full one (known only when written) says that the
+// files were written, beside its exit 2.
 TEST_F(RenderBigTest, AClosedStandardOutputIsReported) {
-  const std::string cmd = "cd '" + dir_.string() + "' && exec '" + program::binary() +
-                          "' render --cpu --width 64 --height 48 --iters 100 --out c.png >&- 2>'" +
-                          (dir_ / ".stderr").string() + "' </dev/null";
-  const Result r = collect(std::system(cmd.c_str()));
+  const std::string render = "' render --cpu --width 64 --height 48 --iters 100 --out c.png ";
+  const std::string err = " 2>'" + (dir_ / ".stderr").string() + "' </dev/null";
+  std::string cmd = "cd '" + dir_.string() + "' && exec '" + program::binary() + render + ">&-" + err;
+  Result r = collect(std::system(cmd.c_str()));
   EXPECT_EQ(r.code, 2) << r.err;
-  EXPECT_NE(r.err.find("mandelpipe: cannot write to standard output: it was closed\n"),
+  EXPECT_EQ(r.err,
+            "mandelpipe: standard output is closed: render says there what it wrote (send it to "
+            "/dev/null to drop that line)\n");
+  EXPECT_FALSE(fs::exists(dir_ / "c.png"));
+  if (!fs::exists("/dev/full")) GTEST_SKIP() << "no /dev/full here";
+  cmd = "cd '" + dir_.string() + "' && exec '" + program::binary() + render + ">/dev/full" + err;
+  r = collect(std::system(cmd.c_str()));
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("mandelpipe: cannot write to standard output: No space left on device; the "
+                       "render finished and its files are written\n"),
             std::string::npos)
       << r.err;
   EXPECT_EQ(png_and_sidecar_widths(dir_ / "c.png"), std::make_pair(64, 64));

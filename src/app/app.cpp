@@ -124,8 +124,17 @@ App::App(const WindowOptions& o)
     std::cerr << "mandelpipe: " << printable(user_bookmarks_.problem()) << "\n";
     ex_.status = user_bookmarks_.problem();
   }
+  bool known = false;
   for (std::size_t i = 0; i < palettes_.size(); ++i)
-    if (palettes_[i].name == settings_.palette) ex_.palette = static_cast<int>(i);
+    if (palettes_[i].name == settings_.palette) {
+      ex_.palette = static_cast<int>(i);
+      known = true;
+    }
+  if (!known) {
+    ex_.status = "settings: palette '" + settings_.palette + "' is not one of this version's (" +
+                 palettes_[ex_.palette].name + " shown; the file keeps it until another is picked)";
+    std::cerr << "mandelpipe: " << printable(ex_.status) << "\n";
+  }
   palette_at_start_ = ex_.palette;
   ui_timed_on_ = gl::timer_queries_time();
   if (settings_.window_x && settings_.window_y && !o.window_size_given)

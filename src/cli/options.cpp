@@ -67,7 +67,7 @@ struct Raw {
   std::optional<std::string> present;
   bool no_vsync = false, overlay = false, overlay_ab = false, counters_ab = false, sass = false,
        divergence = false, no_counters = false, window_stalls = false;
-  std::string screenshot, open_experiment, capture_dir;
+  std::optional<std::string> screenshot, open_experiment, capture_dir;
   // render
   std::string out;
   std::optional<std::string> ss, zoom_to, exr, png_level, exr_compression;
@@ -165,15 +165,18 @@ std::string palette_names() {
 void add_view_options(CLI::App& app, Raw& raw, bool image_size, std::vector<std::string>* shared) {
   std::vector<CLI::Option*> added;
   added.push_back(add_text(app, "--center", raw.center,
-                           "view centre X,Y in the complex plane (default -0.5,0)"));
+                           "view centre X,Y in the complex plane, each within 1000 of 0 and of "
+                           "any number of digits (default -0.5,0)"));
   added.push_back(add_text(app, "--span", raw.span,
-                           "width of the view in the complex plane (default 3, the whole set "
-                           "fitted to the image where --center and --span are left out)"));
+                           "width of the view in the complex plane, " + span_range() +
+                               " (default 3, the whole set fitted to the image where --center "
+                               "and --span are left out)"));
   added.push_back(
       add_text(app, "--iters", raw.iters, "maximum iterations, 1..10^7 (default 1024)"));
   added.push_back(add_text(app, "--location", raw.location,
                            "a Kalles Fraktaler location file (.kfr: Re, Im, Zoom, Iterations) as "
-                           "the view; --iters after it still sets the limit")
+                           "the view; --iters, before or after it, sets the limit instead of "
+                           "the file's Iterations (which may then be left out)")
                       ->type_name("FILE.kfr"));
   added.push_back(
       add_text(app, "--variant", raw.variant, "step variant (default fma4): " + variant_names()));
@@ -508,7 +511,12 @@ std::string finish_window(WindowOptions& o, const Raw& raw, const Catalogue& cat
   o.window_size_given = raw.width || raw.height;
   if (std::string e = finish_view(o, raw, o.width, o.height); !e.empty()) return e;
   if (std::string e = finish_counter_interval(raw, o.counter_interval_us); !e.empty()) return e;
-  o.screenshot = raw.screenshot;
+  // Given, these name something: an empty value is a mistake, not "none".
+  for (const auto& [name, value] : {std::pair{"--screenshot", &raw.screenshot},
+                                    std::pair{"--capture-dir", &raw.capture_dir},
+                                    std::pair{"--open-experiment", &raw.open_experiment}})
+    if (*value && (*value)->empty()) return std::string(name) + ": needs a value, got ''";
+  o.screenshot = raw.screenshot.value_or("");
   if (!o.screenshot.empty() && !is_png(o.screenshot))
     return "--screenshot: screenshots are PNG, so name it FILE.png";
   o.vsync = !raw.no_vsync;
@@ -524,7 +532,7 @@ std::string finish_window(WindowOptions& o, const Raw& raw, const Catalogue& cat
   o.counters_ab = raw.counters_ab;
   o.sass_view = raw.sass;
   o.divergence = raw.divergence;
-  o.capture_dir = raw.capture_dir;
+  o.capture_dir = raw.capture_dir.value_or("");
   o.no_counters = raw.no_counters;
   o.stalls = raw.window_stalls;
   if (o.overlay_ab && o.frames < 100)
@@ -541,7 +549,7 @@ std::string finish_window(WindowOptions& o, const Raw& raw, const Catalogue& cat
     o.present = *m;
   else
     return "--present: expected one of " + present_mode_names() + ", got '" + present + "'";
-  o.open_experiment = raw.open_experiment;
+  o.open_experiment = raw.open_experiment.value_or("");
   if (!o.open_experiment.empty())
     return known_experiment("--open-experiment", o.open_experiment, catalogue);
   return "";
@@ -752,13 +760,30 @@ std::string finish_experiment(ExperimentOptions& o, const Raw& raw, const Catalo
   return finish_counter_interval(raw, o.counter_interval_us);
 }
 
+// An argument no option took (extras are allowed so that they can be named here), as the line
+// that names it and the help to see ("render --help" after render), or "".
+std::string unexpected(const CLI::App& app, std::initializer_list<const CLI::App*> apps) {
+  const auto extra = app.remaining(true);
+  // "--" (the end of options) is not itself an argument.
+  const auto it =
+      std::find_if(extra.begin(), extra.end(), [](const std::string& x) { return x != "--"; });
+  if (it == extra.end()) return "";
+  std::string help = "--help";
+  for (const CLI::App* a : apps)
+    if (a != &app && a->parsed()) help = a->get_name() + " --help";
+  return "unexpected argument '" + *it + "' (see " + help + ")";
+}
+
 // CLI11's own messages ("The following argument was not expected: x", "name is required"),
 // said again in the style of the others: one line that names the option.
 std::string parse_error_line(const CLI::ParseError& e, const std::vector<std::string>& args,
-                             std::initializer_list<const CLI::App*> apps) {
+                             const CLI::App& app, std::initializer_list<const CLI::App*> apps) {
   // Repeats are counted after the parse, so this is a value that ran out: the option is last.
   if (dynamic_cast<const CLI::ArgumentMismatch*>(&e))
     return args.back().substr(0, args.back().find('=')) + ": needs a value";
+  // A mistyped option (--ouput) leaves the one it meant missing: the typo is what to name.
+  if (dynamic_cast<const CLI::RequiredError*>(&e))
+    if (std::string line = unexpected(app, apps); !line.empty()) return line;
   if (dynamic_cast<const CLI::RequiredError*>(&e))
     for (const CLI::App* a : apps)
       for (const CLI::Option* opt : a->get_options())
@@ -785,12 +810,7 @@ std::string parse_error_line(const CLI::ParseError& e, const std::vector<std::st
 // meant is unclear), the same name before and after a subcommand counting as one option.
 std::string unexpected_or_repeated(const CLI::App& app,
                                    std::initializer_list<const CLI::App*> apps) {
-  const auto extra = app.remaining(true);
-  // "--" (the end of options) is not itself an argument.
-  if (const auto it =
-          std::find_if(extra.begin(), extra.end(), [](const std::string& x) { return x != "--"; });
-      it != extra.end())
-    return "unexpected argument '" + *it + "' (see --help)";
+  if (std::string line = unexpected(app, apps); !line.empty()) return line;
   std::map<std::string, std::size_t> given;
   for (const CLI::App* a : apps)
     for (const CLI::Option* opt : a->get_options())
@@ -855,7 +875,7 @@ ParseResult parse_command_line(const std::vector<std::string>& args, const Catal
     r.out = out.str() + err.str();
     return r;
   } catch (const CLI::ParseError& e) {
-    return fail(parse_error_line(e, args, {&app, render, bench, experiment}));
+    return fail(parse_error_line(e, args, app, {&app, render, bench, experiment}));
   }
   for (const CLI::App* sub : {render, bench, experiment}) {
     if (!sub->parsed()) continue;

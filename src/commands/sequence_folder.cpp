@@ -35,14 +35,22 @@ std::string element_text(const nlohmann::json& entry) {
   return text;
 }
 
-// `dir`, made if it is not there; the path to lock the sequence by.
-fs::path made_folder(const fs::path& dir) {
+// A path in a message; an empty one as '' so that it shows.
+std::string shown(const fs::path& p) { return p.empty() ? "''" : p.string(); }
+
+// `dir`, made if it is not there (a resume's must be: a mistyped name starts nothing); the path
+// to lock the sequence by.
+fs::path made_folder(const fs::path& dir, bool resume) {
   std::error_code ec;
   if (fs::exists(dir, ec)) {
     if (!fs::is_directory(dir, ec))
-      throw std::runtime_error("--out: " + dir.string() + " is not a folder");
+      throw std::runtime_error("--out: " + shown(dir) + " is not a folder");
+  } else if (resume) {
+    throw std::runtime_error("--resume: " + shown(dir) +
+                             " does not exist: there is no sequence to complete (without "
+                             "--resume a new one starts there)");
   } else if (fs::create_directories(dir, ec); ec) {
-    throw std::runtime_error("--out: cannot make the folder " + dir.string() + ": " + ec.message());
+    throw std::runtime_error("--out: cannot make the folder " + shown(dir) + ": " + ec.message());
   }
   return dir / kListing;
 }
@@ -102,7 +110,7 @@ bool looks_whole(const fs::path& p) {
 
 SequenceFolder::SequenceFolder(const fs::path& dir, nlohmann::json head, bool resume)
     : dir_(dir),
-      lock_(made_folder(dir)),
+      lock_(made_folder(dir, resume)),
       stale_removed_(remove_stale_temps_in(dir)),
       head_(std::move(head)) {
   const Contents c = contents_of(dir_, lock_.path());
@@ -119,7 +127,10 @@ SequenceFolder::SequenceFolder(const fs::path& dir, nlohmann::json head, bool re
   if (c.listing) {
     std::ifstream in(dir_ / kListing);
     const nlohmann::json recorded = nlohmann::json::parse(in, nullptr, false);
-    if (recorded.is_discarded() || !recorded.is_object() || !recorded.contains("parameters"))
+    if (recorded.is_discarded())
+      throw std::runtime_error("--resume: " + (dir_ / kListing).string() +
+                               " is not valid JSON (damaged): render into a new folder");
+    if (!recorded.is_object() || !recorded.contains("parameters"))
       throw std::runtime_error("--resume: " + (dir_ / kListing).string() +
                                " records no sequence's parameters: render into a new folder");
     const std::string difference = first_difference(recorded["parameters"], head_.at("parameters"));

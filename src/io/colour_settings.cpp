@@ -3,6 +3,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
+#include <cstdio>
 #include <stdexcept>
 
 #include "io/settings.h"
@@ -19,10 +20,13 @@ double tidy(float f) {
 float json_float(const nlohmann::json& j, const char* key, float lo, float hi, float fallback) {
   if (!j.contains(key)) return fallback;
   const nlohmann::json& v = j.at(key);
-  if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() < lo ||
-      v.get<double>() > hi)
-    throw std::out_of_range(std::string(key) + " " + v.dump() + " is outside " +
-                            std::to_string(lo) + ".." + std::to_string(hi));
+  char range[64];
+  std::snprintf(range, sizeof range, "%g to %g", lo, hi);
+  if (!v.is_number())
+    throw std::out_of_range(std::string(key) + " " + v.dump() + " is not a number (" + range +
+                            ")");
+  if (!std::isfinite(v.get<double>()) || v.get<double>() < lo || v.get<double>() > hi)
+    throw std::out_of_range(std::string(key) + " " + v.dump() + " is outside " + range);
   return v.get<float>();
 }
 

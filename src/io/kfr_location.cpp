@@ -211,15 +211,17 @@ KfrResult parse_kfr(std::string_view text, bool own_iterations) {
     for (std::size_t k = 0; k < kKeys.size(); ++k)
       if (key == kKeys[k]) values[k] = value;
   }
-  for (std::size_t k = 0; k < kNeeded; ++k)
+  // The view's place first, each key's fault by name; Iterations only where the caller needs it.
+  for (std::size_t k = 0; k < 3; ++k)
     if (!values[k]) return failed(std::string(kKeys[k]) + ": missing");
-
   for (std::size_t k = 0; k < 3; ++k) {
     std::string error;
     if (!checked_decimal(*values[k], kKeys[k] == "Zoom", error))
       return failed(std::string(kKeys[k]) + ": " + error);
   }
-  const std::optional<std::uint32_t> iterations = read_iterations(*values[3]);
+  if (!values[3] && !own_iterations) return failed("Iterations: missing");
+  const std::optional<std::uint32_t> iterations =
+      values[3] ? read_iterations(*values[3]) : std::nullopt;
   if (!iterations && !own_iterations)
     return failed("Iterations: '" + kfr_value_text(*values[3]) +
                   "' is not a whole number from 1 to " + std::to_string(kMaxKfrIterations));

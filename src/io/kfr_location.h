@@ -14,8 +14,10 @@ namespace mp {
 // Longer files are refused before they are read: KF's own are a few kilobytes.
 inline constexpr std::size_t kMaxKfrBytes = std::size_t{1} << 20;
 inline constexpr std::uint32_t kMaxKfrIterations = 10'000'000;
-// Re, Im, Zoom and span lie within 10^-this and 10^this (in magnitude, 0 aside).
-inline constexpr std::int64_t kMaxKfrExponent10 = 100'000;
+// Re, Im, Zoom and span lie within 10^-this and 10^this (in magnitude, 0 aside): past the
+// deepest span a view takes (kMinSpan, about 10^-80,807,124), so that a location's zoom is refused
+// by the view's own limits, as --span is.
+inline constexpr std::int64_t kMaxKfrExponent10 = 100'000'000;
 
 struct KfrLocation {
   std::string re, im;  // decimal text as the file has it
@@ -46,7 +48,7 @@ struct KfrResult {
 // not "Key: value", a key given twice, a missing one, a Re or Im that is not a finite decimal
 // number ("-1.25", "3e-40"), a Zoom that is not one above 0, values out of kMaxKfrExponent10's
 // range, and Iterations outside 1 to kMaxKfrIterations (`own_iterations`: the caller sets the limit
-// itself, and a bad Iterations is left at 0 instead).
+// itself, and a bad or missing Iterations is left at 0 instead).
 KfrResult parse_kfr(std::string_view text, bool own_iterations = false);
 // The file read (a regular file, at most kMaxKfrBytes) and parsed; errors start with its name.
 KfrResult load_kfr(const std::filesystem::path& file, bool own_iterations = false);

@@ -41,7 +41,14 @@ std::vector<Bookmark> parse_bookmarks(std::string_view text) {
     const nlohmann::json j = nlohmann::json::parse(text);
     for (const auto& b : j.at("bookmarks")) {
       Bookmark bm;
+      if (!b.is_object() || !b.contains("name") || !b.at("name").is_string())
+        throw std::runtime_error("bookmark " + std::to_string(out.size() + 1) +
+                                 ": needs a \"name\" that is text");
       bm.name = b.at("name").get<std::string>();
+      for (const char* key : {"span", "center", "iters"})
+        if (!b.contains(key)) throw std::runtime_error("'" + bm.name + "': " + key + " missing");
+      if (!b.at("center").is_array() || b.at("center").size() != 2)
+        throw std::runtime_error("'" + bm.name + "': center must be a list of two coordinates");
       bm.view.span = span_of(b.at("span"), bm.name);
       bm.view.center_x = coordinate_of(b.at("center").at(0), bm.view, bm.name);
       bm.view.center_y = coordinate_of(b.at("center").at(1), bm.view, bm.name);
