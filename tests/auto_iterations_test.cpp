@@ -105,6 +105,29 @@ TEST(AutoIterations, TheLateShareCountsPixelsEscapingInTheLimitsLastHalf) {
   EXPECT_DOUBLE_EQ(late_share(f.data(), 5, 1, 1000), 2.0 / 5);
   EXPECT_DOUBLE_EQ(late_share(f.data(), 5, 1, 2000), 0.0);
   EXPECT_EQ(late_share(f.data(), 0, 1, 1000), 0.0);
+  // Every pixel escaped (a deep view's counts, all near its lowest): a higher limit would change
+  // none of them, however late they came.
+  const auto escaped = smooth_frame({600.0f, 999.0f, 700.0f, 800.0f});
+  EXPECT_EQ(late_share(escaped.data(), 4, 1, 1000), 0.0);
+}
+
+// Zooming on into a minibrot's interior starts afresh every factor of 8; a whole edge at a limit
+// that a doubling already failed to free there doubles no more, until the view is elsewhere.
+TEST(AutoIterations, AWholeEdgeAtALimitFoundInsideDoublesNoMoreDeeperIn) {
+  const unsigned floor = depth_floor(to_floatexp(1e-34));  // 34,000
+  AutoIterations a;
+  EXPECT_EQ(a.next(1.0, 0.0, 65536, 1u << 24, floor), 131072u);
+  EXPECT_EQ(a.next(1.0, 0.0, 131072, 1u << 24, floor), 131072u);
+  EXPECT_TRUE(a.stalled());
+  for (int zoom = 0; zoom < 4; ++zoom) {
+    a.reset();
+    EXPECT_EQ(a.next(1.0, 0.0, 131072, 1u << 24, floor + 1000 * zoom), 131072u) << zoom;
+  }
+  // Below the depth's floor it still doubles; elsewhere it starts remembering nothing.
+  a.reset();
+  EXPECT_EQ(a.next(1.0, 0.0, 131072, 1u << 24, 200000), 262144u);
+  a.forget();
+  EXPECT_EQ(a.next(1.0, 0.0, 65536, 1u << 24, floor), 131072u);
 }
 
 // A minibrot in the middle of the view: the edge all escapes, but a ring of pixels escapes late

@@ -165,8 +165,8 @@ TEST(KfrLocation, ZoomsMustBeAboveZeroAndInRange) {
     EXPECT_EQ(error_of(with_value("Zoom", bad)), "Zoom: '" + std::string(bad) + "' is not above 0");
   for (const char* far : {"1e999999999", "1e-999999999", "1E100000001", "1e99999999999999999999"})
     EXPECT_EQ(error_of(with_value("Zoom", far)), "Zoom: '" + std::string(far) +
-                                                      "' is out of range (10^-100000000 to "
-                                                      "10^100000000)");
+                                                     "' is out of range (10^-100000000 to "
+                                                     "10^100000000)");
   // Within it: deeper than any view goes (the view refuses those, as it does --span's).
   EXPECT_TRUE(parse_kfr(with_value("Zoom", "9.99E100000000")).ok);
   EXPECT_TRUE(parse_kfr(with_value("Zoom", "1E-100000000")).ok);

@@ -624,7 +624,8 @@ TEST_F(RenderBigTest, AClosedStandardErrorLeavesTheImageWhole) {
 TEST_F(RenderBigTest, AClosedStandardOutputIsReported) {
   const std::string render = "' render --cpu --width 64 --height 48 --iters 100 --out c.png ";
   const std::string err = " 2>'" + (dir_ / ".stderr").string() + "' </dev/null";
-  std::string cmd = "cd '" + dir_.string() + "' && exec '" + program::binary() + render + ">&-" + err;
+  std::string cmd =
+      "cd '" + dir_.string() + "' && exec '" + program::binary() + render + ">&-" + err;
   Result r = collect(std::system(cmd.c_str()));
   EXPECT_EQ(r.code, 2) << r.err;
   EXPECT_EQ(r.err,

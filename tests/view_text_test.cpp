@@ -278,6 +278,22 @@ TEST(ViewText, APastedLocationNamesTheRotationItLeavesOut) {
   EXPECT_EQ(turned.note, "Rotate: 30 is left out: mandelpipe's views are not turned");
 }
 
+// A pasted location without Iterations (as shared ones often are) keeps the window's limit, and
+// the paste says so.
+TEST(ViewText, APastedLocationWithoutIterationsKeepsTheLimit) {
+  ViewState current;
+  current.view.max_iter = 3000;
+  const ViewTextResult r =
+      parse_kfr_view("Re: -0.75\r\nIm: 0.1\r\nZoom: 100\r\n", current, 320, 200);
+  ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_EQ(r.state.view.max_iter, 3000u);
+  EXPECT_EQ(r.note, "no usable Iterations: the limit of 3000 kept");
+  // Its place's faults are still named.
+  const ViewTextResult bad =
+      parse_kfr_view("Re: -0.75\r\nIm: abc\r\nZoom: 100\r\n", current, 320, 200);
+  EXPECT_EQ(bad.error, "location: Im: 'abc' is not a decimal number");
+}
+
 // A location outside the views mandelpipe takes names the values at fault.
 TEST(ViewText, ALocationOutOfRangeNamesWhatIsOut) {
   ViewState current;

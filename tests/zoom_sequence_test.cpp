@@ -184,8 +184,9 @@ TEST_F(ZoomSequenceTest, ResumeWithOtherParametersIsRefused) {
   EXPECT_EQ(program::slurp(dir_ / "seq" / "frames.json"), json);
   EXPECT_EQ(on_disk().size(), 3u);
   // A folder that is not there has nothing to complete: a mistyped name starts no new sequence.
-  const std::string typo = "render --cpu --width 32 --height 24 --frames 3 --out sqe "
-                           "--zoom-to -0.7,0.1,0.1 --resume";
+  const std::string typo =
+      "render --cpu --width 32 --height 24 --frames 3 --out sqe "
+      "--zoom-to -0.7,0.1,0.1 --resume";
   expect_one_line_error(run(typo), "--resume: sqe does not exist");
   EXPECT_FALSE(fs::exists(dir_ / "sqe"));
   // A listing that is not JSON says so.

@@ -85,7 +85,7 @@ App::App(const WindowOptions& o)
       // the UI thread, since cuobjdump takes a moment.
       sass_(facts_.arch),
       glfw_(),
-      window_(settings_.window_width, settings_.window_height, "mandelpipe"),
+      window_(settings_.window_width, settings_.window_height, "mandelpipe", !o.window_size_given),
       imgui_(window_.get(), window_.content_scale(), settings_.ui_scale,
              config_.empty() ? "" : config_file(config_, "imgui.ini").string()),
       gpu_(session_renderer(device_.device)),
@@ -123,6 +123,15 @@ App::App(const WindowOptions& o)
   if (!user_bookmarks_.problem().empty()) {
     std::cerr << "mandelpipe: " << printable(user_bookmarks_.problem()) << "\n";
     ex_.status = user_bookmarks_.problem();
+  }
+  if (const auto screen = Window::screen_size();
+      screen && o.window_size_given && (o.width > screen->first || o.height > screen->second)) {
+    ex_.status = "the window (" + std::to_string(o.width) + "x" + std::to_string(o.height) +
+                 ") is larger than the screen (" + std::to_string(screen->first) + "x" +
+                 std::to_string(screen->second) +
+                 "): its frames cost as much as its size; the next session opens at most at the "
+                 "screen's (mandelpipe render makes images of any size)";
+    std::cerr << "mandelpipe: " << ex_.status << "\n";
   }
   bool known = false;
   for (std::size_t i = 0; i < palettes_.size(); ++i)
@@ -170,9 +179,11 @@ App::~App() {
   const auto [w, h] = window_.size();
   const auto [x, y] = window_.position();
   // A side shrunk below 200 pixels (a slip of the mouse, a script) is not one to reopen at: the
-  // side before it is kept.
-  if (w >= 200) settings_.window_width = w;
-  if (h >= 200) settings_.window_height = h;
+  // side before it is kept. One past the screen (--width 16384) is this session's: the next opens
+  // at most as large as the screen.
+  const auto screen = Window::screen_size();
+  if (w >= 200) settings_.window_width = screen ? std::min(w, screen->first) : w;
+  if (h >= 200) settings_.window_height = screen ? std::min(h, screen->second) : h;
   settings_.window_x = x;
   settings_.window_y = y;
   // A palette this version does not know is kept in the file unless another was picked.
@@ -711,13 +722,27 @@ void App::render_image(int fw, int fh, bool b_half) {
 }
 
 void App::adjust_iterations() {
-  if (!ex_.auto_iters) return;
-  // A zoom of 8 or more since the last fresh start is another region: it starts afresh.
-  const double zoomed = std::abs(log10_of(ex_.view.span) - log10_of(auto_anchor_span_));
-  if (auto_anchor_span_.m == 0 || zoomed > 0.9) {
-    auto_iters_.reset();
-    auto_anchor_span_ = ex_.view.span;
+  // Past what the pinned variant resolves the image says nothing a higher limit could change.
+  if (!ex_.auto_iters || precision_.exhausted) return;
+  // A zoom of 8 or more since the last fresh start is another region: it starts afresh. A view
+  // whose centre lies more than a few spans from that start's is elsewhere (a jump): it starts
+  // remembering nothing of the place before.
+  bool elsewhere = !auto_anchor_;
+  double zoomed = 0;
+  if (const std::optional<View>& a = auto_anchor_) {
+    zoomed = std::abs(log10_of(ex_.view.span) - log10_of(a->span));
+    const FloatExp reach = (a->span < ex_.view.span ? ex_.view.span : a->span) * to_floatexp(4.0);
+    const auto far = [&](const BigReal& from, const BigReal& to) {
+      const FloatExp d = to_floatexp(to - from);
+      return !((d.m < 0 ? -d : d) < reach);
+    };
+    elsewhere = far(a->center_x, ex_.view.center_x) || far(a->center_y, ex_.view.center_y);
   }
+  if (elsewhere)
+    auto_iters_.forget();
+  else if (zoomed > 0.9)
+    auto_iters_.reset();
+  if (elsewhere || zoomed > 0.9) auto_anchor_ = ex_.view;
   const double share = pipeline_.edge_inside_share();
   const double late = pipeline_.late_share(ex_.view.max_iter);
   const unsigned floor = depth_floor(ex_.view.span);

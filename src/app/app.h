@@ -156,8 +156,8 @@ class App {
   // The frame whose image the surface holds (or is refining towards); none before the first.
   std::optional<FrameKey> shown_;
   AutoIterations auto_iters_;
-  long deep_frames_ = 0;       // finished by perturbation, for the --frames summary
-  FloatExp auto_anchor_span_;  // the span the automatic limit last started afresh at
+  long deep_frames_ = 0;             // finished by perturbation, for the --frames summary
+  std::optional<View> auto_anchor_;  // the view the automatic limit last started afresh at
   // A finished frame's edge, for the automatic iteration limit: raised (a new view, so a new
   // frame) while the edge reaches it.
   void adjust_iterations();

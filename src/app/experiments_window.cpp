@@ -266,8 +266,9 @@ void ExperimentsWindow::draw(bool* open, Explorer& ex, Layout& layout, const Dev
       ImGui::SetTooltip("%s running", busy);
   }
   if (!device) {
-    ImGui::SameLine();
+    ImGui::PushTextWrapPos(0.0f);
     ImGui::TextDisabled("Experiments run on the GPU: the CUDA path is not in use.");
+    ImGui::PopTextWrapPos();
     draw_prediction();
   }
   draw_progress(ex);

@@ -31,6 +31,10 @@ constexpr std::pair<std::string_view, std::string_view> kTerms[] = {
     {"SIMT efficiency",
      "Pixel-iterations over 32 x warp-iterations: the share of a warp's 32 lanes doing useful "
      "work. A lane whose pixel has escaped idles until its warp's last pixel is done."},
+    {"zoom",
+     "The whole set's width (3) over the view's span. Kalles Fraktaler's Zoom, which the .kfr "
+     "files F12 writes and Ctrl+V reads carry, is 4 over the span of the image's height: for a "
+     "wide image a larger number for the same view."},
     {"Giter/s",
      "Billions of pixel-iterations (steps) a second. Run: the steps executed. Counted: the steps "
      "the pixels' counts say, which is more where steps were not executed: orbits found periodic "

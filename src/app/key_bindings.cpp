@@ -78,7 +78,8 @@ const std::vector<KeyBinding>& key_bindings() {
        "K",
        "pin",
        "pin the variant: off, zooming past float's precision renders with df64 or fp64 "
-       "(whichever is faster here) until you zoom out again"},
+       "(whichever is faster here), then past double's with perturbation (perturb, perturb-x), "
+       "until you zoom out again; on, your variant at any depth"},
       {Action::Home, {GLFW_KEY_HOME}, 0, false, "Home", "reset", "back to the starting view"},
       {Action::Back,
        {GLFW_KEY_LEFT},
@@ -108,7 +109,8 @@ const std::vector<KeyBinding>& key_bindings() {
        false,
        "Ctrl+V",
        "paste",
-       "go to the view in the clipboard (text as Ctrl+C copies it)"},
+       "go to the view in the clipboard: text as Ctrl+C copies it, a render line, or a Kalles "
+       "Fraktaler location (Re, Im, Zoom, Iterations)"},
       {Action::SaveBookmark,
        {GLFW_KEY_B},
        0,
@@ -150,7 +152,8 @@ const std::vector<KeyBinding>& key_bindings() {
        false,
        "F12",
        "capture",
-       "save the window as PNG, with a JSON of what made it"},
+       "save the window as PNG, with a JSON of what made it and the view as a Kalles Fraktaler "
+       ".kfr"},
       {Action::UiLarger,
        {GLFW_KEY_EQUAL, GLFW_KEY_KP_ADD},
        ctrl,

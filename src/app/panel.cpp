@@ -168,7 +168,8 @@ void variant_section(const Explorer& ex, const PanelInputs& in, PanelActions& ou
   if (ImGui::Checkbox("pin variant (K)", &pin)) out.keys.push_back(Action::PinVariant);
   why_disabled(
       "Off: as you zoom past what float can tell apart, df64 or fp64 (whichever is faster here) "
-      "renders instead, and your variant again once you zoom out.\nOn: your variant always.");
+      "renders instead, past double's perturbation from a reference orbit, and your variant "
+      "again once you zoom out.\nOn: your variant always.");
   const std::string rendering = "rendering " + std::string(vi.name) + " for precision";
   const char* pin_note = moved            ? rendering.c_str()
                          : ex.pin_variant ? "kept at any depth"
@@ -195,7 +196,7 @@ void variant_section(const Explorer& ex, const PanelInputs& in, PanelActions& ou
       ImGui::Text("%d __sinf per step on sm_%d", variants::sines_per_step(in.facts.arch),
                   in.facts.arch);
     else
-      ImGui::Text("%d __sinf per step in the sm_%d build (no GPU in use)",
+      ImGui::Text("%d __sinf per step (sm_%d build, no GPU)",
                   variants::sines_per_step(in.facts.arch), in.facts.arch);
     flow(button_width("measure the balance", true));
     const char* busy = ex.measuring();
@@ -228,6 +229,7 @@ void view_section(const Explorer& ex, const PanelInputs& in, PanelActions& out) 
   if (!in.centre[2].empty()) ImGui::TextDisabled("       %s", in.centre[2].c_str());
   ImGui::Text("Span   %s, zoom %s", span_text(ex.view.span).c_str(),
               span_text(quotient(View().span, ex.view.span), 3).c_str());
+  explain_last_item("zoom");
   int iters = static_cast<int>(ex.view.max_iter);
   // The field with its - and + buttons beside it.
   ImGui::SetNextItemWidth(field_width(9, "max iterations") - 2 * ImGui::GetFrameHeight());
@@ -653,7 +655,14 @@ void model_section(const Explorer& ex, const PanelInputs& in) {
     mixes.push_back({"total (SASS)", "SASS", l->mix * (1.0 / vi.steps_per_check)});
   // The pipes across where the panel is wide enough for them, else down, so that no column is
   // cut at a small window or a large UI size.
-  const float cell = 2 * ImGui::GetStyle().CellPadding.x + 1, number = text_width("00.5");
+  const float cell = 2 * ImGui::GetStyle().CellPadding.x + 1;
+  float number = 0;  // the widest value shown ("4.5625"), so that no column is squeezed to wrap
+  for (const Mix& m : mixes)
+    for (double v : by_pipe(m.mix)) {
+      char text[32];
+      std::snprintf(text, sizeof text, "%g", v);
+      number = std::max(number, text_width(text));
+    }
   float across = text_width("total (declared)") + cell;
   for (const char* p : kMixPipes) across += std::max(text_width(p), number) + cell;
   const bool pipes_across = across <= ImGui::GetContentRegionAvail().x;

@@ -1,5 +1,6 @@
 #include "app/window.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <stdexcept>
 
@@ -31,7 +32,18 @@ GlfwSession::~GlfwSession() {
   glfwTerminate();
 }
 
-Window::Window(int width, int height, const char* title) {
+std::optional<std::pair<int, int>> Window::screen_size() {
+  GLFWmonitor* monitor = glfwGetPrimaryMonitor();
+  const GLFWvidmode* mode = monitor ? glfwGetVideoMode(monitor) : nullptr;
+  if (!mode || mode->width <= 0 || mode->height <= 0) return std::nullopt;
+  return std::make_pair(mode->width, mode->height);
+}
+
+Window::Window(int width, int height, const char* title, bool fit_to_screen) {
+  if (const auto screen = screen_size(); screen && fit_to_screen) {
+    width = std::min(width, screen->first);
+    height = std::min(height, screen->second);
+  }
   glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 4);
   glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 5);
   glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);

@@ -1,6 +1,7 @@
 // GLFW, owned: the library session and one window with a current GL 4.5 core context.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -28,7 +29,11 @@ struct KeyPress {
 
 class Window {
  public:
-  Window(int width, int height, const char* title);
+  // fit_to_screen: a size larger than the primary monitor's (a settings file from another
+  // machine) is cut to it, as one given on the command line is not.
+  Window(int width, int height, const char* title, bool fit_to_screen);
+  // The primary monitor's size in screen coordinates, where GLFW knows it.
+  static std::optional<std::pair<int, int>> screen_size();
   ~Window();
   Window(const Window&) = delete;
   Window& operator=(const Window&) = delete;

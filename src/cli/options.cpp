@@ -512,9 +512,9 @@ std::string finish_window(WindowOptions& o, const Raw& raw, const Catalogue& cat
   if (std::string e = finish_view(o, raw, o.width, o.height); !e.empty()) return e;
   if (std::string e = finish_counter_interval(raw, o.counter_interval_us); !e.empty()) return e;
   // Given, these name something: an empty value is a mistake, not "none".
-  for (const auto& [name, value] : {std::pair{"--screenshot", &raw.screenshot},
-                                    std::pair{"--capture-dir", &raw.capture_dir},
-                                    std::pair{"--open-experiment", &raw.open_experiment}})
+  for (const auto& [name, value] :
+       {std::pair{"--screenshot", &raw.screenshot}, std::pair{"--capture-dir", &raw.capture_dir},
+        std::pair{"--open-experiment", &raw.open_experiment}})
     if (*value && (*value)->empty()) return std::string(name) + ": needs a value, got ''";
   o.screenshot = raw.screenshot.value_or("");
   if (!o.screenshot.empty() && !is_png(o.screenshot))

@@ -150,10 +150,17 @@ namespace mp {
 
 ViewTextResult parse_kfr_view(std::string_view text, const ViewState& current, int width,
                               int height) {
-  const KfrResult k = parse_kfr(text);
+  // Shared locations often leave Iterations out: the window's limit then stays (and rises on its
+  // own where automatic).
+  const KfrResult k = parse_kfr(text, true);
   if (k.ok) {
     ViewTextResult r = kfr_location_view(k.location, current, width, height);
-    r.note = kfr_left_out(k.location);
+    const std::string left = kfr_left_out(k.location);
+    const std::string kept = k.location.iterations
+                                 ? ""
+                                 : "no usable Iterations: the limit of " +
+                                       std::to_string(current.view.max_iter) + " kept";
+    r.note = left.empty() ? kept : kept.empty() ? left : left + "; " + kept;
     return r;
   }
   ViewTextResult r;
@@ -166,7 +173,8 @@ ViewTextResult kfr_location_view(const KfrLocation& k, const ViewState& current,
   ViewTextResult r;
   try {
     const BigDecimal span = kfr_span(k.zoom, width, height);
-    const std::optional<View> v = parse_view(k.re, k.im, span.text, k.iterations);
+    const std::optional<View> v =
+        parse_view(k.re, k.im, span.text, k.iterations ? k.iterations : current.view.max_iter);
     if (!v) {
       // Which of its values: the span the zoom gives, or a centre coordinate.
       r.error = !parse_view_span(span.text)

@@ -581,7 +581,8 @@ int render_one(const RenderOptions& o, const DeviceChoice& dc, const Palette& pa
   if (ranks.size() == 1 &&
       every_pixel_at_limit(record, pixels_of(o.width, o.height, o.ss), view.max_iter))
     std::cerr << "mandelpipe: note: every pixel reached the limit of " << view.max_iter
-              << (view.max_iter == 1 ? " iteration" : " iterations") << " (none escaped), so the image is one colour: the set's inside, or "
+              << (view.max_iter == 1 ? " iteration" : " iterations")
+              << " (none escaped), so the image is one colour: the set's inside, or "
                  "a limit too low for the view (--iters, --auto-iters on)\n";
   std::cout << "wrote " << printable(png.string()) << (o.exr.empty() ? "" : ", " + printable(o.exr))
             << " and " << printable(json_path.string()) << " (" << o.width << "x" << o.height

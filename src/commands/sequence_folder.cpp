@@ -36,7 +36,9 @@ std::string element_text(const nlohmann::json& entry) {
 }
 
 // A path in a message; an empty one as '' so that it shows.
-std::string shown(const fs::path& p) { return p.empty() ? "''" : p.string(); }
+std::string shown(const fs::path& p) {
+  return p.empty() ? "''" : p.string();
+}
 
 // `dir`, made if it is not there (a resume's must be: a mistyped name starts nothing); the path
 // to lock the sequence by.

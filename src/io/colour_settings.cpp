@@ -2,8 +2,8 @@
 
 #include <charconv>
 #include <cmath>
-#include <cstdlib>
 #include <cstdio>
+#include <cstdlib>
 #include <stdexcept>
 
 #include "io/settings.h"
@@ -23,8 +23,7 @@ float json_float(const nlohmann::json& j, const char* key, float lo, float hi, f
   char range[64];
   std::snprintf(range, sizeof range, "%g to %g", lo, hi);
   if (!v.is_number())
-    throw std::out_of_range(std::string(key) + " " + v.dump() + " is not a number (" + range +
-                            ")");
+    throw std::out_of_range(std::string(key) + " " + v.dump() + " is not a number (" + range + ")");
   if (!std::isfinite(v.get<double>()) || v.get<double>() < lo || v.get<double>() > hi)
     throw std::out_of_range(std::string(key) + " " + v.dump() + " is outside " + range);
   return v.get<float>();

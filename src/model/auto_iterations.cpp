@@ -45,8 +45,14 @@ double late_share(const float* data, int width, int height, unsigned max_iter) {
   const std::size_t n = static_cast<std::size_t>(width) * height;
   const float half = max_iter / 2.0f;
   std::size_t late = 0;
-  for (std::size_t i = 0; i < n; ++i) late += data[i * kFloatsPerPixel] > half;
-  return static_cast<double>(late) / n;
+  bool inside = false;
+  for (std::size_t i = 0; i < n; ++i) {
+    late += data[i * kFloatsPerPixel] > half;
+    inside |= data[i * kFloatsPerPixel] < 0;
+  }
+  // Where every pixel escaped, a higher limit changes none of them, however late they escaped
+  // (a deep view's counts all lie near its lowest).
+  return inside ? static_cast<double>(late) / n : 0.0;
 }
 
 unsigned depth_floor(FloatExp span) {
@@ -73,8 +79,15 @@ unsigned AutoIterations::next(double edge_inside, double late, unsigned max_iter
     const bool nothing_seen = edge_inside >= 1.0 && max_iter < floor;
     if (edge_stuck && tail_stuck && !nothing_seen) {
       stalled_ = true;
+      if (edge_inside >= 1.0) held_inside_ = std::max(held_inside_, max_iter);
       return max_iter;
     }
+  }
+  // A whole edge at a limit that a doubling already failed to free, deeper in (zooming into a
+  // minibrot's interior): no doubling more for each new start.
+  if (edge_inside >= 1.0 && max_iter >= floor && max_iter <= held_inside_) {
+    stalled_ = true;
+    return max_iter;
   }
   raised_at_ = edge_inside;
   raised_late_ = late;
@@ -86,6 +99,11 @@ void AutoIterations::reset() {
   raised_at_ = raised_late_ = -1;
   raised_to_ = 0;
   stalled_ = false;
+}
+
+void AutoIterations::forget() {
+  reset();
+  held_inside_ = 0;
 }
 
 }  // namespace mp

@@ -29,7 +29,8 @@ double edge_ring_inside_share(const float* top, const float* bottom, const float
                               const float* right, int width, int height);
 
 // Of all the pixels, the share that escaped only in the last half of `max_iter` steps (a smooth
-// value above max_iter / 2).
+// value above max_iter / 2); 0 where no pixel reached the limit, since a higher one would then
+// change none.
 double late_share(const float* data, int width, int height, unsigned max_iter);
 
 class AutoIterations {
@@ -43,11 +44,17 @@ class AutoIterations {
   // most `ceiling`); below `floor` (depth_floor's) a whole edge at the limit is not a stall.
   unsigned next(double edge_inside, double late, unsigned max_iter, unsigned ceiling,
                 unsigned floor = 0);
-  // A view elsewhere (a jump, a zoom past a factor of 8 since the last raise): a new start.
+  // A zoom past a factor of 8 since the last raise: a new start, which still remembers the
+  // highest limit at which a whole edge at the limit was not freed by a doubling (the set's
+  // interior, or as deep as the depth's floor allows): at or below it a whole edge at the limit
+  // no longer doubles.
   void reset();
+  // A view elsewhere (a jump): a new start that remembers nothing.
+  void forget();
   bool stalled() const { return stalled_; }
 
  private:
+  unsigned held_inside_ = 0;
   // The edge's share inside and the late share when the limit was last doubled.
   double raised_at_ = -1, raised_late_ = -1;
   unsigned raised_to_ = 0;

@@ -33,6 +33,13 @@ BigReal coordinate_of(const nlohmann::json& j, const View& v, const std::string&
   return *c;
 }
 
+// The JSON library's message after its "[json.exception.parse_error.101] " tag.
+std::string untagged(const nlohmann::json::exception& e) {
+  const std::string what = e.what();
+  const std::size_t tag = what.find("] ");
+  return tag == std::string::npos ? what : what.substr(tag + 2);
+}
+
 }  // namespace
 
 std::vector<Bookmark> parse_bookmarks(std::string_view text) {
@@ -62,8 +69,10 @@ std::vector<Bookmark> parse_bookmarks(std::string_view text) {
       bm.view.max_iter = static_cast<unsigned>(iters);
       out.push_back(std::move(bm));
     }
+  } catch (const nlohmann::json::parse_error& e) {
+    throw std::runtime_error("not valid JSON (" + untagged(e) + ")");
   } catch (const nlohmann::json::exception& e) {
-    throw std::runtime_error(std::string("bookmarks: ") + e.what());
+    throw std::runtime_error("bookmarks: " + untagged(e));
   }
   return out;
 }

@@ -117,9 +117,12 @@ CpuFrameStats CpuRenderer::render_pixels(VariantId variant, const PixelGrid& gri
                                          unsigned max_iter, std::uint64_t begin, std::uint64_t end,
                                          float* out, unsigned* counts, double stop_after_ms) const {
   const std::uint64_t n = end > begin ? end - begin : 0;
-  // Chunks small enough to share a slice out evenly and to stop soon after its time is up,
-  // large enough that taking one costs nothing beside its pixels.
-  const std::uint64_t chunk = std::clamp<std::uint64_t>(n / (threads_ * 16ull), 1, 1024);
+  // Chunks small enough to share a slice out evenly and to stop soon after its time is up (at
+  // most about 2^20 steps, so that pixels of millions of steps are taken one by one), large
+  // enough that taking one costs nothing beside its pixels.
+  const std::uint64_t most =
+      std::clamp<std::uint64_t>((1u << 20) / std::max(max_iter, 1u), 1, 1024);
+  const std::uint64_t chunk = std::clamp<std::uint64_t>(n / (threads_ * 16ull), 1, most);
   Work w{grid, max_iter, out, counts, end, chunk, Clock::now(), stop_after_ms, {begin}};
   CpuFrameStats s;
   s.threads = threads_;

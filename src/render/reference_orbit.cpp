@@ -1,5 +1,6 @@
 #include "render/reference_orbit.h"
 
+#include <algorithm>
 #include <chrono>
 
 #include "render/mpfr_temps.h"
@@ -26,7 +27,10 @@ std::optional<ReferenceOrbit> compute_reference_orbit(mpfr_srcptr cx, mpfr_srcpt
   mpfr_set(c_y, cy, MPFR_RNDN);
   mpfr_set_zero(x, 1);
   mpfr_set_zero(y, 1);
-  for (unsigned n = 0; n < max_iter; ++n) {
+  // Cancel and progress looked at about every 2^22 bits' worth of steps: every 4096th at a few
+  // hundred bits, every one at millions, where a step takes milliseconds.
+  const unsigned every = static_cast<unsigned>(std::clamp(4'194'304 / std::max(bits, 1), 1, 4096));
+  for (unsigned n = 0, seen = 0; n < max_iter; ++n) {
     square_add(x, y, c_x, c_y, t);
     const RefPoint p{mpfr_get_d(x, MPFR_RNDN), mpfr_get_d(y, MPFR_RNDN)};
     orbit.z.push_back(p);
@@ -37,7 +41,8 @@ std::optional<ReferenceOrbit> compute_reference_orbit(mpfr_srcptr cx, mpfr_srcpt
       orbit.escaped = true;
       break;
     }
-    if ((n & 4095) == 4095) {
+    if (++seen == every) {
+      seen = 0;
       if (cancel && cancel->load(std::memory_order_relaxed)) return std::nullopt;
       const auto now = Clock::now();
       if (progress && now - last_report > std::chrono::milliseconds(250)) {
