@@ -85,7 +85,7 @@ App::App(const WindowOptions& o)
       // the UI thread, since cuobjdump takes a moment.
       sass_(facts_.arch),
       glfw_(),
-      window_(settings_.window_width, settings_.window_height, "mandelpipe", !o.window_size_given),
+      window_(settings_.window_width, settings_.window_height, "mandelpipe"),
       imgui_(window_.get(), window_.content_scale(), settings_.ui_scale,
              config_.empty() ? "" : config_file(config_, "imgui.ini").string()),
       gpu_(session_renderer(device_.device)),
@@ -124,9 +124,10 @@ App::App(const WindowOptions& o)
     std::cerr << "mandelpipe: " << printable(user_bookmarks_.problem()) << "\n";
     ex_.status = user_bookmarks_.problem();
   }
+  const int asked_w = settings_.window_width, asked_h = settings_.window_height;
   if (const auto screen = Window::screen_size();
-      screen && o.window_size_given && (o.width > screen->first || o.height > screen->second)) {
-    ex_.status = "the window (" + std::to_string(o.width) + "x" + std::to_string(o.height) +
+      screen && (asked_w > screen->first || asked_h > screen->second)) {
+    ex_.status = "the window (" + std::to_string(asked_w) + "x" + std::to_string(asked_h) +
                  ") is larger than the screen (" + std::to_string(screen->first) + "x" +
                  std::to_string(screen->second) +
                  "): its frames cost as much as its size; the next session opens at most at the "

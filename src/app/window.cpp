@@ -1,6 +1,5 @@
 #include "app/window.h"
 
-#include <algorithm>
 #include <cstdlib>
 #include <stdexcept>
 
@@ -39,11 +38,7 @@ std::optional<std::pair<int, int>> Window::screen_size() {
   return std::make_pair(mode->width, mode->height);
 }
 
-Window::Window(int width, int height, const char* title, bool fit_to_screen) {
-  if (const auto screen = screen_size(); screen && fit_to_screen) {
-    width = std::min(width, screen->first);
-    height = std::min(height, screen->second);
-  }
+Window::Window(int width, int height, const char* title) {
   glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 4);
   glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 5);
   glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);

@@ -29,9 +29,7 @@ struct KeyPress {
 
 class Window {
  public:
-  // fit_to_screen: a size larger than the primary monitor's (a settings file from another
-  // machine) is cut to it, as one given on the command line is not.
-  Window(int width, int height, const char* title, bool fit_to_screen);
+  Window(int width, int height, const char* title);
   // The primary monitor's size in screen coordinates, where GLFW knows it.
   static std::optional<std::pair<int, int>> screen_size();
   ~Window();
