@@ -76,6 +76,35 @@ TEST(Palette, ValuesPastTheRangeColourWithoutUndefinedConversions) {
   EXPECT_EQ(shaded[0], 0) << "a NaN shade clamps to black";
 }
 
+// A deep view's counts (4,950 to 5,050: a hundredth of their size apart) fill two palette
+// cycles from the lowest, at the palette's start; inside pixels and a flat image are left out.
+TEST(Palette, FittedColoursSpreadTheImagesCountsOverTwoCycles) {
+  const std::vector<float> data = {-1.0f, 0.0f, 4950.0f, 0.0f, 5000.0f, 0.0f, 5050.0f, 0.5f};
+  ColourParams c;
+  c.stripe = 0.3f;
+  const std::optional<FittedColours> f = fitted_colours(data.data(), 4, c);
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->lowest, 4950.0f);
+  EXPECT_EQ(f->highest, 5050.0f);
+  EXPECT_EQ(f->colour.stripe, 0.3f);
+  const auto t = [&](float smooth) {
+    const float v = colour_log2(smooth + 1.0f) * f->colour.density + f->colour.offset;
+    return v - std::floor(v);
+  };
+  const float span = (colour_log2(5051.0f) - colour_log2(4951.0f)) * f->colour.density;
+  EXPECT_NEAR(span, 2.0f, 1e-3f);
+  const float start = t(4950.0f);
+  EXPECT_TRUE(start < 1e-3f || start > 1 - 1e-3f) << start;
+  EXPECT_GT(f->colour.density, 50.0f);  // where density 1 shows one colour
+  // Nothing to fit: every pixel inside, or one value.
+  EXPECT_FALSE(fitted_colours(data.data(), 1, c));
+  const std::vector<float> flat = {7.0f, 0.0f, 7.0f, 0.0f};
+  EXPECT_FALSE(fitted_colours(flat.data(), 2, c));
+  // A shallow image's wide range is held at the lowest density.
+  const std::vector<float> wide = {0.0f, 0.0f, 1e30f, 0.0f};
+  EXPECT_EQ(fitted_colours(wide.data(), 2, c)->colour.density, kMinDensity);
+}
+
 TEST(Palette, BadFilesAreRejectedWithAReason) {
   EXPECT_THROW(parse_palettes("{"), std::runtime_error);
   EXPECT_THROW(parse_palettes(R"({"palettes": []})"), std::runtime_error);

@@ -419,7 +419,7 @@ TEST_F(RenderBigTest, BadValuesAreOneLineAndExitCode2) {
                         "--exr-compression: expected zip, piz, rle or none");
   expect_one_line_error(run("render --cpu --out x.png --ss 5"), "--ss");
   expect_one_line_error(run("render --cpu --out x.png --ss 1.5"), "--ss");
-  expect_one_line_error(run("render --cpu --out x.png --density 9"), "--density");
+  expect_one_line_error(run("render --cpu --out x.png --density 1001"), "--density");
   expect_one_line_error(run("render --cpu --out x.png --offset -0.1"), "--offset");
   expect_one_line_error(run("render --cpu --out x.png --stripe nan"), "--stripe");
   expect_one_line_error(run("render --cpu --out x.png --width 65537"), "--width");

@@ -204,7 +204,7 @@ TEST(ViewText, RefusesWhatIsNotAView) {
       {"--variant fma9", "--variant"},
       {"--palette neon", "--palette: unknown 'neon' (known: ember, ocean, grey)"},
       {"--density 0", "--density"},
-      {"--density 9", "--density"},
+      {"--density 1001", "--density"},
       {"--offset -0.1", "--offset"},
       {"--offset nan", "--offset"},
       {"--stripe 2", "--stripe"},

@@ -722,6 +722,23 @@ void App::render_image(int fw, int fh, bool b_half) {
   }
 }
 
+void App::fit_colours() {
+  const std::vector<float> pixels = pipeline_.pixels();
+  const std::optional<FittedColours> f =
+      fitted_colours(pixels.data(), pixels.size() / kFloatsPerPixel, ex_.colour);
+  char text[200];
+  if (!f) {
+    ex_.status = "colours not fitted: fewer than two escaped counts in this image";
+    return;
+  }
+  ex_.colour = f->colour;
+  std::snprintf(text, sizeof text,
+                "colours fitted to this image: its counts, about %.0f to %.0f, span two palette "
+                "cycles (density %.4g, offset %.3f)",
+                f->lowest + 2, f->highest + 2, f->colour.density, f->colour.offset);
+  ex_.status = text;
+}
+
 void App::adjust_iterations() {
   // Past what the pinned variant resolves the image says nothing a higher limit could change.
   if (!ex_.auto_iters || precision_.exhausted) return;
@@ -784,7 +801,8 @@ void App::draw_windows() {
   banner_ = precision_banner_lines(window_view(), precision_, fw, fh);
   if (std::string memory = frame_memory_notice(fw, fh); !memory.empty())
     banner_.push_back({Tone::Warning, "A" + memory.substr(1) + "."});
-  draw_banner(banner_, layout);
+  // Tab clears the view of both, for a screenshot without them (the panel says the same).
+  if (ex_.show_panel) draw_banner(banner_, layout);
   if (ex_.show_panel) {
     const PanelInputs in{facts_,
                          panel_path(pipeline_, gpu_),
@@ -850,6 +868,7 @@ void App::act_on(const PanelActions& a) {
   if (a.live) ex_.live = *a.live;
   if (a.palette) ex_.palette = *a.palette;
   if (a.colour) ex_.colour = *a.colour;
+  if (a.fit_colours) fit_colours();
   if (a.ui_scale) ex_.ui_scale = *a.ui_scale;
   for (const Action key : a.keys) perform(key);
   if (a.go_to) go_to(*a.go_to);

@@ -161,6 +161,7 @@ class App {
   // A finished frame's edge, for the automatic iteration limit: raised (a new view, so a new
   // frame) while the edge reaches it.
   void adjust_iterations();
+  void fit_colours();
   gl::Colourizer colourizer_;
 
   // Before ex_: an experiment on the run queue's worker reads the counters until it ends, and

@@ -509,6 +509,9 @@ void deep_section(const Explorer& ex, const PanelInputs& in, PanelActions& out) 
             "steps they skip are outside the model, inside the counters"
           : "the overlay (P) models the steps iterated; the bilinear tables' look-ups and the "
             "steps they skip are outside the model");
+  ImGui::TextDisabled(
+      "a deep view's counts lie close together: Colour > \"fit to image\" spreads the palette "
+      "over them");
   ImGui::PopTextWrapPos();
 }
 
@@ -770,7 +773,15 @@ void colour_section(const Explorer& ex, const PanelInputs& in, PanelActions& out
   }
   ImGui::SetNextItemWidth(field);
   ColourParams colour = ex.colour;
-  ImGui::SliderFloat("density", &colour.density, 0.05f, 8.0f, "%.2f", ImGuiSliderFlags_Logarithmic);
+  ImGui::SliderFloat("density", &colour.density, kMinDensity, kMaxDensity, "%.3g",
+                     ImGuiSliderFlags_Logarithmic);
+  flow(button_width("fit to image", true));
+  if (ImGui::SmallButton("fit to image")) out.fit_colours = true;
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip(
+        "density and offset that spread the palette over two cycles from this image's lowest "
+        "count to its highest: a deep view's counts are close together, which density 1 shows "
+        "as nearly one colour");
   ImGui::SetNextItemWidth(field);
   ImGui::SliderFloat("offset", &colour.offset, 0.0f, 1.0f);
   const bool aux = has_colouring_term(ex.variant);

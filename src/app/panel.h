@@ -102,6 +102,7 @@ struct PanelActions {
   std::optional<bool> auto_iters, live;
   std::optional<int> palette;  // into the App's palettes
   std::optional<ColourParams> colour;
+  bool fit_colours = false;  // density and offset fitted to the image (fitted_colours)
   std::optional<float> ui_scale;
 };
 

@@ -207,9 +207,10 @@ void add_view_options(CLI::App& app, Raw& raw, bool image_size, std::vector<std:
                    "deep views: iterate every step, skip none by bilinear approximation"));
   added.push_back(
       add_text(app, "--palette", raw.palette, "palette (default ember): " + palette_names()));
-  added.push_back(
-      add_text(app, "--density", raw.density,
-               "palette cycles per doubling of the iteration value, 0.05..8 (default 1)"));
+  added.push_back(add_text(
+      app, "--density", raw.density,
+      "palette cycles per doubling of the iteration value, 0.05..1000 (default 1; the window's "
+      "\"fit to image\" sets it for a deep view's narrow range of counts)"));
   added.push_back(add_text(app, "--offset", raw.offset, "palette phase, 0..1 (default 0)"));
   added.push_back(add_text(app, "--stripe", raw.stripe,
                            "weight of the variant's stripe term (fma4-sin), 0..1 (default 0.6)"));

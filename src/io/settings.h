@@ -19,10 +19,10 @@ struct Settings {
 };
 
 // What the loader accepts, and so what the saver may write: the command line's window sizes,
-// window positions a desktop can have, and the panel's colour ranges.
+// window positions a desktop can have, and the panel's colour ranges (the density's in
+// model/palette.h).
 inline constexpr int kMinWindowSide = 1, kMaxWindowSide = 16384;
 inline constexpr int kMaxWindowPosition = 65536;
-inline constexpr float kMinDensity = 0.05f, kMaxDensity = 8.0f;
 inline constexpr float kMinUiScale = 0.75f, kMaxUiScale = 2.5f;
 
 // The most a state file is read of: far past what the program writes, and so a file larger

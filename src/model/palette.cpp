@@ -60,6 +60,27 @@ std::array<std::uint8_t, 4> colourize(float smooth, float aux, const std::vector
   return rgba;
 }
 
+std::optional<FittedColours> fitted_colours(const float* data, std::size_t n, ColourParams c,
+                                            float cycles) {
+  float lo = 0, hi = -1;
+  for (std::size_t i = 0; i < n; ++i) {
+    const float v = data[i * kFloatsPerPixel];
+    if (!(v >= 0.0f)) continue;  // inside, or not a value
+    if (hi < lo) lo = hi = v;
+    lo = std::min(lo, v);
+    hi = std::max(hi, v);
+  }
+  if (!(hi > lo)) return std::nullopt;
+  // The formula's own log2, so that the lowest value lands on the palette's start.
+  const float from = colour_log2(lo + 1.0f), to = colour_log2(hi + 1.0f);
+  if (!(to > from)) return std::nullopt;
+  c.density = std::clamp(cycles / (to - from), kMinDensity, kMaxDensity);
+  const float start = from * c.density;
+  c.offset = -(start - std::floor(start));
+  if (c.offset < 0) c.offset += 1.0f;
+  return FittedColours{c, lo, hi};
+}
+
 void colour_rows(const float* data, int gw, int cols, int rows, int ss,
                  const std::vector<std::uint8_t>& lut, const ColourParams& c, std::uint8_t* rgb,
                  std::size_t pitch) {

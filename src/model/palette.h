@@ -7,6 +7,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -14,6 +15,10 @@
 #include "colour.h"
 
 namespace mp {
+
+// Palette cycles per doubling of the iteration value: up to 1000, where a deep view's counts,
+// a hundredth of their size apart, span a few cycles (fitted_colours).
+inline constexpr float kMinDensity = 0.05f, kMaxDensity = 1000.0f;
 
 struct PaletteStop {
   float pos;
@@ -34,6 +39,17 @@ std::vector<std::uint8_t> build_lut(const Palette& p);
 // interior points (smooth < 0) are black.
 std::array<std::uint8_t, 4> colourize(float smooth, float aux, const std::vector<std::uint8_t>& lut,
                                       const ColourParams& c);
+// The density and offset that spread the palette over `cycles` cycles from the lowest escaped
+// smooth value of `data` (n pixels, kFloatsPerPixel floats each) to the highest, the lowest at the
+// palette's start; `c`'s stripe kept. A deep view's counts differ by a hundredth of their size,
+// which density 1 shows as one colour. Nothing where fewer than two escaped values differ, or the
+// density would leave [kMinDensity, kMaxDensity] (held at its end then).
+struct FittedColours {
+  ColourParams colour;
+  float lowest = 0, highest = 0;  // the escaped smooth values it spans
+};
+std::optional<FittedColours> fitted_colours(const float* data, std::size_t n, ColourParams c,
+                                            float cycles = 2.0f);
 // Output pixels (0..cols-1, 0..rows-1) of samples `data` (rows of gw samples, kFloatsPerPixel
 // floats each; ss x ss samples a pixel) coloured by colour_pixel into `rgb`, rows `pitch` bytes
 // apart. Here, in mp_core, the host compiler contracts nothing (-ffp-contract=off), whatever the
