@@ -41,7 +41,13 @@ std::vector<float> samples(int count, unsigned seed) {
 
 TEST_F(GpuColourTest, TheKernelColoursAsTheCpuDoesByteForByte) {
   const std::vector<Palette> palettes = parse_palettes(embedded::palettes_json);
-  const ColourParams settings[] = {{1.0f, 0.0f, 0.6f}, {2.5f, 0.37f, 1.0f}, {0.3f, 0.9f, 0.0f}};
+  // Densities to the panel's end too ("fit to image" sets hundreds at deep views), where an ulp
+  // of the log is a larger step of the palette.
+  const ColourParams settings[] = {{1.0f, 0.0f, 0.6f},
+                                   {2.5f, 0.37f, 1.0f},
+                                   {0.3f, 0.9f, 0.0f},
+                                   {377.0f, 0.153f, 0.6f},
+                                   {kMaxDensity, 0.5f, 0.2f}};
   for (int ss = 1; ss <= 3; ++ss) {
     const int w = 97, h = 53, gw = w * ss, gh = h * ss;
     const std::size_t pitch = static_cast<std::size_t>(w) * 3 + 5;  // rows apart, as in a band
