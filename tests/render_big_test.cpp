@@ -146,6 +146,29 @@ TEST_F(RenderBigTest, ColourSettingsGoIntoTheSidecarAndComeBack) {
   EXPECT_THROW(colour_settings_from_json({{"density", 1001}}), std::out_of_range);
 }
 
+// --fit-colours: a deep view's counts, close together, spread over the palette from a preview;
+// the sidecar keeps what it set, so that --density and --offset render the same image again.
+TEST_F(RenderBigTest, FittedColoursComeFromAPreviewAndGoIntoTheSidecar) {
+  const std::string view = "render --cpu --width 96 --height 54 --center 0,1 --span 1e-20 ";
+  const Result r = run(view + "--iters 2000 --fit-colours --out f.png");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("mandelpipe: colours fitted to a preview: its counts, about "),
+            std::string::npos)
+      << r.err;
+  const auto p = nlohmann::json::parse(slurp(dir_ / "f.json"))["parameters"];
+  EXPECT_TRUE(p["fit_colours"].get<bool>());
+  const float density = p["density"].get<float>(), offset = p["offset"].get<float>();
+  EXPECT_GT(density, 2.0f) << "a deep view's counts lie close together";
+  char again[160];
+  std::snprintf(again, sizeof again, "--iters 2000 --density %.9g --offset %.9g --out g.png",
+                density, offset);
+  ASSERT_EQ(run(view + again).code, 0);
+  EXPECT_EQ(read_png(dir_ / "f.png").rgb, read_png(dir_ / "g.png").rgb);
+  expect_one_line_error(run(view + "--fit-colours --density 2 --out h.png"), "--fit-colours");
+  expect_one_line_error(run(view + "--fit-colours --zoom-to 0,1,1e-21 --frames 2 --out seq"),
+                        "--fit-colours");
+}
+
 // A record's "startup": its steps in ms after the process started, in the order they happen.
 void expect_startup_in_order(const nlohmann::json& s) {
   const char* steps[] = {"devices_probed_ms", "contexts_ready_ms",     "pipeline_entered_ms",

@@ -71,7 +71,7 @@ struct Raw {
   // render
   std::string out;
   std::optional<std::string> ss, zoom_to, exr, png_level, exr_compression;
-  bool exr_frames = false, resume = false;
+  bool exr_frames = false, resume = false, fit_colours = false;
   // render and bench
   std::optional<std::string> devices;
   // bench: --view (repeatable), the zoom path's parts and the bench's own switches
@@ -289,6 +289,11 @@ void add_render_options(CLI::App& app, Raw& raw) {
            "also write the iteration data as OpenEXR (channels N and NF, as Kalles Fraktaler and "
            "zoomasm read them; needs --ss 1)")
       ->type_name("FILE.exr");
+  app.add_flag("--fit-colours", raw.fit_colours,
+               "density and offset that spread the palette over two cycles of the view's counts, "
+               "from a preview of it (as the window's \"fit to image\"; a deep view's counts lie "
+               "close together, which density 1 shows as nearly one colour); not with --density, "
+               "--offset or --zoom-to");
   app.add_flag("--exr-frames", raw.exr_frames,
                "with --zoom-to: also frame-NNNNN.exr beside each frame (needs --ss 1)");
   add_text(app, "--exr-compression", raw.exr_compression,
@@ -612,6 +617,12 @@ std::string finish_render(RenderOptions& o, const Raw& raw) {
     o.exr = p;
   }
   if (raw.exr_frames && !raw.zoom_to) return "--exr-frames: belongs to --zoom-to";
+  if (raw.fit_colours && (raw.density || raw.offset))
+    return "--fit-colours: sets density and offset itself; leave out --density and --offset";
+  if (raw.fit_colours && raw.zoom_to)
+    return "--fit-colours: one image's; a zoom sequence keeps one palette across its frames "
+           "(give --density and --offset, as a fitted still's sidecar has them)";
+  o.fit_colours = raw.fit_colours;
   o.exr_frames = raw.exr_frames;
   if ((raw.exr || raw.exr_frames) && o.ss != 1)
     return "--exr: the iteration data is one sample a pixel; leave out --ss";

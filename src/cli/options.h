@@ -89,6 +89,7 @@ struct RenderOptions : ViewOptions {
   std::optional<View> zoom_to;       // --zoom-to X,Y,SPAN: frames from the view to this one...
   int zoom_frames = 0;               // ...this many (--frames), into the folder --out
   bool resume = false;               // --resume: only the frames the folder lacks, same parameters
+  bool fit_colours = false;          // --fit-colours: density and offset from a preview
   int png_level = kDefaultPngLevel;  // --png-level: 0 stores, 1 fastest (ISA-L), 9 smallest
   DeviceRequest devices;             // --devices (not given: every usable GPU of the host)
 };

@@ -18,16 +18,26 @@ LimitPreview::LimitPreview(const Plan& plan, const std::optional<DeviceInfo>& de
       renderer_(device, static_cast<long long>(pw_) * ph_, approximate),
       data_(static_cast<std::size_t>(pw_) * ph_ * kFloatsPerPixel) {}
 
+void LimitPreview::render(const View& v, Progress& progress) {
+  const PrecisionChoice c = choose_(v);
+  if (c.perturbation) {
+    renderer_.prepare_deep(v, pw_, ph_, progress);
+    renderer_.render_deep(*c.perturbation, v, pw_, ph_, {0, 0, pw_, ph_}, data_.data());
+  } else {
+    renderer_.render(c.variant, pixel_grid(v, pw_, ph_), v.max_iter, data_.data());
+  }
+}
+
+std::optional<FittedColours> LimitPreview::colours(const View& v, const ColourParams& c,
+                                                   Progress& progress) {
+  render(v, progress);
+  return fitted_colours(data_.data(), static_cast<std::size_t>(pw_) * ph_, c);
+}
+
 std::vector<unsigned> LimitPreview::limits(View v, AutoIterations& a, Progress& progress) {
   std::vector<unsigned> tried{v.max_iter};
   for (;;) {
-    const PrecisionChoice c = choose_(v);
-    if (c.perturbation) {
-      renderer_.prepare_deep(v, pw_, ph_, progress);
-      renderer_.render_deep(*c.perturbation, v, pw_, ph_, {0, 0, pw_, ph_}, data_.data());
-    } else {
-      renderer_.render(c.variant, pixel_grid(v, pw_, ph_), v.max_iter, data_.data());
-    }
+    render(v, progress);
     const unsigned next = a.next(edge_inside_share(data_.data(), pw_, ph_),
                                  late_share(data_.data(), pw_, ph_, v.max_iter), v.max_iter,
                                  kMaxIterations, depth_floor(v.span));

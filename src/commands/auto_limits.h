@@ -9,6 +9,7 @@
 #include "commands/piece_renderer.h"
 #include "commands/render_plan.h"
 #include "model/auto_iterations.h"
+#include "model/palette.h"
 #include "model/precision_choice.h"
 #include "model/view.h"
 #include "session/device.h"
@@ -29,8 +30,12 @@ class LimitPreview {
   // The limits tried from `v`'s own, last the one to render with; `a` carries what earlier raises
   // found (a stall) from view to view.
   std::vector<unsigned> limits(View v, AutoIterations& a, Progress& progress);
+  // Colours fitted to `v`'s preview (model/palette.h's fitted_colours), or nothing where its
+  // counts do not differ.
+  std::optional<FittedColours> colours(const View& v, const ColourParams& c, Progress& progress);
 
  private:
+  void render(const View& v, Progress& progress);
   int pw_, ph_;
   Choose choose_;
   PieceRenderer renderer_;

@@ -464,19 +464,19 @@ int render_one(const RenderOptions& o, const DeviceChoice& dc, const Palette& pa
   const fs::path png = o.out;
   const fs::path json_path = sidecar_path(png);
   const Plan plan = plan_for(o.width, o.height, o.ss);
-  BandPipeline pipeline(plan, look_for(o, palette), PipelineOutput::kStill, o.png_level, dc.devices,
-                        !o.no_approximation, hooks_from_environment());
-  pipeline.release_devices_after_run();  // the process's last CUDA work
-  if (ranks.root()) say_plan(plan, pipeline, !o.exr.empty());
   Progress progress(!ranks.root());
   View view = o.view;
   std::vector<unsigned> tried;
+  // Rank 0's preview sets the limit and the colours of every rank.
+  std::optional<LimitPreview> preview;
+  const auto preview_made = [&]() -> LimitPreview& {
+    if (!preview) preview.emplace(plan, dc.device, !o.no_approximation, choose_for(plan, o, dc));
+    return *preview;
+  };
   if (o.auto_iters.value_or(false)) {
-    // Rank 0's preview sets the limit of every rank.
     if (ranks.root()) {
       AutoIterations a;
-      tried = LimitPreview(plan, dc.device, !o.no_approximation, choose_for(plan, o, dc))
-                  .limits(view, a, progress);
+      tried = preview_made().limits(view, a, progress);
     }
     tried = nlohmann::json::parse(ranks.broadcast(nlohmann::json(tried).dump()))
                 .get<std::vector<unsigned>>();
@@ -485,6 +485,41 @@ int render_one(const RenderOptions& o, const DeviceChoice& dc, const Palette& pa
       std::cerr << "mandelpipe: automatic iterations: " << view.max_iter << " (a preview tried "
                 << limits_text(tried) << ")\n";
   }
+  ColourParams colour = o.colour;
+  if (o.fit_colours) {
+    nlohmann::json fitted;  // null: the preview's counts do not differ
+    if (ranks.root())
+      if (const std::optional<FittedColours> f = preview_made().colours(view, colour, progress))
+        fitted = {{"density", f->colour.density},
+                  {"offset", f->colour.offset},
+                  {"lowest", f->lowest},
+                  {"highest", f->highest}};
+    fitted = nlohmann::json::parse(ranks.broadcast(fitted.dump()));
+    if (!fitted.is_null()) {
+      colour.density = fitted["density"].get<float>();
+      colour.offset = fitted["offset"].get<float>();
+    }
+    if (ranks.root()) {
+      char line[240];
+      if (fitted.is_null())
+        std::snprintf(line, sizeof line,
+                      "mandelpipe: colours not fitted: the preview's counts do not differ "
+                      "(density %g, offset %g kept)\n",
+                      colour.density, colour.offset);
+      else
+        std::snprintf(line, sizeof line,
+                      "mandelpipe: colours fitted to a preview: its counts, about %.0f to %.0f, "
+                      "span two palette cycles (density %.6g, offset %.6g)\n",
+                      fitted["lowest"].get<double>() + 2, fitted["highest"].get<double>() + 2,
+                      colour.density, colour.offset);
+      std::cerr << line;
+    }
+  }
+  preview.reset();  // its device memory, before the pipeline's
+  BandPipeline pipeline(plan, Look{build_lut(palette), colour}, PipelineOutput::kStill, o.png_level,
+                        dc.devices, !o.no_approximation, hooks_from_environment());
+  pipeline.release_devices_after_run();  // the process's last CUDA work
+  if (ranks.root()) say_plan(plan, pipeline, !o.exr.empty());
   const PrecisionChoice choice = choice_for(view, plan, o, dc);
   if (!choice.why.empty() && ranks.root())
     std::cerr << "mandelpipe: " << choice.why << pin_hint(choice) << "\n";
@@ -518,7 +553,8 @@ int render_one(const RenderOptions& o, const DeviceChoice& dc, const Palette& pa
               {"png_level", o.png_level}};
           if (!tried.empty()) j["parameters"]["iters_tried"] = tried;
           if (!o.exr.empty()) j["exr"] = fs::path(o.exr).filename().string();
-          j["parameters"].update(colour_settings_json({palette.name, o.colour}));
+          j["parameters"].update(colour_settings_json({palette.name, colour}));
+          if (o.fit_colours) j["parameters"]["fit_colours"] = true;
           j["renderer"] = pipeline.renderer_description();
           j["cpu"] = cpu_model_name();
           j["tiling"] = tiling_json(plan, pipeline, r.launches, o, !o.exr.empty());

@@ -65,9 +65,10 @@ class Progress {
     last_ = t;
     char line[160];
     // Tenths under 10%, so that a slow start (orbits of millions of steps) is seen to move.
-    std::snprintf(line, sizeof line, fraction < 0.1 ? "mandelpipe: %s, %.1f%%, %.1f s\n"
-                                                    : "mandelpipe: %s, %.0f%%, %.1f s\n",
-                  where.c_str(), 100 * fraction, t);
+    std::snprintf(
+        line, sizeof line,
+        fraction < 0.1 ? "mandelpipe: %s, %.1f%%, %.1f s\n" : "mandelpipe: %s, %.0f%%, %.1f s\n",
+        where.c_str(), 100 * fraction, t);
     std::cerr << line << std::flush;
   }
 
