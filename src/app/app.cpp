@@ -152,6 +152,12 @@ App::App(const WindowOptions& o)
   window_.set_vsync(ex_.vsync);
   if (gpu_.has_renderer() && !o.no_counters)
     counters_.start(device_.device->index, o.counter_interval_us, o.stalls);
+  else if (o.stalls || o.counters_ab)
+    // Asked for on the command line: said there too, not only in the overlay.
+    std::cerr << "mandelpipe: " << (o.stalls ? "--stalls" : "--counters-ab")
+              << ": the GPU's counters need the CUDA path, which is not in use ("
+              << printable(device_.cpu_reason.empty() ? "no GPU renderer" : device_.cpu_reason)
+              << ")\n";
   if (!o.open_experiment.empty()) {
     experiments_.select(o.open_experiment);
     ex_.show_experiments = true;
