@@ -793,16 +793,16 @@ std::string parse_error_line(const CLI::ParseError& e, const std::vector<std::st
   // Repeats are counted after the parse, so this is a value that ran out: the option is last.
   if (dynamic_cast<const CLI::ArgumentMismatch*>(&e))
     return args.back().substr(0, args.back().find('=')) + ": needs a value";
-  // A mistyped option (--ouput) leaves the one it meant missing: the typo is what to name.
-  if (dynamic_cast<const CLI::RequiredError*>(&e))
+  if (dynamic_cast<const CLI::RequiredError*>(&e)) {
+    // A mistyped option (--ouput) leaves the one it meant missing: the typo is what to name.
     if (std::string line = unexpected(app, apps); !line.empty()) return line;
-  if (dynamic_cast<const CLI::RequiredError*>(&e))
     for (const CLI::App* a : apps)
       for (const CLI::Option* opt : a->get_options())
         if (a->parsed() && opt->get_required() && opt->count() == 0)
           return (opt->nonpositional() ? opt->get_name() + ": required"
                                        : a->get_name() + ": needs its " + opt->get_name()) +
                  " (see " + a->get_name() + " --help)";
+  }
   // Every value is read as text, so only a switch given a value it cannot take gets here.
   if (dynamic_cast<const CLI::ConversionError*>(&e))
     for (const std::string& arg : args)
