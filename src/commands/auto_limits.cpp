@@ -19,6 +19,9 @@ LimitPreview::LimitPreview(const Plan& plan, const std::optional<DeviceInfo>& de
       data_(static_cast<std::size_t>(pw_) * ph_ * kFloatsPerPixel) {}
 
 void LimitPreview::render(const View& v, Progress& progress) {
+  // The limits' last preview is the view the colours are fitted to: not rendered again.
+  if (rendered_ && *rendered_ == v) return;
+  rendered_ = v;
   const PrecisionChoice c = choose_(v);
   if (c.perturbation) {
     renderer_.prepare_deep(v, pw_, ph_, progress);

@@ -40,6 +40,7 @@ class LimitPreview {
   Choose choose_;
   PieceRenderer renderer_;
   std::vector<float> data_;
+  std::optional<View> rendered_;  // what data_ holds
 };
 
 // The frames' limits: shallowest frame first, each from a preview of it starting at the limit of

@@ -10,6 +10,7 @@
 #include <system_error>
 
 #include "io/exr_file.h"
+#include "io/printable.h"
 #include "io/stale_temps.h"
 
 namespace mp {
@@ -35,24 +36,20 @@ std::string element_text(const nlohmann::json& entry) {
   return text;
 }
 
-// A path in a message; an empty one as '' so that it shows.
-std::string shown(const fs::path& p) {
-  return p.empty() ? "''" : p.string();
-}
-
 // `dir`, made if it is not there (a resume's must be: a mistyped name starts nothing); the path
 // to lock the sequence by.
 fs::path made_folder(const fs::path& dir, bool resume) {
   std::error_code ec;
   if (fs::exists(dir, ec)) {
     if (!fs::is_directory(dir, ec))
-      throw std::runtime_error("--out: " + shown(dir) + " is not a folder");
+      throw std::runtime_error("--out: " + path_text(dir.string()) + " is not a folder");
   } else if (resume) {
-    throw std::runtime_error("--resume: " + shown(dir) +
+    throw std::runtime_error("--resume: " + path_text(dir.string()) +
                              " does not exist: there is no sequence to complete (without "
                              "--resume a new one starts there)");
   } else if (fs::create_directories(dir, ec); ec) {
-    throw std::runtime_error("--out: cannot make the folder " + shown(dir) + ": " + ec.message());
+    throw std::runtime_error("--out: cannot make the folder " + path_text(dir.string()) + ": " +
+                             ec.message());
   }
   return dir / kListing;
 }

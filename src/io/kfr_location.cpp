@@ -247,8 +247,7 @@ std::string kfr_left_out(const KfrLocation& k) {
 }
 
 KfrResult load_kfr(const std::filesystem::path& file, bool own_iterations) {
-  // An empty name shown as '' (a line "cannot read : ..." names nothing).
-  const std::string name = file.empty() ? "''" : file.string();
+  const std::string name = path_text(file.string());
   struct stat st {};
   // Checked before opening: a FIFO would block the reader, a device never end.
   if (::stat(file.c_str(), &st) != 0)

@@ -11,4 +11,9 @@ namespace mp {
 // drive the terminal; printable ASCII and other UTF-8 characters are kept as they are.
 std::string printable(std::string_view text);
 
+// A path as a message names it: an empty one as '' (a line "cannot read : ..." names nothing).
+inline std::string path_text(std::string_view path) {
+  return path.empty() ? "''" : std::string(path);
+}
+
 }  // namespace mp
