@@ -213,7 +213,11 @@ GpuPerturbStats GpuPerturbation::render(DeltaFormat format, const DeepGrid& grid
       format == DeltaFormat::Float
           ? resident(s.orbit_float, s.host_orbit.zf, s.length, "orbit in float")
           : nullptr;
-  const RefOrbitView ref{s.orbit.get(), s.length, orbit_float};
+  RefOrbitView ref{s.orbit.get(), s.length, orbit_float};
+  ref.tiny_at = s.host_orbit.tiny_at;
+  ref.tiny_x = s.host_orbit.tiny_x;
+  ref.tiny_y = s.host_orbit.tiny_y;
+  ref.tiny_e = s.host_orbit.tiny_e;
   const unsigned across = (rect.width + kTileW - 1) / kTileW;
   const unsigned tiles = across * ((rect.height + kTileH - 1) / kTileH);
   // As many blocks as stay resident, fewer where the tiles would not keep them busy.

@@ -2,6 +2,7 @@
 // multiplies and adds that the CPU rounds apart, so a few counts may differ by a step).
 #include <gtest/gtest.h>
 
+#include <initializer_list>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -127,13 +128,12 @@ TEST_F(GpuPerturbationWarps, EveryStepInLockstepCountsItsRounds) {
   }
 }
 
-// At a view an explorer reached (mpfr_counts.h), from the reference the program makes for it:
-// every sampled pixel whose centre decides its count has MPFR's count, with the tables and every
-// step: to 1e-10 of a pixel in double and the extended format, to 1e-4 in float (as on the CPU,
+// Every sampled pixel of the view whose centre decides its count has MPFR's count, from the
+// reference the program makes for it, in each of `formats` with the tables and every step: to
+// 1e-10 of a pixel in double and the extended format, to 1e-4 in float (as on the CPU,
 // perturbation_test.cpp).
-TEST_F(GpuPerturbationWarps, AtAnExplorersViewEveryPixelItsCentreDecidesIsExact) {
-  const test::DecimalView& v = test::kExploredView;
-  const int w = 96, h = 54;
+void expect_decided_exact(const test::DecimalView& v, int w, int h,
+                          std::initializer_list<DeltaFormat> formats) {
   const View view = *parse_view(v.cx, v.cy, v.span, v.max_iter);
   const int bits = view_bits(view, w) + 64;
   const auto samples = test::decided_samples(v, w, h, bits, 4, 1e-10);
@@ -147,19 +147,35 @@ TEST_F(GpuPerturbationWarps, AtAnExplorersViewEveryPixelItsCentreDecidesIsExact)
   DeviceBuffer<float> out(n * 2);
   DeviceBuffer<unsigned> counts(n);
   std::vector<unsigned> got(n);
-  for (const DeltaFormat format : {DeltaFormat::Double, DeltaFormat::Extended, DeltaFormat::Float})
+  for (const DeltaFormat format : formats)
     for (const bool tables : {true, false}) {
       gpu.render(format, grid, whole_image(grid), v.max_iter, out.get(), counts.get(), tables);
       CUDA_CHECK(
           cudaMemcpy(got.data(), counts.get(), n * sizeof(unsigned), cudaMemcpyDeviceToHost));
       const bool in_float = format == DeltaFormat::Float;
       const test::DecidedAgreement a = test::agreement(in_float ? float_samples : samples, got, w);
-      std::printf("  %s%s: %d of %d sampled exact; decided %d, of them %d exact, %d within one\n",
-                  perturbation_name(format), tables ? "" : ", every step", a.exact, a.sampled,
-                  a.decided, a.decided_exact, a.decided_within_one);
-      EXPECT_GE(a.decided, (in_float ? 0.6 : 0.9) * a.sampled);
-      EXPECT_EQ(a.decided_exact, a.decided);
+      std::printf(
+          "  %s %s%s: %d of %d sampled exact; decided %d, of them %d exact, %d within "
+          "one\n",
+          v.span.c_str(), perturbation_name(format), tables ? "" : ", every step", a.exact,
+          a.sampled, a.decided, a.decided_exact, a.decided_within_one);
+      EXPECT_GE(a.decided, (in_float ? 0.6 : 0.9) * a.sampled) << v.span;
+      EXPECT_EQ(a.decided_exact, a.decided) << v.span;
     }
+}
+
+// At a view an explorer reached (mpfr_counts.h).
+TEST_F(GpuPerturbationWarps, AtAnExplorersViewEveryPixelItsCentreDecidesIsExact) {
+  expect_decided_exact(test::kExploredView, 96, 54,
+                       {DeltaFormat::Double, DeltaFormat::Extended, DeltaFormat::Float});
+}
+
+// Near minibrots past double's range (mpfr_counts.h), where the reference's orbit ends at a
+// point nearer 0 than double's squares reach and pixels rebase from its value in the extended
+// range.
+TEST_F(GpuPerturbationWarps, NearMinibrotsPastDoublesRangeEveryDecidedPixelIsExact) {
+  for (const test::DecimalView* v : {&test::kBelowSquaresView, &test::kBelowDoubleView})
+    expect_decided_exact(*v, 24, 16, {DeltaFormat::Extended, DeltaFormat::Float});
 }
 
 // The divergence view's figures of a deep frame rendered in bands: every tile of the image gets

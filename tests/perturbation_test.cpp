@@ -199,6 +199,33 @@ TEST(Perturbation, AtAnExplorersViewEveryPixelItsCentreDecidesIsExact) {
     }
 }
 
+// Past double's range near minibrots (mpfr_counts.h), where the reference comes back nearer 0
+// than double's squares reach: pixels rebase there, from its value in the extended range. Without
+// it the rebases there are missed (a flat patch at one count), or, where the double holds it as
+// 0, 2 Z d is lost (nearly every pixel wrong).
+TEST(Perturbation, NearMinibrotsPastDoublesRangeEveryDecidedPixelIsExact) {
+  const int w = 24, h = 16;
+  for (const test::DecimalView* v : {&test::kBelowSquaresView, &test::kBelowDoubleView}) {
+    const View view = *parse_view(v->cx, v->cy, v->span, v->max_iter);
+    const int bits = view_bits(view, w) + 64;
+    const auto samples = test::decided_samples(*v, w, h, bits, 4, 1e-10);
+    const auto float_samples = test::decided_samples(*v, w, h, bits, 4, 1e-4);
+    for (const DeltaFormat format : {DeltaFormat::Extended, DeltaFormat::Float})
+      for (const bool tables : {true, false}) {
+        const Frame f = as_rendered(*v, format, w, h, tables);
+        const bool in_float = format == DeltaFormat::Float;
+        const test::DecidedAgreement a =
+            test::agreement(in_float ? float_samples : samples, f.counts, w);
+        std::printf("  %s %s%s: %d of %d sampled exact; decided %d, of them %d exact\n",
+                    v->span.c_str(), perturbation_name(format), tables ? "" : ", every step",
+                    a.exact, a.sampled, a.decided, a.decided_exact);
+        EXPECT_GT(f.orbit.view().tiny_at, 0u) << v->span;
+        EXPECT_GE(a.decided, 0.6 * a.sampled) << v->span;
+        EXPECT_EQ(a.decided_exact, a.decided) << v->span;
+      }
+  }
+}
+
 // The approximation only skips: with and without it every count is the same or one apart.
 TEST(Perturbation, ApproximationKeepsTheCountsOfSingleSteps) {
   const Location at = near_i(-60, 3000, DeltaFormat::Extended);

@@ -54,12 +54,15 @@ TEST(PrecisionChoice, PastFloatTheFasterDeeperVariantOfTheChip) {
     }
     const PrecisionChoice cpu = fma4_at(v, std::nullopt);
     EXPECT_EQ(cpu.variant, VariantId::Fp64);
-    EXPECT_TRUE(says(cpu, "on the CPU double is exact and cheaper than df64")) << cpu.why;
+    EXPECT_TRUE(says(cpu, "on the CPU double is native and cheaper than df64")) << cpu.why;
   }
 }
 
+// Past float the automatic choice keeps double and double-float only while a pixel spans 2048 of
+// their ulps (their rounding near a thousandth of a pixel): at 3e-9 about -0.75 a pixel is
+// 440 of df64's 48-bit ulps and 14,000 of double's.
 TEST(PrecisionChoice, WhereDoubleFloatRunsOutTooDoubleIsTheOneLeft) {
-  for (const View& v : {at(-0.75, 0.1, 1e-11), at(-1.75, 0, 1e-11)}) {
+  for (const View& v : {at(-0.75, 0.1, 3e-9), at(-1.75, 0, 3e-9)}) {
     const PrecisionChoice c = fma4_at(v, kSm86);
     EXPECT_EQ(c.variant, VariantId::Fp64);
     EXPECT_FALSE(c.exhausted);
@@ -68,7 +71,7 @@ TEST(PrecisionChoice, WhereDoubleFloatRunsOutTooDoubleIsTheOneLeft) {
     const PrecisionChoice own =
         choose_precision(v, kW, kH, VariantId::Df64Step, VariantId::Df64Step, false, kSm86);
     EXPECT_EQ(own.variant, VariantId::Fp64);
-    EXPECT_TRUE(says(own, "double-float cannot separate pixels")) << own.why;
+    EXPECT_TRUE(says(own, "double-float rounds by over a thousandth of a pixel")) << own.why;
   }
 }
 
@@ -93,6 +96,23 @@ TEST(PrecisionChoice, PastEveryVariantPerturbationAndTheBannerSaysSo) {
   EXPECT_TRUE(own.perturbation.has_value());
   EXPECT_TRUE(own.deeper);
   EXPECT_TRUE(says(own, "double cannot separate pixels")) << own.why;
+  // Where double still separates pixels (7 ulps a pixel at 2.5e-13 on 320) but its rounding of
+  // each step moves a long orbit's pixels: perturbation, and said; pinned, fp64 renders it.
+  const View apart = *parse_view("-0.743643887037158704752191506114774",
+                                 "0.131825904205311970493132056385139", "2.5e-13", 65536);
+  const PrecisionChoice moved =
+      choose_precision(apart, 320, 180, VariantId::Fp64, VariantId::Fp64, false, kSm90);
+  EXPECT_EQ(moved.variant, VariantId::PerturbDouble);
+  EXPECT_TRUE(says(moved, "double rounds by over a thousandth of a pixel at span 2.5e-13"))
+      << moved.why;
+  const PrecisionChoice from_float =
+      choose_precision(apart, 320, 180, VariantId::Fma4, VariantId::Fma4, false, kSm90);
+  EXPECT_TRUE(says(from_float, "(and double rounds by over a thousandth of a pixel)"))
+      << from_float.why;
+  const PrecisionChoice kept =
+      choose_precision(apart, 320, 180, VariantId::Fp64, VariantId::Fp64, true, kSm90);
+  EXPECT_EQ(kept.variant, VariantId::Fp64);
+  EXPECT_FALSE(kept.exhausted);
 }
 
 // Where FP64 has a sixty-fourth of FP32's lanes, float differences at every depth; where it has a
@@ -175,9 +195,9 @@ TEST(PrecisionChoice, APerturbationVariantRendersAnyDepthItsFormatHolds) {
 }
 
 TEST(PrecisionChoice, ZoomingOutOfPerturbationKeepsAMargin) {
-  // Around -0.75 on 1920 pixels fp64 holds down to a span of about 8.5e-13 (4 ulps a pixel):
-  // at 1.2e-12 it holds, but not at half of it.
-  const View shallow = at(-0.75, 0.1, 1e-11), edge = at(-0.75, 0.1, 1.2e-12);
+  // Around -0.75 on 1920 pixels the automatic choice keeps fp64 down to a span of about 4.4e-10
+  // (2048 ulps a pixel): at 6e-10 it does, but not at half of it.
+  const View shallow = at(-0.75, 0.1, 1e-8), edge = at(-0.75, 0.1, 6e-10);
   EXPECT_FALSE(fma4_at(shallow, kSm90).perturbation.has_value());
   const PrecisionChoice stays =
       choose_precision(edge, kW, kH, VariantId::PerturbDouble, VariantId::Fma4, false, kSm90);

@@ -155,6 +155,12 @@ TEST_F(RenderBigTest, FittedColoursComeFromAPreviewAndGoIntoTheSidecar) {
   EXPECT_NE(r.err.find("mandelpipe: colours fitted to a preview: its counts, about "),
             std::string::npos)
       << r.err;
+  // The preview's reference, made for the whole image, is the render's: made once.
+  std::size_t made = 0;
+  for (std::size_t at = 0;
+       (at = r.err.find("mandelpipe: reference orbit: ", at)) != std::string::npos; ++at)
+    ++made;
+  EXPECT_EQ(made, 1u) << r.err;
   const auto p = nlohmann::json::parse(slurp(dir_ / "f.json"))["parameters"];
   EXPECT_TRUE(p["fit_colours"].get<bool>());
   const float density = p["density"].get<float>(), offset = p["offset"].get<float>();

@@ -113,6 +113,41 @@ TEST(View, ZoomPathsReachPastDoublesRange) {
   EXPECT_EQ(views[3].center_x, BigReal(-0.75));
 }
 
+// A zoom sequence from the whole set to 1e-40 at 0+1i: the point the two views share holds its
+// place on screen (in pixels of a 160-wide frame) in every frame, also where the span is far below
+// double's resolution of the centre (the way still to go once taken as 1 - u in double, it moved
+// 44 pixels at 1e-16); to a millionth of a pixel.
+TEST(View, AZoomSequenceHoldsItsPointOnScreenAtEveryDepth) {
+  View from;
+  from.center_x = BigReal(-0.75);
+  from.center_y = BigReal(0.0);
+  from.span = to_floatexp(3.0);
+  from.max_iter = 500;
+  View to;
+  to.span = *parse_span("1e-40");
+  const int bits = view_bits(to) + 64;
+  to.center_x = BigReal(0.0, bits);
+  to.center_y = BigReal(1.0, bits);
+  const std::vector<View> views = zoom_sequence(from, to, 40);
+  ASSERT_EQ(views.size(), 40u);
+  EXPECT_EQ(views.front().center_x, from.center_x);
+  EXPECT_EQ(views.back().center_y, to.center_y);
+  // The shared point: to's centre moved on by (to - from) s1 / (s0 - s1).
+  const FloatExp on = quotient(to.span, from.span - to.span);
+  const BigReal fx = to.center_x + to_floatexp(to.center_x - from.center_x.with_bits(bits)) * on;
+  const BigReal fy = to.center_y + to_floatexp(to.center_y - from.center_y.with_bits(bits)) * on;
+  auto pixel = [&](const BigReal& f, const BigReal& c, const View& v) {
+    return to_double(quotient(to_floatexp(f - c.with_bits(bits)), v.span)) * 160;
+  };
+  const double x0 = pixel(fx, views.front().center_x, views.front());
+  const double y0 = pixel(fy, views.front().center_y, views.front());
+  for (std::size_t k = 1; k < views.size(); ++k) {
+    EXPECT_NEAR(pixel(fx, views[k].center_x, views[k]), x0, 1e-6) << "frame " << k;
+    EXPECT_NEAR(pixel(fy, views[k].center_y, views[k]), y0, 1e-6) << "frame " << k;
+    EXPECT_EQ(views[k].max_iter, 500u);
+  }
+}
+
 TEST(View, ShallowZoomPathsKeepTheirDoubles) {
   const FloatExp s = span_between(to_floatexp(1.0), to_floatexp(1e-3), 1.0 / 3);
   EXPECT_EQ(to_double(s), 1.0 * std::pow(1e-3 / 1.0, 1.0 / 3));

@@ -35,9 +35,14 @@ struct alignas(8) RefPointF {
   float x = 0, y = 0;
 };
 
+// Where the reference comes nearer 0 than this (both parts, not both 0), the squares of z and d
+// near it underflow double, and its own double may be 0: the orbit ends there (RefOrbitView).
+inline constexpr double kTinyRef = 0x1p-500;
+
 // Z_0 = 0, Z_1 = C, ... Z_{length-1}: the last one is the first outside the bailout (or the one
-// at the iteration limit), so a pixel is tested against every Z its steps reach. length >= 2.
-// `zf`: the same points in float (null where no float format reads them).
+// at the iteration limit, or the first under kTinyRef), so a pixel is tested against every Z its
+// steps reach, and rebases at the last. length >= 2. `zf`: the same points in float (null where no
+// float format reads them).
 struct RefOrbitView {
   const RefPoint* z = nullptr;
   unsigned length = 0;
@@ -45,9 +50,19 @@ struct RefOrbitView {
   // length - 1, a field so that the kernels' loops compare m with a parameter as it is, where
   // ptxas remade length - 1 from the constant bank in every step (two instructions).
   unsigned last = 0;
+  // Where the orbit ends at a point under kTinyRef: its index (the last) and its value in the
+  // extended range, from which the extended and float formats rebase; 0 where it does not.
+  unsigned tiny_at = 0;
+  int tiny_e = kZeroExp;
+  double tiny_x = 0, tiny_y = 0;
   RefOrbitView() = default;
   MP_HD RefOrbitView(const RefPoint* points, unsigned n, const RefPointF* float_points = nullptr)
       : z(points), length(n), zf(float_points), last(n - 1) {}
+  // Z_m in the extended range.
+  MP_HD ComplexExp wide(unsigned m) const {
+    if (tiny_at != 0 && m == tiny_at) return {tiny_x, tiny_y, tiny_e};
+    return normalised(z[m].x, z[m].y, 0);
+  }
 };
 
 // One bilinear approximation: 2^l steps from reference index m as d -> A d + B dc, valid while
@@ -252,6 +267,21 @@ struct DeltaExp {
     y = d.y * d.s;
   }
   MP_HD static Value from_double(double x, double y, const Dc& dc) { return rescaled(x, y, 0, dc); }
+  // The rebase at step m: d made z = Z_m + d, (x, y) in double, or where the orbit ends at a
+  // tiny point, in the extended range (there z's double may be 0 or short of bits). One call of
+  // rescaled for both: its code is most of the rebase's.
+  MP_HD static Value rebased(double x, double y, const Value& d, const RefOrbitView& ref,
+                             unsigned m, const Dc& dc) {
+    int e = 0;
+    if (m == ref.tiny_at) {
+      const ComplexExp z =
+          ComplexExp{ref.tiny_x, ref.tiny_y, ref.tiny_e} + normalised(d.x, d.y, d.e);
+      x = z.x;
+      y = z.y;
+      e = z.e;
+    }
+    return rescaled(x, y, e, dc);
+  }
   MP_HD static Dc of(ComplexExp dc) { return dc; }
 };
 
@@ -320,13 +350,15 @@ struct DeltaFloat {
     if (big >= 0x1p48f || big < 0x1p-48f) return rescaled(n.x, n.y, n.e, dc);
     return n;
   }
-  MP_HD static Next test(Value& d, RefPointF z, const RefPoint* z_wide, const Dc& dc, bool last,
+  // z = ref.zf[m], the point the step came to.
+  MP_HD static Next test(Value& d, RefPointF z, const RefOrbitView& ref, unsigned m, const Dc& dc,
                          PerturbResult& r) {
+    const bool last = m == ref.last;
     if (::fabsf(z.x) + ::fabsf(z.y) < kNearZero) {
       // z = Z + d and both magnitudes in the exponent's arithmetic: float's squares of them
       // would be 0.
       const ComplexExp e = wide(d);
-      const ComplexExp zc = normalised(z_wide->x, z_wide->y, 0) + e;
+      const ComplexExp zc = ref.wide(m) + e;
       r.zx = real_double(zc);
       r.zy = imag_double(zc);
       if (r.zx * r.zx + r.zy * r.zy > kPerturbEscape2) return Next::Escape;
@@ -461,7 +493,7 @@ MP_HD PerturbResult perturb_orbit(RefOrbitView ref, const BlaView<typename D::Bl
     }
     if constexpr (D::kFloat) {
       z = ref.zf[m];
-      const Next next = D::test(d, z, ref.z + m, dc, m == ref.last, r);
+      const Next next = D::test(d, z, ref, m, dc, r);
       if (next == Next::Escape) {
         r.escaped = true;
         break;
@@ -484,7 +516,10 @@ MP_HD PerturbResult perturb_orbit(RefOrbitView ref, const BlaView<typename D::Bl
         break;
       }
       if (z2 < dx * dx + dy * dy || m == ref.last) {
-        d = D::from_double(r.zx, r.zy, dc);
+        if constexpr (std::is_same_v<D, DeltaExp>)
+          d = D::rebased(r.zx, r.zy, d, ref, m, dc);
+        else  // (double's differences, above 2^-1074, lose nothing of z's double there)
+          d = D::from_double(r.zx, r.zy, dc);
         m = 0;
         // Z_0 = 0 loaded, not written: the predicated load ran 2-5% faster than zeroing z
         // (docs/measurements.md).

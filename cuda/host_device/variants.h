@@ -388,13 +388,14 @@ struct PerturbExtended : PerturbVariant {
   // perturb's 6 and d's scale into 2Z + d (2 DMUL), and Z's load.
   static constexpr InstrMix step_mix(int) { return {0, 0, 0, 8, 0, 1}; }
   // The loop as listed holds the rare paths inline (rescaling, the first step from 0, a Z as
-  // small as d, a rebase's new exponent): a step runs few of them, so the listing's mix is far
-  // more than a step issues (docs/model.md says what was tried to take them out of it).
-  static constexpr LoopMixes kLoop{{108, 242, 0, 105, 79, 2},
-                                   {110, 242, 0, 105, 63, 2},
-                                   {110, 242, 0, 105, 63, 2},
-                                   {110, 242, 0, 105, 63, 2},
-                                   {123, 226, 0, 105, 66, 2}};
+  // small as d, a rebase's new exponent, the rebase at a tiny point): a step runs few of them, so
+  // the listing's mix is far more than a step issues (docs/model.md says what was tried to take
+  // them out of it).
+  static constexpr LoopMixes kLoop{{124, 288, 0, 123, 92, 2},
+                                   {126, 288, 0, 123, 73, 2},
+                                   {126, 288, 0, 123, 73, 2},
+                                   {126, 288, 0, 123, 73, 2},
+                                   {139, 272, 0, 123, 80, 2}};
 };
 
 // DeltaExp's scheme in float (DeltaFloat): the step on the FMA pipe instead of FP64, Z as a float
@@ -412,11 +413,11 @@ struct PerturbFloat : PerturbVariant {
   // As listed, with the rare paths: the exponent's arithmetic in double (FP64) where Z is near 0
   // and where a value falls below float's range, its conversions to and from float (F2F on the
   // XU pipe), and the wide Z's loads there (LSU).
-  static constexpr LoopMixes kLoop{{202, 412, 34, 141, 187, 3},
-                                   {200, 413, 34, 141, 150, 3},
-                                   {200, 413, 34, 141, 150, 3},
-                                   {200, 413, 34, 141, 150, 3},
-                                   {230, 386, 34, 141, 155, 3}};
+  static constexpr LoopMixes kLoop{{206, 414, 34, 141, 188, 3},
+                                   {204, 415, 34, 141, 151, 3},
+                                   {204, 415, 34, 141, 151, 3},
+                                   {204, 415, 34, 141, 151, 3},
+                                   {234, 388, 34, 141, 160, 3}};
 };
 
 // Steps per trip of the loop the model reads (the long blocks' where a variant has them).

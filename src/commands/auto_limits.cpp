@@ -14,6 +14,9 @@ LimitPreview::LimitPreview(const Plan& plan, const std::optional<DeviceInfo>& de
                            bool approximate, Choose choose)
     : pw_(std::clamp(plan.width / 8, std::min(plan.width, 64), 480)),
       ph_(std::max(1, static_cast<int>(static_cast<long long>(pw_) * plan.height / plan.width))),
+      width_(plan.width * plan.ss),
+      height_(plan.height * plan.ss),
+      approximate_(approximate),
       choose_(std::move(choose)),
       renderer_(device, static_cast<long long>(pw_) * ph_, approximate),
       data_(static_cast<std::size_t>(pw_) * ph_ * kFloatsPerPixel) {}
@@ -24,7 +27,10 @@ void LimitPreview::render(const View& v, Progress& progress) {
   rendered_ = v;
   const PrecisionChoice c = choose_(v);
   if (c.perturbation) {
-    renderer_.prepare_deep(v, pw_, ph_, progress);
+    // Made for the whole image, which it serves as well as the preview's pixels.
+    if (!reference_ || !serves(*reference_, v, width_, height_))
+      reference_ = make_reference_said(v, width_, height_, progress, approximate_);
+    renderer_.use_reference(reference_);
     renderer_.render_deep(*c.perturbation, v, pw_, ph_, {0, 0, pw_, ph_}, data_.data());
   } else {
     renderer_.render(c.variant, pixel_grid(v, pw_, ph_), v.max_iter, data_.data());

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -33,14 +34,20 @@ class LimitPreview {
   // Colours fitted to `v`'s preview (model/palette.h's fitted_colours), or nothing where its
   // counts do not differ.
   std::optional<FittedColours> colours(const View& v, const ColourParams& c, Progress& progress);
+  // The last deep preview's reference, made for the whole image (so that the render takes it up
+  // rather than making it again); nothing where no preview was deep.
+  const std::shared_ptr<const DeepReference>& reference() const { return reference_; }
 
  private:
   void render(const View& v, Progress& progress);
   int pw_, ph_;
+  int width_, height_;  // the image's, in samples
+  bool approximate_;
   Choose choose_;
   PieceRenderer renderer_;
   std::vector<float> data_;
   std::optional<View> rendered_;  // what data_ holds
+  std::shared_ptr<const DeepReference> reference_;
 };
 
 // The frames' limits: shallowest frame first, each from a preview of it starting at the limit of

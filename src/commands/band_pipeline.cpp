@@ -213,7 +213,8 @@ struct BandPipeline::Run {
         progress(prog),
         exchange(ex),
         idle(on_idle),
-        bands(pipeline.plan_.bands()) {
+        bands(pipeline.plan_.bands()),
+        reference(pipeline.start_reference_) {
     tickets = static_cast<long long>(images.size()) * bands;
     for (long long t = 0; t < tickets; ++t) {
       if (exchange && !exchange->renders(t)) continue;

@@ -164,6 +164,9 @@ class BandPipeline {
   void release_devices_after_run() { release_devices_ = true; }
   // When the last run() released them; the clock's epoch where it did not.
   std::chrono::steady_clock::time_point contexts_released() const { return contexts_released_; }
+  // A deep view's reference made before the run (a preview's): the run's first, used by every
+  // image it serves instead of one made again.
+  void start_from(std::shared_ptr<const DeepReference> ref) { start_reference_ = std::move(ref); }
 
   // Renders `images` in order. Once an image's PNG is written whole (and its EXR finished and
   // renamed into place), `done(k, png, record)` runs on the calling thread, which commits the PNG.
@@ -196,6 +199,7 @@ class BandPipeline {
   bool whole_frames_ = false;
   std::vector<WorkerReport> workers_;
   bool release_devices_ = false;
+  std::shared_ptr<const DeepReference> start_reference_;
   std::chrono::steady_clock::time_point run_entered_, buffers_ready_, contexts_released_;
 };
 

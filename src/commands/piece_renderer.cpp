@@ -122,12 +122,6 @@ DeepRenderer& PieceRenderer::deep() {
   return *deep_;
 }
 
-void PieceRenderer::prepare_deep(const View& view, int width, int height, Progress& progress) {
-  if (const DeepReference* ref = reference().get(); ref && serves(*ref, view, width, height))
-    return;
-  deep().use(make_reference_said(view, width, height, progress, approximate_));
-}
-
 void PieceRenderer::use_reference(std::shared_ptr<const DeepReference> ref) {
   if (ref != reference()) deep().use(std::move(ref));
 }

@@ -41,9 +41,6 @@ class PieceRenderer {
   // On the GPU `out` may be null: the pixels stay on the device for colour() alone.
   void render(VariantId variant, const PixelGrid& g, unsigned max_iter, float* out,
               const RunDone& done = {});
-  // The reference for a deep view: the one in use where it serves, else a new one (progress on
-  // stderr while it takes long).
-  void prepare_deep(const View& view, int width, int height, Progress& progress);
   // Deep views render from `ref` from now on (made elsewhere, shared).
   void use_reference(std::shared_ptr<const DeepReference> ref);
   // The pixels of `rect` of the whole width x height image by perturbation, into host memory, in

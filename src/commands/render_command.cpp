@@ -515,9 +515,12 @@ int render_one(const RenderOptions& o, const DeviceChoice& dc, const Palette& pa
       std::cerr << line;
     }
   }
+  // The preview's reference serves the render (the same view, made for the whole image).
+  std::shared_ptr<const DeepReference> previewed = preview ? preview->reference() : nullptr;
   preview.reset();  // its device memory, before the pipeline's
   BandPipeline pipeline(plan, Look{build_lut(palette), colour}, PipelineOutput::kStill, o.png_level,
                         dc.devices, !o.no_approximation, hooks_from_environment());
+  pipeline.start_from(std::move(previewed));
   pipeline.release_devices_after_run();  // the process's last CUDA work
   if (ranks.root()) say_plan(plan, pipeline, !o.exr.empty());
   const PrecisionChoice choice = choice_for(view, plan, o, dc);
@@ -632,30 +635,6 @@ int render_one(const RenderOptions& o, const DeviceChoice& dc, const Palette& pa
             << ")\n";
   if (!dc.cpu_reason.empty()) std::cerr << "mandelpipe: note: " << dc.cpu_reason << "\n";
   return 0;
-}
-
-// The zoom's views: spans in geometric steps (in log space, so that 1e-3 to 1e-600 works), and
-// the centre moving so that the point the two views share stays put on screen (a pure zoom), or
-// straight across when the spans are equal. The centre is interpolated at the bits each frame's
-// span needs, the last frame's being `to`'s exactly.
-std::vector<View> zoom_sequence(const View& from, const View& to, int frames) {
-  std::vector<View> views;
-  for (int k = 0; k + 1 < frames; ++k) {
-    const double t = static_cast<double>(k) / (frames - 1);
-    View v = from;
-    v.span = span_between(from.span, to.span, t);
-    const double u =
-        from.span == to.span ? t : to_double(quotient(from.span - v.span, from.span - to.span));
-    const int bits = std::max({view_bits(v), from.center_x.bits(), to.center_x.bits()});
-    const BigReal fx = from.center_x.with_bits(bits), fy = from.center_y.with_bits(bits);
-    v.center_x = (fx + (to.center_x - fx) * u).with_bits(view_bits(v));
-    v.center_y = (fy + (to.center_y - fy) * u).with_bits(view_bits(v));
-    views.push_back(std::move(v));
-  }
-  View last = to;
-  last.max_iter = from.max_iter;
-  views.push_back(std::move(last));
-  return views;
 }
 
 std::string frame_name(int k) {

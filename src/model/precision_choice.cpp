@@ -15,6 +15,19 @@ bool holds(VariantId v, const View& view, int width, int height) {
   return !float_precision(view, width, height, variant_info(v).mantissa_bits).exhausted;
 }
 
+// Where the automatic choice keeps a variant: float's while its pixels are apart (its variants
+// are the pipes' demonstration, whose counts float rounds anyway); double's and double-float's
+// while a pixel spans kAccurateUlps of their ulps, so that the rounding of c and of each step,
+// which moves a pixel's orbit as a move of c by about an ulp or two would (docs/model.md), stays
+// near a thousandth of a pixel. At 4 ulps long orbits came out wrong in most pixels.
+constexpr double kAccurateUlps = 2048;
+bool fits(VariantId v, const View& view, int width, int height) {
+  const int bits = variant_info(v).mantissa_bits;
+  const PrecisionStatus p = float_precision(view, width, height, bits);
+  if (bits <= 24) return !p.exhausted;
+  return !p.exhausted && p.pixel_spacing >= kAccurateUlps * p.float_ulp;
+}
+
 const char* arithmetic(VariantId v) {
   const int bits = variant_info(v).mantissa_bits;
   return bits >= 53 ? "double" : bits > 24 ? "double-float" : "float";
@@ -98,7 +111,8 @@ PrecisionChoice choose_precision(const View& view, int width, int height, Varian
   const int own_bits = variant_info(own).mantissa_bits;
   const bool was_deeper =
       current_perturbed || (current != own && variant_info(current).mantissa_bits > own_bits);
-  if (pinned || (own_holds && (!was_deeper || holds(own, half, width, height)))) {
+  if (pinned ||
+      (fits(own, view, width, height) && (!was_deeper || fits(own, half, width, height)))) {
     c.exhausted = !own_holds;
     return c;
   }
@@ -113,20 +127,27 @@ PrecisionChoice choose_precision(const View& view, int width, int height, Varian
   // Leaving perturbation for a plain variant takes the same margin as leaving a deeper variant
   // for the user's own.
   const auto fit = std::find_if(deeper.begin(), deeper.end(), [&](VariantId v) {
-    return holds(v, view, width, height) && (!current_perturbed || holds(v, half, width, height));
+    return fits(v, view, width, height) && (!current_perturbed || fits(v, half, width, height));
   });
-  const char* edge = own_holds ? "is at its limit" : "cannot separate pixels";
+  const char* edge = !own_holds       ? "cannot separate pixels"
+                     : own_bits <= 24 ? "is at its limit"
+                                      : "rounds by over a thousandth of a pixel";
   if (fit == deeper.end()) {
     // Past double, every pixel as its difference from one orbit computed in as many bits as the
     // depth needs; in float where the GPU's FP64 is too slow for double's 53 bits to pay.
     const DeltaFormat f = slow_fp64(cc) ? DeltaFormat::Float : delta_format(view, width);
     c.perturbation = f;
     c.variant = perturbation_variant(f);
+    // Past float, double too: said, since the sentence names the user's own arithmetic.
+    const char* double_too = own_bits >= 53 ? ""
+                             : holds(VariantId::Fp64, view, width, height)
+                                 ? " (and double rounds by over a thousandth of a pixel)"
+                                 : " (and double cannot either)";
     std::snprintf(why, sizeof why,
-                  "%s %s at span %s: rendering with %s, %s from an MPFR reference orbit (a "
+                  "%s %s at span %s%s: rendering with %s, %s from an MPFR reference orbit (a "
                   "pixel needs %d bits here%s)",
-                  arithmetic(own), edge, span_text(said, 2).c_str(), name(c.variant).c_str(),
-                  perturbation_name(f), view_bits(view, width),
+                  arithmetic(own), edge, span_text(said, 2).c_str(), double_too,
+                  name(c.variant).c_str(), perturbation_name(f), view_bits(view, width),
                   f == DeltaFormat::Float      ? ", FP64 under a quarter of FP32's rate here"
                   : f == DeltaFormat::Extended ? ", past double's exponent range"
                                                : "");
@@ -141,7 +162,7 @@ PrecisionChoice choose_precision(const View& view, int width, int height, Varian
       reason = "faster than " + name(deeper[1]) + " on sm_" + std::to_string(cc->major) +
                std::to_string(cc->minor);
     else
-      reason = "on the CPU double is exact and cheaper than " + name(deeper[1]);
+      reason = "on the CPU double is native and cheaper than " + name(deeper[1]);
     std::snprintf(why, sizeof why, "%s %s at span %s: rendering with %s (%s)", arithmetic(own),
                   edge, span_text(said, 2).c_str(), name(c.variant).c_str(), reason.c_str());
   }

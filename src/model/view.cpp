@@ -192,6 +192,39 @@ std::vector<View> zoom_views(const ZoomPath& z) {
   return views;
 }
 
+// The centre is interpolated at the bits each frame's span needs, the last frame's being `to`'s
+// exactly.
+std::vector<View> zoom_sequence(const View& from, const View& to, int frames) {
+  std::vector<View> views;
+  for (int k = 0; k + 1 < frames; ++k) {
+    const double t = static_cast<double>(k) / (frames - 1);
+    View v = from;
+    v.span = span_between(from.span, to.span, t);
+    const int bits = std::max({view_bits(v), from.center_x.bits(), to.center_x.bits()});
+    const BigReal fx = from.center_x.with_bits(bits), fy = from.center_y.with_bits(bits);
+    const BigReal dx = to.center_x.with_bits(bits) - fx, dy = to.center_y.with_bits(bits) - fy;
+    if (k == 0) {
+      v.center_x = from.center_x;
+      v.center_y = from.center_y;
+    } else if (from.span == to.span) {
+      v.center_x = (fx + dx * t).with_bits(view_bits(v));
+      v.center_y = (fy + dy * t).with_bits(view_bits(v));
+    } else {
+      // The way still to go, (s - to) / (from - to), in the extended range and from the end it
+      // is measured to: taken as 1 - u in double it kept none of its bits once the span was
+      // 1e-16 of the first, and the zoom's point jumped across the frame.
+      const FloatExp left = quotient(v.span - to.span, from.span - to.span);
+      v.center_x = to.center_x.with_bits(bits).plus(-(to_floatexp(dx) * left), view_bits(v));
+      v.center_y = to.center_y.with_bits(bits).plus(-(to_floatexp(dy) * left), view_bits(v));
+    }
+    views.push_back(std::move(v));
+  }
+  View last = to;
+  last.max_iter = from.max_iter;
+  views.push_back(std::move(last));
+  return views;
+}
+
 View zoom_about(View v, double factor, double px, double py, int width, int height) {
   // The complex point under the cursor, off * d from the centre, stays under the cursor: the
   // centre moves towards it by (1 - 1/factor) of that offset.

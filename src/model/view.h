@@ -82,6 +82,11 @@ struct ZoomPath {
   unsigned iters = 1024;
 };
 std::vector<View> zoom_views(const ZoomPath& z);
+// A zoom from one view to another in `frames` views (at least 2): spans in geometric steps (in
+// log space, so that 1e-3 to 1e-600 works) and the centre moving so that the point the two views
+// share stays put on screen (a pure zoom), or straight across when the spans are equal; the
+// first view `from`, the last `to` with from's limit.
+std::vector<View> zoom_sequence(const View& from, const View& to, int frames);
 
 // One definition of a view for the window, its copied line, render and every sidecar: a view
 // fills an image by its width, and in the window that image is the area beside the panel, the

@@ -2,10 +2,22 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 
 #include "render/mpfr_temps.h"
 
 namespace mp {
+namespace {
+
+// An MPFR value as a mantissa in [0.5, 1) and its exponent (zero: FloatExp's zero).
+FloatExp exact(mpfr_srcptr v) {
+  if (mpfr_zero_p(v)) return {};
+  long e = 0;
+  const double m = mpfr_get_d_2exp(&e, v, MPFR_RNDN);
+  return {m, static_cast<int>(e)};
+}
+
+}  // namespace
 
 std::optional<ReferenceOrbit> compute_reference_orbit(mpfr_srcptr cx, mpfr_srcptr cy, int bits,
                                                       unsigned max_iter,
@@ -34,6 +46,11 @@ std::optional<ReferenceOrbit> compute_reference_orbit(mpfr_srcptr cx, mpfr_srcpt
     square_add(x, y, c_x, c_y, t);
     const RefPoint p{mpfr_get_d(x, MPFR_RNDN), mpfr_get_d(y, MPFR_RNDN)};
     orbit.z.push_back(p);
+    if (orbit.tiny_at == 0 && std::fabs(p.x) < kTinyRef && std::fabs(p.y) < kTinyRef &&
+        !(mpfr_zero_p(x) && mpfr_zero_p(y))) {
+      orbit.tiny_at = n + 1;
+      orbit.tiny = to_complexexp(exact(x), exact(y));
+    }
     // From the double, not MPFR again: two more MPFR calls a step on the orbit's hot path, for
     // a rounding that differs only where double's own rounding lands on float's halfway point.
     orbit.zf.push_back({static_cast<float>(p.x), static_cast<float>(p.y)});
