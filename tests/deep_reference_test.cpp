@@ -6,6 +6,9 @@
 
 #include <string>
 
+#include "render/mpfr_temps.h"
+#include "render/nucleus.h"
+
 namespace mp {
 namespace {
 
@@ -46,6 +49,24 @@ TEST(DeepReference, AtAMinibrotsNucleusWhereTheCentreEscapesEarly) {
   const FloatExp off = to_floatexp(ref->x - view_of(kNucleusX, kNucleusY, "8e-99", 5000).center_x);
   EXPECT_LT(off.e, -340);
   EXPECT_TRUE(serves(*ref, v, 320, 180));
+}
+
+// Newton's method for period 4 from beside -1 comes to -1, the nucleus of period 2 (its orbit
+// all but 0 after two steps): no minibrot of period 4 is there, and none is said found (its size
+// estimate had been 1e111, past any pixel, and taken).
+TEST(DeepReference, ANucleusOfALowerPeriodIsNotOneOfThePeriodAsked) {
+  const int bits = 200;
+  MpfrTemps<2> c(bits);
+  mpfr_set_d(c[0], -1.0000001, MPFR_RNDN);
+  mpfr_set_d(c[1], 1e-8, MPFR_RNDN);
+  const Nucleus n = newton_nucleus(c[0], c[1], 4, bits, to_floatexp(1e-40), to_floatexp(1e-3));
+  EXPECT_FALSE(n.found) << span_text(n.size, 4);
+  // Period 2 from the same start: -1 itself, found, a minibrot (the period-2 bulb) of size 1/2.
+  mpfr_set_d(c[0], -1.0000001, MPFR_RNDN);
+  mpfr_set_d(c[1], 1e-8, MPFR_RNDN);
+  const Nucleus two = newton_nucleus(c[0], c[1], 2, bits, to_floatexp(1e-40), to_floatexp(1e-3));
+  EXPECT_TRUE(two.found);
+  EXPECT_EQ(mpfr_cmp_si(c[0], -1), 0);
 }
 
 TEST(DeepReference, ServesViewsNearItAndNoFarOnesNorDeeperOnes) {

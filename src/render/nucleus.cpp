@@ -97,13 +97,26 @@ Nucleus newton_nucleus(mpfr_ptr x, mpfr_ptr y, unsigned period, int bits, FloatE
   ComplexExp l = to_complexexp(to_floatexp(1.0), FloatExp{}), b = l;
   for (unsigned k = 1; k < period; ++k) {
     square_add(zx, zy, x, y, sq);
+    // Newton came to the nucleus of a period dividing this one (its orbit at 0 early): no
+    // minibrot of this period here, and no size to take the reciprocal of.
+    if (mpfr_zero_p(zx) && mpfr_zero_p(zy)) {
+      n.found = false;
+      return n;
+    }
     const ComplexExp z = to_complexexp(floatexp_of(zx), floatexp_of(zy));
     l = z * l;
     l.e += 1;
     b = b + reciprocal(l);
   }
   const ComplexExp bl2 = b * l * l;
-  n.size = to_floatexp(1.0) / magnitude(bl2);
+  const FloatExp m = magnitude(bl2);
+  // Near such a nucleus (its orbit all but 0 early) the estimate is past the whole set's size.
+  if (!(m.m > 0 && std::isfinite(m.m))) {
+    n.found = false;
+    return n;
+  }
+  n.size = to_floatexp(1.0) / m;
+  if (to_floatexp(4.0) < n.size) n.found = false;
   return n;
 }
 
