@@ -127,6 +127,13 @@ TEST_F(ZoomSequenceTest, InterruptedSequenceListsItsFramesAndResumeRendersOnlyTh
     EXPECT_EQ(now.mtime.tv_sec, s.mtime.tv_sec) << f;
     EXPECT_EQ(now.mtime.tv_nsec, s.mtime.tv_nsec) << f;
   }
+  // The interrupted run is kept among the earlier ones: its start, and that it stopped.
+  const nlohmann::json resumed_listing =
+      nlohmann::json::parse(program::slurp(dir_ / "seq" / "frames.json"));
+  ASSERT_EQ(resumed_listing.at("earlier_runs").size(), 1u) << resumed_listing.dump();
+  EXPECT_TRUE(resumed_listing["earlier_runs"][0].at("run_started").is_string());
+  EXPECT_NE(resumed_listing["earlier_runs"][0].at("ended").get<std::string>().find("stopped"),
+            std::string::npos);
   // Nothing left to render: a further --resume keeps every frame.
   const Result again = run(kSlow + " --resume");
   ASSERT_EQ(again.code, 0) << again.err;
@@ -252,6 +259,23 @@ TEST_F(ZoomSequenceTest, AutomaticIterationsRiseWithTheZoomsDepth) {
   for (std::size_t k = 1; k < 8; ++k)
     EXPECT_GE(j["frames"][k]["iters"], j["frames"][k - 1]["iters"]) << k;
   EXPECT_GT(j["frames"][7]["iters"].get<unsigned>(), 4 * j["frames"][0]["iters"].get<unsigned>());
+}
+
+// Frames whose every pixel reached the limit (a limit too low for the depth) are named on
+// stderr, as a still's is; with a limit that frees them, none is.
+TEST_F(ZoomSequenceTest, FramesOfOneColourAtTheLimitAreSaid) {
+  const std::string zoom =
+      "render --cpu --width 48 --height 27 --center -0.75,0 --span 3 "
+      "--zoom-to -0.743643887037158,0.131825904205312,1e-14 --frames 6 ";
+  const Result low = run(zoom + "--iters 200 --out low");
+  ASSERT_EQ(low.code, 0) << low.err;
+  EXPECT_NE(low.err.find("frames rendered (frame-00003.png to frame-00005.png) every pixel "
+                         "reached its limit"),
+            std::string::npos)
+      << low.err;
+  const Result high = run(zoom + "--iters 30000 --out high");
+  ASSERT_EQ(high.code, 0) << high.err;
+  EXPECT_EQ(high.err.find("reached its limit"), std::string::npos) << high.err;
 }
 
 // A frame cut short or emptied after it was written (a crash before its data reached the disk, an

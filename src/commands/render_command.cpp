@@ -622,7 +622,10 @@ int render_one(const RenderOptions& o, const DeviceChoice& dc, const Palette& pa
     std::cerr << "mandelpipe: note: every pixel reached the limit of " << view.max_iter
               << (view.max_iter == 1 ? " iteration" : " iterations")
               << " (none escaped), so the image is one colour: the set's inside, or "
-                 "a limit too low for the view (--iters, --auto-iters on)\n";
+                 "a limit too low for the view ("
+              << (o.auto_iters.value_or(false) ? "--iters: the preview found no pixel to free"
+                                               : "--iters, --auto-iters on")
+              << ")\n";
   std::cout << "wrote " << printable(png.string()) << (o.exr.empty() ? "" : ", " + printable(o.exr))
             << " and " << printable(json_path.string()) << " (" << o.width << "x" << o.height
             << (o.ss > 1 ? ", ss " + std::to_string(o.ss) : "") << ", " << rendered_by(choice)
@@ -824,11 +827,15 @@ int render_zoom(const RenderOptions& o, const DeviceChoice& dc, const Palette& p
     while (const std::optional<MpiRanks::Message> m = ranks.poll(kTagFrame))
       record_frame(nlohmann::json::parse(m->bytes));
   };
+  std::vector<int> at_limit;  // frames whose every pixel reached the limit
   try {
     const std::vector<ImageRecord> records = pipeline.run(
         images, progress,
         [&](int i, StreamedFile& file, const ImageRecord& r) {
           const int k = frame_of[static_cast<std::size_t>(i)];
+          if (ranks.size() == 1 &&
+              every_pixel_at_limit(r, pixels_of(o.width, o.height, o.ss), views[k].max_iter))
+            at_limit.push_back(k);
           nlohmann::json entry = entries[k];
           entry["png_level"] = o.png_level;
           entry["timing"] = timing_json(r, pipeline.gpu());
@@ -881,8 +888,20 @@ int render_zoom(const RenderOptions& o, const DeviceChoice& dc, const Palette& p
   } catch (const std::exception& e) {
     throw ExitError(2, e.what());
   }
-  std::cout << "wrote " << missing << " frames and frames.json to " << printable(dir.string())
-            << " (" << o.width << "x" << o.height << ", " << rendered_by(choices.front())
+  if (!at_limit.empty()) {
+    std::sort(at_limit.begin(), at_limit.end());
+    std::cerr << "mandelpipe: note: in " << at_limit.size() << " of the " << missing
+              << " frames rendered (" << frame_name(at_limit.front())
+              << (at_limit.size() > 1 ? " to " + frame_name(at_limit.back()) : "")
+              << ") every pixel reached its limit (none escaped), so each is one colour: the "
+                 "set's inside, or a limit too low for the view ("
+              << (o.auto_iters.value_or(false) ? "--iters: the previews found no pixel to free"
+                                               : "--iters, --auto-iters on")
+              << ")\n";
+  }
+  std::cout << "wrote " << missing << (missing == 1 ? " frame" : " frames")
+            << " and frames.json to " << printable(dir.string()) << " (" << o.width << "x"
+            << o.height << ", " << rendered_by(choices.front())
             << (rendered_by(choices.front()) != rendered_by(choices.back())
                     ? " to " + rendered_by(choices.back())
                     : "")

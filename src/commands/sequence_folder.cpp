@@ -145,6 +145,10 @@ SequenceFolder::SequenceFolder(const fs::path& dir, nlohmann::json head, bool re
       nlohmann::json run = recorded["run"];
       if (recorded.contains("run_started")) run["run_started"] = recorded["run_started"];
       earlier.push_back(std::move(run));
+    } else if (recorded.contains("run_started")) {
+      // A run stopped before its end (a signal, a kill) wrote no totals; its start is kept.
+      earlier.push_back({{"run_started", recorded["run_started"]},
+                         {"ended", "before its end: stopped, no totals recorded"}});
     }
     if (earlier.is_array() && !earlier.empty()) head_["earlier_runs"] = std::move(earlier);
   }

@@ -47,8 +47,8 @@ inline ExrSample exr_sample(float smooth) {
 // OpenEXR's lossless compressions of the scanlines, each read by every OpenEXR reader (zoomasm
 // and Kalles Fraktaler among them): zip (16 lines a block, deflated by ISA-L: ExrZipWriter; the
 // default, the fastest that compresses), piz (wavelets, then Huffman: a few to a fifth fewer bytes
-// than zip, in several times its time), rle (about twice zip's bytes) and none (the rows as they
-// are: the disk's speed). docs/measurements.md has each one's time and bytes.
+// than zip, in several times its time), rle (little off deep views' counts) and none (the rows as
+// they are: the disk's speed). docs/measurements.md has each one's time and bytes.
 enum class ExrCompression { zip, piz, rle, none };
 inline constexpr ExrCompression kDefaultExrCompression = ExrCompression::zip;
 const char* exr_compression_name(ExrCompression c);
