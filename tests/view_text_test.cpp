@@ -44,6 +44,24 @@ TEST(ViewText, FormatsTheCommandLine) {
             "--variant fma4 --palette ocean --density 1.5 --offset 0.1 --stripe 0.6");
 }
 
+// The window's Ctrl+C with the variant pinned (K, or a variant the window keeps that render would
+// not choose afresh) writes --pin, which a paste reads back as the pin, not as an option left
+// aside.
+TEST(ViewText, APinnedVariantComesWithPinAndIsReadBack) {
+  ViewState s;
+  s.view = *parse_view("-0.75", "0.1", "1e-10", 2000);
+  s.variant = VariantId::Fp64;
+  const std::string line = format_view_text(s, 640, 360, true);
+  EXPECT_NE(line.find(" --variant fp64 "), std::string::npos) << line;
+  EXPECT_EQ(line.substr(line.size() - 6), " --pin") << line;
+  const ViewTextResult r = parse(line);
+  ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_TRUE(r.pin);
+  EXPECT_EQ(r.state.variant, VariantId::Fp64);
+  EXPECT_EQ(r.left_aside, (std::vector<std::string>{"--width", "--height"}));
+  EXPECT_FALSE(parse(format_view_text(s, 640, 360)).pin);
+}
+
 // A pasted line's --iters is the user's own limit (the window's automatic one goes off).
 TEST(ViewText, SaysWhetherTheLineGaveTheLimit) {
   const ViewTextResult with =

@@ -964,7 +964,8 @@ void App::perform(Action a, int index) {
     case Action::PinVariant:
       ex_.pin_variant = !ex_.pin_variant;
       ex_.status = ex_.pin_variant ? "variant pinned: kept at any depth"
-                                   : "variant unpinned: df64 or fp64 where float runs out";
+                                   : "variant unpinned: df64 or fp64 past float, "
+                                     "perturbation past them, as the view needs";
       break;
     case Action::Home: go_to(ex_.home); return;
     case Action::Back:
@@ -977,7 +978,19 @@ void App::perform(Action a, int index) {
       return;
     case Action::CopyView: {
       // With the size of what the view fills, so that render given the line writes what is seen.
-      glfwSetClipboardString(window_.get(), format_view_text(view_state(), w, fh).c_str());
+      // Pinned (K), with --pin. Where the window renders with another variant than render would
+      // choose afresh (it keeps a deeper one until the shallower holds at half the span, or the
+      // shallower until it no longer holds), the one it renders with, pinned.
+      ViewState s = view_state();
+      bool pin = ex_.pin_variant;
+      if (!pin && precision_.variant != s.variant &&
+          choose_precision(ex_.view, w, std::max(fh, 1), s.variant, s.variant, false,
+                           gpu_.has_renderer() ? facts_.cc : std::nullopt)
+                  .variant != precision_.variant) {
+        s.variant = precision_.variant;
+        pin = true;
+      }
+      glfwSetClipboardString(window_.get(), format_view_text(s, w, fh, pin).c_str());
       char text[200];
       std::snprintf(text, sizeof text,
                     "view copied with its size beside the panel, %dx%d: mandelpipe render "
@@ -1100,6 +1113,10 @@ void App::paste_view() {
   }
   go_to(r.state);
   ex_.status = kfr ? "location pasted" : "view pasted";
+  if (r.pin && !ex_.pin_variant) {
+    ex_.pin_variant = true;
+    ex_.status += " (--pin: the variant pinned, as K does)";
+  }
   if (r.iters_given && ex_.auto_iters) {
     ex_.auto_iters = false;
     ex_.status += " (its --iters is the limit: automatic iterations off)";

@@ -49,7 +49,7 @@ bool is_program_name(const std::string& word) {
 
 }  // namespace
 
-std::string format_view_text(const ViewState& s, int width, int height) {
+std::string format_view_text(const ViewState& s, int width, int height, bool pin) {
   return "mandelpipe --center " + centre_text(s.view.center_x, s.view) + "," +
          centre_text(s.view.center_y, s.view) + " --span " + exact_span_text(s.view.span) +
          " --iters " + std::to_string(s.view.max_iter) + " --variant " +
@@ -57,7 +57,8 @@ std::string format_view_text(const ViewState& s, int width, int height) {
          shortest(s.colour.density) + " --offset " + shortest(s.colour.offset) + " --stripe " +
          shortest(s.colour.stripe) +
          (width > 0 ? " --width " + std::to_string(width) + " --height " + std::to_string(height)
-                    : "");
+                    : "") +
+         (pin ? " --pin" : "");
 }
 
 ViewTextResult parse_view_text(std::string_view text, const ViewState& current) {
@@ -104,6 +105,10 @@ ViewTextResult parse_view_text(std::string_view text, const ViewState& current) 
       return r;
     }
     const std::string joined = value ? w + "=" + words[++i] : w;
+    if (name == "--pin") {  // the window's K: the variant kept at any depth
+      r.pin = true;
+      continue;
+    }
     if (!kViewOptions.count(name)) {  // render's own (--out, --width, --ss...): not a view's
       if (std::find(r.left_aside.begin(), r.left_aside.end(), name) == r.left_aside.end())
         r.left_aside.push_back(name);

@@ -14,8 +14,9 @@ namespace mp {
 
 // One line, no newline; every number in the fewest digits that read back to the same value.
 // With a size (width > 0): the image the view fills, as --width and --height, so that render
-// given the line writes that image (the window's Ctrl+C: the area beside its panel).
-std::string format_view_text(const ViewState& s, int width = 0, int height = 0);
+// given the line writes that image (the window's Ctrl+C: the area beside its panel). `pin`:
+// with --pin, so that render keeps the variant as the window does.
+std::string format_view_text(const ViewState& s, int width = 0, int height = 0, bool pin = false);
 
 struct ViewTextResult {
   bool ok = false;
@@ -25,6 +26,8 @@ struct ViewTextResult {
   // The line gave --iters: the limit is the user's own (the window's automatic one goes off, as
   // on the command line).
   bool iters_given = false;
+  // The line gave --pin: the variant is kept at any depth (the window's K).
+  bool pin = false;
   // render's options of the line that are no part of a view (--out, --width, --ss ...), by name
   std::vector<std::string> left_aside;
 };

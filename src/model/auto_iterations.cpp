@@ -77,7 +77,10 @@ unsigned AutoIterations::next(double edge_inside, double late, unsigned max_iter
     const bool edge_stuck = !edge || (raised_at_ > kRaiseShare && edge_inside > 0.9 * raised_at_);
     const bool tail_stuck = !tail || (raised_late_ > kLateShare && late > 0.9 * raised_late_);
     const bool nothing_seen = edge_inside >= 1.0 && max_iter < floor;
-    if (edge_stuck && tail_stuck && !nothing_seen) {
+    // Most of the edge that asked for it escaped: the doubling freed pixels, and those now late
+    // are they (a jump to a deep minibrot: 83% of the edge at 8,192 became 89% late at 16,384).
+    const bool edge_freed = raised_at_ > kRaiseShare && edge_inside < 0.5 * raised_at_;
+    if (edge_stuck && tail_stuck && !nothing_seen && !edge_freed) {
       stalled_ = true;
       if (edge_inside >= 1.0) held_inside_ = std::max(held_inside_, max_iter);
       return max_iter;
