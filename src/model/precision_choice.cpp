@@ -18,8 +18,8 @@ bool holds(VariantId v, const View& view, int width, int height) {
 // Where the automatic choice keeps a variant: float's while its pixels are apart (its variants
 // are the pipes' demonstration, whose counts float rounds anyway); double's and double-float's
 // while a pixel spans kAccurateUlps of their ulps, so that the rounding of c and of each step,
-// which moves a pixel's orbit as a move of c by about an ulp or two would (docs/model.md), stays
-// near a thousandth of a pixel. At 4 ulps long orbits came out wrong in most pixels.
+// which moves a pixel's orbit as a move of c by about an ulp or two would (docs/architecture.md),
+// stays near a thousandth of a pixel. At 4 ulps long orbits came out wrong in most pixels.
 constexpr double kAccurateUlps = 2048;
 bool fits(VariantId v, const View& view, int width, int height) {
   const int bits = variant_info(v).mantissa_bits;
