@@ -64,11 +64,11 @@ ASAN_OPTIONS=halt_on_error=1:detect_leaks=0 ctest --test-dir build-asan --output
 mkdir -p build-asan/fuzz
 for t in "${fuzz_targets[@]}"; do
   mkdir -p "build-asan/fuzz/$t"
-  echo "mandelpipe: fuzzing $t for ${MP_FUZZ_SECONDS:-12} s" >&2
+  echo "mandelpipe: fuzzing $t for ${MP_FUZZ_SECONDS:-6} s" >&2
   dict=()
   [[ $t == cli || $t == view_text ]] && dict=(-dict=tests/fuzz/cli.dict)
   ASAN_OPTIONS=halt_on_error=1:detect_leaks=1 "build-asan/tests/fuzz/fuzz_$t" \
-    -max_total_time="${MP_FUZZ_SECONDS:-12}" "${dict[@]}" -artifact_prefix="build-asan/fuzz/$t-" \
+    -max_total_time="${MP_FUZZ_SECONDS:-6}" "${dict[@]}" -artifact_prefix="build-asan/fuzz/$t-" \
     "build-asan/fuzz/$t" "tests/fuzz/corpus/$t" \
     >"build-asan/fuzz/$t.log" 2>&1 || { tail -n 40 "build-asan/fuzz/$t.log" >&2; exit 1; }
 done
