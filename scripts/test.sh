@@ -45,13 +45,15 @@ export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 # The CPU path only: CUDA hidden, gpu_tests and experiment_gpu_tests not built (_NOT_BUILT). Left
 # out: tests that load NVIDIA's CUPTI host library, which dlopens with RTLD_DEEPBIND (ASan
 # refuses it), a key-timing test whose delay fits an unsanitized start-up, the 16384x16384 window
-# (a minute under ASan, the pass's longest test), and the slowest MPFR comparisons, at the deepest
-# views, at an explorer's view and near minibrots past double (the first pass runs them all, and
-# the same code runs here at 1e-1000's).
+# (a minute under ASan, the pass's longest test), a jump to a minibrot whose automatic limit goes
+# to a million steps, and the slowest MPFR comparisons, at the deepest views, at an explorer's view
+# and near minibrots past double (the first pass runs them all, and the same code runs here at
+# 1e-1000's).
 skip='_NOT_BUILT|^MetricChoice\.|^PmSamplerRefusals\.(EveryStep|OtherFailures)|^PmSamplerConfigurations\.'
 skip+='|^PmSamplerOnAFakeGpu\.'
 skip+='|^ProgramTest\.AKeyPressedDuringASlowFrameIsKept$'
 skip+='|^ProgramTest\.TheLargestWindowOnTheCpuPathUploadsInPiecesAndSaysItsMemory$'
+skip+='|^ProgramTest\.AutomaticIterationsAtAJumpToADeepMinibrotGoByItsPeriod$'
 skip+='|^Perturbation\.(MatchesMpfrPast1em3000|AtAnExplorersViewEveryPixelItsCentreDecidesIsExact)$'
 skip+='|^Perturbation\.NearMinibrotsPastDoublesRangeEveryDecidedPixelIsExact$'
 skip+='|^Depths/FloatDifferences\.MatchMpfr/-3100$'

@@ -89,6 +89,28 @@ TEST(AutoIterations, AWholeEdgeAtTheLimitDoublesOnToTheDepthsFloor) {
   EXPECT_EQ(c.next(0.9, 0.0, 2048, 1u << 20, floor), 2048u);  // some of the edge escapes
 }
 
+// With a minibrot of period p in view, whose surroundings escape only after 4 to 18 times p (a
+// period-8,007 minibrot 9e-33 across at span 3.6e-32: from 48,084, past the depth's 31,443), a
+// whole edge at the limit doubles on to 16 p; a short period leaves the depth's floor.
+TEST(AutoIterations, AWholeEdgeAtTheLimitDoublesOnToSixteenTimesTheMinibrotsPeriod) {
+  const FloatExp span = to_floatexp(3.6e-32);
+  EXPECT_EQ(limit_floor(span, 0), depth_floor(span));
+  EXPECT_EQ(limit_floor(span, 100), depth_floor(span));
+  EXPECT_EQ(limit_floor(span, 8007), 128112u);
+  EXPECT_EQ(limit_floor(span, 4000000000u), 1000000000u);
+  AutoIterations a;
+  unsigned limit = 1024;
+  for (const unsigned next : {2048u, 4096u, 8192u, 16384u, 32768u, 65536u, 131072u}) {
+    EXPECT_EQ(a.next(1.0, 0.0, limit, 1u << 24, limit_floor(span, 8007)), next);
+    limit = next;
+  }
+  EXPECT_EQ(a.next(1.0, 0.0, limit, 1u << 24, limit_floor(span, 8007)), limit);  // its inside
+  AutoIterations before;  // by the depth alone it had stopped at 32,768, the image all black
+  limit = 16384;
+  EXPECT_EQ(before.next(1.0, 0.0, limit, 1u << 24, depth_floor(span)), 32768u);
+  EXPECT_EQ(before.next(1.0, 0.0, 32768, 1u << 24, depth_floor(span)), 32768u);
+}
+
 // A frame whose pixels escape at the given smooth values (negative: inside).
 std::vector<float> smooth_frame(const std::vector<float>& values) {
   std::vector<float> d;

@@ -33,6 +33,17 @@ TEST(DeepReference, AtTheCentreWhereItsOrbitLasts) {
   EXPECT_EQ(ref->orbit.z.size(), 5001u);
   EXPECT_TRUE(ref->x == v.center_x.with_bits(ref->x.bits()));
   EXPECT_TRUE(serves(*ref, v, 320, 180));
+  EXPECT_EQ(ref->view_period, 133u);  // the ball method's, for the automatic limit's floor
+}
+
+// Seahorse valley at 1e-20, where pixels escape after about 9,200 steps: no minibrot of a period
+// under 500 is in view, so the automatic limit has no period to go by.
+TEST(DeepReference, NoPeriodWhereNoMinibrotIsInViewWithinTheLimit) {
+  const View v = view_of("-0.743643887037158704752191506114774",
+                         "0.131825904205311970493132056385139", "1e-20", 500);
+  const auto ref = make_reference(v, 160, 90, nullptr, nullptr, false);
+  ASSERT_TRUE(ref);
+  EXPECT_EQ(ref->view_period, 0u);
 }
 
 TEST(DeepReference, AtAMinibrotsNucleusWhereTheCentreEscapesEarly) {
@@ -42,6 +53,7 @@ TEST(DeepReference, AtAMinibrotsNucleusWhereTheCentreEscapesEarly) {
   const auto ref = make_reference(v, 320, 180);
   ASSERT_TRUE(ref);
   EXPECT_EQ(ref->nucleus_period, 133u);
+  EXPECT_EQ(ref->view_period, 133u);
   EXPECT_GT(ref->centre_escaped_at, 100u);
   EXPECT_LT(ref->centre_escaped_at, 5000u);
   EXPECT_FALSE(ref->orbit.escaped);  // a nucleus's orbit is periodic

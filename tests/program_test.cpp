@@ -646,6 +646,21 @@ TEST_F(ProgramTest, AutomaticIterationsAtADeepViewDoubleOnWhileNothingEscapes) {
   EXPECT_GT(colours.size(), 50u) << r.err;
 }
 
+// A jump straight to a minibrot of period 8,007, 9e-33 across, at span 3.6e-32: every pixel is
+// still at the limit at 32,768, past the depth's floor, and escapes from 48,084; the period the
+// reference finds in view takes the limit on, and the image is the minibrot, not black.
+TEST_F(ProgramTest, AutomaticIterationsAtAJumpToADeepMinibrotGoByItsPeriod) {
+  const Result r = run(
+      "render --cpu --out mini.png --width 64 --height 36 --span 3.6e-32 --auto-iters on --center "
+      "-0.743643887037158704752191506114779778215256207948181289816884,"
+      "0.131825904205311970493132056385140678972952279328918966209128");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("with a minibrot of period 8007 in view"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("every pixel reached the limit"), std::string::npos) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(slurp(dir_ / "mini.json"));
+  EXPECT_GT(j.at("parameters").at("iters").get<unsigned>(), 48084u) << r.err;
+}
+
 // An image whose every pixel reached the limit says so (one colour is no fault of the renderer);
 // one where some escaped does not.
 TEST_F(ProgramTest, RenderSaysWhenEveryPixelReachedTheLimit) {

@@ -769,7 +769,9 @@ void App::adjust_iterations() {
   if (elsewhere || zoomed > 0.9) auto_anchor_ = ex_.view;
   const double share = pipeline_.edge_inside_share();
   const double late = pipeline_.late_share(ex_.view.max_iter);
-  const unsigned floor = depth_floor(ex_.view.span);
+  const DeepStatus& deep = deep_.status();
+  const unsigned period = deep.active && deep.reference ? deep.reference->view_period : 0;
+  const unsigned floor = limit_floor(ex_.view.span, period);
   const unsigned next = auto_iters_.next(share, late, ex_.view.max_iter, kMaxIterations, floor);
   if (next == ex_.view.max_iter) return;
   const unsigned before = ex_.view.max_iter;
@@ -778,8 +780,14 @@ void App::adjust_iterations() {
   v.max_iter = next;
   ex_.set_view(v);
   places_.amend(was, view_state());
-  char text[200];
-  if (share >= 1.0 && before < floor)
+  char text[256];
+  if (share >= 1.0 && before < floor && floor > depth_floor(ex_.view.span))
+    std::snprintf(text, sizeof text,
+                  "iterations raised to %u (automatic: the whole edge reached the limit; with a "
+                  "minibrot of period %u in view it doubles on while nothing escapes, up to %u "
+                  "and past it once)",
+                  next, period, floor);
+  else if (share >= 1.0 && before < floor)
     std::snprintf(text, sizeof text,
                   "iterations raised to %u (automatic: the whole edge reached the limit; at this "
                   "depth it doubles on while nothing escapes, up to %u and past it once)",

@@ -32,8 +32,10 @@ void LimitPreview::render(const View& v, Progress& progress) {
       reference_ = make_reference_said(v, width_, height_, progress, approximate_);
     renderer_.use_reference(reference_);
     renderer_.render_deep(*c.perturbation, v, pw_, ph_, {0, 0, pw_, ph_}, data_.data());
+    period_ = reference_->view_period;
   } else {
     renderer_.render(c.variant, pixel_grid(v, pw_, ph_), v.max_iter, data_.data());
+    period_ = 0;
   }
 }
 
@@ -49,7 +51,7 @@ std::vector<unsigned> LimitPreview::limits(View v, AutoIterations& a, Progress& 
     render(v, progress);
     const unsigned next = a.next(edge_inside_share(data_.data(), pw_, ph_),
                                  late_share(data_.data(), pw_, ph_, v.max_iter), v.max_iter,
-                                 kMaxIterations, depth_floor(v.span));
+                                 kMaxIterations, limit_floor(v.span, period_));
     if (next == v.max_iter) return tried;
     v.max_iter = next;
     tried.push_back(next);

@@ -20,7 +20,7 @@ namespace mp {
 // A preview an eighth of the image's width (64 to 480 pixels), re-rendered with the limit
 // doubled while over 2% of its edge reaches the limit, or over 1% of it escapes only in the
 // limit's last half, and doubling frees some (or, the whole edge still at the limit, below the
-// depth's floor).
+// floor of its depth and of the minibrot in view).
 class LimitPreview {
  public:
   // What renders a view: render's precision rule.
@@ -37,6 +37,8 @@ class LimitPreview {
   // The last deep preview's reference, made for the whole image (so that the render takes it up
   // rather than making it again); nothing where no preview was deep.
   const std::shared_ptr<const DeepReference>& reference() const { return reference_; }
+  // The period of the minibrot in the last preview's view (the ball method's), 0: none or not deep.
+  unsigned period() const { return period_; }
 
  private:
   void render(const View& v, Progress& progress);
@@ -48,6 +50,7 @@ class LimitPreview {
   std::vector<float> data_;
   std::optional<View> rendered_;  // what data_ holds
   std::shared_ptr<const DeepReference> reference_;
+  unsigned period_ = 0;  // of the minibrot in the rendered view (the limit's floor), 0: none
 };
 
 // The frames' limits: shallowest frame first, each from a preview of it starting at the limit of

@@ -481,9 +481,16 @@ int render_one(const RenderOptions& o, const DeviceChoice& dc, const Palette& pa
     tried = nlohmann::json::parse(ranks.broadcast(nlohmann::json(tried).dump()))
                 .get<std::vector<unsigned>>();
     view.max_iter = tried.back();
-    if (ranks.root())
+    if (ranks.root()) {
       std::cerr << "mandelpipe: automatic iterations: " << view.max_iter << " (a preview tried "
-                << limits_text(tried) << ")\n";
+                << limits_text(tried);
+      if (const unsigned p = preview_made().period();
+          p && limit_floor(view.span, p) > depth_floor(view.span))
+        std::cerr << "; with a minibrot of period " << p
+                  << " in view, an edge wholly at the limit doubles it while under "
+                  << limit_floor(view.span, p) << ", 16 times the period";
+      std::cerr << ")\n";
+    }
   }
   ColourParams colour = o.colour;
   if (o.fit_colours) {

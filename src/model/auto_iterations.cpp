@@ -62,6 +62,12 @@ unsigned depth_floor(FloatExp span) {
   return static_cast<unsigned>(std::min(kStepsPerDecade * decades, 1e9));
 }
 
+unsigned limit_floor(FloatExp span, unsigned period) {
+  constexpr unsigned long long kPeriods = 16;
+  return static_cast<unsigned>(std::min<unsigned long long>(
+      std::max<unsigned long long>(depth_floor(span), kPeriods * period), 1000000000ull));
+}
+
 unsigned AutoIterations::next(double edge_inside, double late, unsigned max_iter, unsigned ceiling,
                               unsigned floor) {
   const bool edge = edge_inside > kRaiseShare, tail = late > kLateShare;

@@ -6,7 +6,7 @@
 // either, they are inside, and it stays until the view moves on; but where the whole edge is at
 // the limit, one doubling that frees none says nothing yet at a deep view, whose orbits are long
 // (seahorse valley's pixels at 1e-20 escape after about 9,200 steps): there it doubles on up to
-// the depth's floor.
+// the depth's floor, or to 16 times the period of a minibrot in view where that is higher.
 #pragma once
 
 #include "floatexp.h"
@@ -19,6 +19,12 @@ namespace mp {
 // (seahorse valley's at 1e-20: about 9,200; docs/measurements.md's explorers' views), which a
 // tenth of this had left black.
 unsigned depth_floor(FloatExp span);
+
+// The floor for a view with a minibrot of this period in it (the ball method's, 0: none found
+// within the limit): at least 16 times the period, as its surroundings escape only after 4 to 18
+// times it (docs/measurements.md), beyond the depth's floor where the period is long; the depth's
+// floor alone where it is not.
+unsigned limit_floor(FloatExp span, unsigned period);
 
 // Of the pixels on the image's edge (2 floats each, smooth value first, as the renderers write
 // them), the share that never escaped (a negative smooth value).

@@ -63,6 +63,10 @@ bool finish(DeepReference& ref, ReferenceOrbit orbit, const View& view, int widt
   wider.span = wider.span * to_floatexp(2.0);
   const FloatExp around = largest_dc(wider, width, height, FloatExp{});
   const FloatExp from_point = largest_dc(view, width, height, offset_of(ref, view));
+  const RefOrbitView steps = ref.orbit.view();
+  ref.view_period = ref.nucleus_period;
+  if (!ref.view_period)
+    ref.view_period = ball_period_of(steps, from_point, steps.length).value_or(0);
   ref.dc_max = around < from_point ? from_point : around;
   if (!tables) return true;
   ref.extended = build_bla_extended(ref.orbit.view(), ref.dc_max, cancel);
