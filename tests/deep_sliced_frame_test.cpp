@@ -18,12 +18,13 @@ struct Bands {
   std::vector<int> rows;  // per band
 };
 
-Bands bands(double hint_ms_per_row) {
+Bands bands(double hint_ms_per_row, std::vector<float> expected_row_ms = {}) {
   constexpr int kW = 512, kH = 64;
   const View view = *parse_view("1.3e-31", "1", "3e-30", 400);
   DeepRenderer renderer(std::nullopt);
   renderer.use(make_reference(view, kW, kH));
-  DeepSlicedFrame frame(DeltaFormat::Double, view, kW, kH, hint_ms_per_row);
+  DeepSlicedFrame frame(DeltaFormat::Double, view, kW, kH, hint_ms_per_row,
+                        std::move(expected_row_ms));
   std::vector<float> out(static_cast<std::size_t>(kW) * kH * kFloatsPerPixel);
   Bands b;
   while (!frame.done() && b.rows.size() < static_cast<std::size_t>(kH)) {
@@ -44,6 +45,25 @@ TEST(DeepSlicedFrame, AFirstBandOfAFewRowsUnlessAnEarlierFrameSaysWhatTheyCost) 
   EXPECT_EQ(cheap.rows.front(), 64);
   // Rows known to be costly: no fewer than the first band without a hint.
   EXPECT_EQ(bands(100).rows.front(), 8);
+}
+
+// An earlier frame's row times cut a band short of costlier rows, however cheap the band before
+// them ran (where a band's rows would have doubled into them): no more rows than fit the target
+// at the scale the bands measured, and at least two.
+TEST(DeepSlicedFrame, AnEarlierFramesRowTimesCutBandsShortOfCostlierRows) {
+  std::vector<float> row_ms(64, 0.01f);
+  for (int y = 40; y < 64; ++y) row_ms[y] = 6.0f;
+  EXPECT_EQ(rows_within(row_ms, 0, 1.0, 15.0), 42);    // 0.4 ms, then two of 6 ms
+  EXPECT_EQ(rows_within(row_ms, 24, 25.0, 15.0), 16);  // 4 ms of cheap rows; a costly one 150
+  EXPECT_EQ(rows_within(row_ms, 40, 25.0, 15.0), 2);   // none fits: two all the same
+  EXPECT_EQ(rows_within(row_ms, 62, 1.0, 15.0), 2);    // those left
+  EXPECT_EQ(rows_within(row_ms, 0, 1e-6, 15.0), 64);
+  // In a frame: its first band as without them, and every row rendered.
+  const Bands b = bands(0, row_ms);
+  EXPECT_EQ(b.rows.front(), 8);
+  int rows = 0;
+  for (int n : b.rows) rows += n;
+  EXPECT_EQ(rows, 64);
 }
 
 // Every band but the last is an even number of rows, so that each starts on an even row: the

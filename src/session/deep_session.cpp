@@ -61,7 +61,8 @@ void DeepSession::start(const View& view, int width, int height, DeltaFormat for
       worker_.reset();
     }
     frame_ = DeepSlicedFrame(format, view, width, height,
-                             width == hint_width_ && format == hint_format_ ? hint_ms_per_row_ : 0);
+                             width == hint_width_ && format == hint_format_ ? hint_ms_per_row_ : 0,
+                             expected_row_ms(view, width, height, format));
     return;
   }
   // A reference being made at this view's centre, deep and long enough, serves it when done.
@@ -107,7 +108,9 @@ std::optional<DeepStats> DeepSession::step(float* out, double target_ms, float* 
     }
     renderer_.use(std::move(ref));
     hint_ms_per_row_ = 0;  // the rows' time was another reference's
-    if (wanted_) frame_ = DeepSlicedFrame(status_.format, view_, width_, height_);
+    if (wanted_)
+      frame_ = DeepSlicedFrame(status_.format, view_, width_, height_, 0,
+                               expected_row_ms(view_, width_, height_, status_.format));
     // The bands start at the next call, so that whoever reads counters around them sees all.
     status_.reference = renderer_.reference().get();
     return std::nullopt;
@@ -127,9 +130,21 @@ std::optional<DeepStats> DeepSession::step(float* out, double target_ms, float* 
     hint_ms_per_row_ = frame_.stats().ms / std::max(height_, 1);
     hint_width_ = width_;
     hint_format_ = status_.format;
+    row_times_ = RowTimes{view_, width_, height_, status_.format, frame_.row_ms()};
     return frame_.stats();
   }
   return std::nullopt;
+}
+
+std::vector<float> DeepSession::expected_row_ms(const View& view, int width, int height,
+                                                DeltaFormat format) const {
+  if (!row_times_ || row_times_->width != width || row_times_->height != height ||
+      row_times_->format != format)
+    return {};
+  View same = view;
+  same.max_iter = row_times_->view.max_iter;
+  if (same != row_times_->view) return {};
+  return row_times_->ms;
 }
 
 std::pair<PixelGrid, PixelGrid> deep_preview_grids(const View& shown, const View& next, int width,

@@ -61,6 +61,10 @@ class DeepSession {
   };
   void launch_worker(const View& view, int width, int height);
   void reap_dropped();
+  // Each row's time in the last finished frame where that was of the same place as `view` (at
+  // any limit) at this size and format; empty where it was not.
+  std::vector<float> expected_row_ms(const View& view, int width, int height,
+                                     DeltaFormat format) const;
 
   DeepRenderer renderer_;
   std::optional<Worker> worker_;
@@ -73,6 +77,14 @@ class DeepSession {
   double hint_ms_per_row_ = 0;
   int hint_width_ = 0;
   DeltaFormat hint_format_ = DeltaFormat::Double;
+  // The last finished frame's rows' times, and what it was a frame of.
+  struct RowTimes {
+    View view;
+    int width = 0, height = 0;
+    DeltaFormat format = DeltaFormat::Double;
+    std::vector<float> ms;
+  };
+  std::optional<RowTimes> row_times_;
   DeepSlicedFrame frame_;
   DeepStatus status_;
 };

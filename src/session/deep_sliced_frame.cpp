@@ -8,9 +8,28 @@
 namespace mp {
 
 DeepSlicedFrame::DeepSlicedFrame(DeltaFormat format, const View& view, int width, int height,
-                                 double ms_per_row)
-    : format_(format), view_(view), width_(width), height_(height), hint_ms_per_row_(ms_per_row) {
+                                 double ms_per_row, std::vector<float> row_ms)
+    : format_(format),
+      view_(view),
+      width_(width),
+      height_(height),
+      hint_ms_per_row_(ms_per_row),
+      expected_ms_(std::move(row_ms)),
+      row_ms_(static_cast<std::size_t>(std::max(height, 0)), 0.0f) {
   stats_.format = format;
+  if (expected_ms_.size() != row_ms_.size()) expected_ms_.clear();
+}
+
+int rows_within(const std::vector<float>& row_ms, int from, double scale, double target_ms) {
+  const int height = static_cast<int>(row_ms.size());
+  int n = 0;
+  double sum = 0;
+  for (; from + n < height; ++n) {
+    const double row = row_ms[from + n] * scale;
+    if (n >= 2 && sum + row > target_ms) break;
+    sum += row;
+  }
+  return n;
 }
 
 const DeepStats& DeepSlicedFrame::step(DeepRenderer& renderer, float* out, double target_ms,
@@ -30,6 +49,9 @@ const DeepStats& DeepSlicedFrame::step(DeepRenderer& renderer, float* out, doubl
       int want = ms_per_row_ > 0 ? static_cast<int>(target_ms / ms_per_row_) : first;
       rows = std::min(rows, std::clamp(want, 1, stats_.launches ? 2 * last : first));
     }
+    // Cut short where an earlier frame says costlier rows come.
+    if (!expected_ms_.empty() && expected_scale_ > 0)
+      rows = std::min(rows, rows_within(expected_ms_, next_row_, expected_scale_, target_ms));
   }
   if (rows < height_ - next_row_) rows = std::max(2, rows & ~1);
   const PixelRect rect{0, next_row_, width_, rows};
@@ -39,6 +61,19 @@ const DeepStats& DeepSlicedFrame::step(DeepRenderer& renderer, float* out, doubl
                       warp_efficiency);
   ms_per_row_ = s.ms / rows;
   last_rows_ = rows;
+  double expected = 0;
+  for (int y = next_row_; y < next_row_ + rows; ++y) {
+    row_ms_[y] = static_cast<float>(ms_per_row_);
+    if (!expected_ms_.empty()) expected += expected_ms_[y];
+  }
+  // An earlier frame's times are those of another limit or reference, whose cost a step may not
+  // follow (the approximation skips more or less): their shape is kept and their scale measured,
+  // the larger of the last band's and all bands' so far.
+  if (expected > 0) {
+    measured_ms_ += s.ms;
+    expected_sum_ms_ += expected;
+    expected_scale_ = std::max(s.ms / expected, measured_ms_ / expected_sum_ms_);
+  }
   stats_ += s;
   stats_.gpu = s.gpu;
   next_row_ += rows;
