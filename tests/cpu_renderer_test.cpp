@@ -160,6 +160,19 @@ TEST(Iterate, SmoothValueIsContinuousAroundTheCount) {
   EXPECT_LE(r.smooth, static_cast<float>(r.iters) + 1.0f);
 }
 
+// A point far past the bailout escapes at its first step with log2(log2|z|^2) over 3, which in
+// n + 2 - log2(log2|z|^2) went under 0, the mark of the inside: the corners of spans past about
+// 28, or a view centred at 500, were drawn as inside. Held at 0, escaped.
+TEST(Iterate, PointsFarOutsideEscapeWithAValueOfAtLeastZero) {
+  for (const float cx : {17.0f, 32.0f, 500.0f, 1100.0f}) {
+    const PixelResult r = iterate<variants::Fma4>(cx, 0.0f, 100);
+    EXPECT_EQ(r.iters, 1u) << cx;
+    EXPECT_GE(r.smooth, 0.0f) << cx;
+    EXPECT_EQ(iterate<variants::Fp64>(cx, 0.0f, 100).smooth, r.smooth) << cx;
+  }
+  EXPECT_GT(iterate<variants::Fma4>(15.0f, 0.0f, 100).smooth, 0.0f);
+}
+
 TEST(Iterate, SineVariantCarriesAStripeTermOthersDoNot) {
   const PixelResult s = iterate<variants::Fma4Sin>(0.3f, 0.5f, 1000);
   const PixelResult f = iterate<variants::Fma4>(0.3f, 0.5f, 1000);

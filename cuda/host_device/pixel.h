@@ -74,8 +74,11 @@ MP_HD PixelResult pixel_result(unsigned n, typename V::Real x, typename V::Real 
                                float acc) {
   PixelResult r{-1.0f, 0.0f, n, n};
   // Smooth value n + 1 - log2(log2|z|) = n + 2 - log2(log2|z|^2): continuous across the bands
-  // where n changes. (Written with |z|^2, the halving is one instruction per pixel less.)
-  if (!inside) r.smooth = static_cast<float>(n) + 2.0f - fast_log2(fast_log2(norm2<V>(x, y)));
+  // where n changes. (Written with |z|^2, the halving is one instruction per pixel less.) A pixel
+  // whose first step lands far past the bailout (|c| over 16: spans past about 28) would go under
+  // 0, which means inside: it is held at 0.
+  if (!inside)
+    r.smooth = ::fmaxf(static_cast<float>(n) + 2.0f - fast_log2(fast_log2(norm2<V>(x, y))), 0.0f);
   // Without a colouring term acc stays 0; nvcc cannot drop 0 * (1/n) (n might be 0 or inf to
   // its eyes), so the test is at compile time: two instructions per pixel less.
   if constexpr (V::kAux) r.aux = fast_div(acc, static_cast<float>(n));

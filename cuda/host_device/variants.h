@@ -110,7 +110,7 @@ struct Fma4Sin : FloatVariant {
   // FMA pipe: fma4's 4 + FMUL.RZ (the 1/2pi scaling of __sinf) + FADD into acc; XU: MUFU.SIN.
   static constexpr InstrMix step_mix(int) { return {6, 0, 1, 0, 0}; }
   static constexpr LoopMixes kLoop{
-      {8, 3, 1, 0, 1}, {9, 3, 1, 0, 1}, {8, 3, 1, 0, 1}, {8, 3, 1, 0, 1}, {9, 2, 1, 0, 1}};
+      {8, 3, 1, 0, 1}, {9, 3, 1, 0, 1}, {8, 3, 1, 0, 1}, {8, 3, 1, 0, 1}, {8, 3, 1, 0, 1}};
   MP_HD static void step(float& x, float& y, float cx, float cy, float& acc) {
     acc += fast_sin(x);
     Fma4::step(x, y, cx, cy, acc);
@@ -285,7 +285,7 @@ struct Fma4Refill : ExactFma4 {
   // votes and the refill (the pixel's finish: MUFU.LG2 on the XU) laid out inside it; on sm_75
   // ptxas lays the refill out of line, and the innermost loop found is the replay's single step.
   static constexpr LoopMixes kLoop{
-      {6, 4, 0, 0, 2}, {71, 19, 1, 0, 6}, {71, 19, 1, 0, 6}, {71, 19, 1, 0, 6}, {73, 12, 1, 0, 6}};
+      {6, 4, 0, 0, 2}, {71, 19, 1, 0, 6}, {72, 18, 1, 0, 6}, {72, 18, 1, 0, 6}, {73, 12, 1, 0, 6}};
 };
 
 // fma4 in double precision: DADD + 3 DFMA per step on the FP64 pipe (half the FP32 rate on
