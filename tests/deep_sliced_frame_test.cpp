@@ -64,6 +64,12 @@ TEST(DeepSlicedFrame, AnEarlierFramesRowTimesCutBandsShortOfCostlierRows) {
   int rows = 0;
   for (int n : b.rows) rows += n;
   EXPECT_EQ(rows, 64);
+  // A first band sized by the last frame's rate (1 ms a row: 8 rows for half of 15 ms) where the
+  // earlier times put that frame's cost in its top rows (eight of 10 ms): cut to two of them.
+  std::vector<float> top(64, 0.01f);
+  for (int y = 0; y < 8; ++y) top[y] = 10.0f;
+  EXPECT_EQ(bands(1.0).rows.front(), 8);
+  EXPECT_EQ(bands(1.0, top).rows.front(), 2);
 }
 
 // Every band but the last is an even number of rows, so that each starts on an even row: the

@@ -104,7 +104,7 @@ void glossary_marker(std::string_view term) {
   if (ImGui::IsItemHovered()) tooltip(term);
 }
 
-void text_with_term(const char* text, std::string_view term) {
+void text_with_term(const char* text, std::string_view term, std::string_view text_term) {
   // Wrapped within the window, however narrow, with room kept for the marker beside it.
   const float marker = ImGui::CalcTextSize("(?)").x + ImGui::GetStyle().ItemInnerSpacing.x;
   ImGui::PushTextWrapPos(
@@ -112,7 +112,7 @@ void text_with_term(const char* text, std::string_view term) {
       std::max(ImGui::GetContentRegionAvail().x - marker, 8 * ImGui::GetFontSize()));
   ImGui::TextUnformatted(text);
   ImGui::PopTextWrapPos();
-  explain_last_item(term);
+  explain_last_item(text_term.empty() ? term : text_term);
   glossary_marker(term);
 }
 

@@ -16,7 +16,7 @@ void explain_last_item(std::string_view term);
 // A dim "(?)" on the same line whose tooltip defines `term`.
 void glossary_marker(std::string_view term);
 
-// Text whose tooltip defines `term`: the text, then the mark.
-void text_with_term(const char* text, std::string_view term);
+// Text whose tooltip defines `term` (or `text_term` where given), then the mark defining `term`.
+void text_with_term(const char* text, std::string_view term, std::string_view text_term = {});
 
 }  // namespace mp

@@ -613,10 +613,13 @@ void measurement_section(const Explorer& ex, const PanelInputs& in, PanelActions
   else
     bullet("%.2f Giter/s run and counted; %.3g pixel-iterations", m.giter_per_s, iters_done);
   explain_last_item("Giter/s");
-  bullet("warp-issued iterations %.3g; SIMT efficiency %.1f%% (D: per warp)",
-         static_cast<double>(s.warp_iters), 100 * m.simt_efficiency);
-  explain_last_item("SIMT efficiency");
-  glossary_marker("warp-issued iterations");
+  // Wrapped with room for the mark after it, which would otherwise run past the panel's edge.
+  char warps[160];
+  std::snprintf(warps, sizeof warps,
+                "warp-issued iterations %.3g; SIMT efficiency %.1f%% (D: per warp)",
+                static_cast<double>(s.warp_iters), 100 * m.simt_efficiency);
+  ImGui::Bullet();
+  text_with_term(warps, "warp-issued iterations", "SIMT efficiency");
   ImGui::TextWrapped("Model (%s):", in.facts.rates->describe().c_str());
   const bool issue = std::string(pipe_name(m.bound.limiting)) == "issue";
   bullet("bound, pipes overlapping: %.3f ms (%.3f M cycles, %s-bound)", m.bound_max_ms,

@@ -18,6 +18,11 @@ DeepSlicedFrame::DeepSlicedFrame(DeltaFormat format, const View& view, int width
       row_ms_(static_cast<std::size_t>(std::max(height, 0)), 0.0f) {
   stats_.format = format;
   if (expected_ms_.size() != row_ms_.size()) expected_ms_.clear();
+  // A first band sized by the last frame's rate (the same reference) is cut by the earlier
+  // times at that rate: their mean is the frame's.
+  double sum = 0;
+  for (float ms : expected_ms_) sum += ms;
+  if (hint_ms_per_row_ > 0 && sum > 0) expected_scale_ = hint_ms_per_row_ * height / sum;
 }
 
 int rows_within(const std::vector<float>& row_ms, int from, double scale, double target_ms) {

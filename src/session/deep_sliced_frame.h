@@ -45,7 +45,8 @@ class DeepSlicedFrame {
   double ms_per_row_ = 0;       // the last band's
   int last_rows_ = 0;
   std::vector<float> expected_ms_;  // per row, from an earlier frame; empty: none
-  // Their scale: what the bands so far took over what expected_ms_ said of them (0: no band yet).
+  // Their scale: what the bands so far took over what expected_ms_ said of them (before the first
+  // band, the hint's over their mean; 0: neither).
   double expected_scale_ = 0, measured_ms_ = 0, expected_sum_ms_ = 0;
   std::vector<float> row_ms_;
   DeepStats stats_;
