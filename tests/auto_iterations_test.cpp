@@ -97,6 +97,8 @@ TEST(AutoIterations, AWholeEdgeAtTheLimitDoublesOnToSixteenTimesTheMinibrotsPeri
   EXPECT_EQ(limit_floor(span, 0), depth_floor(span));
   EXPECT_EQ(limit_floor(span, 100), depth_floor(span));
   EXPECT_EQ(limit_floor(span, 8007), 128112u);
+  EXPECT_FALSE(floor_from_period(span, 100));
+  EXPECT_TRUE(floor_from_period(span, 8007));
   EXPECT_EQ(limit_floor(span, 4000000000u), 1000000000u);
   AutoIterations a;
   unsigned limit = 1024;

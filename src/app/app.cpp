@@ -781,7 +781,7 @@ void App::adjust_iterations() {
   ex_.set_view(v);
   places_.amend(was, view_state());
   char text[256];
-  if (share >= 1.0 && before < floor && floor > depth_floor(ex_.view.span))
+  if (share >= 1.0 && before < floor && floor_from_period(ex_.view.span, period))
     std::snprintf(text, sizeof text,
                   "iterations raised to %u (automatic: the whole edge reached the limit; with a "
                   "minibrot of period %u in view it doubles on while nothing escapes, up to %u "

@@ -484,11 +484,10 @@ int render_one(const RenderOptions& o, const DeviceChoice& dc, const Palette& pa
     if (ranks.root()) {
       std::cerr << "mandelpipe: automatic iterations: " << view.max_iter << " (a preview tried "
                 << limits_text(tried);
-      if (const unsigned p = preview_made().period();
-          p && limit_floor(view.span, p) > depth_floor(view.span))
+      if (const unsigned p = preview_made().period(); p && floor_from_period(view.span, p))
         std::cerr << "; with a minibrot of period " << p
                   << " in view, an edge wholly at the limit doubles it while under "
-                  << limit_floor(view.span, p) << ", 16 times the period";
+                  << limit_floor(view.span, p) << ", " << kFloorPeriods << " times the period";
       std::cerr << ")\n";
     }
   }

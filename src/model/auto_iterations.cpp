@@ -63,9 +63,13 @@ unsigned depth_floor(FloatExp span) {
 }
 
 unsigned limit_floor(FloatExp span, unsigned period) {
-  constexpr unsigned long long kPeriods = 16;
   return static_cast<unsigned>(std::min<unsigned long long>(
-      std::max<unsigned long long>(depth_floor(span), kPeriods * period), 1000000000ull));
+      std::max<unsigned long long>(depth_floor(span), 1ull * kFloorPeriods * period),
+      1000000000ull));
+}
+
+bool floor_from_period(FloatExp span, unsigned period) {
+  return limit_floor(span, period) > depth_floor(span);
 }
 
 unsigned AutoIterations::next(double edge_inside, double late, unsigned max_iter, unsigned ceiling,
@@ -84,7 +88,7 @@ unsigned AutoIterations::next(double edge_inside, double late, unsigned max_iter
     const bool tail_stuck = !tail || (raised_late_ > kLateShare && late > 0.9 * raised_late_);
     const bool nothing_seen = edge_inside >= 1.0 && max_iter < floor;
     // Most of the edge that asked for it escaped: the doubling freed pixels, and those now late
-    // are they (a jump to a deep minibrot: 83% of the edge at 8,192 became 89% late at 16,384).
+    // are they (a jump to a deep minibrot, docs/measurements.md).
     const bool edge_freed = raised_at_ > kRaiseShare && edge_inside < 0.5 * raised_at_;
     if (edge_stuck && tail_stuck && !nothing_seen && !edge_freed) {
       stalled_ = true;

@@ -21,10 +21,13 @@ namespace mp {
 unsigned depth_floor(FloatExp span);
 
 // The floor for a view with a minibrot of this period in it (the ball method's, 0: none found
-// within the limit): at least 16 times the period, as its surroundings escape only after 4 to 18
-// times it (docs/measurements.md), beyond the depth's floor where the period is long; the depth's
-// floor alone where it is not.
+// within the limit): kFloorPeriods times the period, where that is above the depth's floor, since
+// a minibrot's surroundings escape only after several times its period (docs/measurements.md);
+// the depth's floor alone where it is not.
+inline constexpr unsigned kFloorPeriods = 16;
 unsigned limit_floor(FloatExp span, unsigned period);
+// Whether the period, not the depth, sets that floor (the messages then name it).
+bool floor_from_period(FloatExp span, unsigned period);
 
 // Of the pixels on the image's edge (2 floats each, smooth value first, as the renderers write
 // them), the share that never escaped (a negative smooth value).
