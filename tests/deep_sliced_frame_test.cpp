@@ -8,6 +8,8 @@
 #include <cmath>
 #include <vector>
 
+#include "cuda_device_test.h"
+#include "device_buffer.h"
 #include "kernel_params.h"
 #include "reproject.h"
 
@@ -80,6 +82,43 @@ TEST(DeepSlicedFrame, BandsStartOnEvenRows) {
     const Bands b = bands(hint);
     for (std::size_t i = 0; i + 1 < b.rows.size(); ++i) EXPECT_EQ(b.rows[i] % 2, 0) << hint;
   }
+}
+
+// A band's rows from the warps that fill the GPU: 16x2 tiles across the width, rounded up.
+TEST(DeepSlicedFrame, FillRowsCountTheBandsTiles) {
+  EXPECT_EQ(fill_rows(2112, 1920), 36);  // 120 tiles a pair of rows: 18 pairs hold 2112 warps
+  EXPECT_EQ(fill_rows(2112, 512), 132);
+  EXPECT_EQ(fill_rows(100, 16), 200);
+  EXPECT_EQ(fill_rows(1, 1920), 2);
+  EXPECT_EQ(fill_rows(0, 1920), 0);  // the CPU path: no floor
+}
+
+// On the GPU no band but the last is too short to fill it: a band of a few costly rows took
+// about as long as one that fills it, and sizing the next by its time per row kept bands at two
+// rows (a window frame of 529 launches where 17 do).
+using DeepSlicedFrameGpu = CudaDeviceTest<>;
+
+TEST_F(DeepSlicedFrameGpu, NoBandButTheLastLeavesTheGpuIdle) {
+  constexpr int kW = 512, kH = 384;
+  const View view = *parse_view("1.3e-31", "1", "3e-30", 4000);
+  DeepRenderer renderer(device_);
+  renderer.use(make_reference(view, kW, kH));
+  const int fill = fill_rows(renderer.fill_warps(), kW);
+  ASSERT_GT(fill, 0);
+  DeviceBuffer<float> out(static_cast<std::size_t>(kW) * kH * kFloatsPerPixel);
+  DeepSlicedFrame frame(DeltaFormat::Double, view, kW, kH);
+  std::vector<int> rows;
+  while (!frame.done()) {
+    const double progress = frame.progress();
+    frame.step(renderer, out.get(), 0.001);  // a target no band meets
+    rows.push_back(static_cast<int>(std::lround((frame.progress() - progress) * kH)));
+  }
+  int total = 0;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    if (i + 1 < rows.size()) EXPECT_GE(rows[i], fill) << i;
+    total += rows[i];
+  }
+  EXPECT_EQ(total, kH);
 }
 
 }  // namespace

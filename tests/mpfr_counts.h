@@ -116,7 +116,7 @@ inline const DecimalView kBelowDoubleView{
 // the counts a hair to either side differ from the centre's, the centre does not decide the
 // count to that hair, and arithmetic that rounds the pixel's difference d a step to relative
 // errors that move the pixel by more than the hair cannot be held to MPFR's count there. For
-// differences in double (53 bits) 1e-10 of a pixel is such a hair; in float (24 bits) 1e-4.
+// differences in double (53 bits) 1e-10 of a pixel is such a hair; in float (24 bits) 1e-4 to 3e-4.
 struct DecidedSample {
   int px = 0, py = 0;
   unsigned count = 0;

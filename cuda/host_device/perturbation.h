@@ -422,11 +422,22 @@ MP_HD int floor_log2(unsigned v) {
 #endif
 }
 
-// The longest valid approximation from reference index m (>= 1) that stays within max_iter
-// steps in all: its level, or -1 for none. Whether a level's run holds falls with the level (a
-// run's radius is at most its first half's), so level 0 is tried first, the usual answer while
-// steps are iterated, and the highest that holds is found by bisection below the highest that
-// m, the steps left and the tables allow: a few loads where trying each level took one a level.
+// Runs shorter than 2^kBlaShortest steps are not looked up: a look-up costs a few dependent loads,
+// more than iterating the one to four steps such a run saves (docs/measurements.md), and where no
+// run holds the look-up at every step made the tables slower than iterating every step.
+inline constexpr int kBlaShortest = 3;
+// Whether a run of at least 2^kBlaShortest steps can start at reference index m: m - 1 a multiple
+// of its length. Between those points a pixel's steps are iterated without a look-up.
+MP_HD bool bla_point(unsigned m) {
+  return m > 0 && ((m - 1) & ((1u << kBlaShortest) - 1)) == 0;
+}
+
+// The longest valid approximation from reference index m (a bla_point) that stays within
+// max_iter steps in all: its level, or -1 for none. Whether a level's run holds falls with the
+// level (a run's radius is at most its first half's), so the shortest looked-up level is tried
+// first, the usual answer while steps are iterated, and the highest that holds is found by
+// bisection below the highest that m, the steps left and the tables allow: a few loads where
+// trying each level took one a level.
 template <class D>
 MP_HD int bla_level(const BlaView<typename D::Bla>& bla, typename D::Value d, unsigned m,
                     unsigned n, unsigned max_iter, const typename D::Bla** found) {
@@ -434,14 +445,15 @@ MP_HD int bla_level(const BlaView<typename D::Bla>& bla, typename D::Value d, un
     const unsigned at = bla.offset[l] + ((m - 1) >> l);
     return at < bla.offset[l + 1] ? &bla.entries[at] : nullptr;
   };
-  if (bla.levels == 0 || n >= max_iter) return -1;
-  const typename D::Bla* b = entry(0);
-  if (!b || !D::holds(*b, d)) return -1;
-  *found = b;
+  if (bla.levels <= kBlaShortest || n >= max_iter) return -1;
   int hi = bla.levels - 1;
   if (m > 1 && trailing_zeros(m - 1) < hi) hi = trailing_zeros(m - 1);
   if (floor_log2(max_iter - n) < hi) hi = floor_log2(max_iter - n);
-  int lo = 0;
+  if (hi < kBlaShortest) return -1;
+  const typename D::Bla* b = entry(kBlaShortest);
+  if (!b || !D::holds(*b, d)) return -1;
+  *found = b;
+  int lo = kBlaShortest;
   while (lo < hi) {
     const int mid = (lo + hi + 1) / 2;
     b = entry(mid);
@@ -462,7 +474,7 @@ struct NoRebaseLog {
 };
 
 // One pixel's orbit from d = 0 at reference index 0, to its escape or max_iter. kApprox: the
-// bilinear tables are looked up before each step (false: every step iterated, the tables unread).
+// bilinear tables are looked up at each bla_point (false: every step iterated, the tables unread).
 // on_rebase(n) after the rebase that follows step n.
 template <class D, bool kApprox, class OnRebase = NoRebaseLog>
 MP_HD PerturbResult perturb_orbit(RefOrbitView ref, const BlaView<typename D::Bla>& bla,
@@ -477,7 +489,7 @@ MP_HD PerturbResult perturb_orbit(RefOrbitView ref, const BlaView<typename D::Bl
     bool skipped = false;
     if constexpr (kApprox) {
       const typename D::Bla* b = nullptr;
-      const int level = m > 0 ? bla_level<D>(bla, d, m, r.n, max_iter, &b) : -1;
+      const int level = bla_point(m) ? bla_level<D>(bla, d, m, r.n, max_iter, &b) : -1;
       if (level >= 0) {
         d = D::approximate(*b, d, dc);
         m += 1u << level;
@@ -532,11 +544,12 @@ MP_HD PerturbResult perturb_orbit(RefOrbitView ref, const BlaView<typename D::Bl
   return r;
 }
 
-// The pixel's colouring value as pixel.h's: n + 2 - log2(log2 |z|^2), negative inside.
+// The pixel's colouring value as pixel.h's: n + 2 - log2(log2 |z|^2), negative inside; held at 0
+// for points that escape far past the bailout, whose value would otherwise read as inside.
 MP_HD float perturb_smooth(const PerturbResult& r) {
   if (!r.escaped) return -1.0f;
   const float z2 = static_cast<float>(r.zx * r.zx + r.zy * r.zy);
-  return static_cast<float>(r.n) + 2.0f - fast_log2(fast_log2(z2));
+  return ::fmaxf(static_cast<float>(r.n) + 2.0f - fast_log2(fast_log2(z2)), 0.0f);
 }
 
 }  // namespace mp

@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "cuda_check.h"
+#include "session/deep_sliced_frame.h"
 
 namespace mp {
 
@@ -88,10 +89,14 @@ void PieceRenderer::render_deep(DeltaFormat format, const View& view, int width,
                                 PixelRect rect, float* out, const RunDone& done) {
   using Clock = std::chrono::steady_clock;
   double rows_per_s = 0;
+  // No run so short that it leaves the GPU idle: its time would be its slowest warp's whatever its
+  // rows, and a rate read from it would shrink the next run to a row.
+  const int fill = fill_rows(deep().fill_warps(), rect.width);
   for (int r0 = 0; r0 < rect.height;) {
-    const int rows = rows_per_s > 0 ? std::clamp(static_cast<int>(rows_per_s * Progress::kStep), 1,
-                                                 rect.height - r0)
-                                    : std::min(std::max(rect.height / 64, 1), rect.height - r0);
+    int rows = rows_per_s > 0
+                   ? std::clamp(static_cast<int>(rows_per_s * Progress::kStep), 1, rect.height - r0)
+                   : std::min(std::max(rect.height / 64, 1), rect.height - r0);
+    rows = std::max(rows, std::min(fill, rect.height - r0));
     const PixelRect run{rect.x0, rect.y0 + r0, rect.width, rows};
     const std::size_t at = static_cast<std::size_t>(r0) * rect.width * kFloatsPerPixel;
     const std::size_t floats = static_cast<std::size_t>(rect.width) * rows * kFloatsPerPixel;

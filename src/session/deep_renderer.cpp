@@ -37,8 +37,16 @@ GpuFrameStats DeepStats::frame_stats() const {
   return f;
 }
 
+namespace {
+// Four warps on each of an SM's four schedulers: the perturbation step's dependent chain leaves
+// one warp issuing a small share of its scheduler's cycles.
+constexpr int kFillWarpsPerSm = 16;
+}  // namespace
+
 DeepRenderer::DeepRenderer(const std::optional<DeviceInfo>& device) {
-  if (device) gpu_ = std::make_unique<GpuPerturbation>();
+  if (!device) return;
+  gpu_ = std::make_unique<GpuPerturbation>();
+  fill_warps_ = device->sm_count * kFillWarpsPerSm;
 }
 
 DeepRenderer::~DeepRenderer() = default;

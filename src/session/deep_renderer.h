@@ -47,6 +47,10 @@ class DeepRenderer {
   DeepRenderer& operator=(const DeepRenderer&) = delete;
 
   bool on_gpu() const { return gpu_ != nullptr; }
+  // The warps a launch needs so that none of the GPU's schedulers waits idle while a band's
+  // slowest warp runs (0 on the CPU path): a band of fewer takes about that warp's time whatever
+  // its rows.
+  int fill_warps() const { return fill_warps_; }
   const std::shared_ptr<const DeepReference>& reference() const { return ref_; }
   // The reference later frames use (copied to the GPU before the next one).
   void use(std::shared_ptr<const DeepReference> ref);
@@ -66,6 +70,7 @@ class DeepRenderer {
   std::shared_ptr<const DeepReference> ref_;
   const DeepReference* uploaded_ = nullptr;  // what the GPU holds
   bool approximate_ = true;
+  int fill_warps_ = 0;
 };
 
 }  // namespace mp

@@ -37,6 +37,12 @@ int rows_within(const std::vector<float>& row_ms, int from, double scale, double
   return n;
 }
 
+int fill_rows(int warps, int width) {
+  if (warps <= 0 || width <= 0) return 0;
+  const int across = (width + kBlockW - 1) / kBlockW, tile_rows = 32 / kBlockW;  // 16x2 tiles
+  return tile_rows * ((warps + across - 1) / across);
+}
+
 const DeepStats& DeepSlicedFrame::step(DeepRenderer& renderer, float* out, double target_ms,
                                        float* warp_efficiency) {
   if (done()) return stats_;
@@ -57,6 +63,8 @@ const DeepStats& DeepSlicedFrame::step(DeepRenderer& renderer, float* out, doubl
     // Cut short where an earlier frame says costlier rows come.
     if (!expected_ms_.empty() && expected_scale_ > 0)
       rows = std::min(rows, rows_within(expected_ms_, next_row_, expected_scale_, target_ms));
+    // No fewer than fill the GPU: fewer rows would not take less time, only leave it idle.
+    rows = std::max(rows, std::min(fill_rows(renderer.fill_warps(), width_), height_ - next_row_));
   }
   if (rows < height_ - next_row_) rows = std::max(2, rows & ~1);
   const PixelRect rect{0, next_row_, width_, rows};

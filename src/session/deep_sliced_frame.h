@@ -13,6 +13,9 @@ namespace mp {
 // those left).
 int rows_within(const std::vector<float>& row_ms, int from, double scale, double target_ms);
 
+// The rows of a `width`-pixel band whose 16x2 tiles make `warps` warps (0: none).
+int fill_rows(int warps, int width);
+
 class DeepSlicedFrame {
  public:
   DeepSlicedFrame() = default;  // nothing to render: done()
