@@ -37,8 +37,8 @@ TEST(DeepReference, AtTheCentreWhereItsOrbitLasts) {
 }
 
 // Seahorse valley at 1e-20, where pixels escape after about 9,200 steps: no minibrot of a period
-// under 500 is in view, so the automatic limit has no period to go by.
-TEST(DeepReference, NoPeriodWhereNoMinibrotIsInViewWithinTheLimit) {
+// under 500 is in view or near it, so the automatic limit has no period to go by.
+TEST(DeepReference, NoPeriodWhereNoMinibrotIsInOrNearTheViewWithinTheLimit) {
   const View v = view_of("-0.743643887037158704752191506114774",
                          "0.131825904205311970493132056385139", "1e-20", 500);
   const auto ref = make_reference(v, 160, 90, nullptr, nullptr, false);
@@ -61,6 +61,17 @@ TEST(DeepReference, AtAMinibrotsNucleusWhereTheCentreEscapesEarly) {
   const FloatExp off = to_floatexp(ref->x - view_of(kNucleusX, kNucleusY, "8e-99", 5000).center_x);
   EXPECT_LT(off.e, -340);
   EXPECT_TRUE(serves(*ref, v, 320, 180));
+}
+
+// Zoomed into the period-133 minibrot's boundary, 1.4e-99 across, at a tenth of its width from
+// its nucleus: no minibrot in view, its period found as the one near it.
+TEST(DeepReference, ThePeriodOfTheMinibrotWhoseBoundaryTheViewIsOn) {
+  View v = view_of(kNucleusX, kNucleusY, "1e-101", 2000);
+  v.center_x = v.center_x + to_floatexp(1.4e-100);
+  const auto ref = make_reference(v, 160, 90, nullptr, nullptr, false);
+  ASSERT_TRUE(ref);
+  EXPECT_EQ(ref->view_period, 133u);
+  EXPECT_FALSE(ref->period_in_view);
 }
 
 // Newton's method for period 4 from beside -1 comes to -1, the nucleus of period 2 (its orbit

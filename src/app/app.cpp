@@ -771,7 +771,8 @@ void App::adjust_iterations() {
   const double late = pipeline_.late_share(ex_.view.max_iter);
   const DeepStatus& deep = deep_.status();
   const unsigned period = deep.active && deep.reference ? deep.reference->view_period : 0;
-  const unsigned floor = limit_floor(ex_.view.span, period);
+  const bool in_view = period && deep.reference->period_in_view;
+  const unsigned floor = limit_floor(ex_.view.span, period, in_view);
   const unsigned next = auto_iters_.next(share, late, ex_.view.max_iter, kMaxIterations, floor);
   if (next == ex_.view.max_iter) return;
   const unsigned before = ex_.view.max_iter;
@@ -781,17 +782,20 @@ void App::adjust_iterations() {
   ex_.set_view(v);
   places_.amend(was, view_state());
   char text[256];
-  if (share >= 1.0 && before < floor && floor_from_period(ex_.view.span, period))
+  // Below the floor most of the edge at the limit doubles it on (AutoIterations::next).
+  const bool below_floor = share > AutoIterations::kMostOfTheEdge && before < floor;
+  if (below_floor && floor_from_period(ex_.view.span, period, in_view))
     std::snprintf(text, sizeof text,
-                  "iterations raised to %u (automatic: the whole edge reached the limit; with a "
-                  "minibrot of period %u in view it doubles on while nothing escapes, up to %u "
-                  "and past it once)",
-                  next, period, floor);
-  else if (share >= 1.0 && before < floor)
+                  "iterations raised to %u (automatic: %.0f%% of the image's edge reached the "
+                  "limit; with %s it doubles on while most of the edge does, up to %u and past "
+                  "it once)",
+                  next, 100 * share, minibrot_words(period, in_view).c_str(), floor);
+  else if (below_floor)
     std::snprintf(text, sizeof text,
-                  "iterations raised to %u (automatic: the whole edge reached the limit; at this "
-                  "depth it doubles on while nothing escapes, up to %u and past it once)",
-                  next, floor);
+                  "iterations raised to %u (automatic: %.0f%% of the image's edge reached the "
+                  "limit; at this depth it doubles on while most of the edge does, up to %u and "
+                  "past it once)",
+                  next, 100 * share, floor);
   else if (share > AutoIterations::kRaiseShare)
     std::snprintf(text, sizeof text,
                   "iterations raised to %u (automatic: %.0f%% of the image's edge reached the "

@@ -33,6 +33,7 @@ void LimitPreview::render(const View& v, Progress& progress) {
     renderer_.use_reference(reference_);
     renderer_.render_deep(*c.perturbation, v, pw_, ph_, {0, 0, pw_, ph_}, data_.data());
     period_ = reference_->view_period;
+    period_in_view_ = reference_->period_in_view;
   } else {
     renderer_.render(c.variant, pixel_grid(v, pw_, ph_), v.max_iter, data_.data());
     period_ = 0;
@@ -51,7 +52,7 @@ std::vector<unsigned> LimitPreview::limits(View v, AutoIterations& a, Progress& 
     render(v, progress);
     const unsigned next = a.next(edge_inside_share(data_.data(), pw_, ph_),
                                  late_share(data_.data(), pw_, ph_, v.max_iter), v.max_iter,
-                                 kMaxIterations, limit_floor(v.span, period_));
+                                 kMaxIterations, limit_floor(v.span, period_, period_in_view_));
     if (next == v.max_iter) return tried;
     v.max_iter = next;
     tried.push_back(next);

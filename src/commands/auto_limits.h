@@ -37,8 +37,10 @@ class LimitPreview {
   // The last deep preview's reference, made for the whole image (so that the render takes it up
   // rather than making it again); nothing where no preview was deep.
   const std::shared_ptr<const DeepReference>& reference() const { return reference_; }
-  // The period of the minibrot in the last preview's view (the ball method's), 0: none or not deep.
+  // The period of the minibrot in or near the last preview's view (the ball method's,
+  // DeepReference's view_period), 0: none or not deep; and whether it is in view.
   unsigned period() const { return period_; }
+  bool period_in_view() const { return period_in_view_; }
 
  private:
   void render(const View& v, Progress& progress);
@@ -50,7 +52,8 @@ class LimitPreview {
   std::vector<float> data_;
   std::optional<View> rendered_;  // what data_ holds
   std::shared_ptr<const DeepReference> reference_;
-  unsigned period_ = 0;  // of the minibrot in the rendered view (the limit's floor), 0: none
+  unsigned period_ = 0;  // of the minibrot in or near the rendered view (the limit's floor)
+  bool period_in_view_ = false;
 };
 
 // The frames' limits: shallowest frame first, each from a preview of it starting at the limit of

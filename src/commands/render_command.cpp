@@ -484,10 +484,13 @@ int render_one(const RenderOptions& o, const DeviceChoice& dc, const Palette& pa
     if (ranks.root()) {
       std::cerr << "mandelpipe: automatic iterations: " << view.max_iter << " (a preview tried "
                 << limits_text(tried);
-      if (const unsigned p = preview_made().period(); p && floor_from_period(view.span, p))
-        std::cerr << "; with a minibrot of period " << p
-                  << " in view, an edge wholly at the limit doubles it while under "
-                  << limit_floor(view.span, p) << ", " << kFloorPeriods << " times the period";
+      const unsigned p = preview_made().period();
+      const bool in_view = preview_made().period_in_view();
+      if (p && floor_from_period(view.span, p, in_view))
+        std::cerr << "; with " << minibrot_words(p, in_view)
+                  << ", an edge mostly at the limit doubles it while under "
+                  << limit_floor(view.span, p, in_view) << ", "
+                  << (in_view ? kFloorPeriods : kNearFloorPeriods) << " times the period";
       std::cerr << ")\n";
     }
   }

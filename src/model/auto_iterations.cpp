@@ -62,14 +62,19 @@ unsigned depth_floor(FloatExp span) {
   return static_cast<unsigned>(std::min(kStepsPerDecade * decades, 1e9));
 }
 
-unsigned limit_floor(FloatExp span, unsigned period) {
+unsigned limit_floor(FloatExp span, unsigned period, bool in_view) {
+  const unsigned long long periods = in_view ? kFloorPeriods : kNearFloorPeriods;
   return static_cast<unsigned>(std::min<unsigned long long>(
-      std::max<unsigned long long>(depth_floor(span), 1ull * kFloorPeriods * period),
-      1000000000ull));
+      std::max<unsigned long long>(depth_floor(span), periods * period), 1000000000ull));
 }
 
-bool floor_from_period(FloatExp span, unsigned period) {
-  return limit_floor(span, period) > depth_floor(span);
+bool floor_from_period(FloatExp span, unsigned period, bool in_view) {
+  return limit_floor(span, period, in_view) > depth_floor(span);
+}
+
+std::string minibrot_words(unsigned period, bool in_view) {
+  return "a minibrot of period " + std::to_string(period) +
+         (in_view ? " in view" : " near the view");
 }
 
 unsigned AutoIterations::next(double edge_inside, double late, unsigned max_iter, unsigned ceiling,
@@ -86,11 +91,14 @@ unsigned AutoIterations::next(double edge_inside, double late, unsigned max_iter
   if (max_iter == raised_to_ && raised_at_ >= 0) {
     const bool edge_stuck = !edge || (raised_at_ > kRaiseShare && edge_inside > 0.9 * raised_at_);
     const bool tail_stuck = !tail || (raised_late_ > kLateShare && late > 0.9 * raised_late_);
-    const bool nothing_seen = edge_inside >= 1.0 && max_iter < floor;
+    // Below the floor most of the edge still at the limit is what the depth or the minibrot near
+    // it leads one to expect, however few a doubling freed (a minibrot's valley frees a few
+    // percent a doubling there: docs/measurements.md).
+    const bool below_floor = edge_inside > kMostOfTheEdge && max_iter < floor;
     // Most of the edge that asked for it escaped: the doubling freed pixels, and those now late
     // are they (a jump to a deep minibrot, docs/measurements.md).
     const bool edge_freed = raised_at_ > kRaiseShare && edge_inside < 0.5 * raised_at_;
-    if (edge_stuck && tail_stuck && !nothing_seen && !edge_freed) {
+    if (edge_stuck && tail_stuck && !below_floor && !edge_freed) {
       stalled_ = true;
       if (edge_inside >= 1.0) held_inside_ = std::max(held_inside_, max_iter);
       return max_iter;

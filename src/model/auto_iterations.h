@@ -3,31 +3,38 @@
 // edge seldom crosses the set's interior), so it doubles; so it does where many pixels escape
 // only in the limit's last half, the ring around a blob that a minibrot in the middle of the
 // view leaves at too low a limit (its edge all escapes). Where a doubling freed too few of
-// either, they are inside, and it stays until the view moves on; but where the whole edge is at
-// the limit, one doubling that frees none says nothing yet at a deep view, whose orbits are long
-// (seahorse valley's pixels at 1e-20 escape after about 9,200 steps): there it doubles on up to
-// the depth's floor, or to 16 times the period of a minibrot in view where that is higher.
+// either, they are inside, and it stays until the view moves on; but where most of the edge is
+// at the limit, one doubling that frees few says nothing yet at a deep view, whose orbits are
+// long (seahorse valley's at 1e-20 escape after thousands of steps): there it doubles on
+// up to the depth's floor, or to 16 times the period of a minibrot in view (64 near it) where
+// that is higher.
 #pragma once
+
+#include <string>
 
 #include "floatexp.h"
 
 namespace mp {
 
-// The limit below which a deep view whose whole edge is at the limit goes on doubling: 1,000 steps
-// for each decade of zoom past the whole set (span 1e-30: 30,000; 1e-300: 300,000); 0 at spans of
-// 1e-3 and wider. The places explorers zoom to take 350 to 1,700 steps a decade to escape
-// (seahorse valley's at 1e-20: about 9,200; docs/measurements.md's explorers' views), which a
-// tenth of this had left black.
+// The limit below which a deep view whose edge is mostly at the limit goes on doubling: 1,000
+// steps for each decade of zoom past the whole set (span 1e-30: 30,000; 1e-300: 300,000); 0 at
+// spans of 1e-3 and wider. The places explorers zoom to take a few hundred to a few thousand steps
+// a decade to escape (docs/measurements.md's explorers' views), which a tenth of this had left
+// black.
 unsigned depth_floor(FloatExp span);
 
 // The floor for a view with a minibrot of this period in it (the ball method's, 0: none found
-// within the limit): kFloorPeriods times the period, where that is above the depth's floor, since
-// a minibrot's surroundings escape only after several times its period (docs/measurements.md);
-// the depth's floor alone where it is not.
-inline constexpr unsigned kFloorPeriods = 16;
-unsigned limit_floor(FloatExp span, unsigned period);
+// within the limit), or near it (`in_view` false: the view is within its boundary, its nucleus
+// out of sight): kFloorPeriods times the period in view, as a minibrot's surroundings escape only
+// after several times its period, and kNearFloorPeriods times near it, whose boundary is a copy
+// of the whole set's and escapes later (docs/measurements.md); the depth's floor where that is
+// more.
+inline constexpr unsigned kFloorPeriods = 16, kNearFloorPeriods = 64;
+unsigned limit_floor(FloatExp span, unsigned period, bool in_view = true);
 // Whether the period, not the depth, sets that floor (the messages then name it).
-bool floor_from_period(FloatExp span, unsigned period);
+bool floor_from_period(FloatExp span, unsigned period, bool in_view = true);
+// "a minibrot of period P in view", or "near the view", for the messages that name the floor.
+std::string minibrot_words(unsigned period, bool in_view);
 
 // Of the pixels on the image's edge (2 floats each, smooth value first, as the renderers write
 // them), the share that never escaped (a negative smooth value).
@@ -48,9 +55,12 @@ class AutoIterations {
   // limit.
   static constexpr double kRaiseShare = 0.02;
   static constexpr double kLateShare = 0.01;
+  // Below the floor (the depth's or a minibrot's), more than this share of the edge at the limit
+  // is no stall.
+  static constexpr double kMostOfTheEdge = 0.5;
 
   // The limit for the view's next frame, from its last finished one: the same, or doubled (at
-  // most `ceiling`); below `floor` (depth_floor's) a whole edge at the limit is not a stall.
+  // most `ceiling`); below `floor` (limit_floor's) an edge mostly at the limit is not a stall.
   unsigned next(double edge_inside, double late, unsigned max_iter, unsigned ceiling,
                 unsigned floor = 0);
   // A zoom past a factor of 8 since the last raise: a new start, which still remembers the

@@ -26,6 +26,8 @@ constexpr int kSpareBits = 64;
 // a few dozen times, which past it takes longer than rebasing saves.
 constexpr unsigned kMaxNucleusPeriod = 20000;
 constexpr double kMaxNewtonWork = 2e7;  // period x bits
+// A view with no minibrot in it looks for the nearest one 4, 16, 64 and 256 times as far out.
+constexpr int kNearPeriodWidenings = 4;
 
 // The nucleus nearest the view's centre, where one is within the image: the reference moved
 // there (true), or left at the centre.
@@ -65,8 +67,13 @@ bool finish(DeepReference& ref, ReferenceOrbit orbit, const View& view, int widt
   const FloatExp from_point = largest_dc(view, width, height, offset_of(ref, view));
   const RefOrbitView steps = ref.orbit.view();
   ref.view_period = ref.nucleus_period;
-  if (!ref.view_period)
-    ref.view_period = ball_period_of(steps, from_point, steps.length).value_or(0);
+  ref.period_in_view = ref.view_period != 0;
+  FloatExp reach = from_point;
+  for (int widening = 0; widening <= kNearPeriodWidenings && !ref.view_period; ++widening) {
+    ref.view_period = ball_period_of(steps, reach, steps.length).value_or(0);
+    ref.period_in_view = widening == 0;
+    reach = reach * to_floatexp(4.0);
+  }
   ref.dc_max = around < from_point ? from_point : around;
   if (!tables) return true;
   ref.extended = build_bla_extended(ref.orbit.view(), ref.dc_max, cancel);

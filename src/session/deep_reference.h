@@ -20,10 +20,13 @@ struct DeepReference {
   // view: its period (0: the reference is the centre) and the step the centre escaped at.
   unsigned nucleus_period = 0;
   unsigned centre_escaped_at = 0;
-  // The ball method's period for the image it was made for (the lowest minibrot in it), from its
-  // orbit: 0 where none is within the orbit's steps. Near a minibrot of period p the pixels
-  // escape only after several times p steps, which the automatic limit needs to know.
+  // The ball method's period for the image it was made for, from its orbit: the lowest
+  // minibrot's in it, or where there is none, the nearest one's within 256 times the image's
+  // reach (its boundary, zoomed into); 0 where none is within the orbit's steps. Near a minibrot
+  // of period p the pixels escape only after several times p steps, which the automatic limit
+  // needs to know.
   unsigned view_period = 0;
+  bool period_in_view = false;
   ReferenceOrbit orbit;
   FloatExp dc_max;  // the tables hold for pixels up to this far from the point
   BlaTable<BlaX> extended;
