@@ -205,7 +205,7 @@ GpuPerturbStats GpuPerturbation::render(DeltaFormat format, const DeepGrid& grid
                                         unsigned max_iter, float* out, unsigned* counts,
                                         bool approximate, float* warp_efficiency) {
   Impl& s = *impl_;
-  const bool tables = approximate && s.levels > 0;
+  const bool tables = approximate && bla_usable(s.levels);
   // The divergence view's tiles are the kernels' where the rect starts on one.
   if (warp_efficiency && (rect.y0 % kTileH != 0 || rect.x0 % kTileW != 0))
     throw std::invalid_argument("warp figures need a rect that starts on a 16x2 tile");

@@ -55,10 +55,10 @@ TEST(AutoIterations, AnEdgeThatEscapesStartsAfresh) {
   EXPECT_EQ(a.next(0.4, 0.0, 2048, 1u << 20), 4096u);
 }
 
-// At a deep view whose whole edge is at the limit, a doubling that frees none is no stall below
-// the depth's floor (seahorse valley's pixels at 1e-20 escape after about 9,200 steps); an edge
-// mostly free, or a limit at the floor, stalls as before.
-TEST(AutoIterations, AWholeEdgeAtTheLimitDoublesOnToTheDepthsFloor) {
+// At a deep view whose edge is mostly at the limit, a doubling that frees few is no stall below
+// the depth's floor (seahorse valley's pixels at 1e-20 escape only after thousands of steps,
+// docs/measurements.md); an edge half free or more, or a limit at the floor, stalls as before.
+TEST(AutoIterations, AnEdgeMostlyAtTheLimitDoublesOnToTheDepthsFloor) {
   EXPECT_EQ(depth_floor(to_floatexp(3.0)), 0u);
   EXPECT_EQ(depth_floor(to_floatexp(1e-3)), 0u);
   EXPECT_EQ(depth_floor(to_floatexp(1e-30)), 30000u);
@@ -73,7 +73,7 @@ TEST(AutoIterations, AWholeEdgeAtTheLimitDoublesOnToTheDepthsFloor) {
   EXPECT_FALSE(a.stalled());
   EXPECT_EQ(a.next(1.0, 0.0, limit, 1u << 20, floor), limit);  // past the floor: the set's inside
   EXPECT_TRUE(a.stalled());
-  // Seahorse valley at 1e-20 (its pixels escape after about 9,200 steps): doubled past that.
+  // Seahorse valley at 1e-20, whose pixels escape after some 9,200 steps: doubled past that.
   AutoIterations s;
   limit = 1024;
   while (limit < 9200) {
@@ -85,34 +85,47 @@ TEST(AutoIterations, AWholeEdgeAtTheLimitDoublesOnToTheDepthsFloor) {
   EXPECT_EQ(b.next(1.0, 0.0, 1024, 1u << 20), 2048u);
   EXPECT_EQ(b.next(1.0, 0.0, 2048, 1u << 20), 2048u);  // a shallow view: no floor
   // Most of the edge at the limit below the floor, a doubling that freed few is no stall (a
-  // minibrot's valley: 4% of the edge freed at 16,384, 16% at 32,768); an edge mostly free is.
+  // minibrot's valley frees a few percent a doubling); an edge half free is.
   AutoIterations c;
   EXPECT_EQ(c.next(0.9, 0.0, 1024, 1u << 20, floor), 2048u);
   EXPECT_EQ(c.next(0.9, 0.0, 2048, 1u << 20, floor), 4096u);
+  AutoIterations half;
+  EXPECT_EQ(half.next(0.5, 0.0, 1024, 1u << 20, floor), 2048u);
+  EXPECT_EQ(half.next(0.5, 0.0, 2048, 1u << 20, floor), 2048u);
+  EXPECT_TRUE(half.stalled());
+  AutoIterations over_half;
+  EXPECT_EQ(over_half.next(0.51, 0.0, 1024, 1u << 20, floor), 2048u);
+  EXPECT_EQ(over_half.next(0.51, 0.0, 2048, 1u << 20, floor), 4096u);
   AutoIterations d;
   EXPECT_EQ(d.next(0.3, 0.0, 1024, 1u << 20, floor), 2048u);
   EXPECT_EQ(d.next(0.3, 0.0, 2048, 1u << 20, floor), 2048u);
   EXPECT_TRUE(d.stalled());
 }
 
-// With a minibrot of period p in view, whose surroundings escape only after 4 to 18 times p (a
-// period-8,007 minibrot 9e-33 across at span 3.6e-32: from 48,084, past the depth's 31,443), a
-// whole edge at the limit doubles on to 16 p; a short period leaves the depth's floor.
+// With a minibrot of period p in view, whose surroundings escape only after several times p (a
+// period-8,007 minibrot 9e-33 across at span 3.6e-32 escapes past the depth's floor,
+// docs/measurements.md), an edge at the limit doubles on to 16 p; a short period leaves the
+// depth's floor. Where the view is on the boundary of one out of view, to 64 p.
 TEST(AutoIterations, AWholeEdgeAtTheLimitDoublesOnToSixteenTimesTheMinibrotsPeriod) {
   const FloatExp span = to_floatexp(3.6e-32);
-  EXPECT_EQ(limit_floor(span, 0), depth_floor(span));
-  EXPECT_EQ(limit_floor(span, 100), depth_floor(span));
-  EXPECT_EQ(limit_floor(span, 8007), 128112u);
-  EXPECT_FALSE(floor_from_period(span, 100));
-  EXPECT_TRUE(floor_from_period(span, 8007));
-  EXPECT_EQ(limit_floor(span, 4000000000u), 1000000000u);
+  EXPECT_EQ(limit_floor(span, 0, true), depth_floor(span));
+  EXPECT_EQ(limit_floor(span, 100, true), depth_floor(span));
+  EXPECT_EQ(limit_floor(span, 8007, true), 128112u);
+  EXPECT_EQ(limit_floor(span, 8007, false), 512448u);
+  EXPECT_EQ(limit_floor(span, 400, false), depth_floor(span));
+  EXPECT_FALSE(floor_from_period(span, 100, true));
+  EXPECT_TRUE(floor_from_period(span, 8007, true));
+  EXPECT_TRUE(floor_from_period(span, 8007, false));
+  EXPECT_EQ(limit_floor(span, 4000000000u, true), 1000000000u);
+  EXPECT_EQ(minibrot_words(8007, true), "a minibrot of period 8007 in view");
+  EXPECT_EQ(minibrot_words(684, false), "a minibrot of period 684 near the view");
   AutoIterations a;
   unsigned limit = 1024;
   for (const unsigned next : {2048u, 4096u, 8192u, 16384u, 32768u, 65536u, 131072u}) {
-    EXPECT_EQ(a.next(1.0, 0.0, limit, 1u << 24, limit_floor(span, 8007)), next);
+    EXPECT_EQ(a.next(1.0, 0.0, limit, 1u << 24, limit_floor(span, 8007, true)), next);
     limit = next;
   }
-  EXPECT_EQ(a.next(1.0, 0.0, limit, 1u << 24, limit_floor(span, 8007)), limit);  // its inside
+  EXPECT_EQ(a.next(1.0, 0.0, limit, 1u << 24, limit_floor(span, 8007, true)), limit);  // inside
   AutoIterations before;  // by the depth alone it had stopped at 32,768, the image all black
   limit = 16384;
   EXPECT_EQ(before.next(1.0, 0.0, limit, 1u << 24, depth_floor(span)), 32768u);

@@ -36,8 +36,8 @@ TEST(DeepReference, AtTheCentreWhereItsOrbitLasts) {
   EXPECT_EQ(ref->view_period, 133u);  // the ball method's, for the automatic limit's floor
 }
 
-// Seahorse valley at 1e-20, where pixels escape after about 9,200 steps: no minibrot of a period
-// under 500 is in view or near it, so the automatic limit has no period to go by.
+// Seahorse valley at 1e-20, where pixels escape only after thousands of steps: no minibrot of a
+// period under 500 is in view or near it, so the automatic limit has no period to go by.
 TEST(DeepReference, NoPeriodWhereNoMinibrotIsInOrNearTheViewWithinTheLimit) {
   const View v = view_of("-0.743643887037158704752191506114774",
                          "0.131825904205311970493132056385139", "1e-20", 500);
@@ -63,8 +63,8 @@ TEST(DeepReference, AtAMinibrotsNucleusWhereTheCentreEscapesEarly) {
   EXPECT_TRUE(serves(*ref, v, 320, 180));
 }
 
-// Zoomed into the period-133 minibrot's boundary, 1.4e-99 across, at a tenth of its width from
-// its nucleus: no minibrot in view, its period found as the one near it.
+// A view a hundredth of the period-133 minibrot's width (1.4e-99) across, a tenth of that width
+// from its nucleus: the nucleus out of view, its period found as the one near it.
 TEST(DeepReference, ThePeriodOfTheMinibrotWhoseBoundaryTheViewIsOn) {
   View v = view_of(kNucleusX, kNucleusY, "1e-101", 2000);
   v.center_x = v.center_x + to_floatexp(1.4e-100);

@@ -1,5 +1,6 @@
 // A deep frame in bands (src/session/deep_sliced_frame.*), on the CPU path: a view's first band
-// is a few rows, unless a frame before it from the same reference says what its rows cost.
+// is a few rows, unless a frame before it from the same reference says what its rows cost; and on
+// the GPU no band is shorter than fills it.
 #include "session/deep_sliced_frame.h"
 #include "session/deep_session.h"
 
@@ -95,7 +96,7 @@ TEST(DeepSlicedFrame, FillRowsCountTheBandsTiles) {
 
 // On the GPU no band but the last is too short to fill it: a band of a few costly rows took
 // about as long as one that fills it, and sizing the next by its time per row kept bands at two
-// rows (a window frame of 529 launches where 17 do).
+// rows (docs/measurements.md).
 using DeepSlicedFrameGpu = CudaDeviceTest<>;
 
 TEST_F(DeepSlicedFrameGpu, NoBandButTheLastLeavesTheGpuIdle) {

@@ -259,6 +259,34 @@ TEST(Perturbation, TheTablesAreLookedUpForRunsOfEightStepsOrMore) {
   EXPECT_GT(found, 0);
 }
 
+// The look-up's bounds, on tables whose every run holds: the longest run that the reference index
+// (m - 1's factors of two), the levels and the steps left allow, none under 8 steps, and none
+// from tables of 3 levels or fewer (read as no tables at all).
+TEST(Perturbation, ALookUpFindsTheLongestRunTheIndexLevelsAndStepsLeftAllow) {
+  std::vector<BlaD> entries(8 * 1000);
+  for (BlaD& b : entries) b.r = 1e300;
+  BlaView<BlaD> bla;
+  bla.entries = entries.data();
+  bla.levels = 8;
+  for (int l = 0; l <= 8; ++l) bla.offset[l] = 1000u * l;
+  const auto level = [&](unsigned m, unsigned n, unsigned max_iter) {
+    const BlaD* b = nullptr;
+    return bla_level<DeltaDouble>(bla, DeltaDouble::Value{}, m, n, max_iter, &b);
+  };
+  EXPECT_EQ(level(1, 0, 100000), 7);  // m - 1 = 0: every level starts there
+  EXPECT_EQ(level(9, 0, 100000), 3);  // m - 1 = 8
+  EXPECT_EQ(level(17, 0, 100000), 4);
+  EXPECT_EQ(level(2, 0, 100000), -1);  // runs of 8 cannot start at m - 1 = 1
+  EXPECT_EQ(level(1, 100, 108), 3);   // 8 steps left
+  EXPECT_EQ(level(1, 100, 107), -1);  // 7
+  EXPECT_EQ(level(1, 0, 300), 7);     // 2^8 steps fit, but 8 levels end at 2^7
+  EXPECT_EQ(level(1, 0, 40), 5);
+  EXPECT_FALSE(bla_usable(3));
+  EXPECT_TRUE(bla_usable(4));
+  bla.levels = 3;
+  EXPECT_EQ(level(1, 0, 100000), -1);
+}
+
 // A minibrot near i (period 160, about 1e-120 across) found by the ball method and Newton's
 // method, in a view eight times its size whose centre, and so the reference, is off its nucleus:
 // pixels near the nucleus come back near 0 where the reference does not. Without rebasing their

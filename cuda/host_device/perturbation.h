@@ -91,6 +91,15 @@ struct BlaView {
   unsigned offset[kMaxBlaLevels + 1] = {};
   int levels = 0;
 };
+// Runs shorter than 2^kBlaShortest steps are not looked up: a look-up costs a few dependent loads,
+// more than iterating the one to four steps such a run saves (docs/measurements.md), and where no
+// run holds the look-up at every step made the tables slower than iterating every step.
+inline constexpr int kBlaShortest = 3;
+// Whether tables of `levels` levels hold a run that is looked up: fewer levels are read as none
+// (every step iterated, by the every-step kernel).
+MP_HD_CONSTEXPR bool bla_usable(int levels) {
+  return levels > kBlaShortest;
+}
 
 // The number formats a pixel's difference can be iterated in: double while it stays in double's
 // range, double mantissas with an exponent of their own at any depth, and float mantissas with
@@ -422,10 +431,6 @@ MP_HD int floor_log2(unsigned v) {
 #endif
 }
 
-// Runs shorter than 2^kBlaShortest steps are not looked up: a look-up costs a few dependent loads,
-// more than iterating the one to four steps such a run saves (docs/measurements.md), and where no
-// run holds the look-up at every step made the tables slower than iterating every step.
-inline constexpr int kBlaShortest = 3;
 // Whether a run of at least 2^kBlaShortest steps can start at reference index m: m - 1 a multiple
 // of its length. Between those points a pixel's steps are iterated without a look-up.
 MP_HD bool bla_point(unsigned m) {
@@ -445,7 +450,7 @@ MP_HD int bla_level(const BlaView<typename D::Bla>& bla, typename D::Value d, un
     const unsigned at = bla.offset[l] + ((m - 1) >> l);
     return at < bla.offset[l + 1] ? &bla.entries[at] : nullptr;
   };
-  if (bla.levels <= kBlaShortest || n >= max_iter) return -1;
+  if (!bla_usable(bla.levels) || n >= max_iter) return -1;
   int hi = bla.levels - 1;
   if (m > 1 && trailing_zeros(m - 1) < hi) hi = trailing_zeros(m - 1);
   if (floor_log2(max_iter - n) < hi) hi = floor_log2(max_iter - n);

@@ -37,6 +37,7 @@ void LimitPreview::render(const View& v, Progress& progress) {
   } else {
     renderer_.render(c.variant, pixel_grid(v, pw_, ph_), v.max_iter, data_.data());
     period_ = 0;
+    period_in_view_ = false;
   }
 }
 

@@ -19,8 +19,8 @@ namespace mp {
 
 // A preview an eighth of the image's width (64 to 480 pixels), re-rendered with the limit
 // doubled while over 2% of its edge reaches the limit, or over 1% of it escapes only in the
-// limit's last half, and doubling frees some (or, the whole edge still at the limit, below the
-// floor of its depth and of the minibrot in view).
+// limit's last half, and doubling frees some (or, most of the edge still at the limit, below the
+// floor of its depth and of the minibrot in or near the view).
 class LimitPreview {
  public:
   // What renders a view: render's precision rule.

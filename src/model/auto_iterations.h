@@ -30,9 +30,9 @@ unsigned depth_floor(FloatExp span);
 // of the whole set's and escapes later (docs/measurements.md); the depth's floor where that is
 // more.
 inline constexpr unsigned kFloorPeriods = 16, kNearFloorPeriods = 64;
-unsigned limit_floor(FloatExp span, unsigned period, bool in_view = true);
+unsigned limit_floor(FloatExp span, unsigned period, bool in_view);
 // Whether the period, not the depth, sets that floor (the messages then name it).
-bool floor_from_period(FloatExp span, unsigned period, bool in_view = true);
+bool floor_from_period(FloatExp span, unsigned period, bool in_view);
 // "a minibrot of period P in view", or "near the view", for the messages that name the floor.
 std::string minibrot_words(unsigned period, bool in_view);
 

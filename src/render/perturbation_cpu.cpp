@@ -77,16 +77,21 @@ PerturbStats render_perturbation_cpu(DeltaFormat format, const DeepGrid& grid, P
   const auto start = std::chrono::steady_clock::now();
   if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
   PerturbStats s;
+  // Tables too short to hold a run that is looked up are none, as on the GPU.
+  auto view_of = [](const auto* table) {
+    using View = decltype(table->view());
+    return table && bla_usable(table->levels()) ? table->view() : View{};
+  };
   if (format == DeltaFormat::Double) {
-    const BlaView<BlaD> v = bla.dbl ? bla.dbl->view() : BlaView<BlaD>{};
+    const BlaView<BlaD> v = view_of(bla.dbl);
     s = render_tiles<DeltaDouble>(grid, rect, ref, v, max_iter, out, counts, threads);
   } else {
-    const BlaView<BlaX> v = bla.ext ? bla.ext->view() : BlaView<BlaX>{};
+    const BlaView<BlaX> v = view_of(bla.ext);
     if (format == DeltaFormat::Extended)
       s = render_tiles<DeltaExp>(grid, rect, ref, v, max_iter, out, counts, threads);
     else if (ref.zf)
-      s = render_tiles<DeltaFloat>(grid, rect, ref, bla.flt ? bla.flt->view() : BlaView<BlaF>{},
-                                   max_iter, out, counts, threads);
+      s = render_tiles<DeltaFloat>(grid, rect, ref, view_of(bla.flt), max_iter, out, counts,
+                                   threads);
     else
       throw std::invalid_argument("float differences need the orbit in float");
   }

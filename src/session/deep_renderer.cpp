@@ -88,7 +88,7 @@ DeepStats DeepRenderer::render(DeltaFormat format, const View& view, int width, 
   const PerturbStats c = render_perturbation_cpu(format, grid, rect, ref.orbit.view(), tables,
                                                  view.max_iter, out, counts);
   s.ms = s.longest_ms = c.ms;
-  s.approximated = approximate_ && ref.extended.levels() > 0;  // as the GPU's launch decides
+  s.approximated = approximate_ && bla_usable(ref.extended.levels());  // as the GPU's launch does
   s.rounds_counted = c.rounds_counted;
   static_cast<PerturbTally&>(s) = c;
   return s;

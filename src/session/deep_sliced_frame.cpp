@@ -48,7 +48,8 @@ const DeepStats& DeepSlicedFrame::step(DeepRenderer& renderer, float* out, doubl
   if (done()) return stats_;
   int rows = height_ - next_row_;
   if (target_ms > 0) {
-    // A view's first band is a few rows, whose time per row sizes the next; a band at most
+    // A view's first band is a few rows (on the GPU, those that fill it: below), whose time per
+    // row sizes the next; a band at most
     // doubles, since a band of cheap rows says little about costly ones below it. With a frame
     // before it from the same reference, the first band takes half the target by its rows' time:
     // bands of a few rows leave most of the GPU idle, and the next view is mostly the last one.

@@ -1,6 +1,7 @@
 // A deep frame rendered a band of rows at a time across calls, as the plain frames are
 // (gpu_sliced_frame.h, CpuSlicedFrame), so that the window keeps drawing and answering while it
-// refines: each band is sized from the last one's time per row to take about the target.
+// refines: each band is sized from the last one's time per row to take about the target, and on
+// the GPU is no shorter than fills it (fill_rows).
 #pragma once
 
 #include <vector>
@@ -30,7 +31,8 @@ class DeepSlicedFrame {
   bool done() const { return next_row_ >= height_; }
   double progress() const { return height_ ? static_cast<double>(next_row_) / height_ : 1.0; }
   DeltaFormat format() const { return format_; }
-  // The next band, about target_ms (0: all rows left), into the whole frame's `out` (device
+  // The next band, about target_ms (0: all rows left) and at least the renderer's fill_rows, into
+  // the whole frame's `out` (device
   // memory on the GPU path, host memory on the CPU's), and on the GPU path its warps' share of
   // steps run into `warp_efficiency` where given; the frame's stats so far. Bands start on
   // even rows, so that the kernels' 16x2 tiles are the divergence view's.
