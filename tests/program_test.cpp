@@ -659,6 +659,9 @@ TEST_F(ProgramTest, AutomaticIterationsAtAJumpToADeepMinibrotGoByItsPeriod) {
   EXPECT_EQ(r.err.find("every pixel reached the limit"), std::string::npos) << r.err;
   const nlohmann::json j = nlohmann::json::parse(slurp(dir_ / "mini.json"));
   EXPECT_GT(j.at("parameters").at("iters").get<unsigned>(), 48084u) << r.err;
+  // The sidecar keeps the period the limit went by.
+  EXPECT_EQ(j.at("parameters").at("iters_minibrot").at("period").get<unsigned>(), 8007u);
+  EXPECT_TRUE(j.at("parameters").at("iters_minibrot").at("in_view").get<bool>());
 }
 
 // An image whose every pixel reached the limit says so (one colour is no fault of the renderer);

@@ -467,6 +467,9 @@ int render_one(const RenderOptions& o, const DeviceChoice& dc, const Palette& pa
   Progress progress(!ranks.root());
   View view = o.view;
   std::vector<unsigned> tried;
+  // The minibrot whose period the limit's floor went by (0: none), for the sidecar.
+  unsigned limit_period = 0;
+  bool limit_period_in_view = false;
   // Rank 0's preview sets the limit and the colours of every rank.
   std::optional<LimitPreview> preview;
   const auto preview_made = [&]() -> LimitPreview& {
@@ -486,11 +489,14 @@ int render_one(const RenderOptions& o, const DeviceChoice& dc, const Palette& pa
                 << limits_text(tried);
       const unsigned p = preview_made().period();
       const bool in_view = preview_made().period_in_view();
-      if (p && floor_from_period(view.span, p, in_view))
+      if (p && floor_from_period(view.span, p, in_view)) {
+        limit_period = p;
+        limit_period_in_view = in_view;
         std::cerr << "; with " << minibrot_words(p, in_view)
                   << ", an edge mostly at the limit doubles it while under "
                   << limit_floor(view.span, p, in_view) << ", "
                   << (in_view ? kFloorPeriods : kNearFloorPeriods) << " times the period";
+      }
       std::cerr << ")\n";
     }
   }
@@ -564,6 +570,9 @@ int render_one(const RenderOptions& o, const DeviceChoice& dc, const Palette& pa
               {"pin", o.pin},
               {"png_level", o.png_level}};
           if (!tried.empty()) j["parameters"]["iters_tried"] = tried;
+          if (limit_period)
+            j["parameters"]["iters_minibrot"] = {{"period", limit_period},
+                                                 {"in_view", limit_period_in_view}};
           if (!o.exr.empty()) j["exr"] = fs::path(o.exr).filename().string();
           j["parameters"].update(colour_settings_json({palette.name, colour}));
           if (o.fit_colours) j["parameters"]["fit_colours"] = true;
