@@ -311,21 +311,22 @@ double peak_rss_mib() {
 }
 
 // The run's figures in a few words for stdout: the GPU's (or the CPU reference's) share of the
-// wall time, the colouring's (on the GPU) and compression's time, the peak memory.
-std::string run_summary(double wall_ms, double compute_ms, double colour_ms, double encode_ms,
-                        bool gpu, int threads) {
+// wall time `wall_ms` (`wall_what` says from when to when: a still's is its image's, after any
+// preview), the colouring's (on the GPU) and compression's time, the peak memory.
+std::string run_summary(double wall_ms, const char* wall_what, double compute_ms, double colour_ms,
+                        double encode_ms, bool gpu, int threads) {
   char colour[80];
   if (gpu)
     std::snprintf(colour, sizeof colour, "colour on the GPU %.0f ms, PNG", colour_ms);
   else
     std::snprintf(colour, sizeof colour, "colour and PNG");
-  char text[320];
+  char text[400];
   std::snprintf(text, sizeof text,
-                "%s %.0f ms (%.0f%% of the wall time), %s %.1f s over %d thread%s, peak memory "
+                "%s %.0f ms (%.0f%% of the %.0f ms %s), %s %.1f s over %d thread%s, peak memory "
                 "%.0f MiB",
                 gpu ? "GPU kernels" : "CPU reference", compute_ms,
-                wall_ms > 0 ? 100 * compute_ms / wall_ms : 0.0, colour, encode_ms / 1000, threads,
-                threads == 1 ? "" : "s", peak_rss_mib());
+                wall_ms > 0 ? 100 * compute_ms / wall_ms : 0.0, wall_ms, wall_what, colour,
+                encode_ms / 1000, threads, threads == 1 ? "" : "s", peak_rss_mib());
   return text;
 }
 
@@ -649,8 +650,9 @@ int render_one(const RenderOptions& o, const DeviceChoice& dc, const Palette& pa
             << (o.ss > 1 ? ", ss " + std::to_string(o.ss) : "") << ", " << rendered_by(choice)
             << ", " << pipeline.renderer_description() << ", "
             << std::lround(progress.elapsed_s() * 1000) << " ms wall, start to end; "
-            << run_summary(record.wall_ms, totals.compute_ms, totals.colour_ms, totals.encode_ms,
-                           pipeline.gpu(), pipeline.threads())
+            << run_summary(record.wall_ms, "from the image's first band to its files written",
+                           totals.compute_ms, totals.colour_ms, totals.encode_ms, pipeline.gpu(),
+                           pipeline.threads())
             << failures_text(pipeline)
             << (ranks.size() > 1 ? "; " + std::to_string(ranks.size()) + " MPI ranks" : "")
             << ")\n";
@@ -925,8 +927,8 @@ int render_zoom(const RenderOptions& o, const DeviceChoice& dc, const Palette& p
                     : "")
             << ", " << pipeline.renderer_description() << ", "
             << std::lround(progress.elapsed_s() * 1000) << " ms wall, start to end; "
-            << run_summary(progress.elapsed_s() * 1000, totals.compute_ms, totals.colour_ms,
-                           totals.encode_ms, pipeline.gpu(), pipeline.threads())
+            << run_summary(progress.elapsed_s() * 1000, "from start to end", totals.compute_ms,
+                           totals.colour_ms, totals.encode_ms, pipeline.gpu(), pipeline.threads())
             << failures_text(pipeline)
             << (ranks.size() > 1 ? "; " + std::to_string(ranks.size()) + " MPI ranks" : "")
             << ")\n";
