@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <utility>
 #include <vector>
 
 namespace mp {
@@ -86,20 +87,18 @@ TEST(AutoIterations, AnEdgeMostlyAtTheLimitDoublesOnToTheDepthsFloor) {
   EXPECT_EQ(b.next(1.0, 0.0, 2048, 1u << 20), 2048u);  // a shallow view: no floor
   // Most of the edge at the limit below the floor, a doubling that freed few is no stall (a
   // minibrot's valley frees a few percent a doubling); an edge half free is.
-  AutoIterations c;
-  EXPECT_EQ(c.next(0.9, 0.0, 1024, 1u << 20, floor), 2048u);
-  EXPECT_EQ(c.next(0.9, 0.0, 2048, 1u << 20, floor), 4096u);
-  AutoIterations half;
-  EXPECT_EQ(half.next(0.5, 0.0, 1024, 1u << 20, floor), 2048u);
-  EXPECT_EQ(half.next(0.5, 0.0, 2048, 1u << 20, floor), 2048u);
-  EXPECT_TRUE(half.stalled());
-  AutoIterations over_half;
-  EXPECT_EQ(over_half.next(0.51, 0.0, 1024, 1u << 20, floor), 2048u);
-  EXPECT_EQ(over_half.next(0.51, 0.0, 2048, 1u << 20, floor), 4096u);
-  AutoIterations d;
-  EXPECT_EQ(d.next(0.3, 0.0, 1024, 1u << 20, floor), 2048u);
-  EXPECT_EQ(d.next(0.3, 0.0, 2048, 1u << 20, floor), 2048u);
-  EXPECT_TRUE(d.stalled());
+  // The limit after a first doubling from 1,024 with this share of the edge at the limit both
+  // times, and whether that second frame stalled it.
+  const auto second = [floor](double edge) {
+    AutoIterations a;
+    EXPECT_EQ(a.next(edge, 0.0, 1024, 1u << 20, floor), 2048u) << edge;
+    const unsigned next = a.next(edge, 0.0, 2048, 1u << 20, floor);
+    return std::make_pair(next, a.stalled());
+  };
+  EXPECT_EQ(second(0.9), std::make_pair(4096u, false));
+  EXPECT_EQ(second(0.51), std::make_pair(4096u, false));
+  EXPECT_EQ(second(0.5), std::make_pair(2048u, true));
+  EXPECT_EQ(second(0.3), std::make_pair(2048u, true));
 }
 
 // With a minibrot of period p in view, whose surroundings escape only after several times p (a

@@ -23,9 +23,8 @@ struct DeepReference {
   // The ball method's period for the image it was made for, from its orbit: the lowest
   // minibrot's in it, or where there is none, the lowest within the first of 4, 16, 64 and 256
   // times the image's reach that holds one (its boundary, zoomed into); 0 where none is within
-  // the orbit's steps. Near a minibrot
-  // of period p the pixels escape only after several times p steps, which the automatic limit
-  // needs to know.
+  // the orbit's steps. Near a minibrot of period p the pixels escape only after several times p
+  // steps, which the automatic limit needs to know.
   unsigned view_period = 0;
   bool period_in_view = false;
   ReferenceOrbit orbit;

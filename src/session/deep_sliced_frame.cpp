@@ -39,7 +39,7 @@ int rows_within(const std::vector<float>& row_ms, int from, double scale, double
 
 int fill_rows(int warps, int width) {
   if (warps <= 0 || width <= 0) return 0;
-  const int across = (width + kBlockW - 1) / kBlockW, tile_rows = 32 / kBlockW;  // 16x2 tiles
+  const int across = blocks_across(width), tile_rows = 32 / kBlockW;  // 16x2 tiles
   return tile_rows * ((warps + across - 1) / across);
 }
 
@@ -49,8 +49,8 @@ const DeepStats& DeepSlicedFrame::step(DeepRenderer& renderer, float* out, doubl
   int rows = height_ - next_row_;
   if (target_ms > 0) {
     // A view's first band is a few rows (on the GPU, those that fill it: below), whose time per
-    // row sizes the next; a band at most
-    // doubles, since a band of cheap rows says little about costly ones below it. With a frame
+    // row sizes the next; a band at most doubles, since a band of cheap rows says little about
+    // costly ones below it. With a frame
     // before it from the same reference, the first band takes half the target by its rows' time:
     // bands of a few rows leave most of the GPU idle, and the next view is mostly the last one.
     const int first = std::max(1, 4096 / std::max(width_, 1));
